@@ -1,0 +1,302 @@
+/* Spaces of the GPU backends: device selection, a stream, device memory, launches. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenport/memory.h"
+#include "tp_backend.h"
+
+struct tp_space {
+  tp_space_common common;
+  int device;
+  tpg_stream_t stream;
+  int owns_stream;
+  tpg_device_prop props;
+};
+
+/* Turns a runtime error into a tp_status with the call's text and the runtime's words. */
+static tp_status tpg_status(tpg_error_t e, const char *what, const char *file, int line,
+                            const char *func) {
+  if (e == TPG_SUCCESS)
+    return TP_SUCCESS;
+  tp_status code = e == TPG_ERROR_MEMORY ? TP_ERROR_OUT_OF_MEMORY : TP_ERROR_DEVICE;
+  (void)TPG(GetLastError)(); /* clear non-sticky errors so later calls are unaffected */
+  return tp_error_raise(code, file, line, func, "%s failed: %s (%s)", what,
+                        TPG(GetErrorString)(e), TPG(GetErrorName)(e));
+}
+
+#define TPG_CHECK(call) TP_TRY(tpg_status((call), #call, __FILE__, __LINE__, __func__))
+
+tp_space_common *tp_space_common_of(tp_space *space) { return &space->common; }
+
+const char *tp_backend_name(void) { return TP_BACKEND_NAME; }
+
+tp_status tp_device_count(int *count) {
+  TP_CHECK_ARG(count, "count must not be NULL");
+  *count = 0;
+  tpg_error_t e = TPG(GetDeviceCount)(count);
+  if (e == TPG_ERROR_NO_DEVICE) {
+    (void)TPG(GetLastError)();
+    *count = 0;
+    return TP_SUCCESS;
+  }
+  if (e != TPG_SUCCESS)
+    *count = 0;
+  TPG_CHECK(e);
+  return TP_SUCCESS;
+}
+
+static tp_status tpg_select(const tp_space *space) {
+  TPG_CHECK(TPG(SetDevice)(space->device));
+  return TP_SUCCESS;
+}
+
+tp_status tp_backend_raw_alloc(tp_space *space, size_t bytes, void **ptr) {
+  TP_TRY(tpg_select(space));
+  tpg_error_t e = TPG(Malloc)(ptr, bytes);
+  if (e != TPG_SUCCESS) {
+    *ptr = NULL;
+    (void)TPG(GetLastError)();
+    if (e == TPG_ERROR_MEMORY)
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                      "cannot allocate %zu bytes on device %d (%zu bytes held by this space)",
+                      bytes, space->device, space->common.bytes_in_use);
+    TPG_CHECK(e);
+  }
+  return TP_SUCCESS;
+}
+
+void tp_backend_raw_free(tp_space *space, void *ptr) {
+  if (tpg_select(space) == TP_SUCCESS)
+    (void)TPG(Free)(ptr);
+}
+
+tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  *space = NULL;
+  tp_space_options o = opts ? *opts : tp_space_options_default();
+  int count = 0;
+  TP_TRY(tp_device_count(&count));
+  if (count == 0)
+    return TP_ERROR(TP_ERROR_DEVICE, "no %s device is available", TP_BACKEND_NAME);
+  TP_CHECK_ARG(o.device >= 0 && o.device < count, "device %d does not exist (%d available)",
+               o.device, count);
+  tp_space *s = (tp_space *)calloc(1, sizeof *s);
+  if (!s)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a space");
+  s->device = o.device;
+  s->common.memory_limit = o.memory_limit;
+  tp_status st = tpg_select(s);
+  if (st == TP_SUCCESS)
+    st = tpg_status(TPG(GetDeviceProperties)(&s->props, s->device), "GetDeviceProperties",
+                    __FILE__, __LINE__, __func__);
+  if (st == TP_SUCCESS && o.stream) {
+    s->stream = (tpg_stream_t)o.stream;
+  } else if (st == TP_SUCCESS) {
+    st = tpg_status(TPG(StreamCreateWithFlags)(&s->stream, TPG(StreamNonBlocking)),
+                    "StreamCreateWithFlags", __FILE__, __LINE__, __func__);
+    s->owns_stream = st == TP_SUCCESS;
+  }
+  if (st != TP_SUCCESS) {
+    free(s);
+    return st;
+  }
+  *space = s;
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_destroy(tp_space **space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  tp_space *s = *space;
+  if (!s)
+    return TP_SUCCESS;
+  tp_status st = tp_space_fence(s);
+  size_t leaked = tp_space_common_release_all(s);
+  if (s->owns_stream)
+    (void)TPG(StreamDestroy)(s->stream);
+  free(s);
+  *space = NULL;
+  if (st == TP_SUCCESS && leaked)
+    st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                  "%zu allocation(s) still held when the space was destroyed; they are "
+                  "freed now",
+                  leaked);
+  return st;
+}
+
+tp_status tp_space_fence(tp_space *space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(StreamSynchronize)(space->stream));
+  return TP_SUCCESS;
+}
+
+void *tp_space_stream(const tp_space *space) { return space ? (void *)space->stream : NULL; }
+
+tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
+  TP_CHECK_ARG(space && info, "space and info must not be NULL");
+  const tpg_device_prop *p = &space->props;
+  memset(info, 0, sizeof *info);
+  info->backend = TP_BACKEND_NAME;
+  snprintf(info->device_name, sizeof info->device_name, "%s", p->name);
+  info->is_gpu = 1;
+  info->device = space->device;
+  info->compute_units = p->multiProcessorCount;
+  info->warp_size = p->warpSize;
+  info->max_vector_length = p->warpSize < TPG_WARP_SIZE ? p->warpSize : TPG_WARP_SIZE;
+  info->max_team_threads = p->maxThreadsPerBlock;
+  size_t reserve = TPG_TEAM_RESERVE(p->maxThreadsPerBlock);
+  size_t optin = tpg_prop_shared_per_block_optin(p);
+  info->max_scratch_bytes = optin > reserve ? optin - reserve : 0;
+  /* L1 and shared memory are one array per multiprocessor on recent GPUs. */
+  info->l1_bytes = tpg_prop_shared_per_sm(p);
+  info->l2_bytes = (size_t)p->l2CacheSize;
+  info->memory_bytes = p->totalGlobalMem;
+  return TP_SUCCESS;
+}
+
+/* ---- copies --------------------------------------------------------------- */
+static tp_status tpg_copy(tp_space *space, void *dst, const void *src, size_t bytes,
+                          int wait) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(bytes == 0 || (dst && src), "NULL pointer in a copy of %zu bytes", bytes);
+  if (bytes == 0)
+    return TP_SUCCESS;
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(MemcpyAsync)(dst, src, bytes, TPG(MemcpyDefault), space->stream));
+  if (wait)
+    TPG_CHECK(TPG(StreamSynchronize)(space->stream));
+  return TP_SUCCESS;
+}
+
+tp_status tp_copy_to_device(tp_space *space, void *dst, const void *src, size_t bytes) {
+  return tpg_copy(space, dst, src, bytes, 1);
+}
+
+tp_status tp_copy_to_host(tp_space *space, void *dst, const void *src, size_t bytes) {
+  return tpg_copy(space, dst, src, bytes, 1);
+}
+
+tp_status tp_copy_on_device(tp_space *space, void *dst, const void *src, size_t bytes) {
+  return tpg_copy(space, dst, src, bytes, 0);
+}
+
+tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(bytes == 0 || dst, "NULL pointer in a memset of %zu bytes", bytes);
+  if (bytes == 0)
+    return TP_SUCCESS;
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(MemsetAsync)(dst, byte_value, bytes, space->stream));
+  return TP_SUCCESS;
+}
+
+/* ---- launches ------------------------------------------------------------- */
+tp_status tpg_range_setup(tp_space *space, int64_t n, const char *kernel, tpg_launch *cfg) {
+  TP_CHECK_ARG(space, "kernel %s: space must not be NULL", kernel);
+  if (n < 0)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "kernel %s: range size %lld is negative", kernel,
+                    (long long)n);
+  TP_TRY(tpg_select(space));
+  /* One wave of full blocks at most; the kernels stride over the rest. */
+  int64_t max_blocks = (int64_t)space->props.multiProcessorCount *
+                       (space->props.maxThreadsPerMultiProcessor / TPG_RANGE_BLOCK);
+  int64_t blocks = (n + TPG_RANGE_BLOCK - 1) / TPG_RANGE_BLOCK;
+  cfg->grid = (unsigned)(blocks < 1 ? 1 : (blocks < max_blocks ? blocks : max_blocks));
+  cfg->block_x = TPG_RANGE_BLOCK;
+  cfg->block_y = 1;
+  cfg->shared_bytes = 0;
+  cfg->stream = space->stream;
+  return TP_SUCCESS;
+}
+
+tp_status tpg_team_setup(tp_space *space, const tp_team_policy *p, const void *entry,
+                         const char *kernel, tpg_launch *cfg) {
+  TP_CHECK_ARG(space, "kernel %s: space must not be NULL", kernel);
+  TP_TRY(tp_team_policy_check(space, p, kernel));
+  TP_TRY(tpg_select(space));
+  size_t scratch = (p->scratch_bytes + 15) / 16 * 16;
+  size_t shared = TPG_TEAM_RESERVE(p->team_size) + scratch;
+  if (shared > 48 * 1024)
+    TPG_CHECK(TPG(FuncSetAttribute)(entry, TPG(FuncAttributeMaxDynamicSharedMemorySize),
+                                    (int)shared));
+  const int64_t max_grid = 0x7fffffff;
+  cfg->grid = (unsigned)(p->league_size < max_grid ? (p->league_size > 0 ? p->league_size : 1)
+                                                   : max_grid);
+  cfg->block_x = (unsigned)p->vector_length;
+  cfg->block_y = (unsigned)p->team_size;
+  cfg->shared_bytes = shared;
+  cfg->stream = space->stream;
+  return TP_SUCCESS;
+}
+
+tp_status tpg_launch_check(tp_space *space, const char *kernel, const char *file, int line) {
+  tpg_error_t e = TPG(GetLastError)();
+  if (e != TPG_SUCCESS)
+    return tp_error_raise(TP_ERROR_DEVICE, file, line, kernel, "launch failed: %s (%s)",
+                          TPG(GetErrorString)(e), TPG(GetErrorName)(e));
+#ifdef TP_DEBUG_SYNC
+  e = TPG(StreamSynchronize)(space->stream);
+  if (e != TPG_SUCCESS)
+    return tp_error_raise(TP_ERROR_DEVICE, file, line, kernel, "kernel failed: %s (%s)",
+                          TPG(GetErrorString)(e), TPG(GetErrorName)(e));
+#else
+  (void)space;
+#endif
+  return TP_SUCCESS;
+}
+
+/* ---- timers --------------------------------------------------------------- */
+struct tp_timer {
+  tp_space *space;
+  tpg_event_t start, stop;
+};
+
+tp_status tp_timer_create(tp_space *space, tp_timer **timer) {
+  TP_CHECK_ARG(space && timer, "space and timer must not be NULL");
+  TP_TRY(tpg_select(space));
+  tp_timer *t = (tp_timer *)calloc(1, sizeof *t);
+  if (!t)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a timer");
+  t->space = space;
+  tp_status st = tpg_status(TPG(EventCreate)(&t->start), "EventCreate", __FILE__, __LINE__,
+                            __func__);
+  if (st == TP_SUCCESS) {
+    st = tpg_status(TPG(EventCreate)(&t->stop), "EventCreate", __FILE__, __LINE__, __func__);
+    if (st != TP_SUCCESS)
+      (void)TPG(EventDestroy)(t->start);
+  }
+  if (st != TP_SUCCESS) {
+    free(t);
+    return st;
+  }
+  *timer = t;
+  return TP_SUCCESS;
+}
+
+tp_status tp_timer_destroy(tp_timer **timer) {
+  TP_CHECK_ARG(timer, "timer must not be NULL");
+  if (*timer) {
+    (void)TPG(EventDestroy)((*timer)->start);
+    (void)TPG(EventDestroy)((*timer)->stop);
+    free(*timer);
+    *timer = NULL;
+  }
+  return TP_SUCCESS;
+}
+
+tp_status tp_timer_start(tp_timer *timer) {
+  TP_CHECK_ARG(timer, "timer must not be NULL");
+  TPG_CHECK(TPG(EventRecord)(timer->start, timer->space->stream));
+  return TP_SUCCESS;
+}
+
+tp_status tp_timer_stop(tp_timer *timer, double *milliseconds) {
+  TP_CHECK_ARG(timer && milliseconds, "timer and milliseconds must not be NULL");
+  float ms = 0;
+  TPG_CHECK(TPG(EventRecord)(timer->stop, timer->space->stream));
+  TPG_CHECK(TPG(EventSynchronize)(timer->stop));
+  TPG_CHECK(TPG(EventElapsedTime)(&ms, timer->start, timer->stop));
+  *milliseconds = ms;
+  return TP_SUCCESS;
+}

@@ -1,0 +1,292 @@
+/* The portable layer on the host: serial and OpenMP backends.
+ *
+ * A backend header defines TP_OMP(...) (an OpenMP pragma or nothing) and
+ * TP_HOST_THREAD_NUM() before including this file. Mapping: league -> loop over
+ * league ranks (an `omp for` with OpenMP), team -> one thread, vector -> an
+ * `omp simd` loop, team scratch -> a per-thread buffer, team barrier -> nothing. */
+#ifndef TP_HOST_H
+#define TP_HOST_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_error.h"
+#include "tp_policy.h"
+#include "tp_space_common.h"
+
+/* ---- qualifiers ---------------------------------------------------------- */
+#define TP_PRAGMA(...) _Pragma(#__VA_ARGS__)
+#define TP_INLINE static inline
+#define TP_DEVICE static inline
+#define TP_RESTRICT __restrict__
+#define TP_MAYBE_UNUSED __attribute__((unused))
+#define TP_UNROLL TP_PRAGMA(GCC unroll 16)
+#define TP_SIMD TP_PRAGMA(omp simd)
+#define TP_LANES TP_PRAGMA(omp simd)
+#define TP_IS_GPU 0
+
+#include "tp_join.h"
+
+/* ---- the team handle ------------------------------------------------------ */
+typedef struct tp_team {
+  int64_t league_rank, league_size;
+  int team_rank, team_size;       /* always 0 and 1 here */
+  int vector_lane, vector_length; /* always 0 and 1 here */
+  void *scratch;
+  size_t scratch_bytes;
+} tp_team;
+
+/* ---- nested loops inside a team ------------------------------------------- */
+/* Team threads split [begin, end); int64_t index. */
+#define TP_TEAM_FOR(team, i, begin, end) for (int64_t i = (begin); i < (int64_t)(end); ++i)
+/* Vector lanes split [begin, end); int index; iterations must be independent. */
+#define TP_VECTOR_FOR(team, j, begin, end) TP_SIMD for (int j = (begin); j < (int)(end); ++j)
+/* A vector loop whose body adds to acc; finish with tp_vector_sum_*(team, acc). */
+#define TP_VECTOR_FOR_SUM(team, j, begin, end, acc)                                     \
+  TP_PRAGMA(omp simd reduction(+ : acc)) for (int j = (begin); j < (int)(end); ++j)
+/* All threads and lanes of the team split [begin, end); int64_t index. */
+#define TP_TEAM_VECTOR_FOR(team, i, begin, end)                                         \
+  TP_SIMD for (int64_t i = (begin); i < (int64_t)(end); ++i)
+#define TP_TEAM_VECTOR_FOR_SUM(team, i, begin, end, acc)                               \
+  TP_PRAGMA(omp simd reduction(+ : acc)) for (int64_t i = (begin); i < (int64_t)(end); ++i)
+/* Code run by one thread of the team / one lane of each team thread. */
+#define TP_TEAM_SINGLE(team) if (1)
+#define TP_VECTOR_SINGLE(team) if (1)
+
+/* ---- collectives (trivial for teams of one thread and one lane) ------------ */
+TP_DEVICE void tp_team_barrier(const tp_team *t) { (void)t; }
+TP_DEVICE void tp_vector_sync(const tp_team *t) { (void)t; }
+TP_DEVICE uint64_t tp_vector_ballot(const tp_team *t, int pred) {
+  (void)t;
+  return pred ? 1u : 0u;
+}
+/* Mask of the lanes whose key equals this lane's (bits above nbits are ignored). */
+TP_DEVICE uint64_t tp_vector_match(const tp_team *t, uint32_t key, int nbits) {
+  (void)t, (void)key, (void)nbits;
+  return 1u;
+}
+TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
+
+/* Team reductions and scans over team threads: a team is one thread here. */
+#define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                           \
+  TP_DEVICE T fname(const tp_team *t, T v) {                                            \
+    (void)t;                                                                            \
+    return v;                                                                           \
+  }
+#define TP_DEFINE_TEAM_SCAN(fname, T)                                                   \
+  TP_DEVICE T fname(const tp_team *t, T v, T *total) {                                  \
+    (void)t;                                                                            \
+    if (total)                                                                          \
+      *total = v;                                                                       \
+    return (T)0;                                                                        \
+  }
+
+/* Lane shuffles: a thread has one lane, which every shuffle reads back. */
+#define TP_HOST_VECTOR_SHUFFLES(sfx, T)                                                 \
+  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {               \
+    (void)t, (void)src_lane;                                                            \
+    return v;                                                                           \
+  }                                                                                     \
+  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) {          \
+    (void)t, (void)lane_mask;                                                           \
+    return v;                                                                           \
+  }                                                                                     \
+  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {               \
+    (void)t, (void)delta;                                                               \
+    return v;                                                                           \
+  }
+
+TP_HOST_VECTOR_SHUFFLES(i32, int32_t)
+TP_HOST_VECTOR_SHUFFLES(u32, uint32_t)
+TP_HOST_VECTOR_SHUFFLES(i64, int64_t)
+TP_HOST_VECTOR_SHUFFLES(u64, uint64_t)
+TP_HOST_VECTOR_SHUFFLES(f32, float)
+TP_HOST_VECTOR_SHUFFLES(f64, double)
+
+/* ---- atomics ------------------------------------------------------------- */
+#define TP_HOST_ATOMIC_INT(sfx, T)                                                      \
+  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                  \
+  }                                                                                     \
+  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                        \
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST,             \
+                                __ATOMIC_SEQ_CST);                                      \
+    return expected;                                                                    \
+  }                                                                                     \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                       \
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST,     \
+                                                   __ATOMIC_RELAXED)) {                 \
+    }                                                                                   \
+    return old;                                                                         \
+  }                                                                                     \
+  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
+  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+#define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                    \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
+    T old = *p, sum;                                                                    \
+    do {                                                                                \
+      sum = old + v;                                                                    \
+    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_SEQ_CST,             \
+                                        __ATOMIC_RELAXED));                             \
+    return old;                                                                         \
+  }                                                                                     \
+  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { (void)tp_atomic_fetch_add_##sfx(p, v); } \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
+    T old;                                                                              \
+    __atomic_load(p, &old, __ATOMIC_RELAXED);                                           \
+    while (v > old && !__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_SEQ_CST,      \
+                                                 __ATOMIC_RELAXED)) {                   \
+    }                                                                                   \
+    return old;                                                                         \
+  }
+
+TP_HOST_ATOMIC_INT(i32, int32_t)
+TP_HOST_ATOMIC_INT(i64, int64_t)
+TP_HOST_ATOMIC_INT(u32, uint32_t)
+TP_HOST_ATOMIC_INT(u64, uint64_t)
+TP_HOST_ATOMIC_FLOAT(f32, float)
+TP_HOST_ATOMIC_FLOAT(f64, double)
+
+/* ---- the host space ------------------------------------------------------- */
+TP_EXTERN_C_BEGIN
+/* Threads a kernel of this space runs on (1 for the serial backend). */
+int tp_host_threads(const tp_space *space);
+/* Makes every thread's team scratch at least bytes long. */
+tp_status tp_host_reserve_scratch(tp_space *space, size_t bytes);
+void *tp_host_thread_scratch(const tp_space *space, int thread);
+TP_EXTERN_C_END
+
+TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy *p) {
+  tp_team t;
+  t.league_rank = 0;
+  t.league_size = p->league_size;
+  t.team_rank = 0;
+  t.team_size = 1;
+  t.vector_lane = 0;
+  t.vector_length = 1;
+  t.scratch = tp_host_thread_scratch(space, TP_HOST_THREAD_NUM());
+  t.scratch_bytes = p->scratch_bytes;
+  return t;
+}
+
+TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
+  if (n < 0)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "kernel %s: range size %lld is negative", kernel,
+                    (long long)n);
+  return TP_SUCCESS;
+}
+
+/* ---- kernels -------------------------------------------------------------- */
+/* Range kernels of fewer than 4096 iterations run on the calling thread: forking a
+ * team costs more than they do. */
+/* TP_RANGE_KERNEL(name, args_t, i, a) { body } defines
+ *   tp_status name_launch(tp_space *, int64_t n, args_t)
+ * running body for i in [0, n). */
+#define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
+#define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                            \
+  TP_DEVICE void name##_body(int64_t i, args_t a);                                      \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
+                                                 args_t tp_a_) {                        \
+    TP_TRY(tp_host_check_range(tp_n_, #name));                                          \
+    int tp_threads_ = tp_host_threads(tp_s_);                                           \
+    (void)tp_threads_;                                                                  \
+    TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_)                   \
+               if (tp_n_ >= 4096))                                      \
+    for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                     \
+      name##_body(tp_i_, tp_a_);                                                        \
+    return TP_SUCCESS;                                                                  \
+  }                                                                                     \
+  TP_DEVICE void name##_body(int64_t i, args_t a)
+
+/* TP_RANGE2_KERNEL(name, args_t, i, j, a): body for (i, j) in [0, n0) x [0, n1),
+ * launched by name_launch(space, n0, n1, args); j is the fast index. */
+#define TP_RANGE2_KERNEL(...) TP_RANGE2_KERNEL_IMPL(__VA_ARGS__)
+#define TP_RANGE2_KERNEL_IMPL(name, args_t, i, j, a)                                        \
+  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                           \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_,       \
+                                                 int64_t tp_n1_, args_t tp_a_) {        \
+    TP_TRY(tp_host_check_range(tp_n0_, #name));                                         \
+    TP_TRY(tp_host_check_range(tp_n1_, #name));                                         \
+    int tp_threads_ = tp_host_threads(tp_s_);                                           \
+    (void)tp_threads_;                                                                  \
+    TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_)       \
+               if (tp_n0_ * tp_n1_ >= 4096))                            \
+    for (int64_t tp_i_ = 0; tp_i_ < tp_n0_; ++tp_i_)                                    \
+      for (int64_t tp_j_ = 0; tp_j_ < tp_n1_; ++tp_j_)                                  \
+        name##_body(tp_i_, tp_j_, tp_a_);                                               \
+    return TP_SUCCESS;                                                                  \
+  }                                                                                     \
+  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a)
+
+/* TP_RANGE_REDUCE_KERNEL(name, args_t, T, join, identity, i, a, acc) { *acc = ... }
+ * defines name_launch(space, n, args, T *result): result (in the space) receives the
+ * join of every body's contributions, starting from identity. The join order is fixed
+ * for a given thread count. */
+#define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
+#define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)             \
+  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                              \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
+                                                 args_t tp_a_, T *tp_result_) {         \
+    TP_TRY(tp_host_check_range(tp_n_, #name));                                          \
+    int tp_threads_ = tp_host_threads(tp_s_);                                           \
+    T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                     \
+    if (!tp_partials_)                                                                  \
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", #name);\
+    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                   \
+      tp_partials_[tp_t_] = (identity);                                                 \
+    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_n_ >= 4096))    \
+    {                                                                                   \
+      T tp_acc_ = (identity);                                                           \
+      TP_OMP(omp for schedule(static))                                                  \
+      for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                   \
+        name##_body(tp_i_, tp_a_, &tp_acc_);                                            \
+      tp_partials_[TP_HOST_THREAD_NUM()] = tp_acc_;                                     \
+    }                                                                                   \
+    T tp_total_ = (identity);                                                           \
+    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                   \
+      tp_total_ = join(tp_total_, tp_partials_[tp_t_]);                                 \
+    *tp_result_ = tp_total_;                                                            \
+    free(tp_partials_);                                                                 \
+    return TP_SUCCESS;                                                                  \
+  }                                                                                     \
+  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
+
+/* TP_TEAM_KERNEL(name, args_t, team, a) { body } defines
+ *   tp_status name_launch(tp_space *, tp_team_policy, args_t)
+ * running body once per league rank with `const tp_team *team`. */
+#define TP_TEAM_KERNEL(...) TP_TEAM_KERNEL_IMPL(__VA_ARGS__)
+#define TP_TEAM_KERNEL_IMPL(name, args_t, team, a)                                          \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_, \
+                                                 args_t tp_a_) {                        \
+    TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                 \
+    tp_team_policy_fit(tp_s_, &tp_p_);                                                  \
+    TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                        \
+    int tp_threads_ = tp_host_threads(tp_s_);                                           \
+    (void)tp_threads_;                                                                  \
+    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_p_.league_size > 1))            \
+    {                                                                                   \
+      tp_team tp_t_ = tp_host_team_make(tp_s_, &tp_p_);                                 \
+      if (tp_p_.schedule == TP_SCHEDULE_DYNAMIC) {                                      \
+        TP_OMP(omp for schedule(dynamic, 1))                                            \
+        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                   \
+          tp_t_.league_rank = tp_l_;                                                    \
+          name##_body(&tp_t_, tp_a_);                                                   \
+        }                                                                               \
+      } else {                                                                          \
+        TP_OMP(omp for schedule(static))                                                \
+        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                   \
+          tp_t_.league_rank = tp_l_;                                                    \
+          name##_body(&tp_t_, tp_a_);                                                   \
+        }                                                                               \
+      }                                                                                 \
+    }                                                                                   \
+    return TP_SUCCESS;                                                                  \
+  }                                                                                     \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a)
+
+#endif

@@ -1,0 +1,84 @@
+/* Execution spaces: which device runs tenport's kernels, on which stream, and what it offers. */
+#ifndef TENPORT_SPACE_H
+#define TENPORT_SPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tenport/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A space owns a device (or the host's threads), a stream, allocations and cached
+ * temporary memory. Use one space from one host thread at a time. */
+typedef struct tp_space tp_space;
+
+typedef struct tp_space_options {
+  int device;      /* GPU index; must be 0 on the CPU backends */
+  int threads;     /* OpenMP threads; 0 = the OpenMP default. Ignored elsewhere */
+  void *stream;    /* an existing cudaStream_t / hipStream_t to run on; NULL = create one */
+  size_t memory_limit; /* bytes this space may hold at once; 0 = no limit */
+} tp_space_options;
+
+typedef struct tp_space_info {
+  const char *backend;         /* "serial", "openmp", "cuda" or "hip" */
+  char device_name[256];
+  int is_gpu;
+  int device;
+  int compute_units;           /* multiprocessors on a GPU, threads on the CPU */
+  int warp_size;               /* 32 or 64 on GPUs, 1 on the CPU */
+  int max_vector_length;       /* largest vector length a team policy accepts */
+  int max_team_threads;        /* team_size * vector_length limit */
+  size_t max_scratch_bytes;    /* team scratch a team may request */
+  size_t l1_bytes;             /* per compute unit (0 if unknown) */
+  size_t l2_bytes;             /* last-level cache shared by all units (0 if unknown) */
+  size_t memory_bytes;         /* device memory, or host memory on the CPU */
+} tp_space_info;
+
+/* Defaults: device 0, default threads, own stream, no memory limit. */
+tp_space_options tp_space_options_default(void);
+
+/* Name of the backend this library was built for. */
+const char *tp_backend_name(void);
+
+/* Number of devices the backend can use (1 on the CPU backends, 0 if no GPU). */
+tp_status tp_device_count(int *count);
+
+/* Creates a space; opts may be NULL for the defaults. */
+tp_status tp_space_create(tp_space **space, const tp_space_options *opts);
+
+/* Waits for outstanding work, frees cached memory and sets *space to NULL.
+ * Allocations still held by the caller are freed too, and reported as an error. */
+tp_status tp_space_destroy(tp_space **space);
+
+/* Blocks until every operation issued on the space has finished. */
+tp_status tp_space_fence(tp_space *space);
+
+tp_status tp_space_get_info(const tp_space *space, tp_space_info *info);
+
+/* The native stream (cudaStream_t / hipStream_t), or NULL on the CPU backends. */
+void *tp_space_stream(const tp_space *space);
+
+/* Bytes currently allocated through the space (tp_alloc and cached temporaries). */
+size_t tp_space_bytes_in_use(const tp_space *space);
+
+/* Caps the bytes the space may hold; 0 removes the cap. Allocations past it fail
+ * with TP_ERROR_OUT_OF_MEMORY. */
+tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes);
+
+/* Frees the temporary buffers the space keeps cached between primitives. */
+tp_status tp_space_trim(tp_space *space);
+
+/* Device-side timing: GPU events on the space's stream, a wall clock on the CPU. */
+typedef struct tp_timer tp_timer;
+tp_status tp_timer_create(tp_space *space, tp_timer **timer);
+tp_status tp_timer_destroy(tp_timer **timer);
+tp_status tp_timer_start(tp_timer *timer);
+/* Records the stop point, waits for it and returns the milliseconds since start. */
+tp_status tp_timer_stop(tp_timer *timer, double *milliseconds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/* tenport: portable tensor decompositions. Include this header to get the whole API. */
+#ifndef TENPORT_TENPORT_H
+#define TENPORT_TENPORT_H
+
+#include "tenport/status.h"
+#include "tenport/space.h"
+#include "tenport/memory.h"
+#include "tenport/primitives.h"
+#include "tenport/hashmap.h"
+#include "tenport/linalg.h"
+
+#define TENPORT_VERSION_MAJOR 0
+#define TENPORT_VERSION_MINOR 1
+#define TENPORT_VERSION_PATCH 0
+
+#endif

@@ -1,0 +1,173 @@
+/* Allocation registry, memory limit and temporary-buffer cache shared by all backends. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenport/memory.h"
+#include "tp_error.h"
+#include "tp_space_common.h"
+
+enum { TP_ALIGN_BYTES = 256 };
+
+static tp_status tp_block_list_push(tp_block_list *list, tp_block block) {
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 16;
+    tp_block *items = (tp_block *)realloc(list->items, capacity * sizeof *items);
+    if (!items)
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot grow the allocation registry to %zu entries",
+                      capacity);
+    list->items = items;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = block;
+  return TP_SUCCESS;
+}
+
+static void tp_block_list_remove(tp_block_list *list, size_t index) {
+  list->items[index] = list->items[--list->count];
+}
+
+static long tp_block_list_find(const tp_block_list *list, const void *ptr) {
+  for (size_t i = 0; i < list->count; ++i)
+    if (list->items[i].ptr == ptr)
+      return (long)i;
+  return -1;
+}
+
+static size_t tp_round_up(size_t bytes) {
+  return (bytes + TP_ALIGN_BYTES - 1) / TP_ALIGN_BYTES * TP_ALIGN_BYTES;
+}
+
+/* Frees cached temporaries nobody holds, to make room. */
+static void tp_release_idle_temps(tp_space *space) {
+  tp_space_common *c = tp_space_common_of(space);
+  for (size_t i = c->temp.count; i-- > 0;) {
+    tp_block b = c->temp.items[i];
+    if (b.in_use)
+      continue;
+    tp_backend_raw_free(space, b.ptr);
+    c->bytes_in_use -= b.bytes;
+    tp_block_list_remove(&c->temp, i);
+  }
+}
+
+static tp_status tp_raw_alloc_within_limit(tp_space *space, size_t bytes, void **ptr) {
+  tp_space_common *c = tp_space_common_of(space);
+  if (c->memory_limit && c->bytes_in_use + bytes > c->memory_limit)
+    tp_release_idle_temps(space);
+  if (c->memory_limit && c->bytes_in_use + bytes > c->memory_limit)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "allocating %zu bytes would exceed the space's memory limit of %zu bytes "
+                    "(%zu in use)",
+                    bytes, c->memory_limit, c->bytes_in_use);
+  tp_status st = tp_backend_raw_alloc(space, bytes, ptr);
+  if (st == TP_ERROR_OUT_OF_MEMORY) { /* retry once without the cache */
+    tp_release_idle_temps(space);
+    st = tp_backend_raw_alloc(space, bytes, ptr);
+  }
+  if (st == TP_SUCCESS)
+    c->bytes_in_use += bytes;
+  return st;
+}
+
+tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
+  TP_CHECK_ARG(space && ptr, "space and ptr must not be NULL");
+  *ptr = NULL;
+  if (bytes == 0)
+    return TP_SUCCESS;
+  size_t rounded = tp_round_up(bytes);
+  TP_CHECK_ARG(rounded >= bytes, "allocation of %zu bytes overflows", bytes);
+  TP_TRY(tp_raw_alloc_within_limit(space, rounded, ptr));
+  tp_block block = {*ptr, rounded, 1};
+  tp_status st = tp_block_list_push(&tp_space_common_of(space)->user, block);
+  if (st != TP_SUCCESS) {
+    tp_backend_raw_free(space, *ptr);
+    tp_space_common_of(space)->bytes_in_use -= rounded;
+    *ptr = NULL;
+  }
+  return st;
+}
+
+tp_status tp_free(tp_space *space, void *ptr) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  if (!ptr)
+    return TP_SUCCESS;
+  tp_space_common *c = tp_space_common_of(space);
+  long i = tp_block_list_find(&c->user, ptr);
+  if (i < 0)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "pointer %p was not allocated by this space", ptr);
+  TP_TRY(tp_space_fence(space));
+  tp_backend_raw_free(space, ptr);
+  c->bytes_in_use -= c->user.items[i].bytes;
+  tp_block_list_remove(&c->user, (size_t)i);
+  return TP_SUCCESS;
+}
+
+tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
+  tp_space_common *c = tp_space_common_of(space);
+  size_t want = tp_round_up(bytes ? bytes : 1);
+  long best = -1;
+  for (size_t i = 0; i < c->temp.count; ++i) {
+    const tp_block *b = &c->temp.items[i];
+    if (!b->in_use && b->bytes >= want && (best < 0 || b->bytes < c->temp.items[best].bytes))
+      best = (long)i;
+  }
+  /* Reuse only blocks of a similar size, so small requests do not pin huge blocks. */
+  if (best >= 0 && c->temp.items[best].bytes <= 2 * want + (1u << 20)) {
+    c->temp.items[best].in_use = 1;
+    *ptr = c->temp.items[best].ptr;
+    return TP_SUCCESS;
+  }
+  TP_TRY(tp_raw_alloc_within_limit(space, want, ptr));
+  tp_block block = {*ptr, want, 1};
+  tp_status st = tp_block_list_push(&c->temp, block);
+  if (st != TP_SUCCESS) {
+    tp_backend_raw_free(space, *ptr);
+    c->bytes_in_use -= want;
+  }
+  return st;
+}
+
+void tp_temp_release(tp_space *space, void *ptr) {
+  if (!ptr)
+    return;
+  tp_space_common *c = tp_space_common_of(space);
+  long i = tp_block_list_find(&c->temp, ptr);
+  if (i >= 0)
+    c->temp.items[i].in_use = 0;
+}
+
+tp_status tp_space_trim(tp_space *space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_TRY(tp_space_fence(space));
+  tp_release_idle_temps(space);
+  return TP_SUCCESS;
+}
+
+size_t tp_space_bytes_in_use(const tp_space *space) {
+  return space ? tp_space_common_of((tp_space *)space)->bytes_in_use : 0;
+}
+
+tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  tp_space_common_of(space)->memory_limit = bytes;
+  return TP_SUCCESS;
+}
+
+size_t tp_space_common_release_all(tp_space *space) {
+  tp_space_common *c = tp_space_common_of(space);
+  size_t leaked = c->user.count;
+  for (size_t i = 0; i < c->user.count; ++i)
+    tp_backend_raw_free(space, c->user.items[i].ptr);
+  for (size_t i = 0; i < c->temp.count; ++i)
+    tp_backend_raw_free(space, c->temp.items[i].ptr);
+  free(c->user.items);
+  free(c->temp.items);
+  memset(c, 0, sizeof *c);
+  return leaked;
+}
+
+tp_space_options tp_space_options_default(void) {
+  tp_space_options o;
+  memset(&o, 0, sizeof o);
+  return o;
+}

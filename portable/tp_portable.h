@@ -1,0 +1,38 @@
+/* The portable layer: what every algorithm and primitive source includes.
+ *
+ * The backend is chosen by the include path (backends/<name>/tp_backend.h), so sources
+ * written against this header carry no backend conditionals. What it provides:
+ *   qualifiers    TP_INLINE (host+device), TP_DEVICE (kernel-side), TP_RESTRICT, TP_UNROLL
+ *   kernels       TP_RANGE_KERNEL, TP_RANGE2_KERNEL, TP_RANGE_REDUCE_KERNEL, TP_TEAM_KERNEL
+ *   team loops    TP_TEAM_FOR, TP_VECTOR_FOR, TP_VECTOR_FOR_SUM, TP_TEAM_VECTOR_FOR,
+ *                 TP_TEAM_SINGLE, TP_VECTOR_SINGLE, tp_team_barrier, team->scratch
+ *   collectives   tp_collectives.h; lane shuffles, tp_vector_ballot, tp_vector_match
+ *   atomics       tp_atomic_{add,fetch_add,cas,max,load,store}_T[_team]
+ *   SIMD arrays   tp_simd.h
+ * See backends/host/tp_host.h and backends/gpu/tp_gpu.h for the two implementations. */
+#ifndef TP_PORTABLE_H
+#define TP_PORTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tenport/tenport.h"
+#include "tp_error.h"
+#include "tp_policy.h"
+#include "tp_space_common.h"
+#include "tp_backend.h"
+#include "tp_collectives.h"
+#include "tp_simd.h"
+
+/* Name pasting that expands its arguments first, for kernels named by macros. */
+#define TP_PASTE_(a, b) a##b
+#define TP_PASTE(a, b) TP_PASTE_(a, b)
+#define TP_PASTE3(a, b, c) TP_PASTE(TP_PASTE(a, b), c)
+/* The launcher a kernel macro defined for name. */
+#define TP_LAUNCHER(name) TP_PASTE(name, _launch)
+
+TP_INLINE int64_t tp_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+TP_INLINE int64_t tp_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+TP_INLINE int64_t tp_ceil_div_i64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+#endif

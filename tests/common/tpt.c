@@ -1,0 +1,96 @@
+#include "tpt.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <math.h>
+
+tp_space *tpt_space = NULL;
+
+const int64_t tpt_sizes[] = {0, 1, 2, 3, 31, 97, 1000, 4099, 65537, 1000003};
+const int tpt_sizes_count = (int)(sizeof tpt_sizes / sizeof tpt_sizes[0]);
+
+void tpt_setup(void) {
+  tp_space_options opts = tp_space_options_default();
+  tp_status st = tp_space_create(&tpt_space, &opts);
+  cr_assert_eq(st, TP_SUCCESS, "tp_space_create: %s", tp_last_error());
+}
+
+void tpt_teardown(void) {
+  tp_status st = tp_space_destroy(&tpt_space);
+  cr_assert_eq(st, TP_SUCCESS, "tp_space_destroy (leaked allocations?): %s", tp_last_error());
+}
+
+static uint64_t tpt_splitmix(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+tpt_rng tpt_rng_fresh(void) {
+  tpt_rng r;
+  const char *fixed = getenv("TPT_SEED");
+  if (fixed) {
+    r.state = strtoull(fixed, NULL, 0);
+  } else {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r.state = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
+              ((uint64_t)getpid() << 32);
+  }
+  cr_log_info("random seed: TPT_SEED=0x%llx", (unsigned long long)r.state);
+  return r;
+}
+
+uint64_t tpt_next_u64(tpt_rng *rng) { return tpt_splitmix(&rng->state); }
+
+double tpt_uniform(tpt_rng *rng, double lo, double hi) {
+  double u = (double)(tpt_next_u64(rng) >> 11) * (1.0 / 9007199254740992.0);
+  return lo + (hi - lo) * u;
+}
+
+int64_t tpt_int(tpt_rng *rng, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  return lo + (int64_t)(span ? tpt_next_u64(rng) % span : tpt_next_u64(rng));
+}
+
+void *tpt_alloc_poisoned(size_t bytes) {
+  void *p = NULL;
+  tp_status st = tp_alloc(tpt_space, bytes, &p);
+  cr_assert_eq(st, TP_SUCCESS, "tp_alloc(%zu): %s", bytes, tp_last_error());
+  st = tp_memset(tpt_space, p, 0xFF, bytes);
+  cr_assert_eq(st, TP_SUCCESS, "tp_memset: %s", tp_last_error());
+  return p;
+}
+
+void *tpt_to_space(const void *host, size_t bytes) {
+  void *p = NULL;
+  tp_status st = tp_alloc(tpt_space, bytes, &p);
+  cr_assert_eq(st, TP_SUCCESS, "tp_alloc(%zu): %s", bytes, tp_last_error());
+  st = tp_copy_to_device(tpt_space, p, host, bytes);
+  cr_assert_eq(st, TP_SUCCESS, "tp_copy_to_device: %s", tp_last_error());
+  return p;
+}
+
+void tpt_to_host(void *host, const void *space_ptr, size_t bytes) {
+  tp_status st = tp_copy_to_host(tpt_space, host, space_ptr, bytes);
+  cr_assert_eq(st, TP_SUCCESS, "tp_copy_to_host: %s", tp_last_error());
+}
+
+void tpt_free(void *space_ptr) {
+  tp_status st = tp_free(tpt_space, space_ptr);
+  cr_assert_eq(st, TP_SUCCESS, "tp_free: %s", tp_last_error());
+}
+
+void *tpt_host_alloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  cr_assert_not_null(p, "host allocation of %zu bytes failed", bytes);
+  return p;
+}
+
+double tpt_rel_diff(double a, double b) {
+  double scale = fabs(b) > 1e-300 ? fabs(b) : 1e-300;
+  return fabs(a - b) / scale;
+}
