@@ -93,6 +93,14 @@ TP_INLINE int tp_popc64(uint64_t x) {
   return __builtin_popcountll(x);
 #endif
 }
+/* Index of the lowest set bit; x must not be 0. */
+TP_INLINE int tp_ctz64(uint64_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __ffsll((long long)x) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
 
 TP_DEVICE int tpg_pow2_ceil(int x) {
   int p = 1;

@@ -67,6 +67,8 @@ TP_DEVICE uint64_t tp_vector_match(const tp_team *t, uint32_t key, int nbits) {
   return 1u;
 }
 TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
+/* Index of the lowest set bit; x must not be 0. */
+TP_INLINE int tp_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 
 /* Team reductions and scans over team threads: a team is one thread here. */
 #define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                           \
@@ -150,6 +152,31 @@ TP_HOST_ATOMIC_INT(u32, uint32_t)
 TP_HOST_ATOMIC_INT(u64, uint64_t)
 TP_HOST_ATOMIC_FLOAT(f32, float)
 TP_HOST_ATOMIC_FLOAT(f64, double)
+
+/* Team scope (the _team variants of backends/gpu/tp_gpu.h: add, fetch_add and max for
+ * every type, cas for the integers): a CPU team is one thread, so they are the global
+ * atomics, with the same semantics. */
+#define TP_HOST_ATOMIC_TEAM(sfx, T)                                                     \
+  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { tp_atomic_add_##sfx(p, v); }   \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                             \
+    return tp_atomic_fetch_add_##sfx(p, v);                                             \
+  }                                                                                     \
+  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) { return tp_atomic_max_##sfx(p, v); }
+#define TP_HOST_ATOMIC_TEAM_CAS(sfx, T)                                                 \
+  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) {                 \
+    return tp_atomic_cas_##sfx(p, expected, desired);                                   \
+  }
+
+TP_HOST_ATOMIC_TEAM(i32, int32_t)
+TP_HOST_ATOMIC_TEAM(i64, int64_t)
+TP_HOST_ATOMIC_TEAM(u32, uint32_t)
+TP_HOST_ATOMIC_TEAM(u64, uint64_t)
+TP_HOST_ATOMIC_TEAM(f32, float)
+TP_HOST_ATOMIC_TEAM(f64, double)
+TP_HOST_ATOMIC_TEAM_CAS(i32, int32_t)
+TP_HOST_ATOMIC_TEAM_CAS(i64, int64_t)
+TP_HOST_ATOMIC_TEAM_CAS(u32, uint32_t)
+TP_HOST_ATOMIC_TEAM_CAS(u64, uint64_t)
 
 /* ---- the host space ------------------------------------------------------- */
 TP_EXTERN_C_BEGIN

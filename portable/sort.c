@@ -1,0 +1,90 @@
+/* Stable radix sorts, one instantiation of sort_template.h per key/value pair. */
+#include "tp_portable.h"
+#include "tp_tiling.h"
+
+#define SORT_RADIX_BITS 8
+#define SORT_RADIX 256
+/* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
+ * long round amortises the per-round digit scan. */
+#define SORT_ITEMS (TP_IS_GPU ? 16 : 1024)
+
+#define SORT_KEY_T uint32_t
+#define SORT_VAL_T uint32_t
+#define SORT_HAS_VALUES 0
+#define SORT_SFX keys_u32
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+#define SORT_KEY_T uint64_t
+#define SORT_VAL_T uint32_t
+#define SORT_HAS_VALUES 0
+#define SORT_SFX keys_u64
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+#define SORT_KEY_T uint32_t
+#define SORT_VAL_T uint32_t
+#define SORT_HAS_VALUES 1
+#define SORT_SFX pairs_u32_u32
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+#define SORT_KEY_T uint32_t
+#define SORT_VAL_T uint64_t
+#define SORT_HAS_VALUES 1
+#define SORT_SFX pairs_u32_u64
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+#define SORT_KEY_T uint64_t
+#define SORT_VAL_T uint32_t
+#define SORT_HAS_VALUES 1
+#define SORT_SFX pairs_u64_u32
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+#define SORT_KEY_T uint64_t
+#define SORT_VAL_T uint64_t
+#define SORT_HAS_VALUES 1
+#define SORT_SFX pairs_u64_u64
+#include "sort_template.h"
+#undef SORT_KEY_T
+#undef SORT_VAL_T
+#undef SORT_HAS_VALUES
+#undef SORT_SFX
+
+tp_status tp_sort_keys_u32(tp_space *space, uint32_t *keys, int64_t n, int begin_bit,
+                           int end_bit) {
+  return sort_run_keys_u32(space, keys, NULL, n, begin_bit, end_bit);
+}
+
+tp_status tp_sort_keys_u64(tp_space *space, uint64_t *keys, int64_t n, int begin_bit,
+                           int end_bit) {
+  return sort_run_keys_u64(space, keys, NULL, n, begin_bit, end_bit);
+}
+
+#define TP_DEFINE_SORT_PAIRS(ksfx, K, vsfx, V)                                          \
+  tp_status tp_sort_pairs_##ksfx##_##vsfx(tp_space *space, K *keys, V *values, int64_t n, \
+                                          int begin_bit, int end_bit) {                 \
+    return sort_run_pairs_##ksfx##_##vsfx(space, keys, values, n, begin_bit, end_bit);  \
+  }
+
+TP_DEFINE_SORT_PAIRS(u32, uint32_t, u32, uint32_t)
+TP_DEFINE_SORT_PAIRS(u32, uint32_t, u64, uint64_t)
+TP_DEFINE_SORT_PAIRS(u64, uint64_t, u32, uint32_t)
+TP_DEFINE_SORT_PAIRS(u64, uint64_t, u64, uint64_t)

@@ -1,0 +1,271 @@
+/* Stable LSD radix sort for one (key, value) type pair, instantiated by sort.c with
+ * SORT_KEY_T, SORT_VAL_T, SORT_HAS_VALUES (0 or 1) and SORT_SFX.
+ *
+ * Each pass sorts by 8 bits:
+ *   1. histogram: every tile counts its digits -> counts[digit * tiles + tile];
+ *   2. an exclusive scan of counts gives every (digit, tile) its first output slot;
+ *   3. scatter: a tile ranks its keys in rounds. A team thread ranks its contiguous
+ *      segment lane-parallel (lanes with equal digits found by tp_vector_match, the
+ *      lowest lane counting for all of them), per-thread counts are prefixed across
+ *      threads, the round is staged digit-sorted in team scratch and written out in
+ *      order, so equal keys keep their input order. */
+
+#define SORT_NAME(base) TP_PASTE(base, SORT_SFX)
+
+typedef struct SORT_NAME(sort_hist_args_) {
+  const SORT_KEY_T *keys;
+  int64_t *counts;
+  int64_t n, tile, tiles;
+  int shift, bits;
+} SORT_NAME(sort_hist_args_);
+
+TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
+  uint32_t *hist = (uint32_t *)team->scratch;
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { hist[d] = 0; }
+  tp_team_barrier(team);
+  const int lanes = team->vector_length;
+  const int64_t begin = team->league_rank * a.tile;
+  const int64_t end = tp_min_i64(begin + a.tile, a.n);
+  const uint32_t mask = (1u << a.bits) - 1u;
+  /* Lanes of a team thread take consecutive keys, so the trip count is uniform across
+   * the lanes that tp_vector_match compares. */
+  for (int64_t c = begin + (int64_t)team->team_rank * lanes; c < end;
+       c += (int64_t)team->team_size * lanes) {
+    int64_t e = c + team->vector_lane;
+    uint32_t d = e < end ? (uint32_t)(a.keys[e] >> a.shift) & mask : SORT_RADIX;
+    uint64_t peers = tp_vector_match(team, d, 9);
+    if (d < SORT_RADIX && tp_ctz64(peers) == team->vector_lane)
+      tp_atomic_add_u32_team(&hist[d], (uint32_t)tp_popc64(peers));
+  }
+  tp_team_barrier(team);
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+    a.counts[d * a.tiles + team->league_rank] = hist[d];
+  }
+}
+
+typedef struct SORT_NAME(sort_scatter_args_) {
+  const SORT_KEY_T *keys_in;
+  const SORT_VAL_T *vals_in;
+  SORT_KEY_T *keys_out;
+  SORT_VAL_T *vals_out;
+  const int64_t *offsets; /* scanned counts */
+  int64_t n, tile, tiles;
+  int shift, bits;
+} SORT_NAME(sort_scatter_args_);
+
+/* Scratch layout of the scatter kernel for a team of `threads` threads. */
+typedef struct SORT_NAME(sort_scratch_) {
+  int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
+  uint32_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
+  uint32_t *round_count; /* [RADIX] */
+  uint32_t *round_start; /* [RADIX] exclusive scan of round_count */
+  SORT_KEY_T *stage_keys;
+  SORT_VAL_T *stage_vals;
+} SORT_NAME(sort_scratch_);
+
+TP_INLINE size_t SORT_NAME(sort_scratch_bytes_)(int team_size, int64_t round) {
+  return sizeof(int64_t) * SORT_RADIX + sizeof(uint32_t) * SORT_RADIX * (size_t)team_size +
+         2 * sizeof(uint32_t) * SORT_RADIX + sizeof(SORT_KEY_T) * (size_t)round +
+         (SORT_HAS_VALUES ? sizeof(SORT_VAL_T) * (size_t)round : 0);
+}
+
+TP_DEVICE SORT_NAME(sort_scratch_) SORT_NAME(sort_scratch_carve_)(const tp_team *team,
+                                                                   int64_t round) {
+  SORT_NAME(sort_scratch_) s;
+  s.digit_next = (int64_t *)team->scratch;
+  s.thread_hist = (uint32_t *)(s.digit_next + SORT_RADIX);
+  s.round_count = s.thread_hist + SORT_RADIX * team->team_size;
+  s.round_start = s.round_count + SORT_RADIX;
+  s.stage_keys = (SORT_KEY_T *)(s.round_start + SORT_RADIX);
+  s.stage_vals = (SORT_VAL_T *)(s.stage_keys + round);
+  return s;
+}
+
+/* round_start = exclusive scan of round_count over the digits, team-wide. */
+TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_scratch_) s) {
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int per = (SORT_RADIX + threads - 1) / threads;
+  const int first = tid * per < SORT_RADIX ? tid * per : SORT_RADIX;
+  const int last = first + per < SORT_RADIX ? first + per : SORT_RADIX;
+  uint32_t mine = 0;
+  for (int d = first; d < last; ++d)
+    mine += s.round_count[d];
+  uint32_t inclusive = tp_vector_inclusive_scan_u32(team, mine);
+  uint32_t group_total = tp_vector_shfl_u32(team, inclusive, team->vector_length - 1);
+  uint32_t prefix = tp_team_exclusive_scan_u32(team, group_total, NULL) + inclusive - mine;
+  for (int d = first; d < last; ++d) {
+    s.round_start[d] = prefix;
+    prefix += s.round_count[d];
+  }
+}
+
+TP_TEAM_KERNEL(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), team, a) {
+  const int lanes = team->vector_length, me = team->team_rank;
+  const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
+  const int64_t tile_begin = team->league_rank * a.tile;
+  const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
+  const uint32_t mask = (1u << a.bits) - 1u;
+  SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
+  uint32_t *my_hist = s.thread_hist + SORT_RADIX * me;
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+    s.digit_next[d] = a.offsets[d * a.tiles + team->league_rank];
+  }
+  for (int64_t base = tile_begin; base < tile_end; base += round) {
+    const int64_t len = tp_min_i64(round, tile_end - base);
+    TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
+    tp_team_barrier(team);
+    /* Rank my segment [me * lanes * ITEMS, ...) of the round, lanes on consecutive keys. */
+    SORT_KEY_T key[SORT_ITEMS];
+    SORT_VAL_T val[SORT_ITEMS];
+    uint32_t rank[SORT_ITEMS];
+    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
+      int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
+      int valid = e < len;
+      key[k] = valid ? a.keys_in[base + e] : (SORT_KEY_T)0;
+      if (SORT_HAS_VALUES)
+        val[k] = valid ? a.vals_in[base + e] : (SORT_VAL_T)0;
+      uint32_t d = valid ? (uint32_t)(key[k] >> a.shift) & mask : SORT_RADIX;
+      uint64_t peers = tp_vector_match(team, d, 9);
+      int leader = tp_ctz64(peers);
+      uint32_t before = 0;
+      if (d < SORT_RADIX && leader == team->vector_lane) {
+        before = my_hist[d];
+        my_hist[d] = before + (uint32_t)tp_popc64(peers);
+      }
+      before = tp_vector_shfl_u32(team, before, leader);
+      uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
+      rank[k] = before + (uint32_t)tp_popc64(peers & below);
+      tp_vector_sync(team);
+    }
+    tp_team_barrier(team);
+    /* Per digit: counts of earlier threads, and the round's total. */
+    TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+      uint32_t run = 0;
+      for (int t = 0; t < team->team_size; ++t) {
+        uint32_t c = s.thread_hist[SORT_RADIX * t + d];
+        s.thread_hist[SORT_RADIX * t + d] = run;
+        run += c;
+      }
+      s.round_count[d] = run;
+    }
+    tp_team_barrier(team);
+    SORT_NAME(sort_scan_digits_)(team, s);
+    tp_team_barrier(team);
+    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) { /* stage digit-sorted */
+      int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
+      if (e < len) {
+        uint32_t d = (uint32_t)(key[k] >> a.shift) & mask;
+        uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
+        s.stage_keys[slot] = key[k];
+        if (SORT_HAS_VALUES)
+          s.stage_vals[slot] = val[k];
+      }
+    }
+    tp_team_barrier(team);
+    TP_TEAM_VECTOR_FOR(team, e, 0, len) { /* write out in order: coalesced runs */
+      SORT_KEY_T k = s.stage_keys[e];
+      uint32_t d = (uint32_t)(k >> a.shift) & mask;
+      int64_t slot = s.digit_next[d] + (e - (int64_t)s.round_start[d]);
+      a.keys_out[slot] = k;
+      if (SORT_HAS_VALUES)
+        a.vals_out[slot] = s.stage_vals[e];
+    }
+    tp_team_barrier(team);
+    TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { s.digit_next[d] += s.round_count[d]; }
+    tp_team_barrier(team);
+  }
+}
+
+/* One pass by bits [shift, shift + bits) from (keys_in, vals_in) to (keys_out, vals_out). */
+static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan,
+                                       int64_t *counts, const SORT_KEY_T *keys_in,
+                                       const SORT_VAL_T *vals_in, SORT_KEY_T *keys_out,
+                                       SORT_VAL_T *vals_out, int64_t n, int shift, int bits) {
+  SORT_NAME(sort_hist_args_) h;
+  h.keys = keys_in;
+  h.counts = counts;
+  h.n = n;
+  h.tile = plan->tile;
+  h.tiles = plan->tiles;
+  h.shift = shift;
+  h.bits = bits;
+  tp_team_policy hp = tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
+                                          sizeof(uint32_t) * SORT_RADIX);
+  TP_TRY(TP_LAUNCHER(SORT_NAME(sort_hist_))(space, hp, h));
+  TP_TRY(tp_exclusive_scan_i64(space, counts, counts, SORT_RADIX * plan->tiles, NULL));
+  SORT_NAME(sort_scatter_args_) sc;
+  sc.keys_in = keys_in;
+  sc.vals_in = vals_in;
+  sc.keys_out = keys_out;
+  sc.vals_out = vals_out;
+  sc.offsets = counts;
+  sc.n = n;
+  sc.tile = plan->tile;
+  sc.tiles = plan->tiles;
+  sc.shift = shift;
+  sc.bits = bits;
+  tp_team_policy sp =
+      tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
+                          SORT_NAME(sort_scratch_bytes_)(plan->team_size, plan->round));
+  return TP_LAUNCHER(SORT_NAME(sort_scatter_))(space, sp, sc);
+}
+
+static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VAL_T *vals,
+                                      int64_t n, int begin_bit, int end_bit) {
+  const int key_bits = (int)(8 * sizeof(SORT_KEY_T));
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
+  TP_CHECK_ARG(n == 0 || keys, "keys must not be NULL");
+  TP_CHECK_ARG(!SORT_HAS_VALUES || n == 0 || vals, "values must not be NULL");
+  TP_CHECK_ARG(0 <= begin_bit && begin_bit <= end_bit && end_bit <= key_bits,
+               "bit range [%d, %d) is not inside the %d-bit keys", begin_bit, end_bit,
+               key_bits);
+  if (n <= 1 || begin_bit == end_bit)
+    return TP_SUCCESS;
+  tp_tile_plan plan;
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, &plan));
+  SORT_KEY_T *keys_tmp = NULL;
+  SORT_VAL_T *vals_tmp = NULL;
+  int64_t *counts = NULL;
+  tp_status st;
+  TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_KEY_T) * (size_t)n, (void **)&keys_tmp),
+              done);
+  if (SORT_HAS_VALUES)
+    TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp),
+                done);
+  TP_TRY_GOTO(st,
+              tp_temp_alloc(space, sizeof(int64_t) * SORT_RADIX * (size_t)plan.tiles,
+                            (void **)&counts),
+              done);
+  {
+    SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
+    SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
+    for (int shift = begin_bit; shift < end_bit; shift += SORT_RADIX_BITS) {
+      int bits = end_bit - shift < SORT_RADIX_BITS ? end_bit - shift : SORT_RADIX_BITS;
+      TP_TRY_GOTO(st,
+                  SORT_NAME(sort_pass_)(space, &plan, counts, k_src, v_src, k_dst, v_dst, n,
+                                        shift, bits),
+                  done);
+      SORT_KEY_T *kt = k_src;
+      k_src = k_dst, k_dst = kt;
+      SORT_VAL_T *vt = v_src;
+      v_src = v_dst, v_dst = vt;
+    }
+    if (k_src != keys) { /* an odd number of passes ended in the temporaries */
+      TP_TRY_GOTO(st, tp_copy_on_device(space, keys, k_src, sizeof(SORT_KEY_T) * (size_t)n),
+                  done);
+      if (SORT_HAS_VALUES)
+        TP_TRY_GOTO(st,
+                    tp_copy_on_device(space, vals, v_src, sizeof(SORT_VAL_T) * (size_t)n),
+                    done);
+    }
+  }
+done:
+  tp_temp_release(space, counts);
+  tp_temp_release(space, vals_tmp);
+  tp_temp_release(space, keys_tmp);
+  return st;
+}
+
+#undef SORT_NAME
