@@ -160,6 +160,8 @@ size_t tp_space_common_release_all(tp_space *space) {
     tp_backend_raw_free(space, c->user.items[i].ptr);
   for (size_t i = 0; i < c->temp.count; ++i)
     tp_backend_raw_free(space, c->temp.items[i].ptr);
+  if (c->blas && c->blas_release)
+    c->blas_release(c->blas);
   free(c->user.items);
   free(c->temp.items);
   memset(c, 0, sizeof *c);

@@ -25,6 +25,8 @@ typedef struct tp_space_common {
   size_t bytes_in_use;
   tp_block_list user;  /* tp_alloc'd blocks */
   tp_block_list temp;  /* cached temporaries of primitives */
+  void *blas;          /* a vendor BLAS handle bound to the space's stream, made lazily */
+  void (*blas_release)(void *blas);
 } tp_space_common;
 
 /* Hooks every backend implements. */

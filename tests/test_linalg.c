@@ -1,6 +1,7 @@
 /* The example algorithm kernel: squared row norms with a team reduction and an atomic. */
 #include <math.h>
 
+#include "tp_linalg_internal.h"
 #include "tpt.h"
 
 TestSuite(linalg, .init = tpt_setup, .fini = tpt_teardown);
@@ -44,5 +45,75 @@ Test(linalg, bad_shapes_are_rejected) {
   TPT_FAILS_WITH(tp_row_norms2_f64(tpt_space, d, 2, 4, 3, d, NULL), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_row_norms2_f64(tpt_space, d, -1, 4, 4, d, NULL), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_row_norms2_f64(tpt_space, NULL, 2, 4, 4, d, NULL), TP_ERROR_INVALID_ARGUMENT);
+  tpt_free(d);
+}
+
+/* Reference: C = alpha op(A) op(B) + beta C in double precision, row-major. */
+static void ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                     const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                     double *C, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += (ta ? A[p * lda + i] : A[i * lda + p]) * (tb ? B[j * ldb + p] : B[p * ldb + j]);
+      C[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * C[i * ldc + j]);
+    }
+}
+
+typedef tp_status (*gemm_fn)(tp_space *, tp_transpose, tp_transpose, int64_t, int64_t, int64_t,
+                             double, const double *, int64_t, const double *, int64_t, double,
+                             double *, int64_t);
+
+static void check_gemm(gemm_fn fn, const char *which) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {33, 31, 17}, {64, 64, 64},
+                               {97, 1, 50}, {1, 97, 50}, {40, 45, 0}, {0, 8, 8}};
+  for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (int with_beta = 0; with_beta < 2; ++with_beta) {
+          int64_t m = shapes[c][0], n = shapes[c][1], k = shapes[c][2];
+          int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 1, ldc = n + 2;
+          int64_t arows = ta ? k : m, brows = tb ? n : k;
+          double *A = tpt_host_alloc(sizeof(double) * (size_t)(arows * lda + 1));
+          double *B = tpt_host_alloc(sizeof(double) * (size_t)(brows * ldb + 1));
+          double *C = tpt_host_alloc(sizeof(double) * (size_t)(m * ldc + 1));
+          double *R = tpt_host_alloc(sizeof(double) * (size_t)(m * ldc + 1));
+          for (int64_t i = 0; i < arows * lda; ++i) A[i] = tpt_uniform(&rng, -1, 1);
+          for (int64_t i = 0; i < brows * ldb; ++i) B[i] = tpt_uniform(&rng, -1, 1);
+          for (int64_t i = 0; i < m * ldc; ++i)
+            C[i] = R[i] = with_beta ? tpt_uniform(&rng, -1, 1) : NAN; /* beta 0 ignores C */
+          double alpha = 1.5, beta = with_beta ? -0.5 : 0.0;
+          ref_gemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, R, ldc);
+          double *dA = tpt_to_space(A, sizeof(double) * (size_t)(arows * lda + 1));
+          double *dB = tpt_to_space(B, sizeof(double) * (size_t)(brows * ldb + 1));
+          double *dC = tpt_to_space(C, sizeof(double) * (size_t)(m * ldc + 1));
+          TPT_OK(fn(tpt_space, ta ? TP_TRANS : TP_NO_TRANS, tb ? TP_TRANS : TP_NO_TRANS, m, n, k,
+                    alpha, dA, lda, dB, ldb, beta, dC, ldc));
+          tpt_to_host(C, dC, sizeof(double) * (size_t)(m * ldc));
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              cr_assert(fabs(C[i * ldc + j] - R[i * ldc + j]) <= 1e-12 * (double)(k + 1),
+                        "%s %lldx%lldx%lld ta=%d tb=%d beta=%g at (%lld,%lld): %.17g vs %.17g",
+                        which, (long long)m, (long long)n, (long long)k, ta, tb, beta,
+                        (long long)i, (long long)j, C[i * ldc + j], R[i * ldc + j]);
+          tpt_free(dA), tpt_free(dB), tpt_free(dC);
+          free(A), free(B), free(C), free(R);
+        }
+}
+
+Test(linalg, gemm_matches_reference) { check_gemm(tp_gemm_f64, tp_gemm_provider()); }
+
+Test(linalg, portable_gemm_matches_reference) {
+  check_gemm(tp_gemm_portable_f64, "portable");
+}
+
+Test(linalg, gemm_rejects_bad_leading_dimensions) {
+  double *d = tpt_alloc_poisoned(1024);
+  TPT_FAILS_WITH(tp_gemm_f64(tpt_space, TP_NO_TRANS, TP_NO_TRANS, 4, 4, 4, 1, d, 3, d, 4, 0, d, 4),
+                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_gemm_f64(tpt_space, TP_NO_TRANS, TP_NO_TRANS, 4, 4, -1, 1, d, 4, d, 4, 0, d, 4),
+                 TP_ERROR_INVALID_ARGUMENT);
   tpt_free(d);
 }

@@ -15,6 +15,19 @@ extern "C" {
 tp_status tp_row_norms2_f64(tp_space *space, const double *A, int64_t m, int64_t n,
                             int64_t ld, double *row_norms2, double *total);
 
+typedef enum tp_transpose { TP_NO_TRANS = 0, TP_TRANS = 1 } tp_transpose;
+
+/* C = alpha op(A) op(B) + beta C for row-major matrices in the space: op(A) is m x k,
+ * op(B) is k x n, C is m x n, with leading dimensions lda, ldb, ldc (elements between
+ * rows). Runs on BLIS (CPU backends, when built with it), cuBLAS (cuda) or tenport's
+ * portable tiled kernel (hip, and CPUs without BLIS). beta == 0 ignores C's contents. */
+tp_status tp_gemm_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m,
+                      int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                      const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
+
+/* Which implementation tp_gemm_f64 uses in this build: "BLIS", "cuBLAS" or "portable". */
+const char *tp_gemm_provider(void);
+
 #ifdef __cplusplus
 }
 #endif

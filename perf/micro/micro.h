@@ -1,0 +1,60 @@
+/* Micro-benchmarks of the portable layer's primitives, each next to the machine's copy
+ * bandwidth and, where a peer library is built in (CUB), the same operation by the peer
+ * on the same data in the same run. */
+#ifndef TPB_MICRO_H
+#define TPB_MICRO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tenport/tenport.h"
+
+typedef struct tpb_config {
+  int log2_copy_bytes; /* copy of 2^k bytes */
+  int log2_reduce;     /* sum of 2^k doubles */
+  int log2_scan;       /* exclusive scan of 2^k int32 */
+  int log2_sort;       /* sort of 2^k (u64 key, u32 value) pairs */
+  int log2_hash;       /* 2^k random keys into a map at load 0.5 */
+  int gemm_n_gpu, gemm_n_cpu; /* n of the n x n x n FP64 GEMM ceiling */
+  int warmup, reps;
+} tpb_config;
+
+/* The sizes of the design brief (2^28 reduce and scan, 2^27 sort, 2^26 hash keys). */
+tpb_config tpb_config_full(void);
+/* Sizes for a quick look (a few seconds on two CPU cores). */
+tpb_config tpb_config_small(void);
+
+typedef struct tpb_result {
+  char name[32];
+  int64_t n;        /* elements */
+  double bytes;     /* bytes one operation must move (read + write), 0 if not a rate */
+  double items;     /* items one operation processes */
+  double ms;        /* tenport: median milliseconds */
+  double peer_ms;   /* the peer's median, or < 0 without one */
+  int verified;     /* the result was checked (and the peer's agrees) */
+} tpb_result;
+
+enum { TPB_MAX_RESULTS = 8 };
+
+typedef struct tpb_report {
+  char device[256];
+  char backend[16];
+  char peer[64];
+  double copy_gbps; /* device-to-device copy, bytes read + written per second / 1e9 */
+  double gemm_gflops; /* FP64 GEMM through tp_gemm_f64 */
+  int gemm_n;
+  char gemm_provider[32];
+  tpb_result results[TPB_MAX_RESULTS];
+  int count;
+} tpb_report;
+
+/* Measures the machine's two ceilings: copy bandwidth and FP64 GEMM rate. */
+tp_status tpb_measure_ceilings(tp_space *space, const tpb_config *config, tpb_report *report);
+
+/* Runs the ceilings and every micro-benchmark; stops at the first error. */
+tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *report);
+
+/* Prints the report as a table: time, GB/s or items/s, % of copy bandwidth, peer. */
+void tpb_print(FILE *out, const tpb_report *report);
+
+#endif

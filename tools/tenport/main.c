@@ -1,0 +1,45 @@
+/* tenport: command-line front end of the library. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tenport/tenport.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"info", tenport_cmd_info,
+     "backend, device and the machine's measured ceilings, with the portable layer's "
+     "micro-benchmarks (--full for the large sizes)"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: tenport <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "  %-8s %s\n", "version", "print the version and backend");
+  fprintf(out, "\n'tenport <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+    printf("tenport %d.%d.%d (%s backend)\n", TENPORT_VERSION_MAJOR, TENPORT_VERSION_MINOR,
+           TENPORT_VERSION_PATCH, tp_backend_name());
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "tenport: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
