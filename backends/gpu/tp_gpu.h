@@ -323,8 +323,15 @@ TP_EXTERN_C_END
     T *tp_buf_ = (T *)tp_smem_;                                                         \
     T tp_acc_ = (identity);                                                             \
     int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                               \
-    for (int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_i_ < tp_n_; \
-         tp_i_ += tp_stride_)                                                           \
+    int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                     \
+    /* four bodies per step: their loads are independent and overlap */                \
+    for (; tp_i_ + 3 * tp_stride_ < tp_n_; tp_i_ += 4 * tp_stride_) {                   \
+      name##_body(tp_i_, tp_a_, &tp_acc_);                                              \
+      name##_body(tp_i_ + tp_stride_, tp_a_, &tp_acc_);                                 \
+      name##_body(tp_i_ + 2 * tp_stride_, tp_a_, &tp_acc_);                             \
+      name##_body(tp_i_ + 3 * tp_stride_, tp_a_, &tp_acc_);                             \
+    }                                                                                   \
+    for (; tp_i_ < tp_n_; tp_i_ += tp_stride_)                                          \
       name##_body(tp_i_, tp_a_, &tp_acc_);                                              \
     TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                        \
     if (threadIdx.x == 0)                                                               \

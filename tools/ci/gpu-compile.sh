@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Compiles and links the CUDA and HIP backends (library, tests, benchmarks, tools)
+# on a machine without a GPU: the build itself is the check.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+tools/setup/deps.sh build test gpu-compile
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+for b in cuda hip; do
+  build="build/$b"
+  [ -f "$build/build.ninja" ] || meson setup "$build" -Dtenport_backend="$b" -Dtests=enabled
+  echo "== compile and link, $b backend"
+  ninja -C "$build"
+done

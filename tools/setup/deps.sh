@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tenport's build needs, if they are missing.
+# Usage: tools/setup/deps.sh [build|test|gpu-compile]...
+#   build        compilers, meson, ninja, BLIS            (always installed)
+#   test         + Criterion
+#   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
+set -euo pipefail
+
+packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev)
+for want in "$@"; do
+  case "$want" in
+    build) ;;
+    test) packages+=(libcriterion-dev) ;;
+    gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
+    *) echo "deps.sh: unknown package set '$want'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "tenport: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
