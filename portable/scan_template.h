@@ -16,10 +16,20 @@ typedef struct SCAN_NAME(scan_reduce_args_) {
 } SCAN_NAME(scan_reduce_args_);
 
 TP_TEAM_KERNEL(SCAN_NAME(scan_reduce_), SCAN_NAME(scan_reduce_args_), team, a) {
-  int64_t begin = team->league_rank * a.tile;
-  int64_t end = tp_min_i64(begin + a.tile, a.n);
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int64_t round = (int64_t)threads * SCAN_ITEMS;
+  const int64_t begin = team->league_rank * a.tile;
+  const int64_t end = tp_min_i64(begin + a.tile, a.n);
   SCAN_T sum = 0;
-  TP_TEAM_VECTOR_FOR_SUM(team, i, begin, end, sum) { sum += a.in[i]; }
+  for (int64_t base = begin; base < end; base += round) {
+    const int64_t len = tp_min_i64(round, end - base);
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* independent, coalesced loads */
+      int e = k * threads + tid;
+      if (e < len)
+        sum += a.in[base + e];
+    }
+  }
   sum = SCAN_OP(tp_vector_sum)(team, sum);
   sum = SCAN_OP(tp_team_sum)(team, sum);
   TP_TEAM_SINGLE(team) { a.tile_sums[team->league_rank] = sum; }
@@ -33,7 +43,7 @@ typedef struct SCAN_NAME(scan_tiles_args_) {
   int64_t n, tile;
 } SCAN_NAME(scan_tiles_args_);
 
-TP_TEAM_KERNEL(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), team, a) {
+TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, 4, team, a) {
   SCAN_T *stage = (SCAN_T *)team->scratch;
   const int threads = team->team_size * team->vector_length;
   const int tid = team->team_rank * team->vector_length + team->vector_lane;

@@ -19,27 +19,39 @@ typedef struct SORT_NAME(sort_hist_args_) {
   int shift, bits;
 } SORT_NAME(sort_hist_args_);
 
+/* Digit counts of one tile. Each team thread counts its keys in a histogram row of its
+ * own (no atomics: the lowest lane of each group of equal digits adds for the group);
+ * the rows are summed at the end. */
 TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
-  uint32_t *hist = (uint32_t *)team->scratch;
-  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { hist[d] = 0; }
-  tp_team_barrier(team);
+  uint32_t *rows = (uint32_t *)team->scratch;
+  uint32_t *my_row = rows + SORT_RADIX * team->team_rank;
   const int lanes = team->vector_length;
+  const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
   const int64_t begin = team->league_rank * a.tile;
   const int64_t end = tp_min_i64(begin + a.tile, a.n);
   const uint32_t mask = (1u << a.bits) - 1u;
-  /* Lanes of a team thread take consecutive keys, so the trip count is uniform across
-   * the lanes that tp_vector_match compares. */
-  for (int64_t c = begin + (int64_t)team->team_rank * lanes; c < end;
-       c += (int64_t)team->team_size * lanes) {
-    int64_t e = c + team->vector_lane;
-    uint32_t d = e < end ? (uint32_t)(a.keys[e] >> a.shift) & mask : SORT_RADIX;
-    uint64_t peers = tp_vector_match(team, d, 9);
-    if (d < SORT_RADIX && tp_ctz64(peers) == team->vector_lane)
-      tp_atomic_add_u32_team(&hist[d], (uint32_t)tp_popc64(peers));
+  TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { rows[k] = 0; }
+  tp_team_barrier(team);
+  for (int64_t base = begin; base < end; base += round) {
+    const int64_t len = tp_min_i64(round, end - base);
+    uint32_t digit[SORT_ITEMS];
+    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) { /* all loads first, then count */
+      int64_t e = ((int64_t)team->team_rank * SORT_ITEMS + k) * lanes + team->vector_lane;
+      digit[k] = e < len ? (uint32_t)(a.keys[base + e] >> a.shift) & mask : SORT_RADIX;
+    }
+    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
+      uint64_t peers = tp_vector_match(team, digit[k], 9);
+      if (digit[k] < SORT_RADIX && tp_ctz64(peers) == team->vector_lane)
+        my_row[digit[k]] += (uint32_t)tp_popc64(peers);
+      tp_vector_sync(team);
+    }
   }
   tp_team_barrier(team);
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
-    a.counts[d * a.tiles + team->league_rank] = hist[d];
+    uint32_t total = 0;
+    for (int t = 0; t < team->team_size; ++t)
+      total += rows[SORT_RADIX * t + d];
+    a.counts[d * a.tiles + team->league_rank] = total;
   }
 }
 
@@ -100,7 +112,7 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   }
 }
 
-TP_TEAM_KERNEL(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), team, a) {
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 256, 3, team, a) {
   const int lanes = team->vector_length, me = team->team_rank;
   const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
@@ -191,7 +203,7 @@ static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan
   h.shift = shift;
   h.bits = bits;
   tp_team_policy hp = tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
-                                          sizeof(uint32_t) * SORT_RADIX);
+                                          sizeof(uint32_t) * SORT_RADIX * plan->team_size);
   TP_TRY(TP_LAUNCHER(SORT_NAME(sort_hist_))(space, hp, h));
   TP_TRY(tp_exclusive_scan_i64(space, counts, counts, SORT_RADIX * plan->tiles, NULL));
   SORT_NAME(sort_scatter_args_) sc;

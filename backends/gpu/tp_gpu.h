@@ -371,11 +371,19 @@ TP_EXTERN_C_END
   }                                                                                     \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
-#define TP_TEAM_KERNEL(...) TP_TEAM_KERNEL_IMPL(__VA_ARGS__)
-#define TP_TEAM_KERNEL_IMPL(name, args_t, team, a)                                          \
+#define TP_TEAM_KERNEL(name, args_t, team, a)                                           \
+  TP_TEAM_KERNEL_IMPL(name, args_t, 0, , team, a)
+/* A team kernel whose teams never exceed max_threads (team_size x vector_length) and
+ * of which at least min_teams should fit on one multiprocessor: the compiler budgets
+ * registers for that. Ignored on the CPU backends. */
+#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a)           \
+  TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, __launch_bounds__(max_threads, min_teams), \
+                      team, a)
+#define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, bounds, team, a)               \
   TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
-  static __global__ void name##_entry(args_t tp_a_, int64_t tp_league_,                 \
-                                      size_t tp_scratch_) {                             \
+  static __global__ void bounds name##_entry(args_t tp_a_, int64_t tp_league_,          \
+                                             size_t tp_scratch_) {                      \
     TPG_SMEM(tp_smem_);                                                                 \
     tp_team tp_t_;                                                                      \
     tpg_team_init(&tp_t_, tp_smem_, tp_league_, tp_scratch_);                           \
@@ -389,6 +397,10 @@ TP_EXTERN_C_END
                                                  args_t tp_a_) {                        \
     tpg_launch tp_c_;                                                                   \
     TP_TRY(tpg_team_setup(tp_s_, &tp_p_, (const void *)name##_entry, #name, &tp_c_));   \
+    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))     \
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                        \
+                      "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
+                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));        \
     if (tp_p_.league_size == 0)                                                         \
       return TP_SUCCESS;                                                                \
     TPG_LAUNCH(name##_entry, tp_c_, tp_a_, tp_p_.league_size, tp_p_.scratch_bytes);     \

@@ -286,6 +286,9 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
  *   tp_status name_launch(tp_space *, tp_team_policy, args_t)
  * running body once per league rank with `const tp_team *team`. */
 #define TP_TEAM_KERNEL(...) TP_TEAM_KERNEL_IMPL(__VA_ARGS__)
+/* GPU register budgeting (see backends/gpu/tp_gpu.h); a CPU team is one thread. */
+#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a)           \
+  TP_TEAM_KERNEL_IMPL(name, args_t, team, a)
 #define TP_TEAM_KERNEL_IMPL(name, args_t, team, a)                                          \
   TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_, \

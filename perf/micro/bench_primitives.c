@@ -1,5 +1,5 @@
 /* tp-bench-primitives: the portable layer's micro-benchmarks at full size.
- * Usage: tp-bench-primitives [--small] [--reps N] [--device D] */
+ * Usage: tp-bench-primitives [--small] [--reps N] [--only reduce|scan|sort|hash] [--device D] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,12 @@ int main(int argc, char **argv) {
       cfg = tpb_config_small();
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       cfg.reps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      cfg.only = argv[++i];
     } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       opts.device = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--small] [--reps N] [--device D]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--small] [--reps N] [--only reduce|scan|sort|hash] [--device D]\n", argv[0]);
       return 2;
     }
   }

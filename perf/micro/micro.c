@@ -10,12 +10,12 @@
 #include "tp_error.h"
 
 tpb_config tpb_config_full(void) {
-  tpb_config c = {30, 28, 28, 27, 26, 8192, 2048, 3, 10};
+  tpb_config c = {30, 28, 28, 27, 26, 8192, 2048, 3, 10, NULL};
   return c;
 }
 
 tpb_config tpb_config_small(void) {
-  tpb_config c = {24, 22, 22, 20, 20, 4096, 768, 1, 5};
+  tpb_config c = {24, 22, 22, 20, 20, 4096, 768, 1, 5, NULL};
   return c;
 }
 
@@ -351,12 +351,18 @@ tp_status tpb_measure_ceilings(tp_space *space, const tpb_config *config, tpb_re
   return tpb_gemm(space, info.is_gpu ? config->gemm_n_gpu : config->gemm_n_cpu, config, report);
 }
 
+typedef tp_status (*tpb_bench)(tp_space *, const tpb_config *, tpb_report *);
+
 tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *report) {
+  static const struct {
+    const char *name;
+    tpb_bench run;
+  } benches[] = {{"reduce", tpb_reduce}, {"scan", tpb_scan}, {"sort", tpb_sort},
+                 {"hash", tpb_hash}};
   TP_TRY(tpb_measure_ceilings(space, config, report));
-  TP_TRY(tpb_reduce(space, config, report));
-  TP_TRY(tpb_scan(space, config, report));
-  TP_TRY(tpb_sort(space, config, report));
-  TP_TRY(tpb_hash(space, config, report));
+  for (size_t b = 0; b < sizeof benches / sizeof benches[0]; ++b)
+    if (!config->only || strstr(benches[b].name, config->only))
+      TP_TRY(benches[b].run(space, config, report));
   return tp_space_trim(space);
 }
 

@@ -17,6 +17,7 @@ typedef struct tpb_config {
   int log2_hash;       /* 2^k random keys into a map at load 0.5 */
   int gemm_n_gpu, gemm_n_cpu; /* n of the n x n x n FP64 GEMM ceiling */
   int warmup, reps;
+  const char *only; /* run only the benchmarks whose name contains this (NULL: all) */
 } tpb_config;
 
 /* The sizes of the design brief (2^28 reduce and scan, 2^27 sort, 2^26 hash keys). */
