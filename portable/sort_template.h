@@ -19,9 +19,9 @@ typedef struct SORT_NAME(sort_hist_args_) {
   int shift, bits;
 } SORT_NAME(sort_hist_args_);
 
-/* Digit counts of one tile. Each team thread counts its keys in a histogram row of its
- * own (no atomics: the lowest lane of each group of equal digits adds for the group);
- * the rows are summed at the end. */
+/* Digit counts of one tile. Each team thread counts its keys into a histogram row of
+ * its own with team-scope atomics (few lanes collide on a row); the rows are summed at
+ * the end. */
 TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
   uint32_t *rows = (uint32_t *)team->scratch;
   uint32_t *my_row = rows + SORT_RADIX * team->team_rank;
@@ -40,10 +40,8 @@ TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
       digit[k] = e < len ? (uint32_t)(a.keys[base + e] >> a.shift) & mask : SORT_RADIX;
     }
     TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
-      uint64_t peers = tp_vector_match(team, digit[k], 9);
-      if (digit[k] < SORT_RADIX && tp_ctz64(peers) == team->vector_lane)
-        my_row[digit[k]] += (uint32_t)tp_popc64(peers);
-      tp_vector_sync(team);
+      if (digit[k] < SORT_RADIX)
+        tp_atomic_add_u32_team(&my_row[digit[k]], 1u);
     }
   }
   tp_team_barrier(team);
