@@ -7,6 +7,12 @@
 /* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
  * long round amortises the per-round digit scan. */
 #define SORT_ITEMS (TP_IS_GPU ? 16 : 1024)
+#ifndef TP_SORT_RELOAD
+#define TP_SORT_RELOAD 0
+#endif
+#ifndef TP_SORT_MIN_TEAMS
+#define TP_SORT_MIN_TEAMS 3
+#endif
 
 #define SORT_KEY_T uint32_t
 #define SORT_VAL_T uint32_t

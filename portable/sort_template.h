@@ -110,7 +110,7 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   }
 }
 
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 256, 3, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 256, TP_SORT_MIN_TEAMS, team, a) {
   const int lanes = team->vector_length, me = team->team_rank;
   const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
@@ -132,10 +132,12 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
     TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
       int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
       int valid = e < len;
-      key[k] = valid ? a.keys_in[base + e] : (SORT_KEY_T)0;
-      if (SORT_HAS_VALUES)
+      SORT_KEY_T kk = valid ? a.keys_in[base + e] : (SORT_KEY_T)0;
+      if (!TP_SORT_RELOAD)
+        key[k] = kk;
+      if (SORT_HAS_VALUES && !TP_SORT_RELOAD)
         val[k] = valid ? a.vals_in[base + e] : (SORT_VAL_T)0;
-      uint32_t d = valid ? (uint32_t)(key[k] >> a.shift) & mask : SORT_RADIX;
+      uint32_t d = valid ? (uint32_t)(kk >> a.shift) & mask : SORT_RADIX;
       uint64_t peers = tp_vector_match(team, d, 9);
       int leader = tp_ctz64(peers);
       uint32_t before = 0;
@@ -165,11 +167,12 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
     TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) { /* stage digit-sorted */
       int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
       if (e < len) {
-        uint32_t d = (uint32_t)(key[k] >> a.shift) & mask;
+        SORT_KEY_T kk = TP_SORT_RELOAD ? a.keys_in[base + e] : key[k];
+        uint32_t d = (uint32_t)(kk >> a.shift) & mask;
         uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
-        s.stage_keys[slot] = key[k];
+        s.stage_keys[slot] = kk;
         if (SORT_HAS_VALUES)
-          s.stage_vals[slot] = val[k];
+          s.stage_vals[slot] = TP_SORT_RELOAD ? a.vals_in[base + e] : val[k];
       }
     }
     tp_team_barrier(team);
