@@ -88,7 +88,7 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
 static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T *out,
                                       int64_t n, SCAN_T *total) {
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, &plan));
   size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
   SCAN_T *tile_sums = NULL;
   if (plan.tiles > 1) {

@@ -1,18 +1,29 @@
 /* Stable radix sorts, one instantiation of sort_template.h per key/value pair. */
 #include "tp_portable.h"
 #include "tp_tiling.h"
+#include "tp_sort_internal.h"
 
 #define SORT_RADIX_BITS 8
 #define SORT_RADIX 256
 /* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
  * long round amortises the per-round digit scan. */
-#define SORT_ITEMS (TP_IS_GPU ? 16 : 1024)
+#ifndef SORT_GPU_ITEMS
+#define SORT_GPU_ITEMS 16
+#endif
+#define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 1024)
+/* Team threads (of 32 lanes) on GPUs. */
+#ifndef SORT_GPU_TEAM
+#define SORT_GPU_TEAM 8
+#endif
 #ifndef TP_SORT_RELOAD
-#define TP_SORT_RELOAD 0
+#define TP_SORT_RELOAD 1
 #endif
 #ifndef TP_SORT_MIN_TEAMS
-#define TP_SORT_MIN_TEAMS 3
+#define TP_SORT_MIN_TEAMS 4
 #endif
+
+/* Digit counts are 32-bit up to this many keys, 64-bit beyond (tests lower it). */
+int64_t tp_sort_narrow_limit = UINT32_MAX;
 
 #define SORT_KEY_T uint32_t
 #define SORT_VAL_T uint32_t

@@ -14,7 +14,8 @@
 
 typedef struct SORT_NAME(sort_hist_args_) {
   const SORT_KEY_T *keys;
-  int64_t *counts;
+  uint32_t *counts32; /* counts in 32 bits when n < 2^32 (half the scan traffic), */
+  int64_t *counts64;  /* else in 64 bits */
   int64_t n, tile, tiles;
   int shift, bits;
 } SORT_NAME(sort_hist_args_);
@@ -49,7 +50,11 @@ TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
     uint32_t total = 0;
     for (int t = 0; t < team->team_size; ++t)
       total += rows[SORT_RADIX * t + d];
-    a.counts[d * a.tiles + team->league_rank] = total;
+    int64_t at = d * a.tiles + team->league_rank;
+    if (a.counts32)
+      a.counts32[at] = total;
+    else
+      a.counts64[at] = total;
   }
 }
 
@@ -58,7 +63,8 @@ typedef struct SORT_NAME(sort_scatter_args_) {
   const SORT_VAL_T *vals_in;
   SORT_KEY_T *keys_out;
   SORT_VAL_T *vals_out;
-  const int64_t *offsets; /* scanned counts */
+  const uint32_t *offsets32; /* scanned counts, as in sort_hist_args_ */
+  const int64_t *offsets64;
   int64_t n, tile, tiles;
   int shift, bits;
 } SORT_NAME(sort_scatter_args_);
@@ -66,16 +72,17 @@ typedef struct SORT_NAME(sort_scatter_args_) {
 /* Scratch layout of the scatter kernel for a team of `threads` threads. */
 typedef struct SORT_NAME(sort_scratch_) {
   int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
-  uint32_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
-  uint32_t *round_count; /* [RADIX] */
-  uint32_t *round_start; /* [RADIX] exclusive scan of round_count */
+  /* 16 bits suffice: a round holds at most 65535 keys (checked by the host code). */
+  uint16_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
+  uint16_t *round_count; /* [RADIX] */
+  uint16_t *round_start; /* [RADIX] exclusive scan of round_count */
   SORT_KEY_T *stage_keys;
   SORT_VAL_T *stage_vals;
 } SORT_NAME(sort_scratch_);
 
 TP_INLINE size_t SORT_NAME(sort_scratch_bytes_)(int team_size, int64_t round) {
-  return sizeof(int64_t) * SORT_RADIX + sizeof(uint32_t) * SORT_RADIX * (size_t)team_size +
-         2 * sizeof(uint32_t) * SORT_RADIX + sizeof(SORT_KEY_T) * (size_t)round +
+  return sizeof(int64_t) * SORT_RADIX + sizeof(uint16_t) * SORT_RADIX * (size_t)team_size +
+         2 * sizeof(uint16_t) * SORT_RADIX + sizeof(SORT_KEY_T) * (size_t)round +
          (SORT_HAS_VALUES ? sizeof(SORT_VAL_T) * (size_t)round : 0);
 }
 
@@ -83,7 +90,7 @@ TP_DEVICE SORT_NAME(sort_scratch_) SORT_NAME(sort_scratch_carve_)(const tp_team 
                                                                    int64_t round) {
   SORT_NAME(sort_scratch_) s;
   s.digit_next = (int64_t *)team->scratch;
-  s.thread_hist = (uint32_t *)(s.digit_next + SORT_RADIX);
+  s.thread_hist = (uint16_t *)(s.digit_next + SORT_RADIX);
   s.round_count = s.thread_hist + SORT_RADIX * team->team_size;
   s.round_start = s.round_count + SORT_RADIX;
   s.stage_keys = (SORT_KEY_T *)(s.round_start + SORT_RADIX);
@@ -105,21 +112,22 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   uint32_t group_total = tp_vector_shfl_u32(team, inclusive, team->vector_length - 1);
   uint32_t prefix = tp_team_exclusive_scan_u32(team, group_total, NULL) + inclusive - mine;
   for (int d = first; d < last; ++d) {
-    s.round_start[d] = prefix;
+    s.round_start[d] = (uint16_t)prefix;
     prefix += s.round_count[d];
   }
 }
 
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 256, TP_SORT_MIN_TEAMS, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
   const int lanes = team->vector_length, me = team->team_rank;
   const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
   const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
   const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
-  uint32_t *my_hist = s.thread_hist + SORT_RADIX * me;
+  uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
-    s.digit_next[d] = a.offsets[d * a.tiles + team->league_rank];
+    int64_t at = d * a.tiles + team->league_rank;
+    s.digit_next[d] = a.offsets32 ? (int64_t)a.offsets32[at] : a.offsets64[at];
   }
   for (int64_t base = tile_begin; base < tile_end; base += round) {
     const int64_t len = tp_min_i64(round, tile_end - base);
@@ -143,7 +151,7 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
       uint32_t before = 0;
       if (d < SORT_RADIX && leader == team->vector_lane) {
         before = my_hist[d];
-        my_hist[d] = before + (uint32_t)tp_popc64(peers);
+        my_hist[d] = (uint16_t)(before + (uint32_t)tp_popc64(peers));
       }
       before = tp_vector_shfl_u32(team, before, leader);
       uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
@@ -156,10 +164,10 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
       uint32_t run = 0;
       for (int t = 0; t < team->team_size; ++t) {
         uint32_t c = s.thread_hist[SORT_RADIX * t + d];
-        s.thread_hist[SORT_RADIX * t + d] = run;
+        s.thread_hist[SORT_RADIX * t + d] = (uint16_t)run;
         run += c;
       }
-      s.round_count[d] = run;
+      s.round_count[d] = (uint16_t)run;
     }
     tp_team_barrier(team);
     SORT_NAME(sort_scan_digits_)(team, s);
@@ -192,12 +200,13 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
 
 /* One pass by bits [shift, shift + bits) from (keys_in, vals_in) to (keys_out, vals_out). */
 static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan,
-                                       int64_t *counts, const SORT_KEY_T *keys_in,
+                                       void *counts, int wide, const SORT_KEY_T *keys_in,
                                        const SORT_VAL_T *vals_in, SORT_KEY_T *keys_out,
                                        SORT_VAL_T *vals_out, int64_t n, int shift, int bits) {
   SORT_NAME(sort_hist_args_) h;
   h.keys = keys_in;
-  h.counts = counts;
+  h.counts32 = wide ? NULL : (uint32_t *)counts;
+  h.counts64 = wide ? (int64_t *)counts : NULL;
   h.n = n;
   h.tile = plan->tile;
   h.tiles = plan->tiles;
@@ -206,13 +215,18 @@ static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan
   tp_team_policy hp = tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
                                           sizeof(uint32_t) * SORT_RADIX * plan->team_size);
   TP_TRY(TP_LAUNCHER(SORT_NAME(sort_hist_))(space, hp, h));
-  TP_TRY(tp_exclusive_scan_i64(space, counts, counts, SORT_RADIX * plan->tiles, NULL));
+  int64_t ncounts = SORT_RADIX * plan->tiles;
+  if (wide)
+    TP_TRY(tp_exclusive_scan_i64(space, h.counts64, h.counts64, ncounts, NULL));
+  else
+    TP_TRY(tp_exclusive_scan_u32(space, h.counts32, h.counts32, ncounts, NULL));
   SORT_NAME(sort_scatter_args_) sc;
   sc.keys_in = keys_in;
   sc.vals_in = vals_in;
   sc.keys_out = keys_out;
   sc.vals_out = vals_out;
-  sc.offsets = counts;
+  sc.offsets32 = h.counts32;
+  sc.offsets64 = h.counts64;
   sc.n = n;
   sc.tile = plan->tile;
   sc.tiles = plan->tiles;
@@ -237,10 +251,15 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   if (n <= 1 || begin_bit == end_bit)
     return TP_SUCCESS;
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, &plan));
+  if (plan.round > 65535)
+    return TP_ERROR(TP_ERROR_INTERNAL, "sort rounds of %lld keys overflow 16-bit counts",
+                    (long long)plan.round);
+  const int wide = n > tp_sort_narrow_limit;
+  const size_t count_bytes = wide ? sizeof(int64_t) : sizeof(uint32_t);
   SORT_KEY_T *keys_tmp = NULL;
   SORT_VAL_T *vals_tmp = NULL;
-  int64_t *counts = NULL;
+  void *counts = NULL;
   tp_status st;
   TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_KEY_T) * (size_t)n, (void **)&keys_tmp),
               done);
@@ -248,8 +267,7 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
     TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp),
                 done);
   TP_TRY_GOTO(st,
-              tp_temp_alloc(space, sizeof(int64_t) * SORT_RADIX * (size_t)plan.tiles,
-                            (void **)&counts),
+              tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
               done);
   {
     SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
@@ -257,7 +275,7 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
     for (int shift = begin_bit; shift < end_bit; shift += SORT_RADIX_BITS) {
       int bits = end_bit - shift < SORT_RADIX_BITS ? end_bit - shift : SORT_RADIX_BITS;
       TP_TRY_GOTO(st,
-                  SORT_NAME(sort_pass_)(space, &plan, counts, k_src, v_src, k_dst, v_dst, n,
+                  SORT_NAME(sort_pass_)(space, &plan, counts, wide, k_src, v_src, k_dst, v_dst, n,
                                         shift, bits),
                   done);
       SORT_KEY_T *kt = k_src;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_sort_internal.h"
 #include "tpt.h"
 
 TestSuite(sort, .init = tpt_setup, .fini = tpt_teardown);
@@ -111,6 +112,13 @@ Test(sort, bit_ranges_sort_by_those_bits_only) {
 Test(sort, large_input_with_many_tiles) {
   tpt_rng rng = tpt_rng_fresh();
   check_sort(&rng, 64, 32, 2000003, DIST_UNIFORM, 0, 64);
+}
+
+Test(sort, wide_digit_counts_path) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_sort_narrow_limit = 0; /* as if n were beyond 2^32 */
+  check_sort(&rng, 64, 32, 300007, DIST_UNIFORM, 0, 64);
+  check_sort(&rng, 32, 0, 70001, DIST_FEW, 0, 32);
 }
 
 Test(sort, bad_arguments_are_rejected) {
