@@ -120,7 +120,7 @@ static tp_status compact_run(tp_space *space, int which, const void *in, const u
   if (n == 0)
     return tp_memset(space, count, 0, sizeof *count);
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, COMPACT_ITEMS, TP_TILE_TEAM, &plan));
+  TP_TRY(tp_plan_tiles(space, n, COMPACT_ITEMS, TP_TILE_TEAM, 1, &plan));
   int64_t *offsets = NULL;
   TP_TRY(compact_offsets(space, flags, n, &plan, &offsets, count));
   tp_team_policy p = tp_team_policy_make(plan.tiles, plan.team_size, plan.vector_length,

@@ -2,6 +2,15 @@
 #include "tp_portable.h"
 #include "tp_tiling.h"
 
+/* GPU tuning: rounds of 256 x 64 bytes per tile, and teams per multiprocessor that
+ * the tile kernel's register budget aims for. */
+#ifndef SCAN_GPU_ROUNDS
+#define SCAN_GPU_ROUNDS 1
+#endif
+#ifndef SCAN_MIN_TEAMS
+#define SCAN_MIN_TEAMS 4
+#endif
+
 #define SCAN_T int32_t
 #define SCAN_SFX i32
 #include "scan_template.h"

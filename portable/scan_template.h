@@ -43,7 +43,7 @@ typedef struct SCAN_NAME(scan_tiles_args_) {
   int64_t n, tile;
 } SCAN_NAME(scan_tiles_args_);
 
-TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, 4, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, SCAN_MIN_TEAMS, team, a) {
   SCAN_T *stage = (SCAN_T *)team->scratch;
   const int threads = team->team_size * team->vector_length;
   const int tid = team->team_rank * team->vector_length + team->vector_lane;
@@ -58,19 +58,19 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
       stage[SCAN_PAD(e)] = e < len ? a.in[base + e] : (SCAN_T)0;
     }
     tp_team_barrier(team);
-    SCAN_T items[SCAN_ITEMS];
     SCAN_T run = 0;
-    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* blocked: my consecutive items */
-      items[k] = run;
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) /* blocked: my consecutive items */
       run += stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
-    }
     SCAN_T inclusive = SCAN_OP(tp_vector_inclusive_scan)(team, run);
     SCAN_T group_total = SCAN_OP(tp_vector_shfl)(team, inclusive, team->vector_length - 1);
     SCAN_T round_total;
     SCAN_T group_prefix = SCAN_OP(tp_team_exclusive_scan)(team, group_total, &round_total);
     SCAN_T prefix = carry + group_prefix + (inclusive - run);
-    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) stage[SCAN_PAD(tid * SCAN_ITEMS + k)] =
-        prefix + items[k];
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* second read: fewer registers */
+      SCAN_T x = stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
+      stage[SCAN_PAD(tid * SCAN_ITEMS + k)] = prefix;
+      prefix += x;
+    }
     tp_team_barrier(team);
     TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) {
       int e = k * threads + tid;
@@ -88,7 +88,7 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
 static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T *out,
                                       int64_t n, SCAN_T *total) {
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, SCAN_GPU_ROUNDS, &plan));
   size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
   SCAN_T *tile_sums = NULL;
   if (plan.tiles > 1) {

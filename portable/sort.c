@@ -8,18 +8,18 @@
 /* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
  * long round amortises the per-round digit scan. */
 #ifndef SORT_GPU_ITEMS
-#define SORT_GPU_ITEMS 16
+#define SORT_GPU_ITEMS 8
 #endif
 #define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 1024)
 /* Team threads (of 32 lanes) on GPUs. */
 #ifndef SORT_GPU_TEAM
-#define SORT_GPU_TEAM 8
+#define SORT_GPU_TEAM 16
 #endif
 #ifndef TP_SORT_RELOAD
 #define TP_SORT_RELOAD 1
 #endif
 #ifndef TP_SORT_MIN_TEAMS
-#define TP_SORT_MIN_TEAMS 4
+#define TP_SORT_MIN_TEAMS 3
 #endif
 
 /* Digit counts are 32-bit up to this many keys, 64-bit beyond (tests lower it). */

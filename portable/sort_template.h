@@ -251,7 +251,7 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   if (n <= 1 || begin_bit == end_bit)
     return TP_SUCCESS;
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, 1, &plan));
   if (plan.round > 65535)
     return TP_ERROR(TP_ERROR_INTERNAL, "sort rounds of %lld keys overflow 16-bit counts",
                     (long long)plan.round);

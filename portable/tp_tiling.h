@@ -14,11 +14,12 @@ typedef struct tp_tile_plan {
   int64_t tiles;
 } tp_tile_plan;
 
-/* GPU teams: gpu_team threads (8 unless a primitive wants more) of 32 lanes. */
+/* GPU teams: gpu_team threads (8 unless a primitive wants more) of 32 lanes, walking
+ * gpu_rounds rounds per tile. */
 enum { TP_TILE_TEAM = 8, TP_TILE_VECTOR = 32 };
 
 static inline tp_status tp_plan_tiles(tp_space *space, int64_t n, int items, int gpu_team,
-                                      tp_tile_plan *plan) {
+                                      int gpu_rounds, tp_tile_plan *plan) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   if (info.is_gpu) {
@@ -26,7 +27,7 @@ static inline tp_status tp_plan_tiles(tp_space *space, int64_t n, int items, int
     plan->vector_length = TP_TILE_VECTOR < info.max_vector_length ? TP_TILE_VECTOR
                                                                   : info.max_vector_length;
     plan->round = (int64_t)plan->team_size * plan->vector_length * items;
-    plan->tile = plan->round;
+    plan->tile = plan->round * gpu_rounds;
   } else {
     plan->team_size = 1;
     plan->vector_length = 1;
