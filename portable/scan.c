@@ -5,7 +5,7 @@
 /* GPU tuning: rounds of 256 x 64 bytes per tile, and teams per multiprocessor that
  * the tile kernel's register budget aims for. */
 #ifndef SCAN_GPU_ROUNDS
-#define SCAN_GPU_ROUNDS 1
+#define SCAN_GPU_ROUNDS 4
 #endif
 #ifndef SCAN_MIN_TEAMS
 #define SCAN_MIN_TEAMS 4

@@ -15,9 +15,6 @@
 #ifndef SORT_GPU_TEAM
 #define SORT_GPU_TEAM 16
 #endif
-#ifndef TP_SORT_RELOAD
-#define TP_SORT_RELOAD 1
-#endif
 #ifndef TP_SORT_MIN_TEAMS
 #define TP_SORT_MIN_TEAMS 3
 #endif

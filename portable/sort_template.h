@@ -134,18 +134,13 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
     TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
     tp_team_barrier(team);
     /* Rank my segment [me * lanes * ITEMS, ...) of the round, lanes on consecutive keys. */
-    SORT_KEY_T key[SORT_ITEMS];
-    SORT_VAL_T val[SORT_ITEMS];
+    /* Only the ranks stay in registers; keys and values are read again when staged
+     * (from L2), which leaves room for more teams per multiprocessor. */
     uint32_t rank[SORT_ITEMS];
     TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
       int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
       int valid = e < len;
-      SORT_KEY_T kk = valid ? a.keys_in[base + e] : (SORT_KEY_T)0;
-      if (!TP_SORT_RELOAD)
-        key[k] = kk;
-      if (SORT_HAS_VALUES && !TP_SORT_RELOAD)
-        val[k] = valid ? a.vals_in[base + e] : (SORT_VAL_T)0;
-      uint32_t d = valid ? (uint32_t)(kk >> a.shift) & mask : SORT_RADIX;
+      uint32_t d = valid ? (uint32_t)(a.keys_in[base + e] >> a.shift) & mask : SORT_RADIX;
       uint64_t peers = tp_vector_match(team, d, 9);
       int leader = tp_ctz64(peers);
       uint32_t before = 0;
@@ -175,12 +170,12 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
     TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) { /* stage digit-sorted */
       int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
       if (e < len) {
-        SORT_KEY_T kk = TP_SORT_RELOAD ? a.keys_in[base + e] : key[k];
+        SORT_KEY_T kk = a.keys_in[base + e];
         uint32_t d = (uint32_t)(kk >> a.shift) & mask;
         uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
         s.stage_keys[slot] = kk;
         if (SORT_HAS_VALUES)
-          s.stage_vals[slot] = TP_SORT_RELOAD ? a.vals_in[base + e] : val[k];
+          s.stage_vals[slot] = a.vals_in[base + e];
       }
     }
     tp_team_barrier(team);

@@ -26,7 +26,7 @@ TP_DEVICE int64_t tp_hashmap_claim(tp_hashmap_view m, uint64_t key, int *inserte
   uint64_t i = tp_hash_u64(key) & m.mask;
   *inserted = 0;
   for (uint64_t probe = 0; probe <= m.mask; ++probe, i = (i + 1) & m.mask) {
-    uint64_t seen = tp_atomic_load_u64(&m.slots[i].key);
+    uint64_t seen = tp_atomic_load_relaxed_u64(&m.slots[i].key);
     if (seen == TP_HASHMAP_EMPTY_KEY)
       seen = tp_atomic_cas_u64(&m.slots[i].key, TP_HASHMAP_EMPTY_KEY, key);
     if (seen == TP_HASHMAP_EMPTY_KEY) {
@@ -43,7 +43,7 @@ TP_DEVICE int64_t tp_hashmap_claim(tp_hashmap_view m, uint64_t key, int *inserte
 TP_DEVICE int64_t tp_hashmap_lookup(tp_hashmap_view m, uint64_t key) {
   uint64_t i = tp_hash_u64(key) & m.mask;
   for (uint64_t probe = 0; probe <= m.mask; ++probe, i = (i + 1) & m.mask) {
-    uint64_t seen = tp_atomic_load_u64(&m.slots[i].key);
+    uint64_t seen = tp_atomic_load_relaxed_u64(&m.slots[i].key);
     if (seen == key)
       return (int64_t)i;
     if (seen == TP_HASHMAP_EMPTY_KEY)

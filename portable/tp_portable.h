@@ -7,7 +7,11 @@
  *   team loops    TP_TEAM_FOR, TP_VECTOR_FOR, TP_VECTOR_FOR_SUM, TP_TEAM_VECTOR_FOR,
  *                 TP_TEAM_SINGLE, TP_VECTOR_SINGLE, tp_team_barrier, team->scratch
  *   collectives   tp_collectives.h; lane shuffles, tp_vector_ballot, tp_vector_match
- *   atomics       tp_atomic_{add,fetch_add,cas,max,load,store}_T[_team]
+ *   atomics       tp_atomic_{add,fetch_add,max}_T[_team] for T in i32 u32 i64 u64 f32 f64,
+ *                 tp_atomic_cas_T[_team], tp_atomic_{load,load_relaxed,store}_T for the
+ *                 integers. Relaxed, except load (acquire) and store (release); _team: only the
+ *                 calling team touches the location. Float max stores v when v > *p:
+ *                 NaN is never stored and a stored NaN stays.
  *   SIMD arrays   tp_simd.h
  * See backends/host/tp_host.h and backends/gpu/tp_gpu.h for the two implementations. */
 #ifndef TP_PORTABLE_H

@@ -4,10 +4,12 @@
  *
  *   zero, fill(s), load(p), load_n(p, n), store(p, a), store_n(p, a, n)
  *   add(a, b), sub(a, b), mul(a, b), scale(a, s), fma(a, b, c) = a*b + c,
- *   fma_s(a, s, c) = a*s + c, max(a, b), hsum(a), dot(a, b)
+ *   fma_s(a, s, c) = a*s + c, max(a, b) = b > a ? b : a, hsum(a), dot(a, b)
  *
- * load_n/store_n touch only the first n (0 <= n <= W) elements and zero the rest, so
- * ragged tails need no separate code. */
+ * load_n reads the first n (0 <= n <= W) elements and zeroes the other lanes; store_n
+ * writes the first n and leaves memory past them untouched, so ragged tails need no
+ * separate code. fma rounds once where the compiler contracts a*b + c (nvcc does by
+ * default, the host build without -mfma does not). */
 #ifndef TP_SIMD_H
 #define TP_SIMD_H
 

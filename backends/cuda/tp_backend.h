@@ -22,20 +22,6 @@ typedef cudaDeviceProp tpg_device_prop;
 /* Warp intrinsics: masks are 64-bit in the GPU layer, 32-bit here. */
 #define tpg_syncwarp(mask) __syncwarp((unsigned)(mask))
 #define tpg_ballot(mask, pred) ((uint64_t)__ballot_sync((unsigned)(mask), (pred)))
-#ifdef TP_CUDA_NATIVE_MATCH
-#define tpg_match_any(mask, key, nbits) ((uint64_t)__match_any_sync((unsigned)(mask), (key)))
-#else
-/* One ballot per key bit: for the few bits of a radix digit this beats match.any, and it
- * is the very code the HIP backend runs. */
-static inline __device__ uint64_t tpg_match_any(uint64_t mask, uint32_t key, int nbits) {
-  unsigned peers = (unsigned)mask;
-  for (int b = 0; b < nbits; ++b) {
-    unsigned ones = __ballot_sync((unsigned)mask, (key >> b) & 1u);
-    peers &= ((key >> b) & 1u) ? ones : ~ones;
-  }
-  return peers;
-}
-#endif
 #define tpg_shfl(mask, v, src, width) __shfl_sync((unsigned)(mask), (v), (src), (width))
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor_sync((unsigned)(mask), (v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up_sync((unsigned)(mask), (v), (off), (width))

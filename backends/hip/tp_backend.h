@@ -26,16 +26,6 @@ typedef hipDeviceProp_t tpg_device_prop;
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor((v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up((v), (off), (width))
 
-/* HIP has no match intrinsic: narrow the peer set with one ballot per key bit. */
-static inline __device__ uint64_t tpg_match_any(uint64_t mask, uint32_t key, int nbits) {
-  uint64_t peers = mask;
-  for (int b = 0; b < nbits; ++b) {
-    uint64_t ones = (uint64_t)__ballot((key >> b) & 1u);
-    peers &= ((key >> b) & 1u) ? ones : ~ones;
-  }
-  return peers;
-}
-
 /* Device-scope atomics are also correct at team scope. */
 #define tpg_atomic_add_block atomicAdd
 #define tpg_atomic_cas_block atomicCAS

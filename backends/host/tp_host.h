@@ -124,6 +124,9 @@ TP_HOST_VECTOR_SHUFFLES(f64, double)
     }                                                                                   \
     return old;                                                                         \
   }                                                                                     \
+  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) {                                \
+    return __atomic_load_n(p, __ATOMIC_RELAXED);                                        \
+  }                                                                                     \
   TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
   TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 

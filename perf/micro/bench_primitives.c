@@ -1,5 +1,5 @@
 /* tp-bench-primitives: the portable layer's micro-benchmarks at full size.
- * Usage: tp-bench-primitives [--small] [--reps N] [--only reduce|scan|sort|hash] [--device D] */
+ * Usage: tp-bench-primitives [--small] [--warmup N] [--reps N] [--only reduce|scan|sort|hash] [--device D] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +14,19 @@ int main(int argc, char **argv) {
       cfg = tpb_config_small();
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       cfg.reps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
+      cfg.warmup = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       cfg.only = argv[++i];
     } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       opts.device = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--small] [--reps N] [--only reduce|scan|sort|hash] [--device D]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--small] [--warmup N] [--reps N] [--only reduce|scan|sort|hash] [--device D]\n", argv[0]);
       return 2;
     }
   }
-  if (cfg.reps < 1) {
-    fprintf(stderr, "tp-bench-primitives: --reps must be at least 1\n");
+  if (cfg.reps < 1 || cfg.warmup < 0) {
+    fprintf(stderr, "tp-bench-primitives: --reps must be at least 1, --warmup at least 0\n");
     return 2;
   }
   tp_space *space = NULL;
