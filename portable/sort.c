@@ -15,6 +15,12 @@
 #ifndef SORT_GPU_TEAM
 #define SORT_GPU_TEAM 16
 #endif
+#ifndef SORT_GPU_ROUNDS
+#define SORT_GPU_ROUNDS 1
+#endif
+#ifndef SORT_HIST_ROWS
+#define SORT_HIST_ROWS 4
+#endif
 #ifndef TP_SORT_MIN_TEAMS
 #define TP_SORT_MIN_TEAMS 3
 #endif

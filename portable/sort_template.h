@@ -20,18 +20,24 @@ typedef struct SORT_NAME(sort_hist_args_) {
   int shift, bits;
 } SORT_NAME(sort_hist_args_);
 
-/* Digit counts of one tile. Each team thread counts its keys into a histogram row of
- * its own with team-scope atomics (few lanes collide on a row); the rows are summed at
- * the end. */
+/* Histogram rows of a team: team threads share SORT_HIST_ROWS rows round-robin, so few
+ * lanes collide on a counter and few counters need clearing and summing. */
+TP_INLINE int SORT_NAME(sort_hist_rows_)(int team_size) {
+  return team_size < SORT_HIST_ROWS ? team_size : SORT_HIST_ROWS;
+}
+
+/* Digit counts of one tile: team-scope atomics into the team's rows, then the rows'
+ * sums to the counts. */
 TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
+  const int nrows = SORT_NAME(sort_hist_rows_)(team->team_size);
   uint32_t *rows = (uint32_t *)team->scratch;
-  uint32_t *my_row = rows + SORT_RADIX * team->team_rank;
+  uint32_t *my_row = rows + SORT_RADIX * (team->team_rank % nrows);
   const int lanes = team->vector_length;
   const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
   const int64_t begin = team->league_rank * a.tile;
   const int64_t end = tp_min_i64(begin + a.tile, a.n);
   const uint32_t mask = (1u << a.bits) - 1u;
-  TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { rows[k] = 0; }
+  TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * nrows) { rows[k] = 0; }
   tp_team_barrier(team);
   for (int64_t base = begin; base < end; base += round) {
     const int64_t len = tp_min_i64(round, end - base);
@@ -48,8 +54,8 @@ TP_TEAM_KERNEL(SORT_NAME(sort_hist_), SORT_NAME(sort_hist_args_), team, a) {
   tp_team_barrier(team);
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
     uint32_t total = 0;
-    for (int t = 0; t < team->team_size; ++t)
-      total += rows[SORT_RADIX * t + d];
+    for (int r = 0; r < nrows; ++r)
+      total += rows[SORT_RADIX * r + d];
     int64_t at = d * a.tiles + team->league_rank;
     if (a.counts32)
       a.counts32[at] = total;
@@ -208,7 +214,8 @@ static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan
   h.shift = shift;
   h.bits = bits;
   tp_team_policy hp = tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
-                                          sizeof(uint32_t) * SORT_RADIX * plan->team_size);
+                                          sizeof(uint32_t) * SORT_RADIX *
+                                              SORT_NAME(sort_hist_rows_)(plan->team_size));
   TP_TRY(TP_LAUNCHER(SORT_NAME(sort_hist_))(space, hp, h));
   int64_t ncounts = SORT_RADIX * plan->tiles;
   if (wide)
@@ -246,7 +253,7 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   if (n <= 1 || begin_bit == end_bit)
     return TP_SUCCESS;
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, 1, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, SORT_GPU_ROUNDS, &plan));
   if (plan.round > 65535)
     return TP_ERROR(TP_ERROR_INTERNAL, "sort rounds of %lld keys overflow 16-bit counts",
                     (long long)plan.round);
