@@ -6,11 +6,12 @@
 #define SORT_RADIX_BITS 8
 #define SORT_RADIX 256
 /* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
- * long round amortises the per-round digit scan. */
+ * long round amortises the per-round digit scan and lengthens the runs each digit
+ * writes (4096: 1.25 s against 1.60 s for 1024, three sorts of 2^22 pairs, serial). */
 #ifndef SORT_GPU_ITEMS
 #define SORT_GPU_ITEMS 8
 #endif
-#define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 1024)
+#define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 4096)
 /* Team threads (of 32 lanes) on GPUs. */
 #ifndef SORT_GPU_TEAM
 #define SORT_GPU_TEAM 16
