@@ -78,11 +78,23 @@ TP_RANGE_REDUCE_KERNEL(descents, descents_args, int64_t, tp_join_sum_i64, 0, i, 
   *acc += a.keys[i] > a.keys[i + 1];
 }
 
+/* Runs a counting kernel into a temporary of the space and brings the count home. */
+#define TPB_COUNT_TO_HOST(launch, space, n, args, count)                                \
+  do {                                                                                  \
+    int64_t *dev_ = NULL;                                                               \
+    TP_TRY(tp_temp_alloc(space, sizeof *dev_, (void **)&dev_));                         \
+    tp_status st_ = launch(space, n, args, dev_);                                       \
+    if (st_ == TP_SUCCESS)                                                              \
+      st_ = tp_copy_to_host(space, count, dev_, sizeof *dev_);                          \
+    tp_temp_release(space, dev_);                                                       \
+    return st_;                                                                         \
+  } while (0)
+
 tp_status tpb_count_descents_u64(tp_space *space, const uint64_t *keys, int64_t n,
                                  int64_t *count) {
   descents_args a;
   a.keys = keys;
-  return descents_launch(space, n > 1 ? n - 1 : 0, a, count);
+  TPB_COUNT_TO_HOST(descents_launch, space, n > 1 ? n - 1 : 0, a, count);
 }
 
 typedef struct mismatch_args {
@@ -98,5 +110,5 @@ tp_status tpb_count_mismatches_u64(tp_space *space, const uint64_t *a, const uin
   mismatch_args m;
   m.a = a;
   m.b = b;
-  return mismatches_launch(space, n, m, count);
+  TPB_COUNT_TO_HOST(mismatches_launch, space, n, m, count);
 }

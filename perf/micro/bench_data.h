@@ -19,10 +19,10 @@ tp_status tpb_random_i32(tp_space *space, int32_t *x, int64_t n, uint64_t seed, 
 tp_status tpb_random_u64(tp_space *space, uint64_t *x, int64_t n, uint64_t seed);
 /* x[i] = i. */
 tp_status tpb_iota_u32(tp_space *space, uint32_t *x, int64_t n);
-/* *count (in the space) = number of i with keys[i] > keys[i + 1]. */
+/* *count (a host value) = number of i with keys[i] > keys[i + 1]. */
 tp_status tpb_count_descents_u64(tp_space *space, const uint64_t *keys, int64_t n,
                                  int64_t *count);
-/* *count = number of i with a[i] != b[i]. */
+/* *count (a host value) = number of i with a[i] != b[i]. */
 tp_status tpb_count_mismatches_u64(tp_space *space, const uint64_t *a, const uint64_t *b,
                                    int64_t n, int64_t *count);
 

@@ -98,13 +98,11 @@ static tp_status tpb_copy(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   tpb_result *r = tpb_add(rep, "copy", (int64_t)(c.bytes / 8), 2.0 * (double)c.bytes,
                           (double)c.bytes / 8);
   TP_TRY_GOTO(st, tpb_time(s, NULL, copy_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
-  int64_t *bad = NULL, nbad = -1;
-  TP_TRY_GOTO(st, tp_alloc(s, sizeof *bad, (void **)&bad), done);
-  st = tpb_count_mismatches_u64(s, (uint64_t *)c.src, (uint64_t *)c.dst,
-                                (int64_t)(c.bytes / 8), bad);
-  if (st == TP_SUCCESS)
-    st = tp_copy_to_host(s, &nbad, bad, sizeof nbad);
-  tp_free(s, bad);
+  int64_t nbad = -1;
+  TP_TRY_GOTO(st,
+              tpb_count_mismatches_u64(s, (uint64_t *)c.src, (uint64_t *)c.dst,
+                                       (int64_t)(c.bytes / 8), &nbad),
+              done);
   r->verified = nbad == 0;
   rep->copy_gbps = r->bytes / (r->ms * 1e6);
 done:
@@ -167,7 +165,7 @@ static tp_status scan_op(void *c) {
 static tp_status tpb_scan(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   scan_ctx c = {s, NULL, NULL, (int64_t)1 << cfg->log2_scan};
   int32_t *peer_out = NULL;
-  int64_t *bad = NULL, nbad = -1;
+  int64_t nbad = -1;
   tp_status st;
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&c.in), done);
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&c.out), done);
@@ -183,20 +181,17 @@ static tp_status tpb_scan(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
                                                            &r->peer_ms),
                                 "scan"),
                 done);
-    TP_TRY_GOTO(st, tp_alloc(s, sizeof *bad, (void **)&bad), done);
     /* compare as 64-bit words: the count of differing pairs of int32 */
     TP_TRY_GOTO(st,
                 tpb_count_mismatches_u64(s, (const uint64_t *)c.out, (const uint64_t *)peer_out,
-                                         c.n / 2, bad),
+                                         c.n / 2, &nbad),
                 done);
-    TP_TRY_GOTO(st, tp_copy_to_host(s, &nbad, bad, sizeof nbad), done);
     r->verified = nbad == 0;
   }
 done:
   tp_free(s, c.in);
   tp_free(s, c.out);
   tp_free(s, peer_out);
-  tp_free(s, bad);
   return st;
 }
 
@@ -224,7 +219,7 @@ static tp_status tpb_sort(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   size_t kb = sizeof(uint64_t) * (size_t)c.n, vb = sizeof(uint32_t) * (size_t)c.n;
   uint64_t *pk = NULL;
   uint32_t *pv = NULL;
-  int64_t *bad = NULL, counts[2] = {-1, -1};
+  int64_t descents = -1, differences = 0;
   tp_status st;
   TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&c.keys), done);
   TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&c.keys0), done);
@@ -236,8 +231,7 @@ static tp_status tpb_sort(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   tpb_result *r = tpb_add(rep, "sort pairs u64+u32", c.n, 24.0 * (double)c.n, (double)c.n);
   TP_TRY_GOTO(st, tpb_time(s, sort_restore, sort_op, &c, cfg->warmup, cfg->reps, &r->ms),
               done);
-  TP_TRY_GOTO(st, tp_alloc(s, 2 * sizeof *bad, (void **)&bad), done);
-  TP_TRY_GOTO(st, tpb_count_descents_u64(s, c.keys, c.n, bad), done);
+  TP_TRY_GOTO(st, tpb_count_descents_u64(s, c.keys, c.n, &descents), done);
   if (tpb_have_peer()) {
     TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&pk), done);
     TP_TRY_GOTO(st, tp_alloc(s, vb, (void **)&pv), done);
@@ -249,15 +243,12 @@ static tp_status tpb_sort(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
                                                            cfg->warmup, cfg->reps, &r->peer_ms),
                                 "sort"),
                 done);
-    TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, pk, c.n, bad + 1), done);
-  } else {
-    TP_TRY_GOTO(st, tp_memset(s, bad + 1, 0, sizeof *bad), done);
+    TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, pk, c.n, &differences), done);
   }
-  TP_TRY_GOTO(st, tp_copy_to_host(s, counts, bad, sizeof counts), done);
-  r->verified = counts[0] == 0 && counts[1] == 0;
+  r->verified = descents == 0 && differences == 0;
 done:
   tp_free(s, c.keys), tp_free(s, c.keys0), tp_free(s, c.vals), tp_free(s, c.vals0);
-  tp_free(s, pk), tp_free(s, pv), tp_free(s, bad);
+  tp_free(s, pk), tp_free(s, pv);
   return st;
 }
 
@@ -282,7 +273,7 @@ static tp_status hash_find(void *c) {
 
 static tp_status tpb_hash(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   hash_ctx c = {NULL, NULL, NULL, (int64_t)1 << cfg->log2_hash};
-  int64_t *bad = NULL, nbad = -1;
+  int64_t nbad = -1;
   tp_status st;
   TP_TRY_GOTO(st, tp_hashmap_create(s, 2 * c.n, &c.map), done);
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(uint64_t) * (size_t)c.n, (void **)&c.keys), done);
@@ -293,13 +284,11 @@ static tp_status tpb_hash(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
               done);
   tpb_result *rf = tpb_add(rep, "hash find (load 0.5)", c.n, 0, (double)c.n);
   TP_TRY_GOTO(st, tpb_time(s, NULL, hash_find, &c, cfg->warmup, cfg->reps, &rf->ms), done);
-  TP_TRY_GOTO(st, tp_alloc(s, sizeof *bad, (void **)&bad), done);
-  TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, c.values, c.n, bad), done);
-  TP_TRY_GOTO(st, tp_copy_to_host(s, &nbad, bad, sizeof nbad), done);
+  TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, c.values, c.n, &nbad), done);
   ri->verified = rf->verified = nbad == 0; /* every key found with its own value */
 done:
   tp_hashmap_destroy(&c.map);
-  tp_free(s, c.keys), tp_free(s, c.values), tp_free(s, bad);
+  tp_free(s, c.keys), tp_free(s, c.values);
   return st;
 }
 

@@ -143,29 +143,37 @@ extern "C" const char *tp_peer_name(void)
 
 extern "C" const char *tp_peer_last_error(void) { return g_error; }
 
+// Times a CUB device-wide call(temp, bytes), which reports the temporary storage it
+// needs when temp is null: the storage is allocated once, outside the timing.
+template <class Call>
+int time_cub_call(cudaStream_t st, int warmup, int reps, double *median_ms, Call call)
+{
+    Session s;
+    size_t bytes = 0;
+    PEER_CHECK(call(nullptr, bytes));
+    void *temp = nullptr;
+    PEER_CHECK(s.alloc(&temp, bytes));
+    PEER_CHECK(s.create_events());
+    auto run = [&] {
+        size_t b = bytes;
+        return call(temp, b);
+    };
+    if (int rc = time_calls(s, st, warmup, reps, no_prepare, run, median_ms)) return rc;
+    PEER_CHECK(s.release());
+    return 0;
+}
+
 extern "C" int tp_peer_reduce_sum_f64(void *stream, const double *d_in, int64_t n, double *d_out,
                                       int warmup, int reps, double *median_ms)
 {
     if (int rc = check_args(n, warmup, reps, median_ms)) return rc;
     if ((n > 0 && !d_in) || !d_out) return fail("reduce: NULL device pointer");
     cudaStream_t st = static_cast<cudaStream_t>(stream);
-    Session s;
-    size_t bytes = 0;
-    PEER_CHECK(with_count(n, [&](auto cnt) {
-        return cub::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, cnt, st);
-    }));
-    void *temp = nullptr;
-    PEER_CHECK(s.alloc(&temp, bytes));
-    PEER_CHECK(s.create_events());
-    auto run = [&] {
+    return time_cub_call(st, warmup, reps, median_ms, [&](void *temp, size_t &bytes) {
         return with_count(n, [&](auto cnt) {
-            size_t b = bytes;
-            return cub::DeviceReduce::Sum(temp, b, d_in, d_out, cnt, st);
+            return cub::DeviceReduce::Sum(temp, bytes, d_in, d_out, cnt, st);
         });
-    };
-    if (int rc = time_calls(s, st, warmup, reps, no_prepare, run, median_ms)) return rc;
-    PEER_CHECK(s.release());
-    return 0;
+    });
 }
 
 extern "C" int tp_peer_exclusive_scan_i32(void *stream, const int32_t *d_in, int32_t *d_out,
@@ -174,23 +182,11 @@ extern "C" int tp_peer_exclusive_scan_i32(void *stream, const int32_t *d_in, int
     if (int rc = check_args(n, warmup, reps, median_ms)) return rc;
     if (n > 0 && (!d_in || !d_out)) return fail("scan: NULL device pointer");
     cudaStream_t st = static_cast<cudaStream_t>(stream);
-    Session s;
-    size_t bytes = 0;
-    PEER_CHECK(with_count(n, [&](auto cnt) {
-        return cub::DeviceScan::ExclusiveSum(nullptr, bytes, d_in, d_out, cnt, st);
-    }));
-    void *temp = nullptr;
-    PEER_CHECK(s.alloc(&temp, bytes));
-    PEER_CHECK(s.create_events());
-    auto run = [&] {
+    return time_cub_call(st, warmup, reps, median_ms, [&](void *temp, size_t &bytes) {
         return with_count(n, [&](auto cnt) {
-            size_t b = bytes;
-            return cub::DeviceScan::ExclusiveSum(temp, b, d_in, d_out, cnt, st);
+            return cub::DeviceScan::ExclusiveSum(temp, bytes, d_in, d_out, cnt, st);
         });
-    };
-    if (int rc = time_calls(s, st, warmup, reps, no_prepare, run, median_ms)) return rc;
-    PEER_CHECK(s.release());
-    return 0;
+    });
 }
 
 // The DoubleBuffer overload (CUB's fastest, it may overwrite both buffers of each pair):

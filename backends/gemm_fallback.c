@@ -1,4 +1,5 @@
-/* tp_gemm_f64 on HIP: the portable kernel (no vendor BLAS is required by the build). */
+/* tp_gemm_f64 where no vendor BLAS is in the build (HIP, CPUs without BLIS): tenport's
+ * portable tiled kernel. */
 #include "tp_linalg_internal.h"
 
 const char *tp_gemm_provider(void) { return "portable"; }

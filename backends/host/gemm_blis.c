@@ -1,8 +1,7 @@
-/* tp_gemm_f64 on the CPU backends: BLIS when the build found it, else the portable kernel. */
+/* tp_gemm_f64 on the CPU backends through BLIS (built when meson finds BLIS). */
 #include "tp_error.h"
 #include "tp_linalg_internal.h"
 
-#ifdef TP_HAVE_BLIS
 #include <blis.h>
 
 const char *tp_gemm_provider(void) { return "BLIS"; }
@@ -20,16 +19,3 @@ tp_status tp_gemm_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_
             (inc_t)ldc, 1);
   return TP_SUCCESS;
 }
-
-#else
-
-const char *tp_gemm_provider(void) { return "portable"; }
-
-tp_status tp_gemm_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m,
-                      int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
-                      const double *B, int64_t ldb, double beta, double *C, int64_t ldc) {
-  return tp_gemm_portable_f64(space, trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                              ldc);
-}
-
-#endif
