@@ -40,13 +40,16 @@ tp_status tp_team_policy_check(const tp_space *space, const tp_team_policy *p,
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "kernel %s: vector length %d must be a power of two up to %d", kernel_name,
                     p->vector_length, max_vector);
-  if (info.is_gpu && (int64_t)p->team_size * p->vector_length > info.max_team_threads)
+  int max_threads = info.is_gpu ? info.max_team_threads : TP_MAX_TEAM_THREADS;
+  if ((int64_t)p->team_size * p->vector_length > max_threads)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "kernel %s: team of %d x %d threads exceeds the limit of %d", kernel_name,
-                    p->team_size, p->vector_length, info.max_team_threads);
-  if (p->scratch_bytes > info.max_scratch_bytes)
+                    p->team_size, p->vector_length, max_threads);
+  size_t scratch_limit = tp_team_scratch_limit(space, p->team_size);
+  if (p->scratch_bytes > scratch_limit)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
-                    "kernel %s: %zu bytes of team scratch exceed the limit of %zu", kernel_name,
-                    p->scratch_bytes, info.max_scratch_bytes);
+                    "kernel %s: %zu bytes of team scratch exceed the limit of %zu for teams of "
+                    "%d threads",
+                    kernel_name, p->scratch_bytes, scratch_limit, p->team_size);
   return TP_SUCCESS;
 }

@@ -252,8 +252,15 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
                key_bits);
   if (n <= 1 || begin_bit == end_bit)
     return TP_SUCCESS;
+  /* GPU teams of SORT_GPU_TEAM threads unless their scratch does not fit (64 KiB of
+   * shared memory on AMD GPUs): then the largest smaller team that fits. */
+  int team = SORT_GPU_TEAM;
+  while (team > 1 && SORT_NAME(sort_scratch_bytes_)(team, (int64_t)team * TP_TILE_VECTOR *
+                                                               SORT_ITEMS) >
+                         tp_team_scratch_limit(space, team))
+    team /= 2;
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, SORT_GPU_TEAM, SORT_GPU_ROUNDS, &plan));
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, team, SORT_GPU_ROUNDS, &plan));
   if (plan.round > 65535)
     return TP_ERROR(TP_ERROR_INTERNAL, "sort rounds of %lld keys overflow 16-bit counts",
                     (long long)plan.round);

@@ -123,6 +123,7 @@ tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
   if (st != TP_SUCCESS) {
     tp_backend_raw_free(space, *ptr);
     c->bytes_in_use -= want;
+    *ptr = NULL;
   }
   return st;
 }

@@ -41,6 +41,8 @@ TP_DEVICE int64_t tp_hashmap_claim(tp_hashmap_view m, uint64_t key, int *inserte
 
 /* Slot of key, or -1 if absent. */
 TP_DEVICE int64_t tp_hashmap_lookup(tp_hashmap_view m, uint64_t key) {
+  if (key == TP_HASHMAP_EMPTY_KEY) /* never stored: it marks empty slots */
+    return -1;
   uint64_t i = tp_hash_u64(key) & m.mask;
   for (uint64_t probe = 0; probe <= m.mask; ++probe, i = (i + 1) & m.mask) {
     uint64_t seen = tp_atomic_load_relaxed_u64(&m.slots[i].key);

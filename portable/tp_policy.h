@@ -9,8 +9,12 @@
 
 TP_EXTERN_C_BEGIN
 
-/* The largest vector length any backend accepts (a wavefront). */
-#define TP_MAX_VECTOR_LENGTH 64
+/* Portable limits: every backend accepts vector lengths up to 32 (a CUDA warp) and teams
+ * of up to 1024 threads (team_size x vector_length); the CPU backends check the same
+ * limits, so a policy that passes CPU tests also launches on GPUs. HIP accepts vector
+ * lengths up to its wavefront (64). */
+#define TP_MAX_VECTOR_LENGTH 32
+#define TP_MAX_TEAM_THREADS 1024
 
 typedef enum tp_schedule {
   TP_SCHEDULE_STATIC = 0,  /* CPU: contiguous blocks of league ranks per thread */
@@ -42,6 +46,10 @@ static inline tp_team_policy tp_team_policy_make(int64_t league_size, int team_s
 /* Clamps team_size and vector_length to what the space's backend actually runs (1 and 1
  * on the CPU), so that scratch sized from them matches what kernels see. */
 void tp_team_policy_fit(const tp_space *space, tp_team_policy *policy);
+
+/* Bytes of team scratch a team of team_size threads may request on this space (GPUs set
+ * a little shared memory aside per team thread for the team collectives). */
+size_t tp_team_scratch_limit(const tp_space *space, int team_size);
 
 /* Checks a policy against the space's limits; the error names the offending field. */
 tp_status tp_team_policy_check(const tp_space *space, const tp_team_policy *policy,

@@ -33,8 +33,9 @@ static inline tp_status tp_plan_tiles(tp_space *space, int64_t n, int items, int
     plan->vector_length = 1;
     plan->round = items;
     int64_t per_thread = tp_ceil_div_i64(n, 4 * (int64_t)info.compute_units);
-    int64_t tile = tp_max_i64(per_thread, 4096);
-    plan->tile = tp_ceil_div_i64(tile, plan->round) * plan->round;
+    /* at most 2^31 elements, so a tile's counts fit 32 bits */
+    int64_t tile = tp_min_i64(tp_max_i64(per_thread, 4096), (int64_t)1 << 31);
+    plan->tile = tile / plan->round * plan->round;
   }
   plan->tiles = n > 0 ? tp_ceil_div_i64(n, plan->tile) : 0;
   return TP_SUCCESS;

@@ -14,8 +14,9 @@ static const int shape_count = (int)(sizeof shapes / sizeof shapes[0]);
 static int shape_allowed(int team, int vector) {
   tp_space_info info;
   TPT_OK(tp_space_get_info(tpt_space, &info));
-  return !info.is_gpu ||
-         (vector <= info.max_vector_length && team * vector <= info.max_team_threads);
+  int max_vector = info.is_gpu ? info.max_vector_length : TP_MAX_VECTOR_LENGTH;
+  int max_threads = info.is_gpu ? info.max_team_threads : TP_MAX_TEAM_THREADS;
+  return vector <= max_vector && team * vector <= max_threads;
 }
 
 Test(collectives, team_reductions_and_scan_match_reference) {

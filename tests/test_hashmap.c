@@ -174,6 +174,13 @@ Test(hashmap, reserved_key_and_bad_arguments_are_rejected) {
   TPT_FAILS_WITH(tp_hashmap_insert(map, d, d, 3, NULL), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "EMPTY_KEY") != NULL, "%s", tp_last_error());
   TPT_FAILS_WITH(tp_hashmap_insert(map, NULL, d, 3, NULL), TP_ERROR_INVALID_ARGUMENT);
+  /* keys 5 and 7 went in; looking up the reserved key finds nothing */
+  uint64_t *found = tpt_alloc_poisoned(3 * sizeof(uint64_t)), got[3];
+  TPT_OK(tp_hashmap_find(map, d, 3, found, 777));
+  tpt_to_host(got, found, sizeof got);
+  cr_assert(got[0] == 5 && got[1] == 777 && got[2] == 7, "found %llu %llu %llu",
+            (unsigned long long)got[0], (unsigned long long)got[1], (unsigned long long)got[2]);
+  tpt_free(found);
   TPT_FAILS_WITH(tp_hashmap_find(NULL, d, 3, d, 0), TP_ERROR_INVALID_ARGUMENT);
   TPT_OK(tp_hashmap_destroy(&map));
   tpt_free(d);

@@ -67,6 +67,12 @@ Test(kernels, negative_range_is_rejected) {
             tp_last_error());
 }
 
+Test(kernels, overflowing_range2_is_rejected) {
+  TPT_FAILS_WITH(tpt_range2_index(tpt_space, NULL, (int64_t)1 << 40, (int64_t)1 << 40),
+                 TP_ERROR_OVERFLOW);
+  TPT_FAILS_WITH(tpt_range2_index(tpt_space, NULL, -2, 5), TP_ERROR_INVALID_ARGUMENT);
+}
+
 Test(kernels, team_loops_cover_every_index_once) {
   const int shapes[][2] = {{1, 1}, {4, 1}, {3, 8}, {7, 4}, {32, 32}, {8, 32}, {1, 32}, {128, 1}};
   const int64_t leagues[] = {0, 1, 5, 131};

@@ -103,6 +103,54 @@ Test(scan, floating_types_match_reference_to_rounding) {
   }
 }
 
+/* inf, NaN and values of very different magnitude: every prefix must be the plain
+ * left-to-right sum (exactly, for these inputs; to rounding after 1e20), including the
+ * prefixes before an inf. */
+Test(scan, floating_specials_and_magnitudes_propagate_like_sequential_sums) {
+  const int64_t n = 70001;
+  const int64_t where[] = {0, 3, 8, 17, 4095, 4096, 16383, 16384, 50000, n - 1};
+  for (int kind = 0; kind < 3; ++kind)
+    for (size_t w = 0; w < sizeof where / sizeof where[0]; ++w) {
+      double *x = tpt_host_alloc(sizeof(double) * (size_t)n);
+      float *xf = tpt_host_alloc(sizeof(float) * (size_t)n);
+      for (int64_t i = 0; i < n; ++i)
+        x[i] = (double)(i % 7); /* small integers: every partial sum is exact */
+      x[where[w]] = kind == 0 ? INFINITY : (kind == 1 ? NAN : 1e20);
+      for (int64_t i = 0; i < n; ++i)
+        xf[i] = kind == 2 && i == where[w] ? 1e20f : (float)x[i];
+      double *dx = tpt_to_space(x, sizeof(double) * (size_t)n);
+      float *dxf = tpt_to_space(xf, sizeof(float) * (size_t)n);
+      double *dy = tpt_alloc_poisoned(sizeof(double) * (size_t)n);
+      float *dyf = tpt_alloc_poisoned(sizeof(float) * (size_t)n);
+      TPT_OK(tp_exclusive_scan_f64(tpt_space, dx, dy, n, NULL));
+      TPT_OK(tp_exclusive_scan_f32(tpt_space, dxf, dyf, n, NULL));
+      double *y = tpt_host_alloc(sizeof(double) * (size_t)n);
+      float *yf = tpt_host_alloc(sizeof(float) * (size_t)n);
+      tpt_to_host(y, dy, sizeof(double) * (size_t)n);
+      tpt_to_host(yf, dyf, sizeof(float) * (size_t)n);
+      double run = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        /* after 1e20 sums round, and sequential sums drop the small terms that tile
+         * sums keep: agreement to 1e-14 */
+        int same = (isnan(run) && isnan(y[i])) || y[i] == run ||
+                   (kind == 2 && i > where[w] && fabs(y[i] - run) <= 1e-14 * run);
+        cr_assert(same, "f64 kind %d special at %lld: out[%lld] = %g, expected %g", kind,
+                  (long long)where[w], (long long)i, y[i], run);
+        if (kind != 2) { /* f32: exact below 2^24, and for the specials */
+          int same_f = (isnan(run) && isnan(yf[i])) || yf[i] == (float)run;
+          cr_assert(same_f, "f32 kind %d special at %lld: out[%lld] = %g, expected %g", kind,
+                    (long long)where[w], (long long)i, (double)yf[i], run);
+        } else if (i <= where[w]) {
+          cr_assert_eq(yf[i], (float)run, "f32 before 1e20 at %lld: out[%lld]",
+                       (long long)where[w], (long long)i);
+        }
+        run += x[i];
+      }
+      tpt_free(dx), tpt_free(dxf), tpt_free(dy), tpt_free(dyf);
+      free(x), free(xf), free(y), free(yf);
+    }
+}
+
 Test(scan, total_is_optional_and_bad_arguments_are_rejected) {
   int32_t h[5] = {1, 2, 3, 4, 5}, got[5];
   int32_t *d = tpt_to_space(h, sizeof h);

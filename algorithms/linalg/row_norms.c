@@ -43,7 +43,8 @@ tp_status tp_row_norms2_f64(tp_space *space, const double *A, int64_t m, int64_t
                (long long)ld, (long long)n);
   TP_CHECK_ARG(m == 0 || row_norms2, "row_norms2 must not be NULL");
   TP_CHECK_ARG(m == 0 || n == 0 || A, "A must not be NULL");
-  TP_CHECK_ARG(n <= INT32_MAX, "%lld columns exceed the vector-loop range", (long long)n);
+  TP_CHECK_ARG(n <= INT32_MAX - TP_MAX_VECTOR_LENGTH,
+               "%lld columns exceed the range of vector loops", (long long)n);
   if (total)
     TP_TRY(tp_fill_f64(space, total, 1, 0.0));
   row_norms_args args;

@@ -10,6 +10,12 @@ const char *tp_gemm_provider(void) { return "cuBLAS"; }
 static void tp_cublas_release(void *handle) { cublasDestroy((cublasHandle_t)handle); }
 
 static tp_status tp_cublas_handle(tp_space *space, cublasHandle_t *handle) {
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  cudaError_t e = cudaSetDevice(info.device); /* cuBLAS works on the current device */
+  if (e != cudaSuccess)
+    return TP_ERROR(TP_ERROR_DEVICE, "cudaSetDevice(%d) failed: %s", info.device,
+                    cudaGetErrorString(e));
   tp_space_common *c = tp_space_common_of(space);
   if (!c->blas) {
     cublasHandle_t h;

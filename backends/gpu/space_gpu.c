@@ -90,6 +90,10 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   if (st == TP_SUCCESS)
     st = tpg_status(TPG(GetDeviceProperties)(&s->props, s->device), "GetDeviceProperties",
                     __FILE__, __LINE__, __func__);
+  if (st == TP_SUCCESS && s->props.warpSize != TPG_WARP_SIZE)
+    st = TP_ERROR(TP_ERROR_NOT_SUPPORTED,
+                  "device %d runs %d-lane warps, but this %s build of tenport assumes %d",
+                  s->device, s->props.warpSize, TP_BACKEND_NAME, TPG_WARP_SIZE);
   if (st == TP_SUCCESS && o.stream) {
     s->stream = (tpg_stream_t)o.stream;
   } else if (st == TP_SUCCESS) {
@@ -153,6 +157,12 @@ tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
   info->l2_bytes = (size_t)p->l2CacheSize;
   info->memory_bytes = p->totalGlobalMem;
   return TP_SUCCESS;
+}
+
+size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
+  size_t optin = tpg_prop_shared_per_block_optin(&space->props);
+  size_t reserve = TPG_TEAM_RESERVE(team_size > 0 ? team_size : 1);
+  return optin > reserve ? optin - reserve : 0;
 }
 
 /* ---- copies --------------------------------------------------------------- */
@@ -287,6 +297,7 @@ tp_status tp_timer_destroy(tp_timer **timer) {
 
 tp_status tp_timer_start(tp_timer *timer) {
   TP_CHECK_ARG(timer, "timer must not be NULL");
+  TP_TRY(tpg_select(timer->space));
   TPG_CHECK(TPG(EventRecord)(timer->start, timer->space->stream));
   return TP_SUCCESS;
 }
@@ -294,6 +305,7 @@ tp_status tp_timer_start(tp_timer *timer) {
 tp_status tp_timer_stop(tp_timer *timer, double *milliseconds) {
   TP_CHECK_ARG(timer && milliseconds, "timer and milliseconds must not be NULL");
   float ms = 0;
+  TP_TRY(tpg_select(timer->space));
   TPG_CHECK(TPG(EventRecord)(timer->stop, timer->space->stream));
   TPG_CHECK(TPG(EventSynchronize)(timer->stop));
   TPG_CHECK(TPG(EventElapsedTime)(&ms, timer->start, timer->stop));

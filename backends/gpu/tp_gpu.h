@@ -272,6 +272,8 @@ TP_EXTERN_C_END
           (cfg).stream>>>(__VA_ARGS__)
 
 /* ---- kernels (same contract as backends/host/tp_host.h) -------------------- */
+#include "tp_range_check.h"
+
 #define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                            \
   TP_DEVICE void name##_body(int64_t i, args_t a);                                      \
@@ -305,9 +307,7 @@ TP_EXTERN_C_END
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_,       \
                                                  int64_t tp_n1_, args_t tp_a_) {        \
     tpg_launch tp_c_;                                                                   \
-    if (tp_n0_ < 0 || tp_n1_ < 0)                                                       \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "kernel %s: negative range %lld x %lld", \
-                      #name, (long long)tp_n0_, (long long)tp_n1_);                     \
+    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                     \
     TP_TRY(tpg_range_setup(tp_s_, tp_n0_ * tp_n1_, #name, &tp_c_));                     \
     if (tp_n0_ == 0 || tp_n1_ == 0)                                                     \
       return TP_SUCCESS;                                                                \

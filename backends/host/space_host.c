@@ -132,6 +132,11 @@ tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
 
 int tp_host_threads(const tp_space *space) { return space->threads; }
 
+size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
+  (void)space, (void)team_size;
+  return TP_HOST_MAX_SCRATCH;
+}
+
 void *tp_host_thread_scratch(const tp_space *space, int thread) { return space->scratch[thread]; }
 
 tp_status tp_host_reserve_scratch(tp_space *space, size_t bytes) {

@@ -221,6 +221,8 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
 }
 
 /* ---- kernels -------------------------------------------------------------- */
+#include "tp_range_check.h"
+
 /* Range kernels of fewer than 4096 iterations run on the calling thread: forking a
  * team costs more than they do. */
 /* TP_RANGE_KERNEL(name, args_t, i, a) { body } defines
@@ -249,8 +251,7 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                           \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_,       \
                                                  int64_t tp_n1_, args_t tp_a_) {        \
-    TP_TRY(tp_host_check_range(tp_n0_, #name));                                         \
-    TP_TRY(tp_host_check_range(tp_n1_, #name));                                         \
+    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                     \
     int tp_threads_ = tp_host_threads(tp_s_);                                           \
     (void)tp_threads_;                                                                  \
     TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_)       \

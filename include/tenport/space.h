@@ -30,7 +30,8 @@ typedef struct tp_space_info {
   int warp_size;               /* 32 or 64 on GPUs, 1 on the CPU */
   int max_vector_length;       /* largest vector length a team policy accepts */
   int max_team_threads;        /* team_size * vector_length limit */
-  size_t max_scratch_bytes;    /* team scratch a team may request */
+  size_t max_scratch_bytes;    /* team scratch any team may request (teams of fewer
+                                  threads may ask for a little more on GPUs) */
   size_t l1_bytes;             /* per compute unit (0 if unknown) */
   size_t l2_bytes;             /* last-level cache shared by all units (0 if unknown) */
   size_t memory_bytes;         /* device memory, or host memory on the CPU */
