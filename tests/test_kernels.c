@@ -152,4 +152,9 @@ Test(kernels, bad_policies_are_rejected_with_the_field_named) {
   }
   p = tp_team_policy_make(0, 1, 1, 0); /* an empty league is fine */
   TPT_OK(tpt_team_noop(tpt_space, p));
+  p = tp_team_policy_make(3, 16, 8, 0); /* 128 threads: over the kernel's bound of 64 */
+  TPT_FAILS_WITH(tpt_team_bounded_noop(tpt_space, p), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "bound of 64") != NULL, "%s", tp_last_error());
+  p = tp_team_policy_make(3, 8, 8, 0);
+  TPT_OK(tpt_team_bounded_noop(tpt_space, p));
 }

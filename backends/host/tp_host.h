@@ -299,15 +299,20 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
 /* TP_TEAM_KERNEL(name, args_t, team, a) { body } defines
  *   tp_status name_launch(tp_space *, tp_team_policy, args_t)
  * running body once per league rank with `const tp_team *team`. */
-#define TP_TEAM_KERNEL(...) TP_TEAM_KERNEL_IMPL(__VA_ARGS__)
-/* GPU register budgeting (see backends/gpu/tp_gpu.h); a CPU team is one thread. */
+#define TP_TEAM_KERNEL(name, args_t, team, a) TP_TEAM_KERNEL_IMPL(name, args_t, 0, team, a)
+/* The thread bound is checked as on GPUs; the register budget means nothing here. */
 #define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a)           \
-  TP_TEAM_KERNEL_IMPL(name, args_t, team, a)
-#define TP_TEAM_KERNEL_IMPL(name, args_t, team, a)                                          \
+  TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, team, a)
+#define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                           \
   TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_, \
                                                  args_t tp_a_) {                        \
     TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                 \
+    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))     \
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                        \
+                      "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
+                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));        \
     tp_team_policy_fit(tp_s_, &tp_p_);                                                  \
     TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                        \
     int tp_threads_ = tp_host_threads(tp_s_);                                           \

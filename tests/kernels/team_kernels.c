@@ -61,3 +61,15 @@ tp_status tpt_team_noop(tp_space *space, tp_team_policy policy) {
   a.unused = 0;
   return noop_launch(space, policy, a);
 }
+
+/* A kernel bounded to teams of 64 threads: larger teams are refused on every backend. */
+TP_TEAM_KERNEL_BOUNDED(bounded_noop, noop_args, 64, 2, team, a) {
+  (void)team;
+  (void)a;
+}
+
+tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy) {
+  noop_args a;
+  a.unused = 0;
+  return bounded_noop_launch(space, policy, a);
+}

@@ -34,6 +34,8 @@ tp_status tpt_team_scratch_reverse(tp_space *space, tp_team_policy policy, const
                                    double *out, int64_t len);
 /* Launches a team kernel whose body does nothing: for the policy checks. */
 tp_status tpt_team_noop(tp_space *space, tp_team_policy policy);
+/* The same, declared with TP_TEAM_KERNEL_BOUNDED to at most 64 threads per team. */
+tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy);
 
 /* ---- collectives (collective_kernels.c) ------------------------------------- */
 /* Team collectives over league teams of `team_size` threads; team thread t of team l
