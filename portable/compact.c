@@ -43,10 +43,7 @@ TP_DEVICE compact_round compact_plan_round(const tp_team *team, const uint8_t *f
   r.first = tid * COMPACT_ITEMS;
   int64_t mine = 0;
   TP_UNROLL for (int k = 0; k < COMPACT_ITEMS; ++k) mine += stage[r.first + k];
-  int64_t inclusive = tp_vector_inclusive_scan_i64(team, mine);
-  int64_t group_total = tp_vector_shfl_i64(team, inclusive, team->vector_length - 1);
-  int64_t group_prefix = tp_team_exclusive_scan_i64(team, group_total, &r.kept);
-  r.next = carry + group_prefix + inclusive - mine;
+  r.next = carry + tp_team_vector_exclusive_scan_i64(team, mine, &r.kept);
   return r;
 }
 

@@ -61,15 +61,8 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
     SCAN_T run = 0;
     TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) /* blocked: my consecutive items */
       run += stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
-    /* Lane prefixes by shuffling the inclusive scan up one lane, never by subtracting:
-     * inf - inf and large - small would lose the floating-point values. */
-    SCAN_T inclusive = SCAN_OP(tp_vector_inclusive_scan)(team, run);
-    SCAN_T before = SCAN_OP(tp_vector_shfl_up)(team, inclusive, 1);
-    SCAN_T lane_prefix = team->vector_lane == 0 ? (SCAN_T)0 : before;
-    SCAN_T group_total = SCAN_OP(tp_vector_shfl)(team, inclusive, team->vector_length - 1);
     SCAN_T round_total;
-    SCAN_T group_prefix = SCAN_OP(tp_team_exclusive_scan)(team, group_total, &round_total);
-    SCAN_T prefix = carry + group_prefix + lane_prefix;
+    SCAN_T prefix = carry + SCAN_OP(tp_team_vector_exclusive_scan)(team, run, &round_total);
     TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* second read: fewer registers */
       SCAN_T x = stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
       stage[SCAN_PAD(tid * SCAN_ITEMS + k)] = prefix;

@@ -114,9 +114,7 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   uint32_t mine = 0;
   for (int d = first; d < last; ++d)
     mine += s.round_count[d];
-  uint32_t inclusive = tp_vector_inclusive_scan_u32(team, mine);
-  uint32_t group_total = tp_vector_shfl_u32(team, inclusive, team->vector_length - 1);
-  uint32_t prefix = tp_team_exclusive_scan_u32(team, group_total, NULL) + inclusive - mine;
+  uint32_t prefix = tp_team_vector_exclusive_scan_u32(team, mine, NULL);
   for (int d = first; d < last; ++d) {
     s.round_start[d] = (uint16_t)prefix;
     prefix += s.round_count[d];

@@ -7,6 +7,7 @@
  *   tp_vector_{sum,min,max}_T(team, v)    over the lanes of the calling team thread
  *   tp_vector_argmax_abs_T(team, v)
  *   tp_vector_inclusive_scan_T(team, v)
+ *   tp_team_vector_exclusive_scan_T(team, v, &total)  over every thread and lane
  *
  * All are collective: every thread of the team (or every lane of the thread) must
  * call them, outside divergent branches. */
@@ -31,6 +32,19 @@
     return v;                                                                           \
   }
 
+/* Exclusive scan over every thread and lane of the team, in (team_rank, lane) order;
+ * *total (may be NULL) gets the team's sum. Lane prefixes come from shuffling the
+ * inclusive scan up one lane, never from subtracting, so inf, NaN and values of very
+ * different magnitude keep their plain running sums. */
+#define TP_DEFINE_TEAM_VECTOR_SCAN(fname, T, sfx)                                       \
+  TP_DEVICE T fname(const tp_team *t, T v, T *total) {                                  \
+    T inclusive = tp_vector_inclusive_scan_##sfx(t, v);                                 \
+    T before = tp_vector_shfl_up_##sfx(t, inclusive, 1);                                \
+    T lane_prefix = t->vector_lane == 0 ? (T)0 : before;                                \
+    T group_total = tp_vector_shfl_##sfx(t, inclusive, t->vector_length - 1);           \
+    return tp_team_exclusive_scan_##sfx(t, group_total, total) + lane_prefix;           \
+  }
+
 #define TP_DEFINE_NUMERIC_COLLECTIVES(sfx, T)                                           \
   TP_DEFINE_TEAM_REDUCE(tp_team_sum_##sfx, T, tp_join_sum_##sfx)                        \
   TP_DEFINE_TEAM_REDUCE(tp_team_min_##sfx, T, tp_join_min_##sfx)                        \
@@ -39,7 +53,8 @@
   TP_DEFINE_VECTOR_REDUCE(tp_vector_sum_##sfx, T, sfx, tp_join_sum_##sfx)               \
   TP_DEFINE_VECTOR_REDUCE(tp_vector_min_##sfx, T, sfx, tp_join_min_##sfx)               \
   TP_DEFINE_VECTOR_REDUCE(tp_vector_max_##sfx, T, sfx, tp_join_max_##sfx)               \
-  TP_DEFINE_VECTOR_INCLUSIVE_SCAN(tp_vector_inclusive_scan_##sfx, T, sfx)
+  TP_DEFINE_VECTOR_INCLUSIVE_SCAN(tp_vector_inclusive_scan_##sfx, T, sfx)                \
+  TP_DEFINE_TEAM_VECTOR_SCAN(tp_team_vector_exclusive_scan_##sfx, T, sfx)
 
 TP_DEFINE_NUMERIC_COLLECTIVES(i32, int32_t)
 TP_DEFINE_NUMERIC_COLLECTIVES(u32, uint32_t)

@@ -204,9 +204,7 @@ tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
 /* ---- launches ------------------------------------------------------------- */
 tp_status tpg_range_setup(tp_space *space, int64_t n, const char *kernel, tpg_launch *cfg) {
   TP_CHECK_ARG(space, "kernel %s: space must not be NULL", kernel);
-  if (n < 0)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "kernel %s: range size %lld is negative", kernel,
-                    (long long)n);
+  TP_TRY(tp_check_range(n, kernel));
   TP_TRY(tpg_select(space));
   /* One wave of full blocks at most; the kernels stride over the rest. */
   int64_t max_blocks = (int64_t)space->props.multiProcessorCount *

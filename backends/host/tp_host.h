@@ -213,13 +213,6 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
   return t;
 }
 
-TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
-  if (n < 0)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "kernel %s: range size %lld is negative", kernel,
-                    (long long)n);
-  return TP_SUCCESS;
-}
-
 /* ---- kernels -------------------------------------------------------------- */
 #include "tp_range_check.h"
 
@@ -233,7 +226,7 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
   TP_DEVICE void name##_body(int64_t i, args_t a);                                      \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
                                                  args_t tp_a_) {                        \
-    TP_TRY(tp_host_check_range(tp_n_, #name));                                          \
+    TP_TRY(tp_check_range(tp_n_, #name));                                               \
     int tp_threads_ = tp_host_threads(tp_s_);                                           \
     (void)tp_threads_;                                                                  \
     TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_)                   \
@@ -272,7 +265,7 @@ TP_INLINE tp_status tp_host_check_range(int64_t n, const char *kernel) {
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                              \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
                                                  args_t tp_a_, T *tp_result_) {         \
-    TP_TRY(tp_host_check_range(tp_n_, #name));                                          \
+    TP_TRY(tp_check_range(tp_n_, #name));                                               \
     int tp_threads_ = tp_host_threads(tp_s_);                                           \
     T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                     \
     if (!tp_partials_)                                                                  \
