@@ -8,6 +8,9 @@
 #include "tenport/primitives.h"
 #include "tenport/hashmap.h"
 #include "tenport/linalg.h"
+#include "tenport/symtensor.h"
+#include "tenport/sshopm.h"
+#include "tenport/dwmri.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,0 +1,69 @@
+/* One SS-HOPM run from one starting vector (Algorithm 1 of Kolda & Mayo), written
+ * once and stamped out per kernel family by
+ *
+ *   TP_SSHOPM_DEFINE_ITERATE(name, ctx_t, DIM, MAXDIM, yfn)
+ *
+ * which defines name(ctx, params, x0, lambda_out, x_out, flag_out, iterations_out).
+ * DIM(ctx) is the dimension n (a constant in unrolled kernels, so the loops unroll
+ * and the iterates stay in registers), MAXDIM bounds the iterate arrays, and
+ * yfn(ctx, params, x, y, &alpha) sets y = A x^(m-1) and, for adaptive shifts, alpha.
+ * The includer defines TP_REAL, TP_REAL_SQRT, FN(), the FN(sshopm_params) type and
+ * FN(sshopm_normalise) with TP_SSHOPM_DEFINE_NORMALISE.
+ *
+ * The start is normalised first; lambda_k = x_k . A x_k^(m-1) = A x_k^m, so each
+ * iteration costs one product. A vanishing (or NaN) update stops the run with
+ * TP_SSHOPM_ZERO_ITERATE. */
+#ifndef TP_SSHOPM_ITERATE_H
+#define TP_SSHOPM_ITERATE_H
+
+/* Scales x (n entries) to unit norm; 0 if it vanished or holds NaN. */
+#define TP_SSHOPM_DEFINE_NORMALISE(name)                                                 \
+  TP_DEVICE int name(int n, TP_REAL *x) {                                               \
+    TP_REAL norm2 = 0;                                                                  \
+    TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i];                         \
+    if (!(norm2 > 0))                                                                   \
+      return 0;                                                                         \
+    const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);                               \
+    TP_UNROLL for (int i = 0; i < n; ++i) x[i] *= inv;                                  \
+    return 1;                                                                           \
+  }
+
+#define TP_SSHOPM_DEFINE_ITERATE(name, ctx_t, DIM, MAXDIM, yfn)                           \
+  TP_DEVICE void name(ctx_t ctx, const FN(sshopm_params) *prm, const TP_REAL *x0,       \
+                      TP_REAL *lambda_out, TP_REAL *x_out, int8_t *flag_out,            \
+                      int32_t *iterations_out) {                                        \
+    const int n = DIM(ctx);                                                             \
+    /* Concave runs (sign -1) ascend -f and so find minima. */                          \
+    const TP_REAL sign = prm->concave ? (TP_REAL)-1 : (TP_REAL)1;                       \
+    TP_REAL x[MAXDIM], y[MAXDIM], lambda = 0, alpha = prm->alpha;                       \
+    int flag = TP_SSHOPM_MAX_ITERATIONS, it = 0;                                        \
+    TP_UNROLL for (int i = 0; i < n; ++i) x[i] = x0[i];                                 \
+    if (!FN(sshopm_normalise)(n, x)) {                                                  \
+      flag = TP_SSHOPM_ZERO_ITERATE;                                                    \
+    } else {                                                                            \
+      yfn(ctx, prm, x, y, &alpha);                                                      \
+      TP_UNROLL for (int i = 0; i < n; ++i) lambda += x[i] * y[i];                      \
+    }                                                                                   \
+    while (flag == TP_SSHOPM_MAX_ITERATIONS && it < prm->max_iterations) {              \
+      TP_UNROLL for (int i = 0; i < n; ++i) x[i] = sign * (y[i] + alpha * x[i]);        \
+      if (!FN(sshopm_normalise)(n, x)) {                                                \
+        flag = TP_SSHOPM_ZERO_ITERATE;                                                  \
+        break;                                                                          \
+      }                                                                                 \
+      ++it;                                                                             \
+      yfn(ctx, prm, x, y, &alpha);                                                      \
+      TP_REAL next = 0;                                                                 \
+      TP_UNROLL for (int i = 0; i < n; ++i) next += x[i] * y[i];                        \
+      const TP_REAL change = next - lambda;                                             \
+      lambda = next;                                                                    \
+      if ((change < 0 ? -change : change) < prm->tol)                                   \
+        flag = TP_SSHOPM_CONVERGED;                                                     \
+    }                                                                                   \
+    *lambda_out = lambda;                                                               \
+    TP_UNROLL for (int i = 0; i < n; ++i) x_out[i] = x[i];                              \
+    *flag_out = (int8_t)flag;                                                           \
+    if (iterations_out)                                                                 \
+      *iterations_out = it;                                                             \
+  }
+
+#endif

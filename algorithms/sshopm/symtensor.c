@@ -1,0 +1,305 @@
+/* Symmetric tensor storage: class enumeration, multinomials, conversions and
+ * double-precision reference products (host code). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenport/symtensor.h"
+#include "tp_error.h"
+#include "tp_sshopm_internal.h"
+
+#define TWO_POW_53 9007199254740992.0
+
+/* C(a, b) exactly, or -1 when it exceeds 2^53. */
+static int64_t binomial_or_neg(int64_t a, int64_t b) {
+  if (b < 0 || b > a)
+    return 0;
+  if (b > a - b)
+    b = a - b;
+  unsigned __int128 r = 1;
+  for (int64_t i = 1; i <= b; ++i) {
+    r = r * (unsigned __int128)(a - b + i) / (unsigned __int128)i;
+    if ((double)r > TWO_POW_53)
+      return -1;
+  }
+  return (int64_t)r;
+}
+
+double tp_sym_factorial(int k) {
+  double f = 1.0;
+  for (int i = 2; i <= k; ++i)
+    f *= i;
+  return f;
+}
+
+static tp_status check_shape(int order, int dim) {
+  TP_CHECK_ARG(order >= 1, "order m = %d: must be at least 1", order);
+  TP_CHECK_ARG(dim >= 1, "dimension n = %d: must be at least 1", dim);
+  if (order > TP_SYM_MAX_ORDER)
+    return TP_ERROR(TP_ERROR_OVERFLOW,
+                    "order m = %d: multinomial coefficients up to m! are exact in double "
+                    "only for m <= %d",
+                    order, TP_SYM_MAX_ORDER);
+  return TP_SUCCESS;
+}
+
+tp_status tp_sym_unique_count(int order, int dim, int64_t *count) {
+  TP_CHECK_ARG(count != NULL, "count is NULL");
+  TP_TRY(check_shape(order, dim));
+  int64_t u = binomial_or_neg((int64_t)order + dim - 1, order);
+  if (u < 0)
+    return TP_ERROR(TP_ERROR_OVERFLOW,
+                    "order m = %d, dimension n = %d: C(m+n-1, m) unique values exceed 2^53",
+                    order, dim);
+  *count = u;
+  return TP_SUCCESS;
+}
+
+void tp_sym_index_first(int order, int *index) {
+  for (int p = 0; p < order; ++p)
+    index[p] = 0;
+}
+
+int tp_sym_index_next(int order, int dim, int *index) {
+  int p = order - 1;
+  while (p >= 0 && index[p] == dim - 1)
+    --p;
+  if (p < 0)
+    return 0;
+  int v = index[p] + 1;
+  for (int q = p; q < order; ++q)
+    index[q] = v;
+  return 1;
+}
+
+/* Product of the factorials of the multiplicities in a nondecreasing index, skipping
+ * positions skip_a and skip_b (-1: none). */
+double tp_sym_multiplicity_factorials(int order, const int *index, int skip_a, int skip_b) {
+  double div = 1.0;
+  int curr = -1, mult = 0;
+  for (int p = 0; p < order; ++p) {
+    if (p == skip_a || p == skip_b)
+      continue;
+    if (index[p] != curr) {
+      curr = index[p];
+      mult = 1;
+    } else {
+      div *= ++mult;
+    }
+  }
+  return div;
+}
+
+int64_t tp_sym_class_multinomial(int order, const int *index) {
+  return (int64_t)(tp_sym_factorial(order) / tp_sym_multiplicity_factorials(order, index, -1, -1));
+}
+
+static void sort_small(int order, int *v) {
+  for (int p = 1; p < order; ++p)
+    for (int q = p; q > 0 && v[q - 1] > v[q]; --q) {
+      int t = v[q];
+      v[q] = v[q - 1];
+      v[q - 1] = t;
+    }
+}
+
+int64_t tp_sym_class_position(int order, int dim, const int *index) {
+  int sorted[TP_SYM_MAX_ORDER];
+  if (order < 1 || order > TP_SYM_MAX_ORDER)
+    return -1;
+  for (int p = 0; p < order; ++p) {
+    if (index[p] < 0 || index[p] >= dim)
+      return -1;
+    sorted[p] = index[p];
+  }
+  sort_small(order, sorted);
+  /* Count the nondecreasing sequences that precede: at position p, every smaller
+   * value v >= the previous entry starts C((dim - v) + rest - 1, rest) of them. */
+  int64_t pos = 0;
+  int lo = 0;
+  for (int p = 0; p < order; ++p) {
+    int rest = order - p - 1;
+    for (int v = lo; v < sorted[p]; ++v)
+      pos += binomial_or_neg((int64_t)(dim - v) + rest - 1, rest);
+    lo = sorted[p];
+  }
+  return pos;
+}
+
+tp_status tp_sym_index_table(int order, int dim, int32_t *index, int64_t *multinomial) {
+  int64_t count;
+  TP_TRY(tp_sym_unique_count(order, dim, &count));
+  int cur[TP_SYM_MAX_ORDER];
+  tp_sym_index_first(order, cur);
+  for (int64_t j = 0; j < count; ++j) {
+    if (index)
+      for (int p = 0; p < order; ++p)
+        index[j * order + p] = cur[p];
+    if (multinomial)
+      multinomial[j] = tp_sym_class_multinomial(order, cur);
+    tp_sym_index_next(order, dim, cur);
+  }
+  return TP_SUCCESS;
+}
+
+/* n^m with overflow detection. */
+static tp_status full_size(int order, int dim, int64_t *size) {
+  double s = pow((double)dim, (double)order);
+  if (s > 1e12)
+    return TP_ERROR(TP_ERROR_OVERFLOW, "full tensor of order %d and dimension %d: %.3g "
+                    "entries is too many to expand", order, dim, s);
+  *size = (int64_t)llround(s);
+  return TP_SUCCESS;
+}
+
+/* Odometer over full tensor indices, last index fastest; 0 after the last one. */
+static int full_index_next(int order, int dim, int *index) {
+  for (int p = order - 1; p >= 0; --p) {
+    if (++index[p] < dim)
+      return 1;
+    index[p] = 0;
+  }
+  return 0;
+}
+
+tp_status tp_sym_to_full_f64(int order, int dim, const double *unique, double *full) {
+  TP_CHECK_ARG(unique && full, "unique or full is NULL");
+  int64_t u = 0, size = 0;
+  TP_TRY(tp_sym_unique_count(order, dim, &u));
+  TP_TRY(full_size(order, dim, &size));
+  int idx[TP_SYM_MAX_ORDER] = {0};
+  int64_t e = 0;
+  do
+    full[e++] = unique[tp_sym_class_position(order, dim, idx)];
+  while (full_index_next(order, dim, idx));
+  return TP_SUCCESS;
+}
+
+tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double rel_tol,
+                               double *unique) {
+  TP_CHECK_ARG(unique && full, "unique or full is NULL");
+  int64_t u = 0, size = 0;
+  TP_TRY(tp_sym_unique_count(order, dim, &u));
+  TP_TRY(full_size(order, dim, &size));
+  TP_TRY(tp_check_finite_f64(full, size, "full tensor"));
+  int64_t *members = (int64_t *)calloc((size_t)u, sizeof *members);
+  if (!members)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for %lld class counts", (long long)u);
+  memset(unique, 0, sizeof(double) * (size_t)u);
+  double scale = 0.0;
+  int idx[TP_SYM_MAX_ORDER] = {0};
+  int64_t e = 0;
+  do {
+    int64_t c = tp_sym_class_position(order, dim, idx);
+    unique[c] += full[e];
+    members[c]++;
+    scale = fmax(scale, fabs(full[e++]));
+  } while (full_index_next(order, dim, idx));
+  for (int64_t c = 0; c < u; ++c)
+    unique[c] /= (double)members[c];
+  free(members);
+  memset(idx, 0, sizeof idx);
+  e = 0;
+  do {
+    int64_t c = tp_sym_class_position(order, dim, idx);
+    if (fabs(full[e] - unique[c]) > rel_tol * scale)
+      return TP_ERROR(TP_ERROR_NUMERICAL,
+                      "tensor is not symmetric: entry %lld differs from its class mean by "
+                      "%.3g (tolerance %.3g)",
+                      (long long)e, fabs(full[e] - unique[c]), rel_tol * scale);
+    ++e;
+  } while (full_index_next(order, dim, idx));
+  return TP_SUCCESS;
+}
+
+/* Product of x over the index's positions, skipping skip_a and skip_b (-1: none). */
+static double monomial(int order, const int *index, const double *x, int skip_a, int skip_b) {
+  double prod = 1.0;
+  for (int p = 0; p < order; ++p)
+    if (p != skip_a && p != skip_b)
+      prod *= x[index[p]];
+  return prod;
+}
+
+static tp_status check_product_args(int order, int dim, const double *unique,
+                                    const double *x, const void *out, int64_t *count) {
+  TP_CHECK_ARG(unique && x && out, "a NULL array");
+  return tp_sym_unique_count(order, dim, count);
+}
+
+tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double *x,
+                         double *result) {
+  int64_t u;
+  TP_TRY(check_product_args(order, dim, unique, x, result, &u));
+  double fm = tp_sym_factorial(order), sum = 0.0;
+  int idx[TP_SYM_MAX_ORDER];
+  tp_sym_index_first(order, idx);
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
+    sum += fm / tp_sym_multiplicity_factorials(order, idx, -1, -1) * unique[j] *
+           monomial(order, idx, x, -1, -1);
+  *result = sum;
+  return TP_SUCCESS;
+}
+
+tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double *x,
+                          double *y) {
+  int64_t u;
+  TP_TRY(check_product_args(order, dim, unique, x, y, &u));
+  double fm1 = tp_sym_factorial(order - 1);
+  memset(y, 0, sizeof(double) * (size_t)dim);
+  int idx[TP_SYM_MAX_ORDER];
+  tp_sym_index_first(order, idx);
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
+    for (int p = 0; p < order; ++p) {
+      if (p > 0 && idx[p] == idx[p - 1])
+        continue; /* one term per distinct index: drop its first occurrence */
+      y[idx[p]] += fm1 / tp_sym_multiplicity_factorials(order, idx, p, -1) * unique[j] *
+                   monomial(order, idx, x, p, -1);
+    }
+  return TP_SUCCESS;
+}
+
+tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double *x,
+                          double *h) {
+  int64_t u;
+  TP_TRY(check_product_args(order, dim, unique, x, h, &u));
+  TP_CHECK_ARG(order >= 2, "A x^(m-2) needs order m >= 2, got %d", order);
+  double fm2 = tp_sym_factorial(order - 2);
+  memset(h, 0, sizeof(double) * (size_t)dim * (size_t)dim);
+  int idx[TP_SYM_MAX_ORDER];
+  tp_sym_index_first(order, idx);
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
+    for (int p = 0; p < order; ++p) {
+      if (p > 0 && idx[p] == idx[p - 1])
+        continue;
+      /* Pairs (idx[p], idx[q]) with q > p: the second occurrence of the same index,
+       * or the first occurrence of each larger one. */
+      for (int q = p + 1; q < order; ++q) {
+        if (q > p + 1 && idx[q] == idx[q - 1])
+          continue;
+        double term = fm2 / tp_sym_multiplicity_factorials(order, idx, p, q) * unique[j] *
+                      monomial(order, idx, x, p, q);
+        h[idx[p] * dim + idx[q]] += term;
+      }
+    }
+  for (int i = 0; i < dim; ++i)
+    for (int k = i + 1; k < dim; ++k)
+      h[k * dim + i] = h[i * dim + k];
+  return TP_SUCCESS;
+}
+
+tp_status tp_check_finite_f64(const double *values, int64_t count, const char *what) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!isfinite(values[i]))
+      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what,
+                      (long long)i, values[i]);
+  return TP_SUCCESS;
+}
+
+tp_status tp_check_finite_f32(const float *values, int64_t count, const char *what) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!isfinite(values[i]))
+      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what,
+                      (long long)i, (double)values[i]);
+  return TP_SUCCESS;
+}

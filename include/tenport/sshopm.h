@@ -1,0 +1,149 @@
+/* SS-HOPM: eigenpairs of many small symmetric tensors (Kolda & Mayo's shifted
+ * symmetric higher-order power method, batched as in Ballard, Kolda & Plantenga).
+ *
+ * An eigenpair (lambda, x) of a symmetric tensor A of order m and dimension n
+ * satisfies A x^(m-1) = lambda x with |x| = 1. The solver runs V starting vectors on
+ * each of T tensors (stored by unique values, see symtensor.h) and reports, per
+ * (tensor, start), the final lambda, x, a flag and the iteration count. */
+#ifndef TENPORT_SSHOPM_H
+#define TENPORT_SSHOPM_H
+
+#include <stdint.h>
+
+#include "tenport/space.h"
+#include "tenport/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest dimension n the batched solver takes (iterates live in registers or
+ * thread-local arrays). */
+#define TP_SSHOPM_MAX_DIM 16
+
+typedef enum tp_sshopm_shift {
+  TP_SHIFT_FIXED = 0,   /* alpha as given: >= 0 convex (maxima), < 0 concave (minima) */
+  TP_SHIFT_ADAPTIVE = 1 /* Kolda & Mayo 2014: smallest shift that keeps the map
+                           convex (or concave) at each iterate, with margin tau */
+} tp_sshopm_shift;
+
+typedef enum tp_sshopm_kernel {
+  TP_SSHOPM_KERNEL_AUTO = 0,     /* unrolled if generated for (m, n), else generic */
+  TP_SSHOPM_KERNEL_GENERIC = 1,  /* loops over index classes; any (m, n) */
+  TP_SSHOPM_KERNEL_UNROLLED = 2  /* generated straight-line code; fails if absent */
+} tp_sshopm_kernel;
+
+/* Per (tensor, start) outcome. */
+typedef enum tp_sshopm_flag {
+  TP_SSHOPM_CONVERGED = 0,      /* |lambda_{k+1} - lambda_k| < tol */
+  TP_SSHOPM_ZERO_ITERATE = 1,   /* the shifted update vanished: x cannot be normalised */
+  TP_SSHOPM_MAX_ITERATIONS = 2  /* max_iterations reached without converging */
+} tp_sshopm_flag;
+
+typedef struct tp_sshopm_options {
+  tp_sshopm_shift shift; /* default TP_SHIFT_ADAPTIVE */
+  double alpha;          /* fixed shift (TP_SHIFT_FIXED); default 0 */
+  int concave;           /* adaptive shift only: seek minima instead of maxima */
+  double tau;            /* adaptive margin; default 1e-6 */
+  double tol;            /* on |delta lambda|; 0 runs exactly max_iterations; default 1e-10
+                            (1e-6 is a sensible choice in f32) */
+  int max_iterations;    /* default 1000 */
+  tp_sshopm_kernel kernel;
+} tp_sshopm_options;
+
+void tp_sshopm_options_init(tp_sshopm_options *options);
+
+/* The batch: T tensors of U = C(m+n-1, m) unique values each (T x U, row-major) and
+ * V starting vectors shared by all tensors (V x n, row-major, unit norm). */
+typedef struct tp_sshopm_problem {
+  int order, dim;
+  int64_t num_tensors;
+  int num_starts;
+} tp_sshopm_problem;
+
+/* Outputs, all in the space, indexed by t * V + v: lambda and iterations (T x V),
+ * x (T x V x n), flag (T x V, a tp_sshopm_flag). iterations may be NULL. */
+typedef struct tp_sshopm_out_f32 {
+  float *lambda, *x;
+  int8_t *flag;
+  int32_t *iterations;
+} tp_sshopm_out_f32;
+typedef struct tp_sshopm_out_f64 {
+  double *lambda, *x;
+  int8_t *flag;
+  int32_t *iterations;
+} tp_sshopm_out_f64;
+
+/* Runs the batch. tensors and starts are in the space. Non-finite tensor values or
+ * starts, bad shapes and options are reported before any work. */
+tp_status tp_sshopm_f32(tp_space *space, const tp_sshopm_problem *problem,
+                        const float *tensors, const float *starts,
+                        const tp_sshopm_options *options, const tp_sshopm_out_f32 *out);
+tp_status tp_sshopm_f64(tp_space *space, const tp_sshopm_problem *problem,
+                        const double *tensors, const double *starts,
+                        const tp_sshopm_options *options, const tp_sshopm_out_f64 *out);
+
+/* 1 if generated straight-line kernels exist for (m, n). */
+int tp_sshopm_has_unrolled(int order, int dim);
+
+/* V starting vectors (host, V x n): entries uniform in [-1, 1], normalised; the same
+ * seed gives the same vectors on every backend. */
+tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_starts, double *starts);
+
+/* ---- post-processing of one tensor's results (host) ---------------------------- */
+
+typedef enum tp_eig_kind {
+  TP_EIG_LOCAL_MAX = 0,  /* projected Hessian negative definite */
+  TP_EIG_LOCAL_MIN = 1,  /* projected Hessian positive definite */
+  TP_EIG_SADDLE = 2,     /* projected Hessian indefinite */
+  TP_EIG_DEGENERATE = 3  /* projected Hessian singular to within hessian_tol */
+} tp_eig_kind;
+
+typedef struct tp_eig_merge_options {
+  double dot_tol;     /* same eigenvector if |x.y| >= 1 - dot_tol; default 1e-4 */
+  double lambda_tol;  /* and |lambda - mu| <= lambda_tol * max(1, |lambda|); default 1e-4 */
+  double hessian_tol; /* |eigenvalue| below hessian_tol * max(1, |lambda|) is zero;
+                         default 1e-6 */
+} tp_eig_merge_options;
+
+void tp_eig_merge_options_init(tp_eig_merge_options *options);
+
+/* Distinct eigenpairs of one tensor, sorted by lambda, largest first. Arrays hold
+ * up to V pairs; x is V x n. starts counts the runs that reached each pair. */
+typedef struct tp_eigenpairs {
+  int count;
+  double *lambda, *x;
+  tp_eig_kind *kind;
+  int *starts;
+} tp_eigenpairs;
+
+/* Merges the converged runs (flag == TP_SSHOPM_CONVERGED; others are ignored) of
+ * one tensor into distinct eigenpairs, classifies each from the eigenvalues of the
+ * projected Hessian (m-1) A x^(m-2) - lambda I on the tangent space of the sphere,
+ * and ranks them by lambda. All arrays are on the host; out's arrays must hold V
+ * pairs (with V = 0 the run and output arrays may be NULL).
+ *
+ * Each converged run's x is normalised and its lambda recomputed in double as A x^m;
+ * runs match when |x.y| >= 1 - dot_tol and their lambdas agree to lambda_tol. Each
+ * pair reports the matching run with the smallest residual |A x^(m-1) - lambda x|.
+ * Signs: for odd m, (lambda, x) and (-lambda, -x) are the same pair; it is reported
+ * with lambda >= 0 (for lambda = 0, the first nonzero entry of x positive), and its
+ * kind refers to that representative (the negated pair has the opposite kind: a
+ * maximum with lambda < 0 is reported as a minimum). For even m, x and -x are the
+ * same eigenvector; x is reported with its largest |entry| positive. For n = 1 the
+ * tangent space is empty and the pair is reported as TP_EIG_LOCAL_MAX. Ties in
+ * lambda are ordered by kind, then by x lexicographically.
+ *
+ * Fails with TP_ERROR_INVALID_ARGUMENT on NULL pointers, a bad shape, V < 0, negative
+ * or non-finite tolerances, or a flag that is no tp_sshopm_flag; with
+ * TP_ERROR_NUMERICAL on non-finite tensor values, or on a converged run whose lambda
+ * or x is not finite or whose |x| differs from 1 by more than 1e-3. */
+tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
+                                   int num_starts, const double *lambda, const double *x,
+                                   const int8_t *flag, const tp_eig_merge_options *options,
+                                   tp_eigenpairs *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
