@@ -17,6 +17,7 @@ void tp_sshopm_options_init(tp_sshopm_options *o) {
   o->concave = 0;
   o->tau = 1e-6;
   o->tol = 1e-10;
+  o->xtol = 0.0;
   o->max_iterations = 1000;
   o->kernel = TP_SSHOPM_KERNEL_AUTO;
 }
@@ -41,11 +42,13 @@ tp_status tp_sshopm_validate(const tp_sshopm_problem *p, const tp_sshopm_options
                "unknown shift mode %d", (int)o->shift);
   TP_CHECK_ARG(o->kernel >= TP_SSHOPM_KERNEL_AUTO && o->kernel <= TP_SSHOPM_KERNEL_UNROLLED,
                "unknown kernel choice %d", (int)o->kernel);
-  if (!isfinite(o->alpha) || !isfinite(o->tau) || !isfinite(o->tol))
-    return TP_ERROR(TP_ERROR_NUMERICAL, "options: alpha = %g, tau = %g, tol = %g must be finite",
-                    o->alpha, o->tau, o->tol);
+  if (!isfinite(o->alpha) || !isfinite(o->tau) || !isfinite(o->tol) || !isfinite(o->xtol))
+    return TP_ERROR(TP_ERROR_NUMERICAL,
+                    "options: alpha = %g, tau = %g, tol = %g, xtol = %g must be finite",
+                    o->alpha, o->tau, o->tol, o->xtol);
   TP_CHECK_ARG(o->tau >= 0, "tau = %g: the adaptive margin must be >= 0", o->tau);
   TP_CHECK_ARG(o->tol >= 0, "tol = %g must be >= 0 (0 runs exactly max_iterations)", o->tol);
+  TP_CHECK_ARG(o->xtol >= 0, "xtol = %g must be >= 0 (0: no test on the step)", o->xtol);
   TP_CHECK_ARG(o->max_iterations >= 0, "max_iterations = %d is negative", o->max_iterations);
   if (o->kernel == TP_SSHOPM_KERNEL_UNROLLED && !tp_sshopm_has_unrolled(p->order, p->dim))
     return TP_ERROR(TP_ERROR_NOT_SUPPORTED,

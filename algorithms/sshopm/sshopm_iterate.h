@@ -11,8 +11,9 @@
  * FN(sshopm_normalise) with TP_SSHOPM_DEFINE_NORMALISE.
  *
  * The start is normalised first; lambda_k = x_k . A x_k^(m-1) = A x_k^m, so each
- * iteration costs one product. A vanishing (or NaN) update stops the run with
- * TP_SSHOPM_ZERO_ITERATE. */
+ * iteration costs one product. A run converges when |lambda_{k+1} - lambda_k| < tol
+ * and the step |x_{k+1} - x_k|^2 <= xtol2 (xtol2 is +inf unless an xtol was set). A
+ * vanishing (or NaN) update stops the run with TP_SSHOPM_ZERO_ITERATE. */
 #ifndef TP_SSHOPM_ITERATE_H
 #define TP_SSHOPM_ITERATE_H
 
@@ -45,10 +46,21 @@
       TP_UNROLL for (int i = 0; i < n; ++i) lambda += x[i] * y[i];                      \
     }                                                                                   \
     while (flag == TP_SSHOPM_MAX_ITERATIONS && it < prm->max_iterations) {              \
-      TP_UNROLL for (int i = 0; i < n; ++i) x[i] = sign * (y[i] + alpha * x[i]);        \
-      if (!FN(sshopm_normalise)(n, x)) {                                                \
+      TP_REAL norm2 = 0; /* y holds the unnormalised update until yfn refills it */     \
+      TP_UNROLL for (int i = 0; i < n; ++i) {                                           \
+        y[i] = sign * (y[i] + alpha * x[i]);                                            \
+        norm2 += y[i] * y[i];                                                           \
+      }                                                                                 \
+      if (!(norm2 > 0)) { /* also catches NaN: the iterate is lost */                   \
         flag = TP_SSHOPM_ZERO_ITERATE;                                                  \
         break;                                                                          \
+      }                                                                                 \
+      const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);                             \
+      TP_REAL step2 = 0;                                                                \
+      TP_UNROLL for (int i = 0; i < n; ++i) {                                           \
+        const TP_REAL xi = y[i] * inv;                                                  \
+        step2 += (xi - x[i]) * (xi - x[i]);                                             \
+        x[i] = xi;                                                                      \
       }                                                                                 \
       ++it;                                                                             \
       yfn(ctx, prm, x, y, &alpha);                                                      \
@@ -56,7 +68,7 @@
       TP_UNROLL for (int i = 0; i < n; ++i) next += x[i] * y[i];                        \
       const TP_REAL change = next - lambda;                                             \
       lambda = next;                                                                    \
-      if ((change < 0 ? -change : change) < prm->tol)                                   \
+      if ((change < 0 ? -change : change) < prm->tol && step2 <= prm->xtol2)            \
         flag = TP_SSHOPM_CONVERGED;                                                     \
     }                                                                                   \
     *lambda_out = lambda;                                                               \

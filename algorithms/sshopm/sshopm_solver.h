@@ -35,7 +35,7 @@
 #define SSHOPM_REGISTER_BYTES 192
 
 typedef struct FN(sshopm_params) {
-  TP_REAL alpha, tau, tol;
+  TP_REAL alpha, tau, tol, xtol2;
   int max_iterations, concave, adaptive, order;
 } FN(sshopm_params);
 
@@ -425,6 +425,7 @@ tp_status TP_PASTE(tp_sshopm_, TP_SFX)(tp_space *space, const tp_sshopm_problem 
   args.prm.alpha = args.prm.adaptive ? 0 : (TP_REAL)o->alpha;
   args.prm.concave = args.prm.adaptive ? (o->concave != 0) : (o->alpha < 0);
   args.prm.tau = (TP_REAL)o->tau, args.prm.tol = (TP_REAL)o->tol;
+  args.prm.xtol2 = o->xtol > 0 ? (TP_REAL)(o->xtol * o->xtol) : (TP_REAL)INFINITY;
   args.prm.max_iterations = o->max_iterations, args.prm.order = p->order;
   if (o->kernel != TP_SSHOPM_KERNEL_GENERIC && tp_sshopm_has_unrolled(p->order, p->dim))
     return FN(sshopm_launch_unrolled)(space, p, &args);

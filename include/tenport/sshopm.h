@@ -35,7 +35,7 @@ typedef enum tp_sshopm_kernel {
 
 /* Per (tensor, start) outcome. */
 typedef enum tp_sshopm_flag {
-  TP_SSHOPM_CONVERGED = 0,      /* |lambda_{k+1} - lambda_k| < tol */
+  TP_SSHOPM_CONVERGED = 0,      /* |lambda_{k+1} - lambda_k| < tol (and the xtol test) */
   TP_SSHOPM_ZERO_ITERATE = 1,   /* the shifted update vanished: x cannot be normalised */
   TP_SSHOPM_MAX_ITERATIONS = 2  /* max_iterations reached without converging */
 } tp_sshopm_flag;
@@ -47,6 +47,9 @@ typedef struct tp_sshopm_options {
   double tau;            /* adaptive margin; default 1e-6 */
   double tol;            /* on |delta lambda|; 0 runs exactly max_iterations; default 1e-10
                             (1e-6 is a sensible choice in f32) */
+  double xtol;           /* if > 0, convergence also needs |x_{k+1} - x_k| <= xtol: lambda
+                            settles quadratically faster than x, so |delta lambda| alone
+                            stops with |A x^(m-1) - lambda x| ~ sqrt(tol); default 0 */
   int max_iterations;    /* default 1000 */
   tp_sshopm_kernel kernel;
 } tp_sshopm_options;
