@@ -11,6 +11,7 @@
 #include "tenport/symtensor.h"
 #include "tenport/sshopm.h"
 #include "tenport/dwmri.h"
+#include "tenport/npy.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -20,8 +20,6 @@ tpb_config tpb_config_small(void) {
 }
 
 /* ---- timing ---------------------------------------------------------------- */
-typedef tp_status (*tpb_step)(void *ctx);
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : (x > y);
@@ -29,8 +27,8 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Median milliseconds of `reps` runs of op after `warmup` runs; prepare (may be NULL)
  * runs before each, outside the timing. */
-static tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx,
-                          int warmup, int reps, double *median_ms) {
+tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
+                   int reps, double *median_ms) {
   tp_timer *timer = NULL;
   TP_TRY(tp_timer_create(space, &timer));
   double *times = (double *)calloc((size_t)reps, sizeof *times);

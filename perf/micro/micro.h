@@ -49,6 +49,16 @@ typedef struct tpb_report {
   int count;
 } tpb_report;
 
+/* Median milliseconds (GPU events on GPUs) of `reps` runs of op after `warmup` runs;
+ * prepare (may be NULL) runs before each, outside the timing. */
+typedef tp_status (*tpb_step)(void *ctx);
+tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
+                   int reps, double *median_ms);
+
+/* FP32 fused multiply-add rate of the space (GFLOP/s, 2 flops per FMA), measured by a
+ * kernel of independent FMA chains: the compute ceiling for FP32 kernels. */
+tp_status tpb_fp32_fma_ceiling(tp_space *space, double *gflops);
+
 /* Measures the machine's two ceilings: copy bandwidth and FP64 GEMM rate. */
 tp_status tpb_measure_ceilings(tp_space *space, const tpb_config *config, tpb_report *report);
 
