@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_portable.h"
 #include "tp_sshopm_internal.h"
 #include "tp_symeig.h"
 #include "tpt.h"

@@ -1,11 +1,16 @@
 /* Eigenvalues of small symmetric matrices, callable on the host and inside kernels:
  * cyclic Jacobi for any n, and a closed form for the extreme eigenvalues of 3 x 3
- * matrices (the adaptive shift of the n = 3 kernels). Needs tp_portable.h or
- * another header that defines TP_INLINE first. */
+ * matrices (the adaptive shift of the n = 3 kernels). Kernel sources include
+ * tp_portable.h first (TP_INLINE then runs on the device too); host code gets plain
+ * static inline functions. */
 #ifndef TP_SYMEIG_H
 #define TP_SYMEIG_H
 
 #include <math.h>
+
+#ifndef TP_INLINE
+#define TP_INLINE static inline
+#endif
 
 /* TP_DEFINE_SYMEIG(T, sfx, SQRT, FABS, ACOS, COS, EPS2) defines, for element type T:
  *

@@ -9,6 +9,10 @@
 
 #include "tenport/tenport.h"
 
+#ifdef __cplusplus
+extern "C" { /* fma_ceiling.c is compiled as CUDA C++ on GPU backends */
+#endif
+
 typedef struct tpb_config {
   int log2_copy_bytes; /* copy of 2^k bytes */
   int log2_reduce;     /* sum of 2^k doubles */
@@ -68,4 +72,7 @@ tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *rep
 /* Prints the report as a table: time, GB/s or items/s, % of copy bandwidth, peer. */
 void tpb_print(FILE *out, const tpb_report *report);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
