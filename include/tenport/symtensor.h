@@ -49,9 +49,10 @@ tp_status tp_sym_index_table(int order, int dim, int32_t *index, int64_t *multin
 /* Expands unique values into the full n^m tensor (last index fastest). */
 tp_status tp_sym_to_full_f64(int order, int dim, const double *unique, double *full);
 
-/* Unique values of a full n^m tensor: the mean over each class. Fails with
- * TP_ERROR_NUMERICAL if the tensor is not symmetric to within rel_tol (relative to
- * its largest magnitude) or holds non-finite values. */
+/* Unique values of a full n^m tensor: the mean over each class (exact when the
+ * tensor is exactly symmetric). Fails with TP_ERROR_NUMERICAL if two entries of a
+ * class differ by more than rel_tol times the largest magnitude, or if the tensor
+ * holds non-finite values. */
 tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double rel_tol,
                                double *unique);
 
