@@ -35,6 +35,46 @@ tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double direction[
 tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
                            double *tensors);
 
+/* ---- fiber peaks -------------------------------------------------------------- */
+
+/* Options of tp_fiber_peaks. Each voxel's series is divided by the L2 norm of its
+ * coefficients (the function's L2 norm on the sphere) before SS-HOPM runs, so tol,
+ * xtol and tau are relative to that scale. */
+typedef struct tp_peaks_options {
+  int max_peaks;        /* k: peaks kept per voxel; default 3 */
+  int num_starts;       /* SS-HOPM starting vectors, the same for every voxel; default 64 */
+  uint64_t seed;        /* of the starting vectors; default 1 */
+  int single_precision; /* 1: SS-HOPM in f32 (default); 0: in f64 */
+  double tol;           /* on |delta lambda|; 0 (default): 1e-6 in f32, 1e-12 in f64 */
+  double xtol;          /* on |delta x|; 0 (default): 1e-4 in f32, 1e-8 in f64 */
+  int max_iterations;   /* per start; default 500 */
+  double min_amplitude; /* keep maxima with amplitude >= min_amplitude times the voxel's
+                           largest, in [0, 1]; default 0.1 (0 keeps every positive one) */
+  double tau;           /* margin of the adaptive convex shift; default 1e-6 */
+} tp_peaks_options;
+
+void tp_peaks_options_init(tp_peaks_options *options);
+
+/* Fiber peaks: the local maxima of each voxel's SH series (even lmax in [2, 16]) with
+ * a positive value, found by SS-HOPM with the adaptive convex shift on the symmetric
+ * tensor of order lmax (tp_sh_to_sym_f64) and tp_sshopm_eigenpairs_f64.
+ *
+ * sh is voxels x tp_sh_count(lmax) on the host. For each voxel v, up to k = max_peaks
+ * maxima with amplitude >= min_amplitude times the largest, by decreasing amplitude:
+ * directions[v][j] (voxels x k x 3, unit vectors; x and -x are the same direction and
+ * the one with its largest |entry| positive is reported), amplitudes[v][j] (voxels x k,
+ * the series' value there) and counts[v]; unused slots are NaN. Outputs are on the
+ * host. SS-HOPM runs in the space in batches of at most 2^16 voxels (fewer when the
+ * space's memory is small); a voxel whose coefficients are all zero has no peaks.
+ *
+ * Errors: TP_ERROR_INVALID_ARGUMENT for NULL pointers, an odd lmax or one outside
+ * [2, 16], num_voxels < 0 or bad options (k < 1, no starts, negative or non-finite
+ * tolerances, min_amplitude outside [0, 1]); TP_ERROR_NUMERICAL, naming the voxel, for
+ * non-finite coefficients; TP_ERROR_OUT_OF_MEMORY; the solver's errors. */
+tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
+                         const tp_peaks_options *options, double *directions,
+                         double *amplitudes, int32_t *counts);
+
 #ifdef __cplusplus
 }
 #endif

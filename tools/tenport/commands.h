@@ -1,7 +1,57 @@
-/* Subcommands of the tenport command-line tool. Each returns the process exit code. */
+/* Subcommands of the tenport command-line tool. Each returns the process exit code:
+ * 0 on success, 1 when the work failed, 2 on a usage error. */
 #ifndef TENPORT_COMMANDS_H
 #define TENPORT_COMMANDS_H
 
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
 int tenport_cmd_info(int argc, char **argv);
+int tenport_cmd_sshopm(int argc, char **argv);
+int tenport_cmd_peaks(int argc, char **argv);
+
+/* ---- helpers shared by the subcommands' option parsing -------------------------- */
+
+/* Whole-string integer in [lo, hi]; 1 on success. */
+static inline int tenport_parse_int(const char *s, long lo, long hi, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi)
+    return 0;
+  *out = (int)v;
+  return 1;
+}
+
+static inline int tenport_parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || *s == '-')
+    return 0;
+  *out = (uint64_t)v;
+  return 1;
+}
+
+/* Whole-string finite number; 1 on success. */
+static inline int tenport_parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v))
+    return 0;
+  *out = v;
+  return 1;
+}
+
+/* Seconds on a monotonic clock. */
+static inline double tenport_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 #endif

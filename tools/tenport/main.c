@@ -15,6 +15,10 @@ static const command commands[] = {
     {"info", tenport_cmd_info,
      "backend, device and the machine's measured ceilings, with the portable layer's "
      "micro-benchmarks (--full for the large sizes)"},
+    {"sshopm", tenport_cmd_sshopm,
+     "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM"},
+    {"peaks", tenport_cmd_peaks,
+     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,616 @@
+/* tenport sshopm: eigenpairs of a batch of symmetric tensors by SS-HOPM, read from a
+ * .npy file of unique values (see symtensor.h for their order); per-run results and the
+ * distinct eigenpairs of each tensor as .npy files, and a summary on stdout.
+ * --example runs the Kofidis-Regalia tensor, whose eigenpairs are known. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tenport/npy.h"
+#include "tenport/tenport.h"
+
+#define SUMMARY_TENSORS 10 /* tensors whose eigenpairs are printed */
+#define PAIR_FIXED_COLS 3  /* lambda, kind, starts; then x */
+
+typedef struct sshopm_cli {
+  const char *input, *output;
+  int order, dim, starts, single, example, tol_set;
+  uint64_t seed;
+  tp_sshopm_options solver;
+} sshopm_cli;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: tenport sshopm --input A.npy --order m --dim n [options]\n"
+          "       tenport sshopm --example [options]\n"
+          "Eigenpairs (lambda, x), A x^(m-1) = lambda x, |x| = 1, of symmetric tensors by the\n"
+          "shifted symmetric higher-order power method, V starting vectors per tensor.\n"
+          "  --input A.npy       T x U unique values (or U for one tensor), any numeric dtype,\n"
+          "                      U = C(m+n-1, m) in lexicographic order of index classes\n"
+          "  --order m           tensor order, 2..%d\n"
+          "  --dim n             dimension, 1..%d\n"
+          "  --starts V          random unit starting vectors, shared by all tensors (128)\n"
+          "  --shift S           'adaptive' (Kolda & Mayo's shift, default) or a fixed alpha\n"
+          "                      (alpha >= 0 finds maxima, alpha < 0 minima)\n"
+          "  --concave           seek minima (with a fixed shift: alpha = -|S|)\n"
+          "  --tol X             stop when |delta lambda| < X (1e-10 in f64, 1e-6 in f32)\n"
+          "  --xtol X            and |delta x| <= X (0: no test on x, default)\n"
+          "  --maxits N          iterations per start (1000)\n"
+          "  --seed S            seed of the starting vectors (1)\n"
+          "  --precision P       f32 or f64 (f64)\n"
+          "  --kernel K          auto, generic or unrolled (auto)\n"
+          "  --output PREFIX     output files PREFIX_*.npy ('sshopm')\n"
+          "  --example           the Kofidis-Regalia tensor (m = 4, n = 3) with the adaptive\n"
+          "                      convex and concave shifts, next to its known eigenvalues\n"
+          "Writes PREFIX_lambda.npy (T x V), PREFIX_x.npy (T x V x n), PREFIX_flag.npy (int8\n"
+          "T x V: 0 converged, 1 zero iterate, 2 max iterations), PREFIX_iterations.npy\n"
+          "(int32 T x V) and PREFIX_eigenpairs.npy (T x P x (n + 3): lambda, kind, starts,\n"
+          "x of each tensor's distinct eigenpairs, largest lambda first, NaN rows after the\n"
+          "last; kind 0 local max, 1 local min, 2 saddle, 3 degenerate). For a 1-D input\n"
+          "the leading T axis is left out.\n",
+          TP_SYM_MAX_ORDER, TP_SSHOPM_MAX_DIM);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+
+/* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
+static int parse_value(sshopm_cli *c, const char *a, const char *v) {
+  tp_sshopm_options *s = &c->solver;
+  if (!strcmp(a, "--input"))
+    return c->input = v, 1;
+  if (!strcmp(a, "--output"))
+    return c->output = v, *v != '\0';
+  if (!strcmp(a, "--order"))
+    return tenport_parse_int(v, 2, TP_SYM_MAX_ORDER, &c->order);
+  if (!strcmp(a, "--dim"))
+    return tenport_parse_int(v, 1, TP_SSHOPM_MAX_DIM, &c->dim);
+  if (!strcmp(a, "--starts"))
+    return tenport_parse_int(v, 1, 1 << 24, &c->starts);
+  if (!strcmp(a, "--maxits"))
+    return tenport_parse_int(v, 0, 1 << 30, &s->max_iterations);
+  if (!strcmp(a, "--seed"))
+    return tenport_parse_u64(v, &c->seed);
+  if (!strcmp(a, "--tol")) {
+    c->tol_set = 1;
+    return tenport_parse_double(v, &s->tol) && s->tol >= 0;
+  }
+  if (!strcmp(a, "--xtol"))
+    return tenport_parse_double(v, &s->xtol) && s->xtol >= 0;
+  if (!strcmp(a, "--shift")) {
+    if (!strcmp(v, "adaptive"))
+      return s->shift = TP_SHIFT_ADAPTIVE, 1;
+    s->shift = TP_SHIFT_FIXED;
+    return tenport_parse_double(v, &s->alpha);
+  }
+  if (!strcmp(a, "--precision")) {
+    c->single = !strcmp(v, "f32");
+    return c->single || !strcmp(v, "f64");
+  }
+  if (!strcmp(a, "--kernel")) {
+    const char *names[3] = {"auto", "generic", "unrolled"};
+    for (int k = 0; k < 3; ++k)
+      if (!strcmp(v, names[k]))
+        return s->kernel = (tp_sshopm_kernel)k, 1;
+    return 0;
+  }
+  return -1;
+}
+
+/* 0: run; 1: help was asked for; 2: usage error (reported). */
+static int parse_args(int argc, char **argv, sshopm_cli *c) {
+  memset(c, 0, sizeof *c);
+  c->output = "sshopm", c->starts = 128, c->seed = 1;
+  tp_sshopm_options_init(&c->solver);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    if (!strcmp(a, "--example")) {
+      c->example = 1;
+      continue;
+    }
+    if (!strcmp(a, "--concave")) {
+      c->solver.concave = 1;
+      continue;
+    }
+    int r = i + 1 < argc ? parse_value(c, a, argv[i + 1]) : parse_value(c, a, "");
+    if (r < 0) {
+      fprintf(stderr, "tenport sshopm: unknown option '%s'\n", a);
+      return 2;
+    }
+    if (r == 0 || i + 1 >= argc) {
+      fprintf(stderr, "tenport sshopm: %s needs a valid value ('tenport sshopm --help')\n", a);
+      return 2;
+    }
+    ++i;
+  }
+  if (!c->example && (!c->input || !c->order || !c->dim)) {
+    fprintf(stderr, "tenport sshopm: --input, --order and --dim are required\n");
+    return 2;
+  }
+  if (c->example && (c->input || c->order || c->dim)) {
+    fprintf(stderr, "tenport sshopm: --example takes no --input, --order or --dim\n");
+    return 2;
+  }
+  if (!c->tol_set)
+    c->solver.tol = c->single ? 1e-6 : 1e-10;
+  if (c->solver.shift == TP_SHIFT_FIXED && c->solver.concave)
+    c->solver.alpha = -fabs(c->solver.alpha);
+  return 0;
+}
+
+/* ---- solving ------------------------------------------------------------------- */
+
+/* Host allocation failures of this tool: no library message goes with them. */
+static tp_status host_oom(void) {
+  tp_clear_error();
+  return TP_ERROR_OUT_OF_MEMORY;
+}
+
+/* One batch's results on the host, in double. */
+typedef struct runs {
+  int64_t tensors;
+  int starts, order, dim;
+  double *lambda, *x;
+  int8_t *flag;
+  int32_t *iterations;
+  double seconds;
+} runs;
+
+static void runs_free(runs *r) {
+  free(r->lambda), free(r->x), free(r->flag), free(r->iterations);
+  memset(r, 0, sizeof *r);
+}
+
+static int runs_alloc(runs *r) {
+  size_t n = (size_t)r->tensors * (size_t)r->starts;
+  r->lambda = (double *)malloc(sizeof(double) * (n ? n : 1));
+  r->x = (double *)malloc(sizeof(double) * (n ? n : 1) * (size_t)r->dim);
+  r->flag = (int8_t *)malloc(n ? n : 1);
+  r->iterations = (int32_t *)malloc(sizeof(int32_t) * (n ? n : 1));
+  return r->lambda && r->x && r->flag && r->iterations;
+}
+
+/* Copies n doubles into new space memory, as floats if single. */
+static tp_status upload(tp_space *s, const double *h, size_t n, int single, void **d) {
+  *d = NULL;
+  tp_status st = tp_alloc(s, n * (single ? sizeof(float) : sizeof(double)), d);
+  if (st != TP_SUCCESS)
+    return st;
+  if (!single)
+    return tp_copy_to_device(s, *d, h, n * sizeof(double));
+  float *f = (float *)malloc(sizeof(float) * (n ? n : 1));
+  if (!f)
+    return host_oom();
+  for (size_t i = 0; i < n; ++i)
+    f[i] = (float)h[i];
+  st = tp_copy_to_device(s, *d, f, n * sizeof(float));
+  free(f);
+  return st;
+}
+
+/* Copies n values of the run's precision back into doubles. */
+static tp_status download(tp_space *s, const void *d, size_t n, int single, double *h) {
+  if (!single)
+    return tp_copy_to_host(s, h, d, n * sizeof(double));
+  float *f = (float *)malloc(sizeof(float) * (n ? n : 1));
+  if (!f)
+    return host_oom();
+  tp_status st = tp_copy_to_host(s, f, d, n * sizeof(float));
+  for (size_t i = 0; st == TP_SUCCESS && i < n; ++i)
+    h[i] = f[i];
+  free(f);
+  return st;
+}
+
+/* The solver call itself, timed on the space. */
+static tp_status run_timed(tp_space *s, const sshopm_cli *c, const tp_sshopm_problem *p,
+                           void *const d[6], double *seconds) {
+  tp_timer *timer = NULL;
+  double ms = 0;
+  tp_status st = tp_timer_create(s, &timer);
+  if (st == TP_SUCCESS)
+    st = tp_timer_start(timer);
+  if (st == TP_SUCCESS && c->single) {
+    tp_sshopm_out_f32 out = {(float *)d[2], (float *)d[3], (int8_t *)d[4], (int32_t *)d[5]};
+    st = tp_sshopm_f32(s, p, (const float *)d[0], (const float *)d[1], &c->solver, &out);
+  } else if (st == TP_SUCCESS) {
+    tp_sshopm_out_f64 out = {(double *)d[2], (double *)d[3], (int8_t *)d[4], (int32_t *)d[5]};
+    st = tp_sshopm_f64(s, p, (const double *)d[0], (const double *)d[1], &c->solver, &out);
+  }
+  if (st == TP_SUCCESS)
+    st = tp_timer_stop(timer, &ms);
+  if (timer)
+    tp_timer_destroy(&timer);
+  *seconds = 1e-3 * ms;
+  return st;
+}
+
+/* Runs V starts on T tensors a (host, T x U doubles) and fills r. */
+static tp_status solve(tp_space *s, const sshopm_cli *c, int order, int dim, int64_t tensors,
+                       const double *a, runs *r) {
+  int64_t unique;
+  tp_status st = tp_sym_unique_count(order, dim, &unique);
+  if (st != TP_SUCCESS)
+    return st;
+  memset(r, 0, sizeof *r);
+  r->tensors = tensors, r->starts = c->starts, r->order = order, r->dim = dim;
+  size_t n = (size_t)tensors * (size_t)c->starts, es = c->single ? 4 : 8;
+  double *x0 = (double *)malloc(sizeof(double) * (size_t)c->starts * (size_t)dim);
+  void *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL}; /* tensors, starts, lambda, x, flag, its */
+  if (!runs_alloc(r) || !x0) {
+    free(x0);
+    return host_oom();
+  }
+  st = tp_sshopm_random_starts_f64(c->seed, dim, c->starts, x0);
+  if (st == TP_SUCCESS)
+    st = upload(s, a, (size_t)(tensors * unique), c->single, &d[0]);
+  if (st == TP_SUCCESS)
+    st = upload(s, x0, (size_t)c->starts * (size_t)dim, c->single, &d[1]);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, es * n, &d[2]);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, es * n * (size_t)dim, &d[3]);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, n, &d[4]);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, sizeof(int32_t) * n, &d[5]);
+  tp_sshopm_problem p = {order, dim, tensors, c->starts};
+  if (st == TP_SUCCESS)
+    st = run_timed(s, c, &p, d, &r->seconds);
+  if (st == TP_SUCCESS)
+    st = download(s, d[2], n, c->single, r->lambda);
+  if (st == TP_SUCCESS)
+    st = download(s, d[3], n * (size_t)dim, c->single, r->x);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(s, r->flag, d[4], n);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(s, r->iterations, d[5], sizeof(int32_t) * n);
+  for (int i = 0; i < 6; ++i)
+    tp_free(s, d[i]);
+  free(x0);
+  return st;
+}
+
+/* ---- distinct eigenpairs ---------------------------------------------------------- */
+
+/* Per tensor, count rows of width n + 3: lambda, kind, starts, x. */
+typedef struct pair_table {
+  int64_t tensors;
+  int width, max_count;
+  int *count;
+  double **rows;
+} pair_table;
+
+static void table_free(pair_table *t) {
+  for (int64_t i = 0; t->rows && i < t->tensors; ++i)
+    free(t->rows[i]);
+  free(t->rows), free(t->count);
+  memset(t, 0, sizeof *t);
+}
+
+static void pairs_free(tp_eigenpairs *p) {
+  free(p->lambda), free(p->x), free(p->kind), free(p->starts);
+}
+
+static int pairs_alloc(tp_eigenpairs *p, int starts, int dim) {
+  size_t v = (size_t)starts;
+  p->count = 0;
+  p->lambda = (double *)malloc(sizeof(double) * v);
+  p->x = (double *)malloc(sizeof(double) * v * (size_t)dim);
+  p->kind = (tp_eig_kind *)malloc(sizeof(tp_eig_kind) * v);
+  p->starts = (int *)malloc(sizeof(int) * v);
+  return p->lambda && p->x && p->kind && p->starts;
+}
+
+/* Tensor t's eigenpairs into a new row block of the table. */
+static tp_status tensor_pairs(const runs *r, const double *tensor, int64_t t,
+                              tp_eigenpairs *w, pair_table *tab) {
+  const size_t first = (size_t)t * (size_t)r->starts;
+  tp_status st = tp_sshopm_eigenpairs_f64(r->order, r->dim, tensor, r->starts,
+                                          r->lambda + first, r->x + first * (size_t)r->dim,
+                                          r->flag + first, NULL, w);
+  if (st != TP_SUCCESS)
+    return st;
+  double *rows = (double *)malloc(sizeof(double) * (size_t)(w->count ? w->count : 1) *
+                                  (size_t)tab->width);
+  if (!rows)
+    return host_oom();
+  for (int k = 0; k < w->count; ++k) {
+    double *row = rows + (size_t)k * (size_t)tab->width;
+    row[0] = w->lambda[k], row[1] = (double)w->kind[k], row[2] = (double)w->starts[k];
+    memcpy(row + PAIR_FIXED_COLS, w->x + (size_t)k * (size_t)r->dim,
+           sizeof(double) * (size_t)r->dim);
+  }
+  tab->rows[t] = rows;
+  tab->count[t] = w->count;
+  return TP_SUCCESS;
+}
+
+/* The distinct eigenpairs of every tensor (a: T x U), in parallel where OpenMP is. On
+ * failure, message holds the failing thread's error text. */
+static tp_status all_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
+                           char *message, size_t message_size) {
+  memset(tab, 0, sizeof *tab);
+  tab->tensors = r->tensors, tab->width = r->dim + PAIR_FIXED_COLS;
+  size_t t_count = (size_t)(r->tensors ? r->tensors : 1);
+  tab->count = (int *)calloc(t_count, sizeof(int));
+  tab->rows = (double **)calloc(t_count, sizeof(double *));
+  if (!tab->count || !tab->rows)
+    return host_oom();
+  tp_status failed = TP_SUCCESS;
+#ifdef _OPENMP
+#pragma omp parallel
+#endif
+  {
+    tp_eigenpairs w;
+    tp_status st = pairs_alloc(&w, r->starts, r->dim) ? TP_SUCCESS : host_oom();
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (int64_t t = 0; t < r->tensors; ++t)
+      if (st == TP_SUCCESS)
+        st = tensor_pairs(r, a + t * unique, t, &w, tab);
+    pairs_free(&w);
+    if (st != TP_SUCCESS) {
+#ifdef _OPENMP
+#pragma omp critical(tenport_sshopm_error)
+#endif
+      if (failed == TP_SUCCESS) {
+        failed = st;
+        snprintf(message, message_size, "%s",
+                 *tp_last_error() ? tp_last_error() : "out of host memory");
+      }
+    }
+  }
+  for (int64_t t = 0; t < r->tensors; ++t)
+    tab->max_count = tab->count[t] > tab->max_count ? tab->count[t] : tab->max_count;
+  return failed;
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+static const char *kind_name(int kind) {
+  static const char *names[4] = {"local max", "local min", "saddle", "degenerate"};
+  return kind >= 0 && kind < 4 ? names[kind] : "?";
+}
+
+static void print_vector(const double *x, int n) {
+  printf("(");
+  for (int i = 0; i < n && i < 6; ++i)
+    printf("%s% .4f", i ? ", " : "", x[i]);
+  printf("%s)", n > 6 ? ", ..." : "");
+}
+
+/* One tensor's pairs; known (may be NULL) lists reference eigenvalues to show beside. */
+static void print_pairs(const pair_table *tab, int64_t t, int dim, const double *known,
+                        int known_count) {
+  printf("  %12s  %-*s  %-10s  %6s%s\n", "lambda", 2 + 9 * (dim < 6 ? dim : 7), "x", "kind",
+         "starts", known ? "   known" : "");
+  for (int k = 0; k < tab->count[t]; ++k) {
+    const double *row = tab->rows[t] + (size_t)k * (size_t)tab->width;
+    printf("  %12.6f  ", row[0]);
+    print_vector(row + PAIR_FIXED_COLS, dim);
+    printf("  %-10s  %6d", kind_name((int)row[1]), (int)row[2]);
+    for (int j = 0; known && j < known_count; ++j)
+      if (fabs(known[j] - row[0]) < 5e-4)
+        printf("  %7.4f", known[j]);
+    printf("\n");
+  }
+}
+
+static void print_totals(const sshopm_cli *c, const runs *r) {
+  int64_t n = r->tensors * r->starts, counts[3] = {0, 0, 0};
+  double its = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    counts[r->flag[i] >= 0 && r->flag[i] <= 2 ? r->flag[i] : 2]++;
+    its += r->iterations[i];
+  }
+  char shift[64];
+  if (c->solver.shift == TP_SHIFT_ADAPTIVE)
+    snprintf(shift, sizeof shift, "adaptive %s shift", c->solver.concave ? "concave" : "convex");
+  else
+    snprintf(shift, sizeof shift, "fixed shift alpha = %g", c->solver.alpha);
+  int unrolled = c->solver.kernel == TP_SSHOPM_KERNEL_UNROLLED ||
+                 (c->solver.kernel == TP_SSHOPM_KERNEL_AUTO &&
+                  tp_sshopm_has_unrolled(r->order, r->dim));
+  printf("runs: %lld tensor(s) x %d starts: %lld converged, %lld zero iterate, %lld at the "
+         "iteration limit\n",
+         (long long)r->tensors, r->starts, (long long)counts[0], (long long)counts[1],
+         (long long)counts[2]);
+  printf("solver: %.4f s, %.3g tensor-start iterations/s, %.1f iterations per run (%s, %s, "
+         "%s kernel)\n",
+         r->seconds, r->seconds > 0 ? its / r->seconds : 0.0, n ? its / (double)n : 0.0,
+         c->single ? "f32" : "f64", shift, unrolled ? "unrolled" : "generic");
+}
+
+static int write_file(const char *prefix, const char *name, tp_dtype dtype, int ndim,
+                      const int64_t *shape, const void *data) {
+  size_t len = strlen(prefix) + strlen(name) + 8;
+  char *path = (char *)malloc(len);
+  if (!path) {
+    host_oom();
+    return 0;
+  }
+  snprintf(path, len, "%s_%s.npy", prefix, name);
+  tp_status st = tp_npy_write(path, dtype, ndim, shape, 0, data);
+  free(path);
+  return st == TP_SUCCESS;
+}
+
+/* The eigenpair table padded with NaN rows to its largest count (P), as one array. */
+static double *padded_pairs(const pair_table *tab) {
+  size_t per = (size_t)tab->max_count * (size_t)tab->width, t = (size_t)tab->tensors;
+  double *out = (double *)malloc(sizeof(double) * (per * t > 0 ? per * t : 1));
+  if (!out)
+    return NULL;
+  for (size_t i = 0; i < per * t; ++i)
+    out[i] = NAN;
+  for (size_t i = 0; i < t; ++i)
+    memcpy(out + i * per, tab->rows[i], sizeof(double) * (size_t)tab->count[i] *
+                                            (size_t)tab->width);
+  return out;
+}
+
+static int write_outputs(const sshopm_cli *c, const runs *r, const pair_table *tab,
+                         int one_tensor) {
+  int64_t shape[4] = {r->tensors, r->starts, r->dim, 0};
+  const int64_t *s = one_tensor ? shape + 1 : shape;
+  int lead = one_tensor ? 0 : 1, ok = 1;
+  double *pairs = padded_pairs(tab);
+  if (!pairs)
+    host_oom();
+  ok = ok && write_file(c->output, "lambda", TP_DTYPE_F64, lead + 1, s, r->lambda);
+  ok = ok && write_file(c->output, "x", TP_DTYPE_F64, lead + 2, s, r->x);
+  ok = ok && write_file(c->output, "flag", TP_DTYPE_I8, lead + 1, s, r->flag);
+  ok = ok && write_file(c->output, "iterations", TP_DTYPE_I32, lead + 1, s, r->iterations);
+  shape[1] = tab->max_count, shape[2] = tab->width;
+  ok = ok && pairs && write_file(c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
+  free(pairs);
+  return ok;
+}
+
+/* ---- the two modes ----------------------------------------------------------------- */
+
+/* Reports what, or else the last error (empty after host_oom), and gives exit code 1. */
+static int fail(const char *what) {
+  if (!what || !*what)
+    what = *tp_last_error() ? tp_last_error() : "out of host memory";
+  fprintf(stderr, "tenport sshopm: %s\n", what);
+  return 1;
+}
+
+/* The input as T x U doubles; 1-D input is one tensor. */
+static int read_input(const sshopm_cli *c, tp_npy_array *arr, int64_t *tensors,
+                      int *one_tensor) {
+  int64_t unique;
+  if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS ||
+      tp_npy_read_f64(c->input, -1, arr) != TP_SUCCESS)
+    return fail(NULL);
+  if (arr->ndim != 1 && arr->ndim != 2) {
+    fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
+            "tensor)\n", c->input, arr->ndim);
+    return 1;
+  }
+  int64_t u = arr->shape[arr->ndim - 1];
+  if (u != unique) {
+    fprintf(stderr, "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
+            "needs %lld\n", c->input, (long long)u, c->order, c->dim, (long long)unique);
+    return 1;
+  }
+  *one_tensor = arr->ndim == 1;
+  *tensors = *one_tensor ? 1 : arr->shape[0];
+  return 0;
+}
+
+static int run_file(tp_space *s, const sshopm_cli *c) {
+  tp_npy_array arr;
+  int64_t tensors, unique;
+  int one_tensor, code;
+  memset(&arr, 0, sizeof arr);
+  if ((code = read_input(c, &arr, &tensors, &one_tensor)) != 0) {
+    tp_npy_free(&arr);
+    return code;
+  }
+  tp_sym_unique_count(c->order, c->dim, &unique);
+  runs r;
+  pair_table tab;
+  char message[512] = "";
+  memset(&tab, 0, sizeof tab);
+  const double *a = (const double *)arr.data;
+  if (solve(s, c, c->order, c->dim, tensors, a, &r) != TP_SUCCESS)
+    code = fail(NULL);
+  else if (all_pairs(&r, a, unique, &tab, message, sizeof message) != TP_SUCCESS)
+    code = fail(message);
+  else if (!write_outputs(c, &r, &tab, one_tensor))
+    code = fail(NULL);
+  if (code == 0) {
+    printf("%s: %lld tensor%s of order %d, dimension %d\n", c->input, (long long)tensors,
+           tensors == 1 ? "" : "s", c->order, c->dim);
+    for (int64_t t = 0; t < tensors && t < SUMMARY_TENSORS; ++t) {
+      printf("tensor %lld: %d distinct eigenpairs\n", (long long)t, tab.count[t]);
+      print_pairs(&tab, t, c->dim, NULL, 0);
+    }
+    if (tensors > SUMMARY_TENSORS)
+      printf("(eigenpairs of the other %lld tensors in %s_eigenpairs.npy)\n",
+             (long long)(tensors - SUMMARY_TENSORS), c->output);
+    print_totals(c, &r);
+    printf("wrote %s_{lambda,x,flag,iterations,eigenpairs}.npy\n", c->output);
+  }
+  table_free(&tab);
+  runs_free(&r);
+  tp_npy_free(&arr);
+  return code;
+}
+
+/* Kofidis & Regalia (2002), Example 1, and its known eigenvalues. */
+static const double kr_tensor[15] = {0.2883,  -0.0031, 0.1973,  -0.2485, -0.2939,
+                                     0.3847,  0.2972,  0.1862,  0.0919,  -0.3619,
+                                     0.1241,  -0.3420, 0.2127,  0.2727,  -0.3054};
+static const double kr_known[2][3] = {{0.8893, 0.8169, 0.3633}, {-0.0451, -0.5629, -1.0954}};
+
+/* How many of the known values a pair of the wanted kind matches. */
+static int known_found(const pair_table *tab, const double *known, int kind) {
+  int found = 0;
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < tab->count[0]; ++k) {
+      const double *row = tab->rows[0] + (size_t)k * (size_t)tab->width;
+      if ((int)row[1] == kind && fabs(row[0] - known[j]) < 5e-4) {
+        ++found;
+        break;
+      }
+    }
+  return found;
+}
+
+static int run_example(tp_space *s, sshopm_cli *c) {
+  int all = 1;
+  printf("Kofidis-Regalia tensor (m = 4, n = 3), %d starts, %s\n", c->starts,
+         c->single ? "f32" : "f64");
+  c->solver.shift = TP_SHIFT_ADAPTIVE;
+  for (int concave = 0; concave <= 1; ++concave) {
+    runs r;
+    pair_table tab;
+    char message[512] = "";
+    c->solver.concave = concave;
+    if (solve(s, c, 4, 3, 1, kr_tensor, &r) != TP_SUCCESS)
+      return fail(NULL);
+    if (all_pairs(&r, kr_tensor, 15, &tab, message, sizeof message) != TP_SUCCESS) {
+      runs_free(&r);
+      table_free(&tab);
+      return fail(message);
+    }
+    int found = known_found(&tab, kr_known[concave], concave ? TP_EIG_LOCAL_MIN
+                                                             : TP_EIG_LOCAL_MAX);
+    printf("\nadaptive %s shift: %d distinct eigenpairs\n", concave ? "concave" : "convex",
+           tab.count[0]);
+    print_pairs(&tab, 0, 3, kr_known[concave], 3);
+    print_totals(c, &r);
+    printf("known local %s (Kofidis & Regalia): %.4f %.4f %.4f -- %d of 3 found\n",
+           concave ? "minima" : "maxima", kr_known[concave][0], kr_known[concave][1],
+           kr_known[concave][2], found);
+    all = all && found == 3;
+    table_free(&tab);
+    runs_free(&r);
+  }
+  printf("\ncheck: %s\n", all ? "passed" : "FAILED");
+  return all ? 0 : 1;
+}
+
+int tenport_cmd_sshopm(int argc, char **argv) {
+  sshopm_cli c;
+  int code = parse_args(argc, argv, &c);
+  if (code == 1)
+    usage(stdout);
+  if (code != 0)
+    return code == 1 ? 0 : 2;
+  tp_space *space = NULL;
+  if (tp_space_create(&space, NULL) != TP_SUCCESS)
+    return fail(NULL);
+  code = c.example ? run_example(space, &c) : run_file(space, &c);
+  if (tp_space_destroy(&space) != TP_SUCCESS)
+    code = fail(NULL);
+  return code;
+}
