@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# tenport's main job on built-in data: builds the OpenMP backend and runs `tenport info`
-# (backend, device, measured ceilings and the portable layer's micro-benchmarks).
-# Usage: tools/demo.sh [tenport info options, e.g. --full]
+# tenport's main job on built-in data: builds the OpenMP backend, then finds the fiber
+# directions of a synthetic diffusion-MRI phantom (`tenport peaks --example`) and the
+# eigenpairs of the Kofidis-Regalia tensor (`tenport sshopm --example`); both check
+# their answers against the known truth.
+# Usage: tools/demo.sh            tools/demo.sh info [--full]   (machine ceilings instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,4 +11,9 @@ tools/setup/deps.sh build
 build=build/openmp
 [ -f "$build/build.ninja" ] || meson setup "$build" -Dtenport_backend=openmp -Dtests=disabled
 ninja -C "$build" tools/tenport >/dev/null
-"$build/tools/tenport" info "$@"
+if [ $# -gt 0 ]; then
+  exec "$build/tools/tenport" "$@"
+fi
+"$build/tools/tenport" peaks --example
+echo
+"$build/tools/tenport" sshopm --example
