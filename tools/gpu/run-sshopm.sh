@@ -42,7 +42,17 @@ if [ $run_cpu = 1 ]; then
   cpu=build-openmp
   [ -f "$cpu/build.ninja" ] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
       ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >"$out/configure-openmp.log" 2>&1
-  ninja -C "$cpu" perf/tp-bench-sshopm >"$out/build-openmp.log" 2>&1 || { tail -30 "$out/build-openmp.log"; exit 1; }
+  ninja -C "$cpu" perf/tp-bench-sshopm tools/tenport >"$out/build-openmp.log" 2>&1 ||
+    { tail -30 "$out/build-openmp.log"; exit 1; }
+  # The command line on both backends: the examples, and one input through each with
+  # the same seed; the outputs must agree.
+  {
+    header
+    "$build/tools/tenport" peaks --example || status=1
+    "$build/tools/tenport" sshopm --example || status=1
+    python3 tools/gpu/compare_backends.py "$build/tools/tenport" "$cpu/tools/tenport" \
+      "$out/cross" || status=1
+  } 2>&1 | tee "$out/cli-cuda-vs-openmp.log"
   {
     echo "tenport ${TP_REVISION:-unknown revision}, $(date -u '+%Y-%m-%dT%H:%M:%SZ'), $(nproc) cores"
     lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket'
