@@ -96,14 +96,8 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
       continue;
     }
     int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (r < 0) {
-      fprintf(stderr, "tenport peaks: unknown option '%s'\n", a);
+    if (tenport_option_error("peaks", a, r, i + 1 < argc))
       return 2;
-    }
-    if (r == 0 || i + 1 >= argc) {
-      fprintf(stderr, "tenport peaks: %s needs a valid value ('tenport peaks --help')\n", a);
-      return 2;
-    }
     ++i;
   }
   if (!c->example && !c->sh) {

@@ -115,15 +115,9 @@ static int parse_args(int argc, char **argv, sshopm_cli *c) {
       c->solver.concave = 1;
       continue;
     }
-    int r = i + 1 < argc ? parse_value(c, a, argv[i + 1]) : parse_value(c, a, "");
-    if (r < 0) {
-      fprintf(stderr, "tenport sshopm: unknown option '%s'\n", a);
+    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
+    if (tenport_option_error("sshopm", a, r, i + 1 < argc))
       return 2;
-    }
-    if (r == 0 || i + 1 >= argc) {
-      fprintf(stderr, "tenport sshopm: %s needs a valid value ('tenport sshopm --help')\n", a);
-      return 2;
-    }
     ++i;
   }
   if (!c->example && (!c->input || !c->order || !c->dim)) {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -45,6 +46,20 @@ static inline int tenport_parse_double(const char *s, double *out) {
     return 0;
   *out = v;
   return 1;
+}
+
+/* Reports an option whose parse result r was negative (unknown option) or zero, or
+ * that had no value; returns 2 (the usage-error exit code), or 0 if the value was taken. */
+static inline int tenport_option_error(const char *cmd, const char *opt, int r, int had_value) {
+  if (r < 0) {
+    fprintf(stderr, "tenport %s: unknown option '%s'\n", cmd, opt);
+    return 2;
+  }
+  if (r == 0 || !had_value) {
+    fprintf(stderr, "tenport %s: %s needs a valid value ('tenport %s --help')\n", cmd, opt, cmd);
+    return 2;
+  }
+  return 0;
 }
 
 /* Seconds on a monotonic clock. */
