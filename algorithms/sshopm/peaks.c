@@ -14,6 +14,7 @@
 #include "tenport/memory.h"
 #include "tenport/sshopm.h"
 #include "tp_error.h"
+#include "tp_host_omp.h"
 
 #define PEAKS_MAX_BATCH ((int64_t)1 << 16)
 
@@ -328,9 +329,7 @@ typedef struct loop_error {
 } loop_error;
 
 static void record_error(loop_error *e, tp_status st, int64_t voxel) {
-#ifdef _OPENMP
-#pragma omp critical(tp_peaks_error)
-#endif
+TP_HOST_OMP(omp critical(tp_peaks_error))
   {
     if (e->status == TP_SUCCESS || voxel < e->voxel) {
       e->status = st;
@@ -357,18 +356,14 @@ static tp_status batch_peaks(const peaks_run *r, int64_t first, int64_t count,
   const int k = r->opt->max_peaks;
   loop_error err;
   memset(&err, 0, sizeof err);
-#ifdef _OPENMP
-#pragma omp parallel
-#endif
+TP_HOST_OMP(omp parallel)
   {
     voxel_work w;
     int ok = work_alloc(&w, r->starts);
     if (!ok)
       record_error(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the eigenpairs of "
                                   "%d starts", r->starts), first);
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 64)
-#endif
+TP_HOST_OMP(omp for schedule(dynamic, 64))
     for (int64_t i = 0; i < count; ++i) {
       if (!ok)
         continue;

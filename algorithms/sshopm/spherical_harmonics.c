@@ -22,6 +22,7 @@
 #include "tenport/dwmri.h"
 #include "tenport/symtensor.h"
 #include "tp_error.h"
+#include "tp_host_omp.h"
 
 #define SH_MAX_L 16
 #define SH_MAX_COUNT ((SH_MAX_L + 1) * (SH_MAX_L + 2) / 2)
@@ -238,9 +239,7 @@ tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
   TP_TRY(tp_check_finite_f64(sh, num_voxels * u, "SH coefficients"));
   double *map = NULL;
   TP_TRY(build_map(lmax, &map));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
+TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t v = 0; v < num_voxels; ++v) {
     const double *in = sh + v * u;
     double *out = tensors + v * u;
