@@ -258,7 +258,7 @@ static void random_tensor_residuals(int single, tp_sshopm_shift shift) {
     double *x0 = random_starts(dim, starts, tpt_next_u64(&rng));
     tp_sshopm_options o;
     tp_sshopm_options_init(&o);
-    o.shift = shift, o.alpha = shift == TP_SHIFT_FIXED ? 1.0 : 0.0; /* >= (m-1) |A| keeps it convex */
+    o.shift = shift, o.alpha = shift == TP_SHIFT_FIXED ? 1.0 : 0.0;
     o.tol = single ? 1e-6 : 1e-14, o.xtol = single ? 3e-6 : 1e-12;
     o.max_iterations = 20000;
     runs r = solve(order, dim, tensors, a, starts, x0, &o, single);

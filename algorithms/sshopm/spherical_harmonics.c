@@ -23,6 +23,7 @@
 #include "tenport/symtensor.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
+#include "tp_sshopm_internal.h"
 
 #define SH_MAX_L 16
 #define SH_MAX_COUNT ((SH_MAX_L + 1) * (SH_MAX_L + 2) / 2)
@@ -130,13 +131,6 @@ static sh_int falling_factorial(int n, int k) {
   return r;
 }
 
-static double factorial(int n) {
-  double f = 1.0;
-  for (int i = 2; i <= n; ++i)
-    f *= i;
-  return f;
-}
-
 /* Position of the class x^a y^b z^c (a + b + c = order) in lexicographic order of
  * index representations: larger a first, then larger b. */
 static int class_position(int order, int a, int b) {
@@ -197,11 +191,12 @@ static double basis_scale(int l, int m) {
  * tensor whose form is r^L Y(l, m), i.e. polynomial coefficients over multinomials. */
 static void fill_column(int order, int l, int m, sh_poly *poly, double *map) {
   int u = tp_sh_count(order), col = sh_index(l, m);
-  double scale = basis_scale(l, m), ford = factorial(order);
+  double scale = basis_scale(l, m), ford = tp_sym_factorial(order);
   basis_polynomial(order, l, m, poly);
   for (int a = 0; a <= order; ++a)
     for (int b = 0; a + b <= order; ++b) {
-      double mult = ford / (factorial(a) * factorial(b) * factorial(order - a - b));
+      double mult = ford / (tp_sym_factorial(a) * tp_sym_factorial(b) *
+                           tp_sym_factorial(order - a - b));
       double c = (double)poly->coef[a * (order + 1) + b];
       map[class_position(order, a, b) * u + col] = scale * c / mult;
     }

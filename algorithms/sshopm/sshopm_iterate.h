@@ -4,8 +4,9 @@
  *   TP_SSHOPM_DEFINE_ITERATE(name, ctx_t, DIM, MAXDIM, yfn)
  *
  * which defines name(ctx, params, x0, lambda_out, x_out, flag_out, iterations_out).
- * DIM(ctx) is the dimension n (a constant in unrolled kernels, so the loops unroll
- * and the iterates stay in registers), MAXDIM bounds the iterate arrays, and
+ * DIM is an expression for the dimension n that may use ctx (a constant in unrolled
+ * kernels, so the loops unroll and the iterates stay in registers), MAXDIM bounds the
+ * iterate arrays, and
  * yfn(ctx, params, x, y, &alpha) sets y = A x^(m-1) and, for adaptive shifts, alpha.
  * The includer defines TP_REAL, TP_REAL_SQRT, FN(), the FN(sshopm_params) type and
  * FN(sshopm_normalise) with TP_SSHOPM_DEFINE_NORMALISE.
@@ -33,7 +34,7 @@
   TP_DEVICE void name(ctx_t ctx, const FN(sshopm_params) *prm, const TP_REAL *x0,       \
                       TP_REAL *lambda_out, TP_REAL *x_out, int8_t *flag_out,            \
                       int32_t *iterations_out) {                                        \
-    const int n = DIM(ctx);                                                             \
+    const int n = (DIM);                                                                \
     /* Concave runs (sign -1) ascend -f and so find minima. */                          \
     const TP_REAL sign = prm->concave ? (TP_REAL)-1 : (TP_REAL)1;                       \
     TP_REAL x[MAXDIM], y[MAXDIM], lambda = 0, alpha = prm->alpha;                       \

@@ -170,9 +170,8 @@ TP_DEVICE void FN(sshopm_generic_y)(const FN(sshopm_generic_ctx) *c,
   }
 }
 
-#define SSHOPM_GENERIC_DIM(c) ((c)->dim)
 TP_SSHOPM_DEFINE_ITERATE(FN(sshopm_iterate_generic), const FN(sshopm_generic_ctx) *,
-                         SSHOPM_GENERIC_DIM, TP_SSHOPM_MAX_DIM, FN(sshopm_generic_y))
+                         ctx->dim, TP_SSHOPM_MAX_DIM, FN(sshopm_generic_y))
 
 /* Runs every start of the league's tensor; out-of-line so kernels stay short. */
 TP_DEVICE void FN(sshopm_run_generic)(const tp_team *team, const FN(sshopm_args) *a,
@@ -220,9 +219,9 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
     FN(sshopm_y_from_h)(N_, prm, h, x, y, alpha);                                       \
   }                                                                                     \
   TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_fixed), const TP_REAL *,             \
-                           SHAPE_SOLVER(s, dim), N_, SHAPE_SOLVER(s, y_fixed))          \
+                           N_, N_, SHAPE_SOLVER(s, y_fixed))          \
   TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_adaptive), const TP_REAL *,          \
-                           SHAPE_SOLVER(s, dim), N_, SHAPE_SOLVER(s, y_adaptive))       \
+                           N_, N_, SHAPE_SOLVER(s, y_adaptive))       \
   SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, fixed, prescale1, _NB1)                          \
   SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, adaptive, prescale2, _NB2)
 
@@ -258,12 +257,6 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
     }                                                                                   \
   }
 
-#define SSHOPM_DEFINE_DIM(M_, N_, s)                                                      \
-  TP_INLINE int SHAPE_SOLVER(s, dim)(const TP_REAL *coef) {                             \
-    (void)coef;                                                                         \
-    return N_;                                                                          \
-  }
-TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_DEFINE_DIM)
 TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_DEFINE_UNROLLED)
 
 /* ---- validation of inputs in the space ------------------------------------------ */
