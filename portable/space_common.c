@@ -64,8 +64,11 @@ static tp_status tp_raw_alloc_within_limit(tp_space *space, size_t bytes, void *
     tp_release_idle_temps(space);
     st = tp_backend_raw_alloc(space, bytes, ptr);
   }
-  if (st == TP_SUCCESS)
+  if (st == TP_SUCCESS) {
     c->bytes_in_use += bytes;
+    if (c->bytes_in_use > c->bytes_peak)
+      c->bytes_peak = c->bytes_in_use;
+  }
   return st;
 }
 
@@ -173,4 +176,15 @@ tp_space_options tp_space_options_default(void) {
   tp_space_options o;
   memset(&o, 0, sizeof o);
   return o;
+}
+
+size_t tp_space_bytes_peak(const tp_space *space) {
+  return space ? tp_space_common_of((tp_space *)space)->bytes_peak : 0;
+}
+
+void tp_space_reset_peak(tp_space *space) {
+  if (space) {
+    tp_space_common *c = tp_space_common_of(space);
+    c->bytes_peak = c->bytes_in_use;
+  }
 }

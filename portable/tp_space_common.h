@@ -23,6 +23,7 @@ typedef struct tp_block_list {
 typedef struct tp_space_common {
   size_t memory_limit;
   size_t bytes_in_use;
+  size_t bytes_peak;   /* high-water mark of bytes_in_use since creation or reset */
   tp_block_list user;  /* tp_alloc'd blocks */
   tp_block_list temp;  /* cached temporaries of primitives */
   void *blas;          /* a vendor BLAS handle bound to the space's stream, made lazily */

@@ -7,16 +7,25 @@
 
 TP_EXTERN_C_BEGIN
 
-/* Checks the shapes and pointers of a tp_gemm_f64 call. */
+/* Checks the shapes and pointers of a tp_gemm_* call, and a batched call's strides. */
 tp_status tp_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
-                             int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
-                             const double *B, int64_t ldb, const double *C, int64_t ldc);
+                             int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                             const void *B, int64_t ldb, const void *C, int64_t ldc);
+tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                              int64_t batch);
 
 /* tenport's own tiled GEMM, written once on the portable layer. */
-tp_status tp_gemm_portable_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
-                               int64_t m, int64_t n, int64_t k, double alpha, const double *A,
-                               int64_t lda, const double *B, int64_t ldb, double beta,
-                               double *C, int64_t ldc);
+#define TP_DECLARE_PORTABLE_GEMM(sfx, T)                                                \
+  tp_status tp_gemm_portable_##sfx(tp_space *space, tp_transpose trans_a,               \
+                                   tp_transpose trans_b, int64_t m, int64_t n, int64_t k, \
+                                   T alpha, const T *A, int64_t lda, const T *B,        \
+                                   int64_t ldb, T beta, T *C, int64_t ldc);             \
+  tp_status tp_gemm_portable_batched_##sfx(                                             \
+      tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m, int64_t n, \
+      int64_t k, T alpha, const T *A, int64_t lda, int64_t sa, const T *B, int64_t ldb,  \
+      int64_t sb, T beta, T *C, int64_t ldc, int64_t sc, int64_t batch);
+TP_DECLARE_PORTABLE_GEMM(f64, double)
+TP_DECLARE_PORTABLE_GEMM(f32, float)
 
 TP_EXTERN_C_END
 #endif

@@ -25,7 +25,24 @@ tp_status tp_gemm_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_
                       int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
                       const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 
-/* Which implementation tp_gemm_f64 uses in this build: "BLIS", "cuBLAS" or "portable". */
+tp_status tp_gemm_f32(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m,
+                      int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+/* batch independent products C_b = alpha op(A_b) op(B_b) + beta C_b with
+ * A_b = A + b * stride_a (likewise B, C). A stride of 0 shares that operand. */
+tp_status tp_gemm_batched_f64(tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
+                              int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                              int64_t lda, int64_t stride_a, const double *B, int64_t ldb,
+                              int64_t stride_b, double beta, double *C, int64_t ldc,
+                              int64_t stride_c, int64_t batch);
+tp_status tp_gemm_batched_f32(tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
+                              int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                              int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
+                              int64_t stride_b, float beta, float *C, int64_t ldc,
+                              int64_t stride_c, int64_t batch);
+
+/* Which implementation tp_gemm_* use in this build: "BLIS", "cuBLAS" or "portable". */
 const char *tp_gemm_provider(void);
 
 #ifdef __cplusplus

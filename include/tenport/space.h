@@ -64,6 +64,11 @@ void *tp_space_stream(const tp_space *space);
 /* Bytes currently allocated through the space (tp_alloc and cached temporaries). */
 size_t tp_space_bytes_in_use(const tp_space *space);
 
+/* Largest tp_space_bytes_in_use seen since the space was created or the last reset.
+ * Memory a vendor library allocates on its own (cuBLAS workspaces) is not counted. */
+size_t tp_space_bytes_peak(const tp_space *space);
+void tp_space_reset_peak(tp_space *space);
+
 /* Caps the bytes the space may hold; 0 removes the cap. Allocations past it fail
  * with TP_ERROR_OUT_OF_MEMORY. */
 tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes);

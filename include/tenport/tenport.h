@@ -12,6 +12,9 @@
 #include "tenport/sshopm.h"
 #include "tenport/dwmri.h"
 #include "tenport/npy.h"
+#include "tenport/dense.h"
+#include "tenport/mttkrp.h"
+#include "tenport/cp_als.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -13,6 +13,8 @@
 int tenport_cmd_info(int argc, char **argv);
 int tenport_cmd_sshopm(int argc, char **argv);
 int tenport_cmd_peaks(int argc, char **argv);
+int tenport_cmd_gen(int argc, char **argv);
+int tenport_cmd_cp_als(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
 

@@ -19,6 +19,8 @@ static const command commands[] = {
      "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM"},
     {"peaks", tenport_cmd_peaks,
      "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
+    {"cp-als", tenport_cmd_cp_als, "CP decomposition of a dense tensor (.npy) by alternating least squares"},
+    {"gen", tenport_cmd_gen, "generate test data: 'tenport gen dense' for random or planted low-rank tensors"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,253 @@
+/* The dense MTTKRP kernels of one precision: TPM_T (float or double) and TPM_SFX (f32 or
+ * f64) are defined by the including file. Defines the kernel arguments, instantiates
+ * the kernels of tpm_width.h for each per-lane width, and exports tpm_ops_<sfx>. */
+#include "tpm_device.h"
+
+#define TPM_PN(name) TP_PASTE3(name, _, TPM_SFX)
+#define TPM_ATOMIC_ADD(p, v) TP_PASTE(tp_atomic_add_, TPM_SFX)((p), (v))
+
+typedef struct TPM_PN(tpm_elem_args) {
+  const TPM_T *X;
+  TPM_T *G;
+  int64_t R, count, per_team;
+  int d, mode;
+  int64_t dims[TPM_MAX_ORDER];
+  const TPM_T *U[TPM_MAX_ORDER];
+} TPM_PN(tpm_elem_args);
+
+/* SLICE and TILE walk the modes other than k (q of them, in order). */
+typedef struct TPM_PN(tpm_walk_args) {
+  const TPM_T *X;
+  TPM_T *G;
+  int64_t R, slices, slice_count, mode_stride, per_team;
+  int64_t edge, tiles_per_slice;
+  int q;
+  int64_t odims[TPM_MAX_ORDER], ostrides[TPM_MAX_ORDER], tile_counts[TPM_MAX_ORDER];
+  const TPM_T *U[TPM_MAX_ORDER];
+} TPM_PN(tpm_walk_args);
+
+typedef struct TPM_PN(tpm_partial_args) {
+  const TPM_T *T;
+  TPM_T *G;
+  int64_t R, slots, slot_stride, p0, p_stride, row_base, o_begin, o_count, o_chunk, chunks;
+  int q, atomic;
+  int64_t odims[TPM_MAX_ORDER], row_stride[TPM_MAX_ORDER];
+  const TPM_T *U[TPM_MAX_ORDER];
+} TPM_PN(tpm_partial_args);
+
+typedef struct TPM_PN(tpm_kr_args) {
+  TPM_T *out;
+  int64_t R, row0, row_end, per_team;
+  int q;
+  int64_t dims[TPM_MAX_ORDER];
+  const TPM_T *U[TPM_MAX_ORDER];
+} TPM_PN(tpm_kr_args);
+
+#define TPM_K 1
+#include "tpm_width.h"
+#undef TPM_K
+#define TPM_K 2
+#include "tpm_width.h"
+#undef TPM_K
+#define TPM_K 3
+#include "tpm_width.h"
+#undef TPM_K
+#define TPM_K 4
+#include "tpm_width.h"
+#undef TPM_K
+#define TPM_K 8
+#include "tpm_width.h"
+#undef TPM_K
+#define TPM_K 16
+#include "tpm_width.h"
+#undef TPM_K
+
+/* Calls kernel name_k<width>'s launcher. */
+#define TPM_LAUNCH_WIDTH(name, width, space, policy, args)                              \
+  do {                                                                                  \
+    switch (width) {                                                                    \
+    case 1: return TP_PASTE(TPM_PN(name), _k1_launch)(space, policy, args);             \
+    case 2: return TP_PASTE(TPM_PN(name), _k2_launch)(space, policy, args);             \
+    case 3: return TP_PASTE(TPM_PN(name), _k3_launch)(space, policy, args);             \
+    case 4: return TP_PASTE(TPM_PN(name), _k4_launch)(space, policy, args);             \
+    case 8: return TP_PASTE(TPM_PN(name), _k8_launch)(space, policy, args);             \
+    default: return TP_PASTE(TPM_PN(name), _k16_launch)(space, policy, args);           \
+    }                                                                                   \
+  } while (0)
+
+/* Khatri-Rao rows: one thread per row, lanes over the rank. */
+TP_TEAM_KERNEL(TPM_PN(tpm_kr_rows), TPM_PN(tpm_kr_args), team, a) {
+  TP_TEAM_FOR(team, t, 0, a.per_team) {
+    const int64_t row = a.row0 + team->league_rank * a.per_team + t;
+    if (row >= a.row_end)
+      continue;
+    int64_t idx[TPM_MAX_ORDER];
+    tpm_decode(a.q, a.dims, row, idx);
+    TPM_T *out = a.out + (row - a.row0) * a.R;
+    TP_VECTOR_FOR(team, r, 0, a.R) {
+      TPM_T v = 1;
+      for (int m = 0; m < a.q; ++m)
+        v *= a.U[m][idx[m] * a.R + r];
+      out[r] = v;
+    }
+  }
+}
+
+/* Team policy of the element-wise kernels: GPU teams of lanes.team threads, each
+ * handling one work item; CPU teams of one thread handling cpu_items. */
+static tp_team_policy TPM_PN(tpm_items_policy)(tp_space *space, tpm_lanes lanes, int64_t items,
+                                               int64_t cpu_items, int64_t *per_team,
+                                               size_t scratch) {
+  tp_space_info info;
+  tp_space_get_info(space, &info);
+  *per_team = info.is_gpu ? lanes.team : cpu_items;
+  tp_team_policy p = tp_team_policy_make(tp_ceil_div_i64(items, *per_team), lanes.team,
+                                         lanes.vector, scratch);
+  if (!info.is_gpu)
+    p.schedule = TP_SCHEDULE_DYNAMIC;
+  return p;
+}
+
+static tp_status TPM_PN(tpm_elem_run)(tp_space *space, const tpm_problem *pb) {
+  TPM_PN(tpm_elem_args) a;
+  memset(&a, 0, sizeof a);
+  a.X = (const TPM_T *)pb->X;
+  a.G = (TPM_T *)pb->G;
+  a.R = pb->rank;
+  a.count = pb->count;
+  a.d = pb->d;
+  a.mode = pb->mode;
+  for (int m = 0; m < pb->d; ++m) {
+    a.dims[m] = pb->dims[m];
+    a.U[m] = (const TPM_T *)pb->U[m];
+  }
+  TP_TRY(tp_memset(space, pb->G, 0, sizeof(TPM_T) * pb->dims[pb->mode] * pb->rank));
+  tpm_lanes lanes = tpm_choose_lanes(space, pb->rank);
+  tp_team_policy pol = TPM_PN(tpm_items_policy)(space, lanes, a.count, 1024, &a.per_team, 0);
+  TPM_LAUNCH_WIDTH(tpm_elem, lanes.width, space, pol, a);
+}
+
+/* Arguments shared by SLICE and TILE: the modes other than k. */
+static void TPM_PN(tpm_walk_fill)(const tpm_problem *pb, TPM_PN(tpm_walk_args) *a) {
+  memset(a, 0, sizeof *a);
+  a->X = (const TPM_T *)pb->X;
+  a->G = (TPM_T *)pb->G;
+  a->R = pb->rank;
+  a->slices = pb->dims[pb->mode];
+  a->slice_count = pb->count / pb->dims[pb->mode];
+  a->mode_stride = pb->strides[pb->mode];
+  for (int m = 0; m < pb->d; ++m) {
+    if (m == pb->mode)
+      continue;
+    a->odims[a->q] = pb->dims[m];
+    a->ostrides[a->q] = pb->strides[m];
+    a->U[a->q] = (const TPM_T *)pb->U[m];
+    a->q++;
+  }
+}
+
+static tp_status TPM_PN(tpm_slice_run)(tp_space *space, const tpm_problem *pb) {
+  TPM_PN(tpm_walk_args) a;
+  TPM_PN(tpm_walk_fill)(pb, &a);
+  tpm_lanes lanes = tpm_choose_lanes(space, pb->rank);
+  tp_team_policy pol = TPM_PN(tpm_items_policy)(space, lanes, a.slices, 1, &a.per_team, 0);
+  TPM_LAUNCH_WIDTH(tpm_slice, lanes.width, space, pol, a);
+}
+
+static tp_status TPM_PN(tpm_tile_run)(tp_space *space, const tpm_problem *pb, int64_t edge) {
+  TPM_PN(tpm_walk_args) a;
+  TPM_PN(tpm_walk_fill)(pb, &a);
+  a.edge = edge;
+  a.tiles_per_slice = 1;
+  for (int m = 0; m < a.q; ++m) {
+    a.tile_counts[m] = tp_ceil_div_i64(a.odims[m], edge);
+    a.tiles_per_slice *= a.tile_counts[m];
+  }
+  TP_TRY(tp_memset(space, pb->G, 0, sizeof(TPM_T) * a.slices * pb->rank));
+  tpm_lanes lanes = tpm_choose_lanes(space, pb->rank);
+  tp_team_policy pol =
+      TPM_PN(tpm_items_policy)(space, lanes, a.slices * a.tiles_per_slice, 1, &a.per_team, 0);
+  TPM_LAUNCH_WIDTH(tpm_tile, lanes.width, space, pol, a);
+}
+
+static tp_status TPM_PN(tpm_kr_run)(tp_space *space, int q, const int64_t *dims,
+                                    const void *const *U, int64_t rank, int64_t row0,
+                                    int64_t nrows, void *out) {
+  TPM_PN(tpm_kr_args) a;
+  memset(&a, 0, sizeof a);
+  a.out = (TPM_T *)out;
+  a.R = rank;
+  a.row0 = row0;
+  a.row_end = row0 + nrows;
+  a.q = q;
+  for (int m = 0; m < q; ++m) {
+    a.dims[m] = dims[m];
+    a.U[m] = (const TPM_T *)U[m];
+  }
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  int vector = rank >= 32 ? 32 : rank >= 16 ? 16 : rank >= 8 ? 8 : 4;
+  int team = info.is_gpu ? 128 / vector : 1;
+  a.per_team = info.is_gpu ? team : 64;
+  tp_team_policy pol = tp_team_policy_make(tp_ceil_div_i64(nrows, a.per_team), team, vector, 0);
+  return TP_PASTE(TPM_PN(tpm_kr_rows), _launch)(space, pol, a);
+}
+
+/* Teams per output row: enough teams to fill a GPU; one per row on CPUs, so that the
+ * sums are formed in a fixed order and results repeat bit for bit. */
+static int64_t TPM_PN(tpm_partial_chunks)(const tp_space_info *info, const tpm_partial *pt,
+                                          int team) {
+  if (!info->is_gpu || pt->o_count <= team)
+    return 1;
+  int64_t want = tp_ceil_div_i64(8 * (int64_t)info->compute_units, pt->p_count);
+  int64_t most = tp_ceil_div_i64(pt->o_count, 4 * (int64_t)team);
+  return tp_max_i64(1, tp_min_i64(want, most));
+}
+
+static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt) {
+  if (pt->p_count == 0 || pt->o_count == 0 || pt->rank == 0)
+    return TP_SUCCESS;
+  TPM_PN(tpm_partial_args) a;
+  memset(&a, 0, sizeof a);
+  a.T = (const TPM_T *)pt->T;
+  a.G = (TPM_T *)pt->G;
+  a.R = pt->rank;
+  a.slots = pt->slots;
+  a.slot_stride = pt->slot_stride;
+  a.p0 = pt->p0;
+  a.p_stride = pt->p_stride;
+  a.row_base = pt->row_base;
+  a.o_begin = pt->o_begin;
+  a.o_count = pt->o_count;
+  a.q = pt->q;
+  for (int m = 0; m < pt->q; ++m) {
+    a.odims[m] = pt->other_dims[m];
+    a.row_stride[m] = pt->row_stride[m];
+    a.U[m] = (const TPM_T *)pt->U[m];
+  }
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  tpm_lanes lanes = tpm_choose_lanes(space, pt->rank);
+  int team = info.is_gpu ? lanes.team : 1;
+  a.chunks = TPM_PN(tpm_partial_chunks)(&info, pt, team);
+  a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
+  a.atomic = a.chunks > 1;
+  size_t scratch = sizeof(TPM_T) * (size_t)team * lanes.vector * lanes.width;
+  tp_team_policy pol = tp_team_policy_make(pt->p_count * a.chunks, team, lanes.vector, scratch);
+  TPM_LAUNCH_WIDTH(tpm_partial, lanes.width, space, pol, a);
+}
+
+static tp_status TPM_PN(tpm_gemm_run)(tp_space *space, tp_transpose ta, tp_transpose tb,
+                                      int64_t m, int64_t n, int64_t k, const void *A,
+                                      int64_t lda, int64_t sa, const void *B, int64_t ldb,
+                                      int64_t sb, double beta, void *C, int64_t ldc, int64_t sc,
+                                      int64_t batch) {
+  return TP_PASTE(tp_gemm_batched_, TPM_SFX)(space, ta, tb, m, n, k, (TPM_T)1, (const TPM_T *)A,
+                                             lda, sa, (const TPM_T *)B, ldb, sb, (TPM_T)beta,
+                                             (TPM_T *)C, ldc, sc, batch);
+}
+
+const tpm_ops TPM_PN(tpm_ops) = {sizeof(TPM_T),        TPM_PN(tpm_elem_run),
+                                 TPM_PN(tpm_slice_run), TPM_PN(tpm_tile_run),
+                                 TPM_PN(tpm_kr_run),    TPM_PN(tpm_partial_run),
+                                 TPM_PN(tpm_gemm_run)};

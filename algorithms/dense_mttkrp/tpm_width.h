@@ -1,0 +1,193 @@
+/* The MTTKRP kernels for one precision (TPM_T) and one per-lane width (TPM_K): included
+ * by tpm_precision.h once per width, so there is no include guard.
+ *
+ * Rank columns are processed in passes of F = vector_length * TPM_K columns; lane l
+ * handles columns r0 + l + vector_length * j (j < TPM_K), so neighbouring lanes touch
+ * neighbouring columns (coalesced on GPUs, one SIMD vector on CPUs). */
+
+#define TPM_KN(name) TP_PASTE(TPM_PN(name), TP_PASTE(_k, TPM_K))
+
+/* Column of lane `lane`, slot j of the pass starting at r0. */
+#define TPM_COL(r0, lane, vl, j) ((r0) + (lane) + (int64_t)(vl) * (j))
+
+/* ---- ELEM: one thread per tensor element, atomic updates ------------------------ */
+TP_TEAM_KERNEL(TPM_KN(tpm_elem), TPM_PN(tpm_elem_args), team, a) {
+  const int vl = team->vector_length;
+  TP_TEAM_FOR(team, t, 0, a.per_team) {
+    const int64_t e = team->league_rank * a.per_team + t;
+    if (e >= a.count)
+      continue;
+    int64_t idx[TPM_MAX_ORDER];
+    tpm_decode(a.d, a.dims, e, idx);
+    const TPM_T x = a.X[e];
+    TPM_T *g = a.G + idx[a.mode] * a.R;
+    for (int64_t r0 = 0; r0 < a.R; r0 += (int64_t)vl * TPM_K) {
+      TP_VECTOR_FOR(team, lane, 0, vl) {
+        TP_LANES for (int j = 0; j < TPM_K; ++j) {
+          const int64_t r = TPM_COL(r0, lane, vl, j);
+          if (r < a.R) {
+            TPM_T v = x;
+            for (int m = 0; m < a.d; ++m)
+              if (m != a.mode)
+                v *= a.U[m][idx[m] * a.R + r];
+            TPM_ATOMIC_ADD(&g[r], v);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* ---- SLICE: one thread per mode-k slice, no atomics ------------------------------ */
+TP_TEAM_KERNEL(TPM_KN(tpm_slice), TPM_PN(tpm_walk_args), team, a) {
+  const int vl = team->vector_length;
+  TP_TEAM_FOR(team, t, 0, a.per_team) {
+    const int64_t n = team->league_rank * a.per_team + t;
+    if (n >= a.slices)
+      continue;
+    for (int64_t r0 = 0; r0 < a.R; r0 += (int64_t)vl * TPM_K) {
+      TP_VECTOR_FOR(team, lane, 0, vl) {
+        TPM_T acc[TPM_K];
+        TP_LANES for (int j = 0; j < TPM_K; ++j) acc[j] = 0;
+        int64_t idx[TPM_MAX_ORDER] = {0};
+        int64_t off = n * a.mode_stride;
+        for (int64_t e = 0; e < a.slice_count; ++e) {
+          const TPM_T x = a.X[off];
+          TP_LANES for (int j = 0; j < TPM_K; ++j) {
+            const int64_t r = TPM_COL(r0, lane, vl, j);
+            if (r < a.R) {
+              TPM_T v = x;
+              for (int m = 0; m < a.q; ++m)
+                v *= a.U[m][idx[m] * a.R + r];
+              acc[j] += v;
+            }
+          }
+          tpm_advance(a.q, a.odims, a.ostrides, idx, &off);
+        }
+        TP_LANES for (int j = 0; j < TPM_K; ++j) {
+          const int64_t r = TPM_COL(r0, lane, vl, j);
+          if (r < a.R)
+            a.G[n * a.R + r] = acc[j];
+        }
+      }
+    }
+  }
+}
+
+/* ---- TILE: one thread per (slice, hypercube tile), one atomic update per tile ---- */
+TP_TEAM_KERNEL(TPM_KN(tpm_tile), TPM_PN(tpm_walk_args), team, a) {
+  const int vl = team->vector_length;
+  TP_TEAM_FOR(team, t, 0, a.per_team) {
+    const int64_t unit = team->league_rank * a.per_team + t;
+    if (unit >= a.slices * a.tiles_per_slice)
+      continue;
+    const int64_t n = unit / a.tiles_per_slice;
+    int64_t corner[TPM_MAX_ORDER], extent[TPM_MAX_ORDER];
+    tpm_decode(a.q, a.tile_counts, unit % a.tiles_per_slice, corner);
+    int64_t base = n * a.mode_stride, volume = 1;
+    for (int m = 0; m < a.q; ++m) {
+      corner[m] *= a.edge;
+      extent[m] = tp_min_i64(a.edge, a.odims[m] - corner[m]); /* ragged last tiles */
+      base += corner[m] * a.ostrides[m];
+      volume *= extent[m];
+    }
+    for (int64_t r0 = 0; r0 < a.R; r0 += (int64_t)vl * TPM_K) {
+      TP_VECTOR_FOR(team, lane, 0, vl) {
+        TPM_T acc[TPM_K];
+        TP_LANES for (int j = 0; j < TPM_K; ++j) acc[j] = 0;
+        int64_t idx[TPM_MAX_ORDER] = {0};
+        int64_t off = base;
+        for (int64_t e = 0; e < volume; ++e) {
+          const TPM_T x = a.X[off];
+          TP_LANES for (int j = 0; j < TPM_K; ++j) {
+            const int64_t r = TPM_COL(r0, lane, vl, j);
+            if (r < a.R) {
+              TPM_T v = x;
+              for (int m = 0; m < a.q; ++m)
+                v *= a.U[m][(corner[m] + idx[m]) * a.R + r];
+              acc[j] += v;
+            }
+          }
+          tpm_advance(a.q, extent, a.ostrides, idx, &off);
+        }
+        TP_LANES for (int j = 0; j < TPM_K; ++j) {
+          const int64_t r = TPM_COL(r0, lane, vl, j);
+          if (r < a.R)
+            TPM_ATOMIC_ADD(&a.G[n * a.R + r], acc[j]);
+        }
+      }
+    }
+  }
+}
+
+/* ---- partial-tensor contraction (see tpm_partial in tp_mttkrp_internal.h) -------
+ * Team = (output row p, chunk of other indices); its threads split the chunk, lanes
+ * split the columns, and the threads' sums meet in team scratch. */
+TP_TEAM_KERNEL(TPM_KN(tpm_partial), TPM_PN(tpm_partial_args), team, a) {
+  const int vl = team->vector_length, F = vl * TPM_K;
+  const int64_t p = a.p0 + team->league_rank / a.chunks;
+  const int64_t c_begin = a.o_begin + (team->league_rank % a.chunks) * a.o_chunk;
+  const int64_t c_end = tp_min_i64(c_begin + a.o_chunk, a.o_begin + a.o_count);
+  const int64_t per_thread = tp_ceil_div_i64(tp_max_i64(c_end - c_begin, 0), team->team_size);
+  const int64_t t_begin = c_begin + team->team_rank * per_thread;
+  const int64_t t_end = tp_min_i64(t_begin + per_thread, c_end);
+  const int64_t p_row = a.row_base + (p - a.p0) * a.p_stride;
+  TPM_T *sums = (TPM_T *)team->scratch; /* team_size x F, used when team_size > 1 */
+  TPM_T *g = a.G + p * a.R;
+  for (int64_t r0 = 0; r0 < a.R; r0 += F) {
+    TP_VECTOR_FOR(team, lane, 0, vl) {
+      TPM_T acc[TPM_K];
+      TP_LANES for (int j = 0; j < TPM_K; ++j) acc[j] = 0;
+      if (t_begin < t_end) {
+        int64_t idx[TPM_MAX_ORDER];
+        tpm_decode(a.q, a.odims, t_begin, idx);
+        int64_t row = p_row + tpm_dot_index(a.q, idx, a.row_stride);
+        for (int64_t o = t_begin; o < t_end; ++o) {
+          TP_LANES for (int j = 0; j < TPM_K; ++j) {
+            const int64_t r = TPM_COL(r0, lane, vl, j);
+            if (r < a.R) {
+              TPM_T v = 0;
+              for (int64_t s = 0; s < a.slots; ++s)
+                v += a.T[s * a.slot_stride + row * a.R + r];
+              for (int m = 0; m < a.q; ++m)
+                v *= a.U[m][idx[m] * a.R + r];
+              acc[j] += v;
+            }
+          }
+          tpm_advance(a.q, a.odims, a.row_stride, idx, &row);
+        }
+      }
+      if (team->team_size == 1) {
+        TP_LANES for (int j = 0; j < TPM_K; ++j) {
+          const int64_t r = TPM_COL(r0, lane, vl, j);
+          if (r < a.R) {
+            if (a.atomic)
+              TPM_ATOMIC_ADD(&g[r], acc[j]);
+            else
+              g[r] += acc[j];
+          }
+        }
+      } else {
+        TP_LANES for (int j = 0; j < TPM_K; ++j) sums[team->team_rank * F + lane * TPM_K + j] = acc[j];
+      }
+    }
+    if (team->team_size > 1) {
+      tp_team_barrier(team);
+      TP_TEAM_VECTOR_FOR(team, c, 0, F) {
+        const int64_t r = TPM_COL(r0, c / TPM_K, vl, c % TPM_K);
+        if (r < a.R) {
+          TPM_T v = 0;
+          for (int t = 0; t < team->team_size; ++t)
+            v += sums[t * F + c];
+          if (a.atomic)
+            TPM_ATOMIC_ADD(&g[r], v);
+          else
+            g[r] += v;
+        }
+      }
+      tp_team_barrier(team);
+    }
+  }
+}
+
+#undef TPM_KN

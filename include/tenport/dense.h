@@ -1,0 +1,113 @@
+/* Dense tensors and Kruskal (CP) tensors: descriptors, allocation, .npy files and
+ * random / planted low-rank generators. */
+#ifndef TENPORT_DENSE_H
+#define TENPORT_DENSE_H
+
+#include <stdint.h>
+
+#include "tenport/npy.h"
+#include "tenport/space.h"
+#include "tenport/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_DENSE_MAX_ORDER 16
+
+/* Memory order of a dense tensor's elements. */
+typedef enum tp_layout {
+  TP_LAYOUT_LEFT = 0,  /* first index fastest (Fortran order, tenport's default) */
+  TP_LAYOUT_RIGHT = 1  /* last index fastest (C order, NumPy's default) */
+} tp_layout;
+
+/* A dense tensor of order d = order (2 <= d <= TP_DENSE_MAX_ORDER) and element type
+ * dtype (TP_DTYPE_F32 or TP_DTYPE_F64). The descriptor does not own data: data points
+ * to prod(dims) elements in whatever memory the caller says (a space, or the host). */
+typedef struct tp_dense {
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  tp_layout layout;
+  void *data;
+} tp_dense;
+
+/* A Kruskal tensor sum_r lambda_r a_r^(0) o ... o a_r^(d-1): lambda has rank entries,
+ * factors[k] is dims[k] x rank, row-major (a row's rank values are contiguous). */
+typedef struct tp_kruskal {
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  int64_t rank;
+  void *lambda;
+  void *factors[TP_DENSE_MAX_ORDER];
+} tp_kruskal;
+
+/* Number of elements prod(dims); -1 when the descriptor is invalid or the count
+ * overflows int64. */
+int64_t tp_dense_count(const tp_dense *t);
+
+/* Checks order, dims (>= 1 each), dtype, layout and that the element count fits; the
+ * error names the field. data may be NULL. */
+tp_status tp_dense_check(const tp_dense *t);
+tp_status tp_kruskal_check(const tp_kruskal *k);
+
+/* Fills *t with the given shape and allocates its data in the space (tp_alloc), or on
+ * the host (malloc) when space is NULL. tp_dense_free frees it the same way and clears
+ * data. */
+tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                         tp_layout layout, tp_dense *t);
+void tp_dense_free(tp_space *space, tp_dense *t);
+
+/* Same for a Kruskal tensor: lambda and every factor. */
+tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                           int64_t rank, tp_kruskal *k);
+void tp_kruskal_free(tp_space *space, tp_kruskal *k);
+
+/* Copies between a host descriptor and a space descriptor of the same shape. */
+tp_status tp_dense_copy_to_device(tp_space *space, tp_dense *dst, const tp_dense *host);
+tp_status tp_kruskal_copy_to_device(tp_space *space, tp_kruskal *dst, const tp_kruskal *host);
+tp_status tp_kruskal_copy_to_host(tp_space *space, tp_kruskal *host, const tp_kruskal *src);
+
+/* Reads a float32/float64 .npy array of ndim >= 2 into host memory (malloc'ed; free
+ * with tp_dense_free(NULL, t)). C-order files give TP_LAYOUT_RIGHT, Fortran-order files
+ * TP_LAYOUT_LEFT; no data is moved. want_dtype converts the values (TP_DTYPE_F32 or
+ * TP_DTYPE_F64). Non-finite values are rejected with TP_ERROR_NUMERICAL naming the
+ * first offending element. */
+tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t);
+
+/* Writes a host tensor as .npy in its own layout (LEFT as fortran_order True). */
+tp_status tp_dense_write_npy(const char *path, const tp_dense *host);
+
+/* Writes a host Kruskal tensor as prefix_lambda.npy and prefix_factor<k>.npy. */
+tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host);
+
+/* Reads factor matrices prefix_factor<k>.npy (and prefix_lambda.npy when present, else
+ * lambda = 1) into a host Kruskal tensor of the given shape and rank; each file's shape
+ * must be dims[k] x rank. */
+tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order,
+                              const int64_t *dims, int64_t rank, tp_kruskal *host);
+
+/* Random tensors on the host, reproducible from seed (same values on every platform).
+ * uniform: every element uniform in [0, 1).
+ * planted: the full tensor of a random Kruskal tensor of the given rank (factor entries
+ *   uniform in [0, 1), lambda = 1) plus noise * ||M||_F / sqrt(N) * standard normal,
+ *   so noise is the relative size of the perturbation. The Kruskal tensor is returned in
+ *   *truth when truth is not NULL (host memory). */
+tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed);
+tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, uint64_t seed,
+                                  tp_kruskal *truth);
+
+/* Random Kruskal tensor on the host: factor entries uniform in [0, 1), lambda = 1. */
+tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed);
+
+/* Reference MTTKRP in double precision on host data, for tests and checks:
+ * G[i, r] = sum over all elements with index i in mode `mode` of
+ * x * prod_{k != mode} factors[k][i_k, r]; G is dims[mode] x rank, row-major. */
+tp_status tp_mttkrp_reference(const tp_dense *host, const tp_kruskal *host_factors, int mode,
+                              double *G);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
