@@ -82,11 +82,11 @@ typedef struct tpm_ops {
                             int64_t ldc, int64_t sc, int64_t batch);
 } tpm_ops;
 
-extern const tpm_ops tpm_ops_f32;
-extern const tpm_ops tpm_ops_f64;
+const tpm_ops *tpm_ops_f32(void);
+const tpm_ops *tpm_ops_f64(void);
 
 static inline const tpm_ops *tpm_ops_for(tp_dtype dtype) {
-  return dtype == TP_DTYPE_F32 ? &tpm_ops_f32 : &tpm_ops_f64;
+  return dtype == TP_DTYPE_F32 ? tpm_ops_f32() : tpm_ops_f64();
 }
 
 /* Validates X, U, mode and G and fills the canonical problem. */

@@ -247,7 +247,12 @@ static tp_status TPM_PN(tpm_gemm_run)(tp_space *space, tp_transpose ta, tp_trans
                                              (TPM_T *)C, ldc, sc, batch);
 }
 
-const tpm_ops TPM_PN(tpm_ops) = {sizeof(TPM_T),        TPM_PN(tpm_elem_run),
-                                 TPM_PN(tpm_slice_run), TPM_PN(tpm_tile_run),
-                                 TPM_PN(tpm_kr_run),    TPM_PN(tpm_partial_run),
-                                 TPM_PN(tpm_gemm_run)};
+/* The table is built inside a host function: a namespace-scope constant would be
+ * copied to the device by hipcc, with host function pointers it cannot link. */
+const tpm_ops *TPM_PN(tpm_ops)(void) {
+  static const tpm_ops ops = {sizeof(TPM_T),        TPM_PN(tpm_elem_run),
+                              TPM_PN(tpm_slice_run), TPM_PN(tpm_tile_run),
+                              TPM_PN(tpm_kr_run),    TPM_PN(tpm_partial_run),
+                              TPM_PN(tpm_gemm_run)};
+  return &ops;
+}
