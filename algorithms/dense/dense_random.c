@@ -1,0 +1,208 @@
+/* Reproducible random dense and Kruskal tensors on the host.
+ *
+ * Values come from a counter-based generator: value n of a stream is splitmix64's mixing
+ * function applied to key + (n + 1) * golden ratio, key being derived from the seed and
+ * the stream. Each tensor element draws from its number in first-index-fastest order, so
+ * the results depend neither on the thread count nor on the layout (both layouts hold
+ * the same logical tensor). Uniform values are exact in every precision and identical
+ * on every platform; normal values go through the C library's log and cos. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenport/dense.h"
+#include "tp_dense_internal.h"
+#include "tp_error.h"
+#include "tp_host_omp.h"
+
+#define GOLDEN 0x9e3779b97f4a7c15ull
+#define TWO_POW_M24 (1.0 / 16777216.0)
+#define TWO_POW_M53 (1.0 / 9007199254740992.0)
+#define TWO_PI 6.283185307179586
+
+/* Streams of one seed. */
+enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = 16 /* + mode */ };
+
+/* Fibers are dealt out in this many chunks at most, whatever the thread count. */
+#define MAX_CHUNKS ((int64_t)1024)
+
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t stream_key(uint64_t seed, uint64_t stream) {
+  return mix64(mix64(seed) ^ mix64(stream * GOLDEN));
+}
+
+static uint64_t draw(uint64_t key, uint64_t n) { return mix64(key + (n + 1) * GOLDEN); }
+
+/* Uniform in [0, 1) with as many bits as the dtype holds, so it never rounds up to 1. */
+static double uniform_value(uint64_t bits, tp_dtype dtype) {
+  return dtype == TP_DTYPE_F32 ? (double)(bits >> 40) * TWO_POW_M24
+                               : (double)(bits >> 11) * TWO_POW_M53;
+}
+
+/* Standard normal by Box-Muller from draws 2n and 2n + 1 (u1 in (0, 1], u2 in [0, 1)). */
+static double normal_value(uint64_t key, uint64_t n) {
+  double u1 = ((double)(draw(key, 2 * n) >> 11) + 1.0) * TWO_POW_M53;
+  double u2 = (double)(draw(key, 2 * n + 1) >> 11) * TWO_POW_M53;
+  return sqrt(-2.0 * log(u1)) * cos(TWO_PI * u2);
+}
+
+/* ---- walking fibers in chunks ------------------------------------------------------- */
+
+/* How a tensor's fibers are dealt out: chunk c covers fibers [first(c), first(c + 1)). */
+typedef struct fiber_plan {
+  int fast;         /* the fast mode */
+  int64_t len;      /* elements per fiber */
+  int64_t fibers;   /* number of fibers */
+  int64_t chunks;
+  int64_t step;     /* first-index-fastest stride of the fast mode */
+} fiber_plan;
+
+static fiber_plan plan_fibers(const tp_dense *t) {
+  fiber_plan p;
+  p.fast = tp_dense_fast_mode(t);
+  p.len = t->dims[p.fast];
+  p.fibers = tp_dense_count(t) / p.len;
+  p.chunks = p.fibers < MAX_CHUNKS ? p.fibers : MAX_CHUNKS;
+  p.step = 1;
+  for (int k = 0; k < p.fast; ++k)
+    p.step *= t->dims[k];
+  return p;
+}
+
+static int64_t chunk_first(const fiber_plan *p, int64_t c) {
+  int64_t q = p->fibers / p->chunks, r = p->fibers % p->chunks;
+  return c * q + (c < r ? c : r);
+}
+
+static tp_status check_host(const tp_dense *host) {
+  TP_TRY(tp_dense_check(host));
+  TP_CHECK_ARG(host->data, "the tensor's data is NULL");
+  return TP_SUCCESS;
+}
+
+/* ---- uniform tensors ------------------------------------------------------------------ */
+
+static void uniform_chunk(tp_dense *t, const fiber_plan *p, uint64_t key, int64_t c) {
+  int64_t idx[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
+  tp_dense_unravel(t, chunk_first(p, c) * p->len, idx);
+  for (int64_t j = chunk_first(p, c); j < end; ++j, tp_dense_next_fiber(t, idx)) {
+    int64_t n = tp_dense_left_offset(t, idx);
+    for (int64_t i = 0; i < p->len; ++i, n += p->step)
+      tp_dense_store(t->data, t->dtype, j * p->len + i,
+                     uniform_value(draw(key, (uint64_t)n), t->dtype));
+  }
+}
+
+tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
+  TP_TRY(check_host(host));
+  fiber_plan p = plan_fibers(host);
+  uint64_t key = stream_key(seed, STREAM_UNIFORM);
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int64_t c = 0; c < p.chunks; ++c)
+    uniform_chunk(host, &p, key, c);
+  return TP_SUCCESS;
+}
+
+/* ---- Kruskal tensors ------------------------------------------------------------------- */
+
+tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
+  TP_TRY(tp_kruskal_check(host));
+  TP_CHECK_ARG(host->lambda, "lambda is NULL");
+  for (int k = 0; k < host->order; ++k)
+    TP_CHECK_ARG(host->factors[k], "factors[%d] is NULL", k);
+  for (int64_t r = 0; r < host->rank; ++r)
+    tp_dense_store(host->lambda, host->dtype, r, 1.0);
+  for (int k = 0; k < host->order; ++k) {
+    uint64_t key = stream_key(seed, STREAM_FACTOR + (uint64_t)k);
+    int64_t n = host->dims[k] * host->rank;
+    for (int64_t e = 0; e < n; ++e)
+      tp_dense_store(host->factors[k], host->dtype, e,
+                     uniform_value(draw(key, (uint64_t)e), host->dtype));
+  }
+  return TP_SUCCESS;
+}
+
+/* ||M||_F^2 = sum_{r,s} lambda_r lambda_s prod_k <U_k[:, r], U_k[:, s]>, from the factors
+ * alone, so the noise scale is known before the tensor is formed. */
+static double kruskal_norm2(const tp_kruskal *u) {
+  double total = 0.0;
+  for (int64_t r = 0; r < u->rank; ++r)
+    for (int64_t s = 0; s < u->rank; ++s) {
+      double prod = tp_dense_load(u->lambda, u->dtype, r) * tp_dense_load(u->lambda, u->dtype, s);
+      for (int k = 0; k < u->order; ++k) {
+        double dot = 0.0;
+        for (int64_t i = 0; i < u->dims[k]; ++i)
+          dot += tp_dense_load(u->factors[k], u->dtype, i * u->rank + r) *
+                 tp_dense_load(u->factors[k], u->dtype, i * u->rank + s);
+        prod *= dot;
+      }
+      total += prod;
+    }
+  return total;
+}
+
+/* ---- planted low-rank tensors ---------------------------------------------------------- */
+
+/* Writes M + sigma * noise over chunk c; 0 when the scratch row cannot be allocated. */
+static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p, double sigma,
+                         uint64_t key, int64_t c) {
+  double *partial = (double *)malloc(sizeof(double) * (size_t)u->rank);
+  if (!partial)
+    return 0;
+  int64_t idx[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
+  tp_dense_unravel(t, chunk_first(p, c) * p->len, idx);
+  for (int64_t j = chunk_first(p, c); j < end; ++j, tp_dense_next_fiber(t, idx)) {
+    tp_kruskal_partial(u, idx, p->fast, -1, 1, partial);
+    int64_t n = tp_dense_left_offset(t, idx);
+    for (int64_t i = 0; i < p->len; ++i, n += p->step) {
+      double v = tp_kruskal_fiber_value(u, p->fast, partial, i);
+      if (sigma > 0.0)
+        v += sigma * normal_value(key, (uint64_t)n);
+      tp_dense_store(t->data, t->dtype, j * p->len + i, v);
+    }
+  }
+  free(partial);
+  return 1;
+}
+
+static tp_status fill_planted(tp_dense *host, const tp_kruskal *u, double noise, uint64_t seed) {
+  fiber_plan p = plan_fibers(host);
+  double n = (double)tp_dense_count(host);
+  double sigma = noise > 0.0 ? noise * sqrt(kruskal_norm2(u) / n) : 0.0;
+  uint64_t key = stream_key(seed, STREAM_NOISE);
+  int failed = 0;
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int64_t c = 0; c < p.chunks; ++c)
+    if (!planted_chunk(host, u, &p, sigma, key, c)) {
+      TP_HOST_OMP(omp atomic write)
+      failed = 1;
+    }
+  if (failed)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld doubles of scratch",
+                    (long long)u->rank);
+  return TP_SUCCESS;
+}
+
+tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, uint64_t seed,
+                                  tp_kruskal *truth) {
+  if (truth)
+    memset(truth, 0, sizeof *truth);
+  TP_TRY(check_host(host));
+  TP_CHECK_ARG(rank >= 1, "rank %lld, must be at least 1", (long long)rank);
+  TP_CHECK_ARG(isfinite(noise) && noise >= 0.0, "noise %g, must be finite and >= 0", noise);
+  tp_kruskal u;
+  TP_TRY(tp_kruskal_alloc(NULL, host->dtype, host->order, host->dims, rank, &u));
+  tp_status st = tp_kruskal_random(&u, seed);
+  if (st == TP_SUCCESS)
+    st = fill_planted(host, &u, noise, seed);
+  if (st == TP_SUCCESS && truth)
+    *truth = u;
+  else
+    tp_kruskal_free(NULL, &u);
+  return st;
+}

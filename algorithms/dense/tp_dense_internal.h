@@ -1,0 +1,96 @@
+/* Host-side helpers shared by the dense descriptors, files, generators and references:
+ * element loads in double, multi-indices and fibers, and Kruskal partial products.
+ *
+ * A fiber is a run of dims[f] consecutive elements in memory along the fast mode f (0 in
+ * TP_LAYOUT_LEFT, order - 1 in TP_LAYOUT_RIGHT); fiber j starts at offset j * dims[f].
+ * Walking fibers lets the loops hoist everything that does not depend on the fast index. */
+#ifndef TP_DENSE_INTERNAL_H
+#define TP_DENSE_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tenport/dense.h"
+
+static inline double tp_dense_load(const void *data, tp_dtype dtype, int64_t i) {
+  return dtype == TP_DTYPE_F32 ? (double)((const float *)data)[i] : ((const double *)data)[i];
+}
+
+static inline void tp_dense_store(void *data, tp_dtype dtype, int64_t i, double v) {
+  if (dtype == TP_DTYPE_F32)
+    ((float *)data)[i] = (float)v;
+  else
+    ((double *)data)[i] = v;
+}
+
+static inline int tp_dense_fast_mode(const tp_dense *t) {
+  return t->layout == TP_LAYOUT_LEFT ? 0 : t->order - 1;
+}
+
+/* Mode number p in memory order, p = 0 being the fastest. */
+static inline int tp_dense_mode_at(const tp_dense *t, int p) {
+  return t->layout == TP_LAYOUT_LEFT ? p : t->order - 1 - p;
+}
+
+/* Multi-index of the element at memory offset `offset`. */
+static inline void tp_dense_unravel(const tp_dense *t, int64_t offset, int64_t *idx) {
+  for (int p = 0; p < t->order; ++p) {
+    int k = tp_dense_mode_at(t, p);
+    idx[k] = offset % t->dims[k];
+    offset /= t->dims[k];
+  }
+}
+
+/* Moves idx (whose fast index is 0) to the first element of the next fiber. */
+static inline void tp_dense_next_fiber(const tp_dense *t, int64_t *idx) {
+  for (int p = 1; p < t->order; ++p) {
+    int k = tp_dense_mode_at(t, p);
+    if (++idx[k] < t->dims[k])
+      return;
+    idx[k] = 0;
+  }
+}
+
+/* Offset of idx in TP_LAYOUT_LEFT order: the layout-independent number of an element
+ * that seeds the generators, so both layouts give the same logical tensor. */
+static inline int64_t tp_dense_left_offset(const tp_dense *t, const int64_t *idx) {
+  int64_t off = 0;
+  for (int k = t->order - 1; k >= 0; --k)
+    off = off * t->dims[k] + idx[k];
+  return off;
+}
+
+/* "(i0, i1, ...)" into buf. */
+static inline void tp_dense_format_index(int order, const int64_t *idx, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "(");
+  for (int k = 0; k < order && n < cap; ++k)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", k ? ", " : "", (long long)idx[k]);
+  if (n < cap)
+    snprintf(buf + n, cap - n, ")");
+}
+
+/* p[r] = (lambda_r if with_lambda) * prod_{k != skip_a, skip_b} U_k[idx[k], r]. */
+static inline void tp_kruskal_partial(const tp_kruskal *u, const int64_t *idx, int skip_a,
+                                      int skip_b, int with_lambda, double *p) {
+  for (int64_t r = 0; r < u->rank; ++r)
+    p[r] = with_lambda ? tp_dense_load(u->lambda, u->dtype, r) : 1.0;
+  for (int k = 0; k < u->order; ++k) {
+    if (k == skip_a || k == skip_b)
+      continue;
+    int64_t row = idx[k] * u->rank;
+    for (int64_t r = 0; r < u->rank; ++r)
+      p[r] *= tp_dense_load(u->factors[k], u->dtype, row + r);
+  }
+}
+
+/* sum_r p[r] U_f[i, r]: element i of a fiber along mode f, where p holds lambda times
+ * the product of the other modes' rows (tp_kruskal_partial). */
+static inline double tp_kruskal_fiber_value(const tp_kruskal *u, int f, const double *p,
+                                            int64_t i) {
+  double s = 0.0;
+  for (int64_t r = 0; r < u->rank; ++r)
+    s += p[r] * tp_dense_load(u->factors[f], u->dtype, i * u->rank + r);
+  return s;
+}
+
+#endif
