@@ -1,28 +1,35 @@
 /* The GEMM and BLOCKED variants: one engine, two memory plans.
  *
- * In canonical form the tensor is a three-way array X[l, i, j] (offset l + L i + L I j)
- * with l the modes before k (size L), i mode k (size I) and j the modes after k (size J).
- * The larger of L and J is the GEMM side (size K), the other the "other" side (size O):
- *   GEMM side before k: T[(i, j), r] = sum_l X[l, i, j] KR_before[l, r]    (X as rows (i,j), lda L)
- *   GEMM side after k:  T[(l, i), r] = sum_j X[l, i, j] KR_after[j, r]     (X^T, lda L I)
- * and G[i, r] = sum_other T[row(i, other), r] * prod_{other modes} U_m[other_m, r] is
- * finished by the partial-tensor kernel with the other side's factors read on the fly.
+ * In canonical form (first index fastest) the modes are cut at t into a GEMM side and
+ * the row modes, which include mode k:
+ *   GEMM side before k (modes 0..t-1, size K): X is a row-major M x K matrix (lda K) whose
+ *     rows c run over modes t..d-1, and T[c, r] = sum_g X[c, g] KR[g, r];
+ *   GEMM side after k (modes t..d-1): X^T is M x K (rows c over modes 0..t-1, lda M).
+ * KR is the Khatri-Rao product of the GEMM side's factors. Then
+ *   G[i, r] = sum_{rows c with i_k = i} T[c, r] prod_{other row modes m} U_m[c_m, r]
+ * is finished by the partial-tensor kernel, the other row modes' factors read on the fly.
+ * The cut makes K as large as possible while keeping M large enough to fill the device
+ * (GEMMs deep and wide, and T small next to X since |T| / |X| = R / K).
  *
  * GEMM (Phan et al.) forms the whole Khatri-Rao product of the GEMM side and the whole T.
- * BLOCKED bounds both by a budget: Khatri-Rao rows are formed pass by pass, T block by
- * block; each block is one GEMM (or a batch of GEMMs splitting the contraction, when a
- * block alone is too small to fill the device) followed at once by the partial kernel. */
+ * BLOCKED bounds both by a budget: Khatri-Rao rows are formed pass by pass and T block by
+ * block (blocks are runs of the slowest row mode); each block is one GEMM (or a batch of
+ * GEMMs splitting the contraction, when a block alone is too small to fill the device)
+ * followed at once by the partial kernel. */
 #include <string.h>
 
 #include "tp_error.h"
 #include "tp_mttkrp_internal.h"
 
 typedef struct tpm_plan {
-  int gemm_before;           /* the GEMM side is the modes before k */
-  int64_t K, O, I;           /* GEMM side, other side, mode k */
-  int64_t n_inner, n_outer;  /* T's row grid: row = inner + n_inner * outer */
-  int64_t block_inner, block_outer;
-  int64_t kc, slots;         /* a pass forms slots * kc Khatri-Rao rows */
+  int gemm_before;          /* the GEMM side is modes 0..t-1 (else t..d-1) */
+  int t;
+  int row_first, row_count; /* the row modes */
+  int64_t K, M;             /* GEMM side size, rows */
+  int64_t slab_rows;        /* rows per index of the slowest row mode */
+  int64_t slabs;            /* size of the slowest row mode */
+  int64_t block_slabs;      /* slabs per block of T */
+  int64_t kc, slots;        /* a pass forms slots * kc Khatri-Rao rows */
 } tpm_plan;
 
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
@@ -37,43 +44,53 @@ static int64_t tpm_plan_slots(const tp_space_info *info, int64_t rows, int64_t r
   return tpm_max(1, tpm_min(s, 1024));
 }
 
+/* Fills the cut-dependent fields of pl for cut t. */
+static void tpm_plan_cut(const tpm_problem *p, int t, tpm_plan *pl) {
+  pl->t = t;
+  pl->gemm_before = t <= p->mode;
+  pl->row_first = pl->gemm_before ? t : 0;
+  pl->row_count = pl->gemm_before ? p->d - t : t;
+  pl->K = pl->gemm_before ? tpm_prod(p->dims, 0, t) : tpm_prod(p->dims, t, p->d);
+  pl->M = p->count / pl->K;
+  pl->slabs = p->dims[pl->row_first + pl->row_count - 1];
+  pl->slab_rows = pl->M / pl->slabs;
+}
+
+/* The cut: the deepest GEMM side whose rows still number at least min_rows and whose
+ * slabs fit the T budget; without one (small tensors), the most balanced cut that fits. */
+static int tpm_choose_cut(const tpm_problem *p, int64_t min_rows, int64_t room) {
+  int best = -1, balanced = p->mode;
+  int64_t best_k = 0, balance = 0;
+  for (int t = 0; t < p->d; ++t) { /* t = d would leave an empty GEMM side after k */
+    tpm_plan c;
+    tpm_plan_cut(p, t, &c);
+    if (c.slab_rows > room)
+      continue;
+    if (c.M >= min_rows && c.K > best_k)
+      best = t, best_k = c.K;
+    if (tpm_min(c.K, c.M) > balance)
+      balanced = t, balance = tpm_min(c.K, c.M);
+  }
+  return best >= 0 ? best : balanced;
+}
+
 static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
                           tpm_plan *pl) {
-  const int k = p->mode;
-  const int64_t L = tpm_prod(p->dims, 0, k), J = tpm_prod(p->dims, k + 1, p->d);
   memset(pl, 0, sizeof *pl);
-  pl->gemm_before = L >= J;
-  pl->K = pl->gemm_before ? L : J;
-  pl->O = pl->gemm_before ? J : L;
-  pl->I = p->dims[k];
-  pl->n_inner = pl->gemm_before ? pl->I : pl->O;
-  pl->n_outer = pl->gemm_before ? pl->O : pl->I;
-  pl->block_inner = pl->n_inner;
-  pl->block_outer = pl->n_outer;
+  const int64_t elems = budget ? (int64_t)(budget / tpm_ops_for(p->dtype)->elem_bytes) : 0;
+  const int64_t room = budget ? tpm_max(1, elems / 2 / p->rank) : p->count; /* rows each */
+  const int64_t min_rows = info->is_gpu ? 2048 : 256;
+  tpm_plan_cut(p, tpm_choose_cut(p, min_rows, room), pl);
+  pl->block_slabs = pl->slabs;
   pl->kc = pl->K;
   pl->slots = 1;
   if (budget == 0) /* GEMM: everything at once */
     return;
-  const int64_t elems = (int64_t)(budget / tpm_ops_for(p->dtype)->elem_bytes);
-  const int64_t room = tpm_max(1, elems / 2 / p->rank); /* rows for Khatri-Rao, and for T */
   const int64_t kr_rows = tpm_min(pl->K, room);
-  if (pl->n_inner * pl->n_outer > room) {
-    if (pl->n_inner <= room) {
-      pl->block_outer = room / pl->n_inner;
-    } else {
-      pl->block_inner = room;
-      pl->block_outer = 1;
-    }
-  }
-  const int64_t rows = pl->block_inner * pl->block_outer;
+  pl->block_slabs = tpm_max(1, tpm_min(pl->slabs, room / pl->slab_rows));
+  const int64_t rows = pl->block_slabs * pl->slab_rows;
   pl->slots = tpm_plan_slots(info, rows, p->rank, room, kr_rows);
   pl->kc = tpm_max(1, kr_rows / pl->slots);
-}
-
-/* The modes of one side: [first, first + count). */
-static void tpm_side_modes(const tpm_problem *p, int before, int *first, int *count) {
-  *first = before ? 0 : p->mode + 1;
-  *count = before ? p->mode : p->d - p->mode - 1;
 }
 
 typedef struct tpm_run {
@@ -88,60 +105,64 @@ static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
   return (const char *)base + (size_t)elems * elem_bytes;
 }
 
-/* T[slot] = X block x KR rows [slot * kc, ...) of this pass (depth rows in all). */
-static tp_status tpm_block_gemm(tpm_run *r, int64_t k0, int64_t depth, int64_t inner0,
-                                int64_t outer0, int64_t rows) {
+/* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
+ * (depth rows in all). */
+static tp_status tpm_block_gemm(tpm_run *r, int64_t k0, int64_t depth, int64_t c0,
+                                int64_t rows) {
   const tpm_plan *pl = &r->pl;
-  const tpm_problem *p = r->p;
   const size_t eb = r->ops->elem_bytes;
-  const int64_t R = p->rank, row0 = inner0 + pl->n_inner * outer0;
+  const int64_t R = r->p->rank;
   const int64_t full = depth / pl->kc, rest = depth % pl->kc;
-  const int64_t L = pl->gemm_before ? pl->K : pl->O;
-  const int64_t lda = pl->gemm_before ? L : L * pl->I;
-  /* element offset of GEMM-side row g and T row c */
-  const int64_t base = pl->gemm_before ? k0 + L * row0 : row0 + lda * k0;
+  const int64_t lda = pl->gemm_before ? pl->K : pl->M;
+  const int64_t base = pl->gemm_before ? k0 + lda * c0 : c0 + lda * k0;
   const int64_t step = pl->gemm_before ? pl->kc : pl->kc * lda; /* next slot's A */
   const tp_transpose ta = pl->gemm_before ? TP_NO_TRANS : TP_TRANS;
   if (full > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, pl->kc,
-                                tpm_at(p->X, base, eb), lda, step, r->kr, R, pl->kc * R, 0.0,
+                                tpm_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R, 0.0,
                                 r->T, R, rows * R, full));
   if (rest > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, rest,
-                                tpm_at(p->X, base + full * step, eb), lda, 0,
+                                tpm_at(r->p->X, base + full * step, eb), lda, 0,
                                 tpm_at(r->kr, full * pl->kc * R, eb), R, 0, 0.0,
                                 (void *)tpm_at(r->T, full * rows * R, eb), R, 0, 1));
   return TP_SUCCESS;
 }
 
-/* G += the block's T contracted with the other side's factors. */
-static tp_status tpm_block_finish(tpm_run *r, int64_t slots, int64_t inner0, int64_t n_in,
-                                  int64_t outer0, int64_t n_out) {
+/* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
+ * factors. */
+static tp_status tpm_block_finish(tpm_run *r, int64_t slots, int64_t s0, int64_t ns) {
   const tpm_plan *pl = &r->pl;
   const tpm_problem *p = r->p;
+  const int slowest = pl->row_first + pl->row_count - 1;
   tpm_partial pt;
   memset(&pt, 0, sizeof pt);
   pt.T = r->T;
   pt.rank = p->rank;
   pt.slots = slots;
-  pt.slot_stride = n_in * n_out * p->rank;
+  pt.slot_stride = ns * pl->slab_rows * p->rank;
   pt.G = p->G;
-  int first, count;
-  tpm_side_modes(p, !pl->gemm_before, &first, &count);
-  pt.q = count;
-  int64_t stride = 1;
-  for (int m = 0; m < count; ++m) {
-    pt.other_dims[m] = p->dims[first + m];
-    pt.U[m] = p->U[first + m];
-    pt.row_stride[m] = pl->gemm_before ? n_in * stride : stride;
-    stride *= p->dims[first + m];
+  int64_t stride = 1, inner = 1;
+  for (int m = pl->row_first; m <= slowest; ++m) {
+    if (m == p->mode) {
+      pt.p_stride = stride;
+    } else {
+      pt.other_dims[pt.q] = p->dims[m];
+      pt.row_stride[pt.q] = stride;
+      pt.U[pt.q] = p->U[m];
+      pt.q++;
+      if (m != slowest)
+        inner *= p->dims[m];
+    }
+    stride *= p->dims[m];
   }
-  if (pl->gemm_before) { /* inner = mode k, outer = other */
-    pt.p0 = inner0, pt.p_count = n_in, pt.p_stride = 1;
-    pt.o_begin = outer0, pt.o_count = n_out, pt.row_base = -n_in * outer0;
-  } else { /* inner = other, outer = mode k */
-    pt.p0 = outer0, pt.p_count = n_out, pt.p_stride = n_in;
-    pt.o_begin = inner0, pt.o_count = n_in, pt.row_base = -inner0;
+  if (slowest == p->mode) { /* the block is a run of mode k's indices */
+    pt.p0 = s0, pt.p_count = ns;
+    pt.o_begin = 0, pt.o_count = inner;
+  } else { /* a run of the slowest other mode's indices */
+    pt.p0 = 0, pt.p_count = p->dims[p->mode];
+    pt.o_begin = s0 * inner, pt.o_count = ns * inner;
+    pt.row_base = -s0 * pl->slab_rows;
   }
   return r->ops->partial(r->space, &pt);
 }
@@ -149,18 +170,15 @@ static tp_status tpm_block_finish(tpm_run *r, int64_t slots, int64_t inner0, int
 /* One pass: Khatri-Rao rows [k0, k0 + depth) of the GEMM side, then every block. */
 static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   const tpm_plan *pl = &r->pl;
-  int first, count;
-  tpm_side_modes(r->p, pl->gemm_before, &first, &count);
+  const int first = pl->gemm_before ? 0 : pl->t;
+  const int count = pl->gemm_before ? pl->t : r->p->d - pl->t;
   TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, r->p->U + first,
                                  r->p->rank, k0, depth, r->kr));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
-  for (int64_t o0 = 0; o0 < pl->n_outer; o0 += pl->block_outer) {
-    const int64_t n_out = tpm_min(pl->block_outer, pl->n_outer - o0);
-    for (int64_t i0 = 0; i0 < pl->n_inner; i0 += pl->block_inner) {
-      const int64_t n_in = tpm_min(pl->block_inner, pl->n_inner - i0);
-      TP_TRY(tpm_block_gemm(r, k0, depth, i0, o0, n_in * n_out));
-      TP_TRY(tpm_block_finish(r, slots, i0, n_in, o0, n_out));
-    }
+  for (int64_t s0 = 0; s0 < pl->slabs; s0 += pl->block_slabs) {
+    const int64_t ns = tpm_min(pl->block_slabs, pl->slabs - s0);
+    TP_TRY(tpm_block_gemm(r, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows));
+    TP_TRY(tpm_block_finish(r, slots, s0, ns));
   }
   return TP_SUCCESS;
 }
@@ -177,8 +195,8 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   const tpm_plan *pl = &r.pl;
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;
-  const int64_t t_rows = pl->slots * pl->block_inner * pl->block_outer;
-  TP_TRY(tp_memset(space, p->G, 0, eb * (size_t)(pl->I * p->rank)));
+  const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows;
+  TP_TRY(tp_memset(space, p->G, 0, eb * (size_t)(p->dims[p->mode] * p->rank)));
   TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * p->rank), &r.kr));
   tp_status st = tp_temp_alloc(space, eb * (size_t)(t_rows * p->rank), &r.T);
   for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)
