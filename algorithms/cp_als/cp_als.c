@@ -1,0 +1,445 @@
+/* CP-ALS for dense tensors (GenTen / Tensor Toolbox): the iteration on the host, with
+ * the tensor, the factors and the MTTKRPs in the space. Per mode n: G = MTTKRP, V = the
+ * Hadamard product of the other Grams (host, double), U_n V = G (spd_solve.c), column
+ * normalisation into lambda, Gram n refreshed. The fit after the last mode comes from
+ * ||X||^2, the Grams, lambda and the last MTTKRP without forming the model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tenport/cp_als.h"
+#include "tenport/linalg.h"
+#include "tenport/memory.h"
+#include "tp_cp_internal.h"
+#include "tp_error.h"
+#include "tp_host_omp.h"
+
+tp_cp_als_options tp_cp_als_options_default(void) {
+  tp_cp_als_options o;
+  memset(&o, 0, sizeof o);
+  o.rank = 0; /* no default: the caller chooses */
+  o.tol = 1e-4;
+  o.max_iters = 50;
+  o.seed = 1;
+  o.init = NULL;
+  o.mttkrp = tp_mttkrp_options_default();
+  o.reuse_partials = 1;
+  o.normalize = 1;
+  o.progress = NULL;
+  o.progress_user = NULL;
+  return o;
+}
+
+void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user) {
+  FILE *out = user ? (FILE *)user : stdout;
+  if (!p)
+    return;
+  fprintf(out, "iter %4d  fit %.10f  delta %+.3e  %.3f s", p->iteration, p->fit, p->delta_fit,
+          p->seconds);
+  if (p->fallback_solves)
+    fprintf(out, "  (%d rank-revealing solve%s)", p->fallback_solves,
+            p->fallback_solves == 1 ? "" : "s");
+  fputc('\n', out);
+  fflush(out);
+}
+
+/* ---- the state of one run ------------------------------------------------------- */
+
+typedef struct cp_run {
+  tp_space *space;
+  const tp_dense *X;
+  tp_kruskal *M;
+  const tp_cp_als_options *opts;
+  tp_dtype dtype;
+  int d;
+  int64_t R, max_dim;
+  double norm_x2;
+  double *grams;    /* host: d x R x R */
+  double *V;        /* host: R x R */
+  double *lambda;   /* host: R */
+  double *scale;    /* host: R, column scale factors */
+  double *dots;     /* host: R, column inner products of the fit */
+  double *host_buf; /* host: max(max_dim, R) x R, solves and downloads */
+  void *G;          /* space: max_dim x R, the MTTKRP (and the final gather) */
+  void *gram_dev;   /* space: R x R */
+  tp_mttkrp_sweep *sweep;
+} cp_run;
+
+static double cp_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static size_t cp_elem(const cp_run *run) {
+  return run->dtype == TP_DTYPE_F32 ? sizeof(float) : sizeof(double);
+}
+
+static void cp_release(cp_run *run) {
+  if (run->sweep)
+    tp_mttkrp_sweep_destroy(&run->sweep);
+  if (run->space) {
+    tp_free(run->space, run->G);
+    tp_free(run->space, run->gram_dev);
+  }
+  free(run->grams), free(run->V), free(run->lambda), free(run->scale), free(run->dots);
+  free(run->host_buf);
+  run->G = run->gram_dev = NULL;
+  run->grams = run->V = run->lambda = run->scale = run->dots = run->host_buf = NULL;
+}
+
+/* ---- validation ------------------------------------------------------------------ */
+
+/* K (model or initial guess) agrees with X and the rank. */
+static tp_status cp_check_kruskal(const tp_dense *X, int64_t rank, const tp_kruskal *K,
+                                  const char *what, int need_lambda) {
+  TP_TRY(tp_kruskal_check(K));
+  TP_CHECK_ARG(K->dtype == X->dtype, "%s is %s but X is %s", what, tp_dtype_name(K->dtype),
+               tp_dtype_name(X->dtype));
+  TP_CHECK_ARG(K->order == X->order, "%s has order %d but X has order %d", what, K->order,
+               X->order);
+  for (int k = 0; k < X->order; ++k)
+    TP_CHECK_ARG(K->dims[k] == X->dims[k], "%s has dims[%d] = %lld but X has dims[%d] = %lld",
+                 what, k, (long long)K->dims[k], k, (long long)X->dims[k]);
+  TP_CHECK_ARG(K->rank == rank, "%s has rank %lld but opts->rank is %lld", what,
+               (long long)K->rank, (long long)rank);
+  TP_CHECK_ARG(!need_lambda || K->lambda, "%s->lambda must not be NULL", what);
+  for (int k = 0; k < X->order; ++k)
+    TP_CHECK_ARG(K->factors[k], "%s->factors[%d] must not be NULL", what, k);
+  return TP_SUCCESS;
+}
+
+static tp_status cp_validate(tp_space *space, const tp_dense *X, const tp_cp_als_options *o,
+                             const tp_kruskal *M) {
+  TP_CHECK_ARG(space && X && o && M, "space, X, opts and model must not be NULL");
+  TP_TRY(tp_dense_check(X));
+  TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
+               "X is %s: CP-ALS takes float32 or float64 tensors", tp_dtype_name(X->dtype));
+  TP_CHECK_ARG(X->data, "X->data must not be NULL");
+  TP_CHECK_ARG(o->rank >= 1, "rank = %lld: CP-ALS needs rank >= 1", (long long)o->rank);
+  TP_CHECK_ARG(o->rank <= INT32_MAX, "rank = %lld is too large", (long long)o->rank);
+  TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0, "tol = %g must be finite and >= 0", o->tol);
+  TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
+  TP_TRY(cp_check_kruskal(X, o->rank, M, "model", 1));
+  if (o->init)
+    TP_TRY(cp_check_kruskal(X, o->rank, o->init, "opts->init", 0));
+  return TP_SUCCESS;
+}
+
+/* ||X||^2, after checking X is finite and not zero (one pass over X in the space). */
+static tp_status cp_tensor_norm(cp_run *run) {
+  tp_cp_array_stats s;
+  int64_t n = tp_dense_count(run->X);
+  TP_TRY(tp_cp_array_stats_of(run->space, run->dtype, run->X->data, n, &s));
+  if (s.nonfinite > 0)
+    return TP_ERROR(TP_ERROR_NUMERICAL, "X has %lld non-finite value%s (NaN or Inf) among "
+                    "its %lld elements", (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s",
+                    (long long)n);
+  if (!isfinite(s.sumsq))
+    return TP_ERROR(TP_ERROR_NUMERICAL, "||X||^2 overflows double precision");
+  if (s.sumsq == 0)
+    return TP_ERROR(TP_ERROR_NUMERICAL, "X is the zero tensor: the fit is undefined");
+  run->norm_x2 = s.sumsq;
+  return TP_SUCCESS;
+}
+
+/* ---- setup --------------------------------------------------------------------------- */
+
+static tp_status cp_alloc(cp_run *run) {
+  size_t R = (size_t)run->R, rows = (size_t)(run->max_dim > run->R ? run->max_dim : run->R);
+  run->grams = (double *)malloc(sizeof(double) * (size_t)run->d * R * R);
+  run->V = (double *)malloc(sizeof(double) * R * R);
+  run->lambda = (double *)malloc(sizeof(double) * R);
+  run->scale = (double *)malloc(sizeof(double) * R);
+  run->dots = (double *)malloc(sizeof(double) * R);
+  run->host_buf = (double *)malloc(sizeof(double) * rows * R);
+  if (!run->grams || !run->V || !run->lambda || !run->scale || !run->dots || !run->host_buf)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for rank %lld CP-ALS",
+                    (long long)run->R);
+  TP_TRY(tp_alloc(run->space, cp_elem(run) * (size_t)run->max_dim * R, &run->G));
+  TP_TRY(tp_alloc(run->space, cp_elem(run) * R * R, &run->gram_dev));
+  if (run->opts->reuse_partials)
+    TP_TRY(tp_mttkrp_sweep_create(run->space, run->X, run->R, &run->opts->mttkrp, 0,
+                                  &run->sweep));
+  return TP_SUCCESS;
+}
+
+/* Every factor of a host Kruskal tensor is finite. */
+static tp_status cp_check_init_finite(const tp_kruskal *K) {
+  for (int k = 0; k < K->order; ++k) {
+    int64_t n = K->dims[k] * K->rank;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[i]
+                                          : ((const double *)K->factors[k])[i];
+      if (!isfinite(v))
+        return TP_ERROR(TP_ERROR_NUMERICAL, "opts->init factor %d has a non-finite value at "
+                        "(%lld, %lld)", k, (long long)(i / K->rank),
+                        (long long)(i % K->rank));
+    }
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status cp_upload_factors(cp_run *run, const tp_kruskal *host) {
+  for (int k = 0; k < run->d; ++k)
+    TP_TRY(tp_copy_to_device(run->space, run->M->factors[k], host->factors[k],
+                             cp_elem(run) * (size_t)(run->X->dims[k] * run->R)));
+  return TP_SUCCESS;
+}
+
+/* The factors of the initial guess into the model; lambda = 1. */
+static tp_status cp_initial_guess(cp_run *run) {
+  for (int64_t r = 0; r < run->R; ++r)
+    run->lambda[r] = 1.0;
+  if (run->opts->init) {
+    TP_TRY(cp_check_init_finite(run->opts->init));
+    return cp_upload_factors(run, run->opts->init);
+  }
+  tp_kruskal host;
+  memset(&host, 0, sizeof host);
+  TP_TRY(tp_kruskal_alloc(NULL, run->dtype, run->d, run->X->dims, run->R, &host));
+  tp_status st = tp_kruskal_random(&host, run->opts->seed);
+  if (st == TP_SUCCESS)
+    st = cp_upload_factors(run, &host);
+  tp_kruskal_free(NULL, &host);
+  return st;
+}
+
+/* ---- Grams and the Hadamard products -------------------------------------------------- */
+
+/* Gram k = U_k^T U_k, computed in the space and kept on the host in double. */
+static tp_status cp_gram(cp_run *run, int k) {
+  const int64_t R = run->R, I = run->X->dims[k];
+  double *out = run->grams + (size_t)k * (size_t)(R * R);
+  if (run->dtype == TP_DTYPE_F64) {
+    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0,
+                       (const double *)run->M->factors[k], R, (const double *)run->M->factors[k],
+                       R, 0.0, (double *)run->gram_dev, R));
+    return tp_copy_to_host(run->space, out, run->gram_dev, sizeof(double) * (size_t)(R * R));
+  }
+  TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0f,
+                     (const float *)run->M->factors[k], R, (const float *)run->M->factors[k], R,
+                     0.0f, (float *)run->gram_dev, R));
+  float *f = (float *)(void *)run->host_buf;
+  TP_TRY(tp_copy_to_host(run->space, f, run->gram_dev, sizeof(float) * (size_t)(R * R)));
+  for (int64_t i = 0; i < R * R; ++i)
+    out[i] = (double)f[i];
+  return TP_SUCCESS;
+}
+
+/* V = the elementwise product of every Gram but skip's (skip = -1: all of them). */
+static void cp_hadamard(const cp_run *run, int skip, double *V) {
+  const int64_t RR = run->R * run->R;
+  for (int64_t i = 0; i < RR; ++i)
+    V[i] = 1.0;
+  for (int k = 0; k < run->d; ++k) {
+    if (k == skip)
+      continue;
+    const double *g = run->grams + (size_t)k * (size_t)RR;
+    TP_HOST_OMP(omp parallel for simd schedule(static) if (RR > (1 << 16)))
+    for (int64_t i = 0; i < RR; ++i)
+      V[i] *= g[i];
+  }
+}
+
+/* ---- one mode -------------------------------------------------------------------------- */
+
+static tp_status cp_mttkrp(cp_run *run, int n) {
+  if (run->sweep)
+    return tp_mttkrp_sweep_mode(run->sweep, run->M, n, run->G);
+  return tp_mttkrp(run->space, run->X, run->M, n, run->G, &run->opts->mttkrp);
+}
+
+/* lambda = column norms of factor n (2-norm on the first iteration, max-norm after);
+ * the columns are divided by them, a zero column is left as it is. */
+static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
+  const int64_t R = run->R;
+  tp_cp_column_op op = first_iteration ? TP_CP_COLUMN_NORM2 : TP_CP_COLUMN_MAXABS;
+  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, run->M->factors[n], NULL,
+                              run->X->dims[n], R, run->lambda));
+  for (int64_t r = 0; r < R; ++r) {
+    if (!isfinite(run->lambda[r]))
+      return TP_ERROR(TP_ERROR_NUMERICAL, "mode %d: the updated factor has non-finite values "
+                      "in column %lld", n, (long long)r);
+    run->scale[r] = run->lambda[r] > 0 ? 1.0 / run->lambda[r] : 1.0;
+  }
+  return tp_cp_columns_scale(run->space, run->dtype, run->M->factors[n], run->X->dims[n], R,
+                             run->scale);
+}
+
+static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {
+  int fallback = 0;
+  TP_TRY(cp_mttkrp(run, n));
+  cp_hadamard(run, n, run->V);
+  TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, run->G, run->M->factors[n],
+                              run->X->dims[n], run->R, run->V, run->host_buf, &fallback));
+  *fallbacks += fallback;
+  TP_TRY(cp_normalise(run, n, first_iteration));
+  return cp_gram(run, n);
+}
+
+/* fit = 1 - ||X - M|| / ||X|| with ||M||^2 = lambda^T (Hadamard of all Grams) lambda and
+ * <X, M> = sum_r lambda_r sum_i G[i, r] U[i, r] for the last mode's MTTKRP G and its
+ * normalised factor U. */
+static tp_status cp_fit(cp_run *run, double *fit) {
+  const int64_t R = run->R;
+  const int last = run->d - 1;
+  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, TP_CP_COLUMN_DOT, run->G,
+                              run->M->factors[last], run->X->dims[last], R, run->dots));
+  cp_hadamard(run, -1, run->V);
+  double inner = 0.0, norm_m2 = 0.0;
+  for (int64_t r = 0; r < R; ++r) {
+    double row = 0.0;
+    for (int64_t s = 0; s < R; ++s)
+      row += run->V[r * R + s] * run->lambda[s];
+    norm_m2 += run->lambda[r] * row;
+    inner += run->lambda[r] * run->dots[r];
+  }
+  double residual2 = run->norm_x2 - 2.0 * inner + norm_m2;
+  *fit = 1.0 - sqrt(residual2 > 0 ? residual2 : 0.0) / sqrt(run->norm_x2);
+  return TP_SUCCESS;
+}
+
+/* ---- the final normalisation ----------------------------------------------------------- */
+
+typedef struct cp_component {
+  double lambda;
+  int64_t index;
+} cp_component;
+
+/* Largest lambda first; equal values keep their index order. */
+static int cp_component_cmp(const void *pa, const void *pb) {
+  const cp_component *a = (const cp_component *)pa, *b = (const cp_component *)pb;
+  if (a->lambda != b->lambda)
+    return a->lambda > b->lambda ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+/* Unit 2-norm columns (norms into lambda), lambda >= 0 (signs into factor 0), components
+ * sorted by lambda, largest first. norms: d x R host doubles. */
+static tp_status cp_sort_components(cp_run *run, double *norms, cp_component *order,
+                                    int64_t *perm) {
+  const int64_t R = run->R;
+  for (int k = 0; k < run->d; ++k) {
+    double *nk = norms + (size_t)k * (size_t)R;
+    TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, TP_CP_COLUMN_NORM2, run->M->factors[k],
+                                NULL, run->X->dims[k], R, nk));
+    for (int64_t r = 0; r < R; ++r) {
+      run->lambda[r] *= nk[r];
+      nk[r] = nk[r] > 0 ? 1.0 / nk[r] : 1.0;
+    }
+  }
+  for (int64_t r = 0; r < R; ++r) {
+    if (run->lambda[r] < 0)
+      run->lambda[r] = -run->lambda[r], norms[r] = -norms[r];
+    order[r].lambda = run->lambda[r], order[r].index = r;
+  }
+  qsort(order, (size_t)R, sizeof *order, cp_component_cmp);
+  for (int64_t r = 0; r < R; ++r)
+    perm[r] = order[r].index, run->lambda[r] = order[r].lambda;
+  for (int k = 0; k < run->d; ++k) {
+    size_t bytes = cp_elem(run) * (size_t)(run->X->dims[k] * R);
+    TP_TRY(tp_cp_columns_gather(run->space, run->dtype, run->M->factors[k], run->G,
+                                run->X->dims[k], R, perm, norms + (size_t)k * (size_t)R));
+    TP_TRY(tp_copy_on_device(run->space, run->M->factors[k], run->G, bytes));
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status cp_final_normalise(cp_run *run) {
+  const size_t R = (size_t)run->R;
+  double *norms = (double *)malloc(sizeof(double) * (size_t)run->d * R);
+  cp_component *order = (cp_component *)malloc(sizeof(cp_component) * R);
+  int64_t *perm = (int64_t *)malloc(sizeof(int64_t) * R);
+  tp_status st = TP_SUCCESS;
+  if (!norms || !order || !perm)
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory to normalise rank %zu factors", R);
+  else
+    st = cp_sort_components(run, norms, order, perm);
+  free(norms), free(order), free(perm);
+  return st;
+}
+
+/* lambda (host, double) into the model's lambda in the space. */
+static tp_status cp_store_lambda(cp_run *run) {
+  const int64_t R = run->R;
+  if (run->dtype == TP_DTYPE_F64)
+    return tp_copy_to_device(run->space, run->M->lambda, run->lambda, sizeof(double) * (size_t)R);
+  float *f = (float *)(void *)run->host_buf;
+  for (int64_t r = 0; r < R; ++r)
+    f[r] = (float)run->lambda[r];
+  return tp_copy_to_device(run->space, run->M->lambda, f, sizeof(float) * (size_t)R);
+}
+
+/* ---- the iteration ----------------------------------------------------------------------- */
+
+static void cp_report(const cp_run *run, int iteration, double fit, double delta,
+                      double seconds, int fallbacks) {
+  if (!run->opts->progress)
+    return;
+  tp_cp_als_progress p;
+  p.iteration = iteration;
+  p.fit = fit;
+  p.delta_fit = delta;
+  p.seconds = seconds;
+  p.fallback_solves = fallbacks;
+  run->opts->progress(&p, run->opts->progress_user);
+}
+
+/* Iterates until |delta fit| < tol (from the second iteration on) or max_iters. */
+static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
+  double fit_prev = 0.0;
+  for (int it = 1; it <= run->opts->max_iters; ++it) {
+    double t0 = cp_now(), fit;
+    int fallbacks = 0;
+    for (int n = 0; n < run->d; ++n)
+      TP_TRY(cp_update_mode(run, n, it == 1, &fallbacks));
+    TP_TRY(cp_fit(run, &fit));
+    double delta = fit - fit_prev;
+    res->iterations = it, res->fit = fit;
+    res->fallback_solves += fallbacks;
+    cp_report(run, it, fit, delta, cp_now() - t0, fallbacks);
+    if (it > 1 && fabs(delta) < run->opts->tol) {
+      res->converged = 1;
+      break;
+    }
+    fit_prev = fit;
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
+  TP_TRY(cp_tensor_norm(run));
+  TP_TRY(cp_alloc(run));
+  TP_TRY(cp_initial_guess(run));
+  for (int k = 0; k < run->d; ++k)
+    TP_TRY(cp_gram(run, k));
+  res->passes_per_iteration = run->sweep ? tp_mttkrp_sweep_passes(run->sweep) : run->d;
+  TP_TRY(cp_iterate(run, res));
+  if (run->opts->normalize)
+    TP_TRY(cp_final_normalise(run));
+  TP_TRY(cp_store_lambda(run));
+  return tp_space_fence(run->space);
+}
+
+tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
+                    tp_kruskal *model, tp_cp_als_result *result) {
+  double t0 = cp_now();
+  TP_TRY(cp_validate(space, X, opts, model));
+  cp_run run;
+  memset(&run, 0, sizeof run);
+  run.space = space, run.X = X, run.M = model, run.opts = opts;
+  run.dtype = X->dtype, run.d = X->order, run.R = opts->rank;
+  for (int k = 0; k < X->order; ++k)
+    run.max_dim = X->dims[k] > run.max_dim ? X->dims[k] : run.max_dim;
+  tp_cp_als_result res;
+  memset(&res, 0, sizeof res);
+  tp_status st = cp_run_all(&run, &res);
+  cp_release(&run);
+  res.seconds = cp_now() - t0;
+  if (st == TP_SUCCESS && result)
+    *result = res;
+  return st;
+}

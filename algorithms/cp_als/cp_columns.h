@@ -1,0 +1,298 @@
+/* Column operations of CP-ALS on I x R row-major factor matrices in the space, written
+ * once on the portable layer: per-column 2-norms, max-abs and inner products, column
+ * scaling and gathering, and the sum of squares / non-finite count of a whole array.
+ *
+ * Template: the includer defines TP_REAL and TP_SFX (f32 or f64), and TP_CP_PRIMARY to
+ * 1 in exactly one instance (which then also defines the dtype dispatchers).
+ *
+ * Column reductions are deterministic: rows are cut into blocks whose size depends
+ * only on I; one kernel reduces each (block, column) pair in row order into a partial,
+ * a second adds the partials of each column in block order. Adjacent threads take
+ * adjacent columns, so GPU loads are coalesced. Everything accumulates in double. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tp_portable.h"
+#include "tp_cp_internal.h"
+
+#define FN(name) TP_PASTE3(name, _, TP_SFX)
+
+/* Rows per block of the column reductions: at least this many, and at most this many
+ * blocks. */
+#define CP_MIN_BLOCK_ROWS 64
+#define CP_MAX_BLOCKS 4096
+
+/* ---- per-column reductions ------------------------------------------------------ */
+
+typedef struct FN(cp_col_args) {
+  const TP_REAL *A, *B;
+  int64_t I, R, block_rows, blocks;
+  int op;
+  double *partial; /* blocks x R */
+  double *out;     /* R */
+} FN(cp_col_args);
+
+/* max that lets NaN through: a NaN column reports NaN. */
+TP_INLINE double FN(cp_max_nan)(double acc, double v) {
+  return (v > acc || v != v) ? v : acc;
+}
+
+TP_RANGE2_KERNEL(FN(cp_col_partials), FN(cp_col_args), b, r, a) {
+  int64_t first = b * a.block_rows;
+  int64_t last = first + a.block_rows < a.I ? first + a.block_rows : a.I;
+  const TP_REAL *col = a.A + r;
+  double acc = 0.0;
+  if (a.op == TP_CP_COLUMN_DOT) {
+    const TP_REAL *other = a.B + r;
+    for (int64_t i = first; i < last; ++i)
+      acc += (double)col[i * a.R] * (double)other[i * a.R];
+  } else if (a.op == TP_CP_COLUMN_MAXABS) {
+    for (int64_t i = first; i < last; ++i) {
+      double v = (double)col[i * a.R];
+      acc = FN(cp_max_nan)(acc, v < 0 ? -v : v);
+    }
+  } else {
+    for (int64_t i = first; i < last; ++i) {
+      double v = (double)col[i * a.R];
+      acc += v * v;
+    }
+  }
+  a.partial[b * a.R + r] = acc;
+}
+
+TP_RANGE_KERNEL(FN(cp_col_finish), FN(cp_col_args), r, a) {
+  double acc = 0.0;
+  for (int64_t b = 0; b < a.blocks; ++b) {
+    double v = a.partial[b * a.R + r];
+    acc = a.op == TP_CP_COLUMN_MAXABS ? FN(cp_max_nan)(acc, v) : acc + v;
+  }
+  a.out[r] = acc;
+}
+
+static tp_status FN(cp_check_matrix)(tp_space *space, const void *A, int64_t I, int64_t R) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(I >= 0 && R >= 0, "matrix shape %lld x %lld is negative", (long long)I,
+               (long long)R);
+  TP_CHECK_ARG(I == 0 || R == 0 || A, "the matrix must not be NULL");
+  return TP_SUCCESS;
+}
+
+/* Launches both kernels with partials and outputs in one temporary block. */
+static tp_status FN(cp_col_launch)(tp_space *space, FN(cp_col_args) a, double *host_out) {
+  size_t values = (size_t)(a.blocks + 1) * (size_t)a.R;
+  double *block = NULL;
+  TP_TRY(tp_temp_alloc(space, values * sizeof(double), (void **)&block));
+  a.partial = block;
+  a.out = block + (size_t)a.blocks * (size_t)a.R;
+  tp_status st = TP_LAUNCHER(FN(cp_col_partials))(space, a.blocks, a.R, a);
+  if (st == TP_SUCCESS)
+    st = TP_LAUNCHER(FN(cp_col_finish))(space, a.R, a);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(space, host_out, a.out, (size_t)a.R * sizeof(double));
+  tp_temp_release(space, block);
+  return st;
+}
+
+tp_status FN(tp_cp_columns_reduce)(tp_space *space, tp_cp_column_op op, const TP_REAL *A,
+                                   const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
+  TP_TRY(FN(cp_check_matrix)(space, A, I, R));
+  TP_CHECK_ARG(op == TP_CP_COLUMN_NORM2 || op == TP_CP_COLUMN_MAXABS || op == TP_CP_COLUMN_DOT,
+               "unknown column operation %d", (int)op);
+  TP_CHECK_ARG(op != TP_CP_COLUMN_DOT || I == 0 || R == 0 || B,
+               "the second matrix of a column inner product must not be NULL");
+  TP_CHECK_ARG(R == 0 || host_out, "host_out must not be NULL");
+  if (R == 0)
+    return TP_SUCCESS;
+  if (I == 0) {
+    memset(host_out, 0, (size_t)R * sizeof(double));
+    return TP_SUCCESS;
+  }
+  FN(cp_col_args) a;
+  memset(&a, 0, sizeof a);
+  a.A = A, a.B = B, a.I = I, a.R = R, a.op = (int)op;
+  a.block_rows = tp_max_i64(CP_MIN_BLOCK_ROWS, tp_ceil_div_i64(I, CP_MAX_BLOCKS));
+  a.blocks = tp_ceil_div_i64(I, a.block_rows);
+  TP_TRY(FN(cp_col_launch)(space, a, host_out));
+  if (op == TP_CP_COLUMN_NORM2)
+    for (int64_t r = 0; r < R; ++r)
+      host_out[r] = sqrt(host_out[r]);
+  return TP_SUCCESS;
+}
+
+/* ---- scaling and gathering columns ---------------------------------------------- */
+
+typedef struct FN(cp_scale_args) {
+  const TP_REAL *src;
+  TP_REAL *dst;
+  int64_t R;
+  const double *scale;
+  const int64_t *perm; /* NULL: identity */
+} FN(cp_scale_args);
+
+TP_RANGE2_KERNEL(FN(cp_col_scale), FN(cp_scale_args), i, r, a) {
+  a.dst[i * a.R + r] = (TP_REAL)((double)a.dst[i * a.R + r] * a.scale[r]);
+}
+
+TP_RANGE2_KERNEL(FN(cp_col_gather), FN(cp_scale_args), i, r, a) {
+  int64_t c = a.perm[r];
+  a.dst[i * a.R + r] = (TP_REAL)((double)a.src[i * a.R + c] * a.scale[c]);
+}
+
+/* Uploads n bytes of host data into a temporary block. */
+static tp_status FN(cp_upload_temp)(tp_space *space, const void *host, size_t bytes,
+                                    void **dev) {
+  TP_TRY(tp_temp_alloc(space, bytes, dev));
+  tp_status st = tp_copy_to_device(space, *dev, host, bytes);
+  if (st != TP_SUCCESS) {
+    tp_temp_release(space, *dev);
+    *dev = NULL;
+  }
+  return st;
+}
+
+tp_status FN(tp_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64_t R,
+                                  const double *host_scale) {
+  TP_TRY(FN(cp_check_matrix)(space, A, I, R));
+  TP_CHECK_ARG(R == 0 || host_scale, "host_scale must not be NULL");
+  if (I == 0 || R == 0)
+    return TP_SUCCESS;
+  void *scale = NULL;
+  TP_TRY(FN(cp_upload_temp)(space, host_scale, (size_t)R * sizeof(double), &scale));
+  FN(cp_scale_args) a;
+  memset(&a, 0, sizeof a);
+  a.dst = A, a.R = R, a.scale = (const double *)scale;
+  tp_status st = TP_LAUNCHER(FN(cp_col_scale))(space, I, R, a);
+  tp_temp_release(space, scale);
+  return st;
+}
+
+tp_status FN(tp_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL *dst,
+                                   int64_t I, int64_t R, const int64_t *host_perm,
+                                   const double *host_scale) {
+  TP_TRY(FN(cp_check_matrix)(space, src, I, R));
+  TP_CHECK_ARG(I == 0 || R == 0 || dst, "dst must not be NULL");
+  TP_CHECK_ARG(R == 0 || (host_perm && host_scale), "host_perm and host_scale must not be NULL");
+  for (int64_t r = 0; r < R; ++r)
+    TP_CHECK_ARG(host_perm[r] >= 0 && host_perm[r] < R,
+                 "perm[%lld] = %lld is outside [0, %lld)", (long long)r,
+                 (long long)host_perm[r], (long long)R);
+  if (I == 0 || R == 0)
+    return TP_SUCCESS;
+  size_t perm_bytes = (size_t)R * sizeof(int64_t), scale_bytes = (size_t)R * sizeof(double);
+  unsigned char *both = NULL;
+  TP_TRY(tp_temp_alloc(space, perm_bytes + scale_bytes, (void **)&both));
+  tp_status st = tp_copy_to_device(space, both, host_perm, perm_bytes);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_device(space, both + perm_bytes, host_scale, scale_bytes);
+  FN(cp_scale_args) a;
+  memset(&a, 0, sizeof a);
+  a.src = src, a.dst = dst, a.R = R;
+  a.perm = (const int64_t *)both;
+  a.scale = (const double *)(both + perm_bytes);
+  if (st == TP_SUCCESS)
+    st = TP_LAUNCHER(FN(cp_col_gather))(space, I, R, a);
+  tp_temp_release(space, both);
+  return st;
+}
+
+/* ---- whole arrays: sum of squares and non-finite count ---------------------------- */
+
+#ifndef TP_CP_STATS_JOIN
+#define TP_CP_STATS_JOIN
+TP_INLINE tp_cp_array_stats tp_cp_stats_zero(void) {
+  tp_cp_array_stats s;
+  s.sumsq = 0.0;
+  s.nonfinite = 0;
+  return s;
+}
+TP_INLINE tp_cp_array_stats tp_cp_stats_join(tp_cp_array_stats a, tp_cp_array_stats b) {
+  a.sumsq += b.sumsq;
+  a.nonfinite += b.nonfinite;
+  return a;
+}
+#endif
+
+typedef struct FN(cp_values) {
+  const TP_REAL *x;
+} FN(cp_values);
+
+/* x - x is 0 exactly for finite x and NaN otherwise. */
+TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tp_cp_array_stats, tp_cp_stats_join,
+                       tp_cp_stats_zero(), i, a, acc) {
+  double v = (double)a.x[i];
+  if (v - v == 0)
+    acc->sumsq += v * v;
+  else
+    acc->nonfinite += 1;
+}
+
+tp_status FN(tp_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
+                                tp_cp_array_stats *host_stats) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
+  TP_CHECK_ARG(n == 0 || x, "the array must not be NULL");
+  TP_CHECK_ARG(host_stats, "host_stats must not be NULL");
+  *host_stats = tp_cp_stats_zero();
+  if (n == 0)
+    return TP_SUCCESS;
+  tp_cp_array_stats *dev = NULL;
+  TP_TRY(tp_temp_alloc(space, sizeof *dev, (void **)&dev));
+  FN(cp_values) a;
+  a.x = x;
+  tp_status st = TP_LAUNCHER(FN(cp_array_stats))(space, n, a, dev);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(space, host_stats, dev, sizeof *dev);
+  tp_temp_release(space, dev);
+  return st;
+}
+
+/* ---- dtype dispatch (once) ---------------------------------------------------------- */
+
+#if TP_CP_PRIMARY
+static tp_status cp_check_dtype(tp_dtype dtype) {
+  TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
+               "dtype %d: CP-ALS works on float32 or float64 data", (int)dtype);
+  return TP_SUCCESS;
+}
+
+tp_status tp_cp_columns_reduce(tp_space *space, tp_dtype dtype, tp_cp_column_op op,
+                               const void *A, const void *B, int64_t I, int64_t R,
+                               double *host_out) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tp_cp_columns_reduce_f32(space, op, (const float *)A, (const float *)B, I, R,
+                                    host_out);
+  return tp_cp_columns_reduce_f64(space, op, (const double *)A, (const double *)B, I, R,
+                                  host_out);
+}
+
+tp_status tp_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
+                              const double *host_scale) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tp_cp_columns_scale_f32(space, (float *)A, I, R, host_scale);
+  return tp_cp_columns_scale_f64(space, (double *)A, I, R, host_scale);
+}
+
+tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
+                               int64_t I, int64_t R, const int64_t *host_perm,
+                               const double *host_scale) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tp_cp_columns_gather_f32(space, (const float *)src, (float *)dst, I, R, host_perm,
+                                    host_scale);
+  return tp_cp_columns_gather_f64(space, (const double *)src, (double *)dst, I, R, host_perm,
+                                  host_scale);
+}
+
+tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                               tp_cp_array_stats *host_stats) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tp_cp_array_stats_f32(space, (const float *)x, n, host_stats);
+  return tp_cp_array_stats_f64(space, (const double *)x, n, host_stats);
+}
+#endif
+
+#undef FN

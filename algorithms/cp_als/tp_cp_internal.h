@@ -1,0 +1,88 @@
+/* CP-ALS internals shared by the driver (cp_als.c), the symmetric solve (spd_solve.c),
+ * the per-precision column kernels (cp_columns_f32.c, cp_columns_f64.c) and the tests. */
+#ifndef TP_CP_INTERNAL_H
+#define TP_CP_INTERNAL_H
+
+#include <stdint.h>
+
+#include "tenport/npy.h"
+#include "tenport/space.h"
+#include "tp_extern_c.h"
+
+TP_EXTERN_C_BEGIN
+
+/* ---- the R x R solve (spd_solve.c, host) ------------------------------------------ */
+
+/* Solves U V = G for U, with V symmetric R x R (row-major, host, not modified) and G,
+ * U I x R row-major on the host: on entry U holds G, on return the solution. Cholesky
+ * first; when a pivot is not positive relative to the scale of V (R eps max_i V_ii),
+ * a pivoted Cholesky with complete diagonal pivoting and the same threshold gives the
+ * basic solution on the numerical rank (the other unknowns are 0). *fallback (may be
+ * NULL) is set to 1 when that path ran, else 0; *rank (may be NULL) receives the
+ * numerical rank (R when Cholesky succeeded). Rows are solved in parallel. */
+tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
+                          int64_t *rank);
+
+/* The same for G and U in the space, of dtype f32 or f64 (they may be the same array):
+ * G is copied to the host buffer host (I x R doubles), solved, and U copied back. */
+tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
+                               int64_t I, int64_t R, const double *V, double *host,
+                               int *fallback);
+
+/* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
+
+/* Per-column reductions of an I x R row-major matrix A in the space, accumulated in
+ * double and returned on the host (R values). The order of summation depends only on
+ * I and R, so results are reproducible run to run on every backend. */
+typedef enum tp_cp_column_op {
+  TP_CP_COLUMN_NORM2 = 0, /* sqrt(sum_i A[i,r]^2) */
+  TP_CP_COLUMN_MAXABS,    /* max_i |A[i,r]| (NaN wins) */
+  TP_CP_COLUMN_DOT        /* sum_i A[i,r] B[i,r] */
+} tp_cp_column_op;
+
+/* Sum of squares and number of non-finite values of an array in the space (the sum
+ * leaves the non-finite values out). */
+typedef struct tp_cp_array_stats {
+  double sumsq;
+  int64_t nonfinite;
+} tp_cp_array_stats;
+
+tp_status tp_cp_columns_reduce_f32(tp_space *space, tp_cp_column_op op, const float *A,
+                                   const float *B, int64_t I, int64_t R, double *host_out);
+tp_status tp_cp_columns_reduce_f64(tp_space *space, tp_cp_column_op op, const double *A,
+                                   const double *B, int64_t I, int64_t R, double *host_out);
+
+/* A[i, r] *= scale[r] (scale: R doubles on the host). */
+tp_status tp_cp_columns_scale_f32(tp_space *space, float *A, int64_t I, int64_t R,
+                                  const double *host_scale);
+tp_status tp_cp_columns_scale_f64(tp_space *space, double *A, int64_t I, int64_t R,
+                                  const double *host_scale);
+
+/* dst[i, r] = src[i, perm[r]] * scale[perm[r]] (perm, scale: R values on the host);
+ * dst and src must not overlap. */
+tp_status tp_cp_columns_gather_f32(tp_space *space, const float *src, float *dst, int64_t I,
+                                   int64_t R, const int64_t *host_perm,
+                                   const double *host_scale);
+tp_status tp_cp_columns_gather_f64(tp_space *space, const double *src, double *dst, int64_t I,
+                                   int64_t R, const int64_t *host_perm,
+                                   const double *host_scale);
+
+tp_status tp_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
+                                tp_cp_array_stats *host_stats);
+tp_status tp_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
+                                tp_cp_array_stats *host_stats);
+
+/* The same on untyped data of dtype TP_DTYPE_F32 or TP_DTYPE_F64. */
+tp_status tp_cp_columns_reduce(tp_space *space, tp_dtype dtype, tp_cp_column_op op,
+                               const void *A, const void *B, int64_t I, int64_t R,
+                               double *host_out);
+tp_status tp_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
+                              const double *host_scale);
+tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
+                               int64_t I, int64_t R, const int64_t *host_perm,
+                               const double *host_scale);
+tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                               tp_cp_array_stats *host_stats);
+
+TP_EXTERN_C_END
+#endif

@@ -1,0 +1,303 @@
+/* tenport cp-als: a rank-R CP decomposition of a dense tensor read from .npy by
+ * alternating least squares; lambda and the factor matrices as .npy files and a summary
+ * on stdout. --example decomposes a planted rank-3 tensor made in memory and checks
+ * that the fit reaches 0.9999. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tenport/tenport.h"
+
+#define EXAMPLE_RANK 3
+#define EXAMPLE_FIT 0.9999
+#define EXAMPLE_TENSOR_SEED 20261122 /* not the default start seed: the start is not the truth */
+
+typedef struct cp_cli {
+  const char *input, *init, *output, *precision;
+  int rank, quiet, example, tol_set, iters_set;
+  tp_cp_als_options solver;
+} cp_cli;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: tenport cp-als --input X.npy --rank R [options]\n"
+          "       tenport cp-als --example [options]\n"
+          "Rank-R CP decomposition X ~ sum_r lambda_r a_r^(0) o ... o a_r^(d-1) of a dense\n"
+          "tensor by alternating least squares (GenTen / Tensor Toolbox CP-ALS).\n"
+          "  --input X.npy       float32 or float64 tensor of 2 to %d modes, C or Fortran order\n"
+          "  --rank R            number of components\n"
+          "  --tol X             stop when |delta fit| < X (1e-4)\n"
+          "  --maxiters N        most iterations (50)\n"
+          "  --seed S            seed of the random initial guess (1)\n"
+          "  --mttkrp V          auto, elem, slice, tile, gemm or blocked (auto)\n"
+          "  --init PREFIX       initial factors from PREFIX_factor<k>.npy (I_k x R)\n"
+          "  --precision P       f32 or f64 (default: the file's; other dtypes give f64)\n"
+          "  --no-reuse          one full MTTKRP per mode, no partial contractions shared\n"
+          "                      across modes\n"
+          "  --output PREFIX     write PREFIX_lambda.npy and PREFIX_factor<k>.npy\n"
+          "  --quiet             no progress line per iteration\n"
+          "  --example           a planted rank-%d tensor made in memory (no --input); checks\n"
+          "                      fit >= %.4f (tol 1e-9 and 500 iterations unless given)\n"
+          "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
+          TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+
+/* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
+static int parse_value(cp_cli *c, const char *a, const char *v) {
+  tp_cp_als_options *s = &c->solver;
+  if (!strcmp(a, "--input"))
+    return c->input = v, *v != '\0';
+  if (!strcmp(a, "--output"))
+    return c->output = v, *v != '\0';
+  if (!strcmp(a, "--init"))
+    return c->init = v, *v != '\0';
+  if (!strcmp(a, "--rank"))
+    return tenport_parse_int(v, 1, 1 << 20, &c->rank);
+  if (!strcmp(a, "--maxiters"))
+    return c->iters_set = 1, tenport_parse_int(v, 1, 1 << 30, &s->max_iters);
+  if (!strcmp(a, "--seed"))
+    return tenport_parse_u64(v, &s->seed);
+  if (!strcmp(a, "--tol"))
+    return c->tol_set = 1, tenport_parse_double(v, &s->tol) && s->tol >= 0;
+  if (!strcmp(a, "--mttkrp"))
+    return tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS;
+  if (!strcmp(a, "--precision"))
+    return c->precision = v, !strcmp(v, "f32") || !strcmp(v, "f64");
+  return -1;
+}
+
+/* Options without a value; 1 if a was one of them. */
+static int parse_flag(cp_cli *c, const char *a) {
+  if (!strcmp(a, "--example"))
+    return c->example = 1;
+  if (!strcmp(a, "--quiet"))
+    return c->quiet = 1;
+  if (!strcmp(a, "--no-reuse")) {
+    c->solver.reuse_partials = 0;
+    return 1;
+  }
+  return 0;
+}
+
+static int check_args(const cp_cli *c) {
+  if (c->example && (c->input || c->init || c->rank)) {
+    fprintf(stderr, "tenport cp-als: --example takes no --input, --init or --rank\n");
+    return 2;
+  }
+  if (!c->example && (!c->input || !c->rank)) {
+    fprintf(stderr, "tenport cp-als: --input and --rank are required ('tenport cp-als "
+            "--help')\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* 0: run; 1: help was asked for; 2: usage error (reported). */
+static int parse_args(int argc, char **argv, cp_cli *c) {
+  memset(c, 0, sizeof *c);
+  c->solver = tp_cp_als_options_default();
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    if (parse_flag(c, a))
+      continue;
+    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
+    if (tenport_option_error("cp-als", a, r, i + 1 < argc))
+      return 2;
+    ++i;
+  }
+  if (check_args(c))
+    return 2;
+  if (c->example && !c->tol_set)
+    c->solver.tol = 1e-9;
+  if (c->example && !c->iters_set)
+    c->solver.max_iters = 500;
+  if (!c->quiet) {
+    c->solver.progress = tp_cp_als_print_progress;
+    c->solver.progress_user = stdout;
+  }
+  return 0;
+}
+
+/* ---- the file's element type ------------------------------------------------------- */
+
+/* float32 when the .npy header's descr is a 4-byte float, else float64 (the library
+ * reader reports malformed files itself). */
+static tp_dtype file_dtype(const char *path) {
+  unsigned char head[12];
+  char text[4097];
+  tp_dtype dtype = TP_DTYPE_F64;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return dtype;
+  size_t got = fread(head, 1, sizeof head, f);
+  if (got >= 10 && !memcmp(head, "\x93NUMPY", 6)) {
+    size_t start = head[6] == 1 ? 10 : 12;
+    size_t len = head[6] == 1 ? (size_t)(head[8] | head[9] << 8)
+                              : ((size_t)head[8] | (size_t)head[9] << 8 |
+                                 (size_t)head[10] << 16 | (size_t)head[11] << 24);
+    len = len < sizeof text - 1 ? len : sizeof text - 1;
+    if (fseek(f, (long)start, SEEK_SET) == 0) {
+      size_t n = fread(text, 1, len, f);
+      text[n] = '\0';
+      const char *d = strstr(text, "descr");
+      const char *q = d ? strchr(d + 6, '\'') : NULL;
+      if (q && (!strncmp(q + 1, "<f4", 3) || !strncmp(q + 1, "|f4", 3) ||
+                !strncmp(q + 1, "=f4", 3) || !strncmp(q + 1, ">f4", 3)))
+        dtype = TP_DTYPE_F32;
+    }
+  }
+  fclose(f);
+  return dtype;
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+static int fail(void) {
+  fprintf(stderr, "tenport cp-als: %s\n", *tp_last_error() ? tp_last_error() : "failed");
+  return 1;
+}
+
+/* Everything one decomposition holds, freed by job_free. */
+typedef struct cp_job {
+  tp_space *space;
+  tp_dense host_x, x;
+  tp_kruskal init, model, host_model;
+  tp_cp_als_result result;
+} cp_job;
+
+static void job_free(cp_job *j) {
+  tp_kruskal_free(NULL, &j->host_model);
+  tp_kruskal_free(j->space, &j->model);
+  tp_kruskal_free(NULL, &j->init);
+  tp_dense_free(j->space, &j->x);
+  tp_dense_free(NULL, &j->host_x);
+}
+
+static void print_shape(const tp_dense *t) {
+  for (int k = 0; k < t->order; ++k)
+    printf("%s%lld", k ? "x" : "", (long long)t->dims[k]);
+}
+
+static void print_summary(const cp_cli *c, cp_job *j, const char *name, double seconds) {
+  const tp_cp_als_result *r = &j->result;
+  printf("tensor: %s, ", name);
+  print_shape(&j->x);
+  printf(" %s, %s; rank %d\n", tp_dtype_name(j->x.dtype),
+         j->x.layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order", c->rank);
+  printf("mttkrp:");
+  for (int k = 0; k < j->x.order; ++k) {
+    tp_mttkrp_variant v = c->solver.mttkrp.variant;
+    if (v == TP_MTTKRP_AUTO)
+      v = tp_mttkrp_choose(j->space, &j->x, k, c->rank, &c->solver.mttkrp);
+    printf(" mode %d %s%s", k, tp_mttkrp_variant_name(v), k + 1 < j->x.order ? "," : "");
+  }
+  printf("; %d pass%s over the tensor per iteration%s\n", r->passes_per_iteration,
+         r->passes_per_iteration == 1 ? "" : "es",
+         c->solver.reuse_partials ? "" : " (--no-reuse)");
+  printf("fit %.10f after %d iteration%s (%s), %.3f s, %.4f s per iteration\n", r->fit,
+         r->iterations, r->iterations == 1 ? "" : "s",
+         r->converged ? "converged" : "iteration limit", r->seconds,
+         r->iterations ? r->seconds / r->iterations : 0.0);
+  printf("rank-revealing fallback solves: %d\n", r->fallback_solves);
+  printf("total %.3f s (reading, copies and writing included)\n", seconds);
+}
+
+static tp_status write_model(const cp_cli *c, cp_job *j) {
+  tp_kruskal *m = &j->model;
+  tp_status st = tp_kruskal_alloc(NULL, m->dtype, m->order, m->dims, m->rank, &j->host_model);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_copy_to_host(j->space, &j->host_model, m);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_write_npy(c->output, &j->host_model);
+  return st;
+}
+
+/* X (host_x filled) into the space, the decomposition, and the output files. */
+static tp_status decompose(cp_cli *c, cp_job *j) {
+  tp_dense *h = &j->host_x;
+  tp_status st = tp_dense_alloc(j->space, h->dtype, h->order, h->dims, h->layout, &j->x);
+  if (st == TP_SUCCESS)
+    st = tp_dense_copy_to_device(j->space, &j->x, h);
+  if (st == TP_SUCCESS && c->init) {
+    st = tp_kruskal_read_npy(c->init, h->dtype, h->order, h->dims, c->rank, &j->init);
+    c->solver.init = &j->init;
+  }
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_alloc(j->space, h->dtype, h->order, h->dims, c->rank, &j->model);
+  c->solver.rank = c->rank;
+  if (st == TP_SUCCESS)
+    st = tp_cp_als(j->space, &j->x, &c->solver, &j->model, &j->result);
+  if (st == TP_SUCCESS && c->output)
+    st = write_model(c, j);
+  c->solver.init = NULL;
+  return st;
+}
+
+static int run_file(tp_space *space, cp_cli *c) {
+  cp_job j;
+  memset(&j, 0, sizeof j);
+  j.space = space;
+  double t0 = tenport_seconds();
+  tp_dtype dtype = c->precision ? (!strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64)
+                                : file_dtype(c->input);
+  tp_status st = tp_dense_read_npy(c->input, dtype, &j.host_x);
+  if (st == TP_SUCCESS)
+    st = decompose(c, &j);
+  int code = st == TP_SUCCESS ? 0 : fail();
+  if (code == 0) {
+    print_summary(c, &j, c->input, tenport_seconds() - t0);
+    if (c->output)
+      printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output,
+             j.x.order - 1);
+  }
+  job_free(&j);
+  return code;
+}
+
+static int run_example(tp_space *space, cp_cli *c) {
+  static const int64_t dims[3] = {30, 40, 20};
+  cp_job j;
+  memset(&j, 0, sizeof j);
+  j.space = space;
+  c->rank = EXAMPLE_RANK;
+  double t0 = tenport_seconds();
+  tp_dtype dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  printf("planted rank-%d tensor 30x40x20 (%s, no noise, seed %d), random start seed %llu\n",
+         EXAMPLE_RANK, tp_dtype_name(dtype), EXAMPLE_TENSOR_SEED,
+         (unsigned long long)c->solver.seed);
+  tp_status st = tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT, &j.host_x);
+  if (st == TP_SUCCESS)
+    st = tp_dense_random_planted(&j.host_x, EXAMPLE_RANK, 0.0, EXAMPLE_TENSOR_SEED, NULL);
+  if (st == TP_SUCCESS)
+    st = decompose(c, &j);
+  int code = st == TP_SUCCESS ? 0 : fail();
+  if (code == 0) {
+    print_summary(c, &j, "planted (in memory)", tenport_seconds() - t0);
+    int pass = j.result.fit >= EXAMPLE_FIT;
+    printf("check: fit %.10f >= %.4f: %s\n", j.result.fit, EXAMPLE_FIT, pass ? "PASS" : "FAIL");
+    code = pass ? 0 : 1;
+  }
+  job_free(&j);
+  return code;
+}
+
+int tenport_cmd_cp_als(int argc, char **argv) {
+  cp_cli c;
+  int code = parse_args(argc, argv, &c);
+  if (code == 1)
+    usage(stdout);
+  if (code != 0)
+    return code == 1 ? 0 : 2;
+  tp_space *space = NULL;
+  if (tp_space_create(&space, NULL) != TP_SUCCESS)
+    return fail();
+  code = c.example ? run_example(space, &c) : run_file(space, &c);
+  if (tp_space_destroy(&space) != TP_SUCCESS)
+    code = fail();
+  return code;
+}
