@@ -2,7 +2,8 @@
 # tenport's main job on built-in data: builds the OpenMP backend, then finds the fiber
 # directions of a synthetic diffusion-MRI phantom (`tenport peaks --example`) and the
 # eigenpairs of the Kofidis-Regalia tensor (`tenport sshopm --example`); both check
-# their answers against the known truth.
+# their answers against the known truth; then the CP decomposition of a planted low-rank
+# dense tensor (`tenport cp-als --example`), checked by its fit.
 # Usage: tools/demo.sh            tools/demo.sh info [--full]   (machine ceilings instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,3 +18,5 @@ fi
 "$build/tools/tenport" peaks --example
 echo
 "$build/tools/tenport" sshopm --example
+echo
+"$build/tools/tenport" cp-als --example --quiet

@@ -65,7 +65,7 @@ tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
 tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int mode, void *G,
                     const tp_mttkrp_options *opts);
 
-/* The TILE variant's tile edge per mode for this space (Eq. 6), for reports. */
+/* The TILE variant's tile volume N_T = edge^(d-1) for this space (Eq. 6), for reports. */
 int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank);
 
 /* ---- all modes in sequence, reusing partial contractions (CP-ALS) ---------------- */
