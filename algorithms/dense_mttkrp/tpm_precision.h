@@ -30,6 +30,7 @@ typedef struct TPM_PN(tpm_partial_args) {
   const TPM_T *T;
   TPM_T *G;
   int64_t R, slots, slot_stride, p0, p_stride, row_base, o_begin, o_count, o_chunk, chunks;
+  int64_t r_groups; /* teams splitting the column passes of one (p, chunk) */
   int q, atomic;
   int64_t odims[TPM_MAX_ORDER], row_stride[TPM_MAX_ORDER];
   const TPM_T *U[TPM_MAX_ORDER];
@@ -200,7 +201,7 @@ static int64_t TPM_PN(tpm_partial_chunks)(const tp_space_info *info, const tpm_p
   if (!info->is_gpu || pt->o_count <= team)
     return 1;
   int64_t want = tp_ceil_div_i64(8 * (int64_t)info->compute_units, pt->p_count);
-  int64_t most = tp_ceil_div_i64(pt->o_count, 4 * (int64_t)team);
+  int64_t most = tp_ceil_div_i64(pt->o_count, (int64_t)team);
   return tp_max_i64(1, tp_min_i64(want, most));
 }
 
@@ -232,8 +233,14 @@ static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt)
   a.chunks = TPM_PN(tpm_partial_chunks)(&info, pt, team);
   a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
   a.atomic = a.chunks > 1;
+  /* On GPUs, teams that would still be too few also split the column passes (their
+   * columns are disjoint, so no atomics); CPUs keep one team per row and chunk. */
+  const int64_t passes = tp_ceil_div_i64(pt->rank, (int64_t)lanes.vector * lanes.width);
+  const int64_t teams = pt->p_count * a.chunks, target = 8 * (int64_t)info.compute_units;
+  a.r_groups = info.is_gpu && teams < target ? tp_min_i64(passes, tp_ceil_div_i64(target, teams)) : 1;
   size_t scratch = sizeof(TPM_T) * (size_t)team * lanes.vector * lanes.width;
-  tp_team_policy pol = tp_team_policy_make(pt->p_count * a.chunks, team, lanes.vector, scratch);
+  tp_team_policy pol =
+      tp_team_policy_make(pt->p_count * a.chunks * a.r_groups, team, lanes.vector, scratch);
   TPM_LAUNCH_WIDTH(tpm_partial, lanes.width, space, pol, a);
 }
 

@@ -121,12 +121,13 @@ TP_TEAM_KERNEL(TPM_KN(tpm_tile), TPM_PN(tpm_walk_args), team, a) {
 }
 
 /* ---- partial-tensor contraction (see tpm_partial in tp_mttkrp_internal.h) -------
- * Team = (output row p, chunk of other indices); its threads split the chunk, lanes
- * split the columns, and the threads' sums meet in team scratch. */
+ * Team = (output row p, chunk of other indices, group of column passes); its threads
+ * split the chunk, lanes split the columns, and the threads' sums meet in team scratch. */
 TP_TEAM_KERNEL(TPM_KN(tpm_partial), TPM_PN(tpm_partial_args), team, a) {
   const int vl = team->vector_length, F = vl * TPM_K;
-  const int64_t p = a.p0 + team->league_rank / a.chunks;
-  const int64_t c_begin = a.o_begin + (team->league_rank % a.chunks) * a.o_chunk;
+  const int64_t group = team->league_rank % a.r_groups, unit = team->league_rank / a.r_groups;
+  const int64_t p = a.p0 + unit / a.chunks;
+  const int64_t c_begin = a.o_begin + (unit % a.chunks) * a.o_chunk;
   const int64_t c_end = tp_min_i64(c_begin + a.o_chunk, a.o_begin + a.o_count);
   const int64_t per_thread = tp_ceil_div_i64(tp_max_i64(c_end - c_begin, 0), team->team_size);
   const int64_t t_begin = c_begin + team->team_rank * per_thread;
@@ -134,7 +135,7 @@ TP_TEAM_KERNEL(TPM_KN(tpm_partial), TPM_PN(tpm_partial_args), team, a) {
   const int64_t p_row = a.row_base + (p - a.p0) * a.p_stride;
   TPM_T *sums = (TPM_T *)team->scratch; /* team_size x F, used when team_size > 1 */
   TPM_T *g = a.G + p * a.R;
-  for (int64_t r0 = 0; r0 < a.R; r0 += F) {
+  for (int64_t r0 = group * F; r0 < a.R; r0 += F * a.r_groups) {
     TP_VECTOR_FOR(team, lane, 0, vl) {
       TPM_T acc[TPM_K];
       TP_LANES for (int j = 0; j < TPM_K; ++j) acc[j] = 0;
