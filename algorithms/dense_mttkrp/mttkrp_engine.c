@@ -196,7 +196,7 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;
   const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows;
-  TP_TRY(tp_memset(space, p->G, 0, eb * (size_t)(p->dims[p->mode] * p->rank)));
+  TP_TRY(tpm_clear_output(space, p));
   TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * p->rank), &r.kr));
   tp_status st = tp_temp_alloc(space, eb * (size_t)(t_rows * p->rank), &r.T);
   for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)

@@ -143,8 +143,7 @@ static tp_status tpm_from_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int 
     stride *= p->dims[m];
   }
   pt.o_count = count;
-  TP_TRY(tp_memset(s->space, p->G, 0,
-                   tpm_ops_for(p->dtype)->elem_bytes * (size_t)(pt.p_count * p->rank)));
+  TP_TRY(tpm_clear_output(s->space, p));
   return tpm_ops_for(p->dtype)->partial(s->space, &pt);
 }
 

@@ -93,6 +93,11 @@ static inline const tpm_ops *tpm_ops_for(tp_dtype dtype) {
 tp_status tpm_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, void *G,
                            tpm_problem *p);
 
+/* G = 0, before the kernels that accumulate into it. */
+static inline tp_status tpm_clear_output(tp_space *space, const tpm_problem *p) {
+  return tp_memset(space, p->G, 0, tp_dtype_size(p->dtype) * (size_t)(p->dims[p->mode] * p->rank));
+}
+
 /* The GEMM-side contraction plan of one mode (tpm_blocked.c). */
 tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes);
 

@@ -122,7 +122,7 @@ static tp_status TPM_PN(tpm_elem_run)(tp_space *space, const tpm_problem *pb) {
     a.dims[m] = pb->dims[m];
     a.U[m] = (const TPM_T *)pb->U[m];
   }
-  TP_TRY(tp_memset(space, pb->G, 0, sizeof(TPM_T) * pb->dims[pb->mode] * pb->rank));
+  TP_TRY(tpm_clear_output(space, pb));
   tpm_lanes lanes = tpm_choose_lanes(space, pb->rank);
   tp_team_policy pol = TPM_PN(tpm_items_policy)(space, lanes, a.count, 1024, &a.per_team, 0);
   TPM_LAUNCH_WIDTH(tpm_elem, lanes.width, space, pol, a);
@@ -164,7 +164,7 @@ static tp_status TPM_PN(tpm_tile_run)(tp_space *space, const tpm_problem *pb, in
     a.tile_counts[m] = tp_ceil_div_i64(a.odims[m], edge);
     a.tiles_per_slice *= a.tile_counts[m];
   }
-  TP_TRY(tp_memset(space, pb->G, 0, sizeof(TPM_T) * a.slices * pb->rank));
+  TP_TRY(tpm_clear_output(space, pb));
   tpm_lanes lanes = tpm_choose_lanes(space, pb->rank);
   tp_team_policy pol =
       TPM_PN(tpm_items_policy)(space, lanes, a.slices * a.tiles_per_slice, 1, &a.per_team, 0);

@@ -157,10 +157,7 @@ static tp_dtype file_dtype(const char *path) {
 
 /* ---- running ------------------------------------------------------------------------- */
 
-static int fail(void) {
-  fprintf(stderr, "tenport cp-als: %s\n", *tp_last_error() ? tp_last_error() : "failed");
-  return 1;
-}
+static int fail(void) { return tenport_fail("cp-als", "failed"); }
 
 /* Everything one decomposition holds, freed by job_free. */
 typedef struct cp_job {
@@ -286,6 +283,12 @@ static int run_example(tp_space *space, cp_cli *c) {
   return code;
 }
 
+/* The example or the input file, as the options say. */
+static int run(tp_space *space, void *cli) {
+  cp_cli *c = (cp_cli *)cli;
+  return c->example ? run_example(space, c) : run_file(space, c);
+}
+
 int tenport_cmd_cp_als(int argc, char **argv) {
   cp_cli c;
   int code = parse_args(argc, argv, &c);
@@ -293,11 +296,5 @@ int tenport_cmd_cp_als(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  tp_space *space = NULL;
-  if (tp_space_create(&space, NULL) != TP_SUCCESS)
-    return fail();
-  code = c.example ? run_example(space, &c) : run_file(space, &c);
-  if (tp_space_destroy(&space) != TP_SUCCESS)
-    code = fail();
-  return code;
+  return tenport_run_in_space("cp-als", run, &c);
 }

@@ -161,10 +161,7 @@ static int parse_args(int argc, char **argv, gen_cli *c) {
 
 /* ---- generating ----------------------------------------------------------------- */
 
-static int fail(void) {
-  fprintf(stderr, "tenport gen: %s\n", *tp_last_error() ? tp_last_error() : "failed");
-  return 1;
-}
+static int fail(void) { return tenport_fail("gen", "failed"); }
 
 static void print_summary(const gen_cli *c, double seconds) {
   printf("%s: %s", c->output, c->shape_text);

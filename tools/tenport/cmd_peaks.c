@@ -112,11 +112,7 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
   return 0;
 }
 
-static int fail(void) {
-  fprintf(stderr, "tenport peaks: %s\n", *tp_last_error() ? tp_last_error()
-                                                            : "out of host memory");
-  return 1;
-}
+static int fail(void) { return tenport_fail("peaks", "out of host memory"); }
 
 /* ---- running and writing --------------------------------------------------------- */
 
@@ -476,6 +472,12 @@ static int run_example(tp_space *s, const peaks_cli *c) {
   return code;
 }
 
+/* The example or the input file, as the options say. */
+static int run(tp_space *space, void *cli) {
+  peaks_cli *c = (peaks_cli *)cli;
+  return c->example ? run_example(space, c) : run_file(space, c);
+}
+
 int tenport_cmd_peaks(int argc, char **argv) {
   peaks_cli c;
   int code = parse_args(argc, argv, &c);
@@ -483,11 +485,5 @@ int tenport_cmd_peaks(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  tp_space *space = NULL;
-  if (tp_space_create(&space, NULL) != TP_SUCCESS)
-    return fail();
-  code = c.example ? run_example(space, &c) : run_file(space, &c);
-  if (tp_space_destroy(&space) != TP_SUCCESS)
-    code = fail();
-  return code;
+  return tenport_run_in_space("peaks", run, &c);
 }

@@ -469,9 +469,10 @@ static int write_outputs(const sshopm_cli *c, const runs *r, const pair_table *t
 /* ---- the two modes ----------------------------------------------------------------- */
 
 /* Reports what, or else the last error (empty after host_oom), and gives exit code 1. */
+/* Reports what went wrong: what, or the last tenport error when what is NULL. */
 static int fail(const char *what) {
   if (!what || !*what)
-    what = *tp_last_error() ? tp_last_error() : "out of host memory";
+    return tenport_fail("sshopm", "out of host memory");
   fprintf(stderr, "tenport sshopm: %s\n", what);
   return 1;
 }
@@ -593,6 +594,12 @@ static int run_example(tp_space *s, sshopm_cli *c) {
   return all ? 0 : 1;
 }
 
+/* The example or the input file, as the options say. */
+static int run(tp_space *space, void *cli) {
+  sshopm_cli *c = (sshopm_cli *)cli;
+  return c->example ? run_example(space, c) : run_file(space, c);
+}
+
 int tenport_cmd_sshopm(int argc, char **argv) {
   sshopm_cli c;
   int code = parse_args(argc, argv, &c);
@@ -600,11 +607,5 @@ int tenport_cmd_sshopm(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  tp_space *space = NULL;
-  if (tp_space_create(&space, NULL) != TP_SUCCESS)
-    return fail(NULL);
-  code = c.example ? run_example(space, &c) : run_file(space, &c);
-  if (tp_space_destroy(&space) != TP_SUCCESS)
-    code = fail(NULL);
-  return code;
+  return tenport_run_in_space("sshopm", run, &c);
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "tenport/tenport.h"
+
 int tenport_cmd_info(int argc, char **argv);
 int tenport_cmd_sshopm(int argc, char **argv);
 int tenport_cmd_peaks(int argc, char **argv);
@@ -62,6 +64,26 @@ static inline int tenport_option_error(const char *cmd, const char *opt, int r, 
     return 2;
   }
   return 0;
+}
+
+/* Prints "tenport CMD: " and the last tenport error (fallback when there is none);
+ * returns 1, the exit code of failed work. */
+static inline int tenport_fail(const char *cmd, const char *fallback) {
+  fprintf(stderr, "tenport %s: %s\n", cmd, *tp_last_error() ? tp_last_error() : fallback);
+  return 1;
+}
+
+/* Runs job(space, cli) in a space of its own, created and destroyed around it; returns
+ * the job's exit code, or 1 when the space cannot be created or destroyed cleanly. */
+typedef int (*tenport_job)(tp_space *space, void *cli);
+static inline int tenport_run_in_space(const char *cmd, tenport_job job, void *cli) {
+  tp_space *space = NULL;
+  if (tp_space_create(&space, NULL) != TP_SUCCESS)
+    return tenport_fail(cmd, "cannot create a space");
+  int code = job(space, cli);
+  if (tp_space_destroy(&space) != TP_SUCCESS)
+    code = tenport_fail(cmd, "the space did not shut down cleanly");
+  return code;
 }
 
 /* Seconds on a monotonic clock. */
