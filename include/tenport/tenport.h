@@ -15,6 +15,7 @@
 #include "tenport/dense.h"
 #include "tenport/mttkrp.h"
 #include "tenport/cp_als.h"
+#include "tenport/sparse.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,0 +1,125 @@
+/* Sparse tensors in coordinate (COO) form: descriptors, allocation, duplicate merging,
+ * FROSTT .tns and tenport binary (.tpb) files, and random generators. */
+#ifndef TENPORT_SPARSE_H
+#define TENPORT_SPARSE_H
+
+#include <stdint.h>
+
+#include "tenport/dense.h"
+#include "tenport/npy.h"
+#include "tenport/space.h"
+#include "tenport/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_COO_MAX_ORDER 16
+
+/* A sparse tensor of `order` modes (1 <= order <= TP_COO_MAX_ORDER) with nnz stored
+ * nonzeros. indices[m] holds nnz zero-based indices of mode m (structure of arrays),
+ * values holds nnz elements of dtype (TP_DTYPE_F32 or TP_DTYPE_F64). Like tp_dense, the
+ * descriptor does not say where the arrays live: a space, or the host. */
+typedef struct tp_coo {
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_COO_MAX_ORDER];
+  int64_t nnz;
+  int64_t *indices[TP_COO_MAX_ORDER];
+  void *values;
+} tp_coo;
+
+/* Checks order, dims (>= 1 each), dtype and nnz >= 0; the error names the field. Array
+ * contents are not read. */
+tp_status tp_coo_check(const tp_coo *t);
+
+/* Checks the contents of a host tensor: every index in range and every value finite.
+ * The error names the first offending nonzero (position, mode, index or value). */
+tp_status tp_coo_validate(const tp_coo *host);
+
+/* Fills *t with the given shape and allocates arrays for nnz nonzeros in the space, or
+ * on the host (malloc) when space is NULL. tp_coo_free frees them the same way and
+ * clears the pointers. */
+tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                       int64_t nnz, tp_coo *t);
+void tp_coo_free(tp_space *space, tp_coo *t);
+
+/* Copies between a host tensor and a space tensor; *dst is allocated to match. */
+tp_status tp_coo_copy_to_device(tp_space *space, tp_coo *dst, const tp_coo *host);
+tp_status tp_coo_copy_to_host(tp_space *space, tp_coo *host, const tp_coo *src);
+
+/* Sorts a host tensor's nonzeros by index (mode 0 slowest, lexicographic) and sums the
+ * values of equal coordinates into one nonzero; *merged (if not NULL) receives how many
+ * nonzeros were removed. Stable and deterministic. */
+tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged);
+
+/* Squared Frobenius norm of the stored values, in double precision. */
+double tp_coo_norm2(const tp_coo *host);
+
+/* What a reader found besides the tensor. */
+typedef struct tp_coo_read_info {
+  int64_t lines;      /* lines read (text files) */
+  int64_t duplicates; /* nonzeros merged into another with the same coordinates */
+} tp_coo_read_info;
+
+/* Reads a FROSTT .tns file into host memory: one nonzero per line, `order` 1-based
+ * indices then the value, separated by blanks; `#` starts a comment; blank lines are
+ * skipped. The order is taken from the first nonzero line. dims: when not NULL, the
+ * shape (order must match, every index within it); else each mode's maximum index.
+ * Duplicates are summed. Malformed lines, index 0, out-of-range or non-finite values
+ * give TP_ERROR_FORMAT naming the file, line and problem. info may be NULL. */
+tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
+                          tp_coo *host, tp_coo_read_info *info);
+/* (order 0 above: take it from the file; > 0: require it.) */
+
+/* Writes a host tensor as .tns (1-based indices, values with full precision). */
+tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
+
+/* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1",
+ * version, index width in bytes (4 or 8), value width (4 or 8), order, nnz, dims) then
+ * each mode's index array and the values. The reader validates the header against the
+ * file size, every index and every value. */
+tp_status tp_coo_write_binary(const char *path, const tp_coo *host);
+tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host);
+
+/* Reads either format: binary when the file starts with the magic, else .tns. */
+tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
+
+/* Value distributions of the generator. */
+typedef enum tp_coo_values {
+  TP_COO_VALUES_UNIFORM = 0, /* uniform in [0, 1) */
+  TP_COO_VALUES_PARETO = 1,  /* Pareto with scale 1 and shape alpha: (1 - u)^(-1/alpha) */
+  TP_COO_VALUES_ONES = 2     /* every value 1 (binary tensors) */
+} tp_coo_values;
+
+/* A random sparse tensor: for each of nnz draws, mode m's index is floor(u^skew[m] *
+ * dims[m]) with u uniform in [0, 1) (skew 1 = uniform, larger = a few slices hold most
+ * nonzeros), values from `values`; duplicates are then summed (binary: kept at 1), so the
+ * result may hold fewer than nnz nonzeros. Same output on every platform for a seed. */
+typedef struct tp_coo_random_options {
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_COO_MAX_ORDER];
+  int64_t nnz;
+  double skew[TP_COO_MAX_ORDER]; /* 0 is read as 1 */
+  tp_coo_values values;
+  double alpha;                  /* Pareto shape (> 0) */
+  uint64_t seed;
+} tp_coo_random_options;
+
+tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged);
+
+/* A planted sparse low-rank tensor: a random Kruskal tensor of the given rank whose
+ * factor columns each have `support` nonzero rows (entries uniform in [0.5, 1.5),
+ * lambda = 1), stored exactly on its nonzero pattern (at most rank * support^order
+ * nonzeros), each value times (1 + noise * standard normal). CP-ALS of that rank can fit
+ * it exactly when noise is 0. truth (host memory, may be NULL) receives the Kruskal
+ * tensor. */
+tp_status tp_coo_random_planted(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
+                                int64_t support, double noise, uint64_t seed, tp_coo *host,
+                                tp_kruskal *truth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
