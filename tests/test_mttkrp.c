@@ -129,6 +129,14 @@ Test(mttkrp, blocked_middle_budget) {
   check_variant(o);
 }
 
+/* Blocks alternating between concurrent lanes (GPU streams; one lane on the host). */
+Test(mttkrp, blocked_lanes) {
+  tp_mttkrp_options o = with_variant(TP_MTTKRP_BLOCKED);
+  o.workspace_bytes = 6000;
+  o.lanes = 3;
+  check_variant(o);
+}
+
 /* The sweep gives every mode's MTTKRP with the factors as they are at that mode, while
  * each factor changes right after its own mode (as CP-ALS updates it). */
 static void check_sweep(tp_mttkrp_variant v, size_t workspace) {
@@ -196,6 +204,10 @@ Test(mttkrp, bad_arguments) {
   tp_mttkrp_options o = tp_mttkrp_options_default();
   o.variant = (tp_mttkrp_variant)42;
   TPT_FAILS_WITH(tp_mttkrp(tpt_space, &p.dx, &p.du, 0, G, &o), TP_ERROR_INVALID_ARGUMENT);
+  o = tp_mttkrp_options_default();
+  o.lanes = TP_SPACE_MAX_LANES + 1;
+  TPT_FAILS_WITH(tp_mttkrp(tpt_space, &p.dx, &p.du, 0, G, &o), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "lanes"), "%s", tp_last_error());
   tp_mttkrp_variant v;
   TPT_FAILS_WITH(tp_mttkrp_variant_parse("fast", &v), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "blocked"), "%s", tp_last_error());

@@ -170,3 +170,34 @@ Test(status, names_and_messages) {
   cr_assert(strstr(tp_last_error(), "TP_ERROR_INVALID_ARGUMENT") != NULL, "message: %s",
             tp_last_error());
 }
+
+/* Lanes: work sent to every lane is finished and visible after lanes_end, in the order
+ * each lane received it; host spaces give one lane. */
+Test(space, lanes_order_and_join) {
+  tp_space_info info;
+  TPT_OK(tp_space_get_info(tpt_space, &info));
+  int got = 0;
+  TPT_OK(tp_space_lanes_begin(tpt_space, 3, &got));
+  cr_assert_eq(got, info.is_gpu ? 3 : 1);
+  const int64_t n = 1 << 20;
+  double *buf[3];
+  for (int l = 0; l < got; ++l) {
+    buf[l] = tpt_alloc_poisoned(sizeof(double) * (size_t)n);
+    TPT_OK(tp_space_lane_select(tpt_space, l));
+    TPT_OK(tp_fill_f64(tpt_space, buf[l], n, 1.0 + l));
+    TPT_OK(tp_fill_f64(tpt_space, buf[l], n, 10.0 + l)); /* later work on the lane wins */
+  }
+  TPT_FAILS_WITH(tp_space_lane_select(tpt_space, got), TP_ERROR_INVALID_ARGUMENT);
+  TPT_OK(tp_space_lanes_end(tpt_space));
+  double *host = tpt_host_alloc(sizeof(double) * (size_t)n);
+  for (int l = 0; l < got; ++l) {
+    tpt_to_host(host, buf[l], sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i += 4099)
+      cr_assert_eq(host[i], 10.0 + l, "lane %d, element %lld", l, (long long)i);
+    tpt_free(buf[l]);
+  }
+  free(host);
+  TPT_FAILS_WITH(tp_space_lanes_begin(tpt_space, 0, &got), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_space_lanes_begin(tpt_space, TP_SPACE_MAX_LANES + 1, &got),
+                 TP_ERROR_INVALID_ARGUMENT);
+}

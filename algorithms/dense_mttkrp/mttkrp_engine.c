@@ -15,7 +15,9 @@
  * BLOCKED bounds both by a budget: Khatri-Rao rows are formed pass by pass and T block by
  * block (blocks are runs of the slowest row mode); each block is one GEMM (or a batch of
  * GEMMs splitting the contraction, when a block alone is too small to fill the device)
- * followed at once by the partial kernel. */
+ * followed at once by the partial kernel. On GPUs, consecutive blocks may go to concurrent
+ * lanes (streams), each with its own T, so one block's last GEMM wave and partial kernel
+ * overlap the next block's GEMM. */
 #include <string.h>
 
 #include "tp_error.h"
@@ -30,6 +32,7 @@ typedef struct tpm_plan {
   int64_t slabs;            /* size of the slowest row mode */
   int64_t block_slabs;      /* slabs per block of T */
   int64_t kc, slots;        /* a pass forms slots * kc Khatri-Rao rows */
+  int lanes;                /* blocks alternate between this many concurrent lanes */
 } tpm_plan;
 
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
@@ -74,22 +77,32 @@ static int tpm_choose_cut(const tpm_problem *p, int64_t min_rows, int64_t room) 
   return best >= 0 ? best : balanced;
 }
 
+/* Lanes when the caller leaves the choice: two on GPUs for large ranks, where each
+ * block's GEMM is a wave or two of tiles and the next block's GEMM fills the tail. */
+static int tpm_auto_lanes(const tp_space_info *info, const tpm_problem *p) {
+  return info->is_gpu && p->rank >= 256 ? 2 : 1;
+}
+
 static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
-                          tpm_plan *pl) {
+                          int lanes, tpm_plan *pl) {
   memset(pl, 0, sizeof *pl);
   const int64_t elems = budget ? (int64_t)(budget / tpm_ops_for(p->dtype)->elem_bytes) : 0;
   const int64_t room = budget ? tpm_max(1, elems / 2 / p->rank) : p->count; /* rows each */
+  pl->lanes = budget ? (lanes > 0 ? lanes : tpm_auto_lanes(info, p)) : 1;
+  const int64_t lane_room = tpm_max(1, room / pl->lanes); /* T rows of one lane */
   const int64_t min_rows = info->is_gpu ? 2048 : 256;
-  tpm_plan_cut(p, tpm_choose_cut(p, min_rows, room), pl);
+  tpm_plan_cut(p, tpm_choose_cut(p, min_rows, lane_room), pl);
   pl->block_slabs = pl->slabs;
   pl->kc = pl->K;
   pl->slots = 1;
   if (budget == 0) /* GEMM: everything at once */
     return;
   const int64_t kr_rows = tpm_min(pl->K, room);
-  pl->block_slabs = tpm_max(1, tpm_min(pl->slabs, room / pl->slab_rows));
+  pl->block_slabs = tpm_max(1, tpm_min(pl->slabs, lane_room / pl->slab_rows));
+  if (pl->block_slabs >= pl->slabs)
+    pl->lanes = 1; /* one block: nothing to overlap */
   const int64_t rows = pl->block_slabs * pl->slab_rows;
-  pl->slots = tpm_plan_slots(info, rows, p->rank, room, kr_rows);
+  pl->slots = tpm_plan_slots(info, rows, p->rank, lane_room, kr_rows);
   pl->kc = tpm_max(1, kr_rows / pl->slots);
 }
 
@@ -99,6 +112,7 @@ typedef struct tpm_run {
   const tpm_ops *ops;
   tpm_plan pl;
   void *kr, *T;
+  int64_t lane_elems; /* T elements of one lane */
 } tpm_run;
 
 static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
@@ -107,7 +121,7 @@ static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
 
 /* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
  * (depth rows in all). */
-static tp_status tpm_block_gemm(tpm_run *r, int64_t k0, int64_t depth, int64_t c0,
+static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
                                 int64_t rows) {
   const tpm_plan *pl = &r->pl;
   const size_t eb = r->ops->elem_bytes;
@@ -120,24 +134,25 @@ static tp_status tpm_block_gemm(tpm_run *r, int64_t k0, int64_t depth, int64_t c
   if (full > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, pl->kc,
                                 tpm_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R, 0.0,
-                                r->T, R, rows * R, full));
+                                T, R, rows * R, full));
   if (rest > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, rest,
                                 tpm_at(r->p->X, base + full * step, eb), lda, 0,
                                 tpm_at(r->kr, full * pl->kc * R, eb), R, 0, 0.0,
-                                (void *)tpm_at(r->T, full * rows * R, eb), R, 0, 1));
+                                (void *)tpm_at(T, full * rows * R, eb), R, 0, 1));
   return TP_SUCCESS;
 }
 
 /* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
  * factors. */
-static tp_status tpm_block_finish(tpm_run *r, int64_t slots, int64_t s0, int64_t ns) {
+static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int64_t s0,
+                                  int64_t ns, int concurrent) {
   const tpm_plan *pl = &r->pl;
   const tpm_problem *p = r->p;
   const int slowest = pl->row_first + pl->row_count - 1;
   tpm_partial pt;
   memset(&pt, 0, sizeof pt);
-  pt.T = r->T;
+  pt.T = T;
   pt.rank = p->rank;
   pt.slots = slots;
   pt.slot_stride = ns * pl->slab_rows * p->rank;
@@ -156,6 +171,7 @@ static tp_status tpm_block_finish(tpm_run *r, int64_t slots, int64_t s0, int64_t
     }
     stride *= p->dims[m];
   }
+  pt.shared = concurrent && slowest != p->mode;
   if (slowest == p->mode) { /* the block is a run of mode k's indices */
     pt.p0 = s0, pt.p_count = ns;
     pt.o_begin = 0, pt.o_count = inner;
@@ -175,15 +191,26 @@ static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, r->p->U + first,
                                  r->p->rank, k0, depth, r->kr));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
-  for (int64_t s0 = 0; s0 < pl->slabs; s0 += pl->block_slabs) {
+  int lanes = 1;
+  TP_TRY(tp_space_lanes_begin(r->space, pl->lanes, &lanes));
+  tp_status st = TP_SUCCESS;
+  int64_t b = 0;
+  for (int64_t s0 = 0; st == TP_SUCCESS && s0 < pl->slabs; s0 += pl->block_slabs, ++b) {
+    const int lane = (int)(b % lanes);
+    void *T = (void *)tpm_at(r->T, lane * r->lane_elems, r->ops->elem_bytes);
     const int64_t ns = tpm_min(pl->block_slabs, pl->slabs - s0);
-    TP_TRY(tpm_block_gemm(r, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows));
-    TP_TRY(tpm_block_finish(r, slots, s0, ns));
+    st = tp_space_lane_select(r->space, lane);
+    if (st == TP_SUCCESS)
+      st = tpm_block_gemm(r, T, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows);
+    if (st == TP_SUCCESS)
+      st = tpm_block_finish(r, T, slots, s0, ns, lanes > 1);
   }
-  return TP_SUCCESS;
+  tp_status end = tp_space_lanes_end(r->space);
+  return st != TP_SUCCESS ? st : end;
 }
 
-tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes) {
+tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes,
+                              int lanes) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   tpm_run r;
@@ -191,14 +218,15 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   r.space = space;
   r.p = p;
   r.ops = tpm_ops_for(p->dtype);
-  tpm_plan_make(&info, p, workspace_bytes, &r.pl);
+  tpm_plan_make(&info, p, workspace_bytes, lanes, &r.pl);
   const tpm_plan *pl = &r.pl;
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;
-  const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows;
+  const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows; /* per lane */
+  r.lane_elems = t_rows * p->rank;
   TP_TRY(tpm_clear_output(space, p));
   TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * p->rank), &r.kr));
-  tp_status st = tp_temp_alloc(space, eb * (size_t)(t_rows * p->rank), &r.T);
+  tp_status st = tp_temp_alloc(space, eb * (size_t)(pl->lanes * r.lane_elems), &r.T);
   for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)
     st = tpm_pass(&r, k0, tpm_min(kr_rows, pl->K - k0));
   tp_temp_release(space, r.T);

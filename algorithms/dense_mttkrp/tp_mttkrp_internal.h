@@ -61,7 +61,8 @@ typedef struct tpm_partial {
   int64_t row_stride[TPM_MAX_ORDER];
   const void *U[TPM_MAX_ORDER];
   int64_t o_begin, o_count;
-  void *G; /* row 0 of G; rows p0.. are updated */
+  void *G;    /* row 0 of G; rows p0.. are updated */
+  int shared; /* other kernels may update the same rows of G concurrently */
 } tpm_partial;
 
 /* Kernels of one precision. */
@@ -98,8 +99,10 @@ static inline tp_status tpm_clear_output(tp_space *space, const tpm_problem *p) 
   return tp_memset(space, p->G, 0, tp_dtype_size(p->dtype) * (size_t)(p->dims[p->mode] * p->rank));
 }
 
-/* The GEMM-side contraction plan of one mode (tpm_blocked.c). */
-tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes);
+/* The GEMM and BLOCKED variants (mttkrp_engine.c): workspace_bytes 0 = GEMM, unbounded;
+ * lanes: BLOCKED's concurrent lanes (0 = automatic). */
+tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes,
+                              int lanes);
 
 /* Edge of the TILE variant's hypercube tiles (Eq. 6). */
 int64_t tpm_tile_edge(const tp_space *space, const tpm_problem *p);

@@ -232,7 +232,7 @@ static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt)
   int team = info.is_gpu ? lanes.team : 1;
   a.chunks = TPM_PN(tpm_partial_chunks)(&info, pt, team);
   a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
-  a.atomic = a.chunks > 1;
+  a.atomic = a.chunks > 1 || pt->shared;
   /* On GPUs, teams that would still be too few also split the column passes (their
    * columns are disjoint, so no atomics); CPUs keep one team per row and chunk. */
   const int64_t passes = tp_ceil_div_i64(pt->rank, (int64_t)lanes.vector * lanes.width);

@@ -74,41 +74,55 @@ TP_TEAM_KERNEL(TPM_KN(tpm_slice), TPM_PN(tpm_walk_args), team, a) {
   }
 }
 
-/* ---- TILE: one thread per (slice, hypercube tile), one atomic update per tile ---- */
+/* ---- TILE: one thread per (slice, hypercube tile), one atomic update per tile ----
+ * Neighbouring threads take neighbouring slices of the same tile: they share the tile's
+ * factor rows, and along mode 0 they read neighbouring elements. Within a tile, each run
+ * along the fastest other mode reuses the product of the slower modes' factor entries,
+ * so an element costs one tensor load and one factor load per column. */
 TP_TEAM_KERNEL(TPM_KN(tpm_tile), TPM_PN(tpm_walk_args), team, a) {
   const int vl = team->vector_length;
   TP_TEAM_FOR(team, t, 0, a.per_team) {
     const int64_t unit = team->league_rank * a.per_team + t;
     if (unit >= a.slices * a.tiles_per_slice)
       continue;
-    const int64_t n = unit / a.tiles_per_slice;
+    const int64_t n = unit % a.slices;
     int64_t corner[TPM_MAX_ORDER], extent[TPM_MAX_ORDER];
-    tpm_decode(a.q, a.tile_counts, unit % a.tiles_per_slice, corner);
-    int64_t base = n * a.mode_stride, volume = 1;
+    tpm_decode(a.q, a.tile_counts, unit / a.slices, corner);
+    int64_t base = n * a.mode_stride, runs = 1;
     for (int m = 0; m < a.q; ++m) {
       corner[m] *= a.edge;
       extent[m] = tp_min_i64(a.edge, a.odims[m] - corner[m]); /* ragged last tiles */
       base += corner[m] * a.ostrides[m];
-      volume *= extent[m];
+      if (m > 0)
+        runs *= extent[m];
     }
+    const TPM_T *U0 = a.U[0] + corner[0] * a.R;
     for (int64_t r0 = 0; r0 < a.R; r0 += (int64_t)vl * TPM_K) {
       TP_VECTOR_FOR(team, lane, 0, vl) {
         TPM_T acc[TPM_K];
         TP_LANES for (int j = 0; j < TPM_K; ++j) acc[j] = 0;
         int64_t idx[TPM_MAX_ORDER] = {0};
         int64_t off = base;
-        for (int64_t e = 0; e < volume; ++e) {
-          const TPM_T x = a.X[off];
+        for (int64_t run = 0; run < runs; ++run) {
+          TPM_T w[TPM_K];
           TP_LANES for (int j = 0; j < TPM_K; ++j) {
             const int64_t r = TPM_COL(r0, lane, vl, j);
+            w[j] = 0;
             if (r < a.R) {
-              TPM_T v = x;
-              for (int m = 0; m < a.q; ++m)
-                v *= a.U[m][(corner[m] + idx[m]) * a.R + r];
-              acc[j] += v;
+              w[j] = 1;
+              for (int m = 1; m < a.q; ++m)
+                w[j] *= a.U[m][(corner[m] + idx[m]) * a.R + r];
             }
           }
-          tpm_advance(a.q, extent, a.ostrides, idx, &off);
+          for (int64_t i = 0; i < extent[0]; ++i) {
+            const TPM_T x = a.X[off + i * a.ostrides[0]];
+            TP_LANES for (int j = 0; j < TPM_K; ++j) {
+              const int64_t r = TPM_COL(r0, lane, vl, j);
+              if (r < a.R)
+                acc[j] += x * U0[i * a.R + r] * w[j];
+            }
+          }
+          tpm_advance(a.q - 1, extent + 1, a.ostrides + 1, idx + 1, &off);
         }
         TP_LANES for (int j = 0; j < TPM_K; ++j) {
           const int64_t r = TPM_COL(r0, lane, vl, j);

@@ -12,6 +12,11 @@ struct tp_space {
   tpg_stream_t stream;
   int owns_stream;
   tpg_device_prop props;
+  /* Lanes: lane_streams[0] is stream; the others are created on first use. */
+  tpg_stream_t lane_streams[TP_SPACE_MAX_LANES];
+  tpg_event_t lane_event;
+  int lanes_made, lanes_open;
+  tpg_stream_t current; /* where work goes now */
 };
 
 /* Turns a runtime error into a tp_status with the call's text and the runtime's words. */
@@ -105,6 +110,8 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
     free(s);
     return st;
   }
+  s->current = s->lane_streams[0] = s->stream;
+  s->lanes_made = s->lanes_open = 1;
   *space = s;
   return TP_SUCCESS;
 }
@@ -116,6 +123,10 @@ tp_status tp_space_destroy(tp_space **space) {
     return TP_SUCCESS;
   tp_status st = tp_space_fence(s);
   size_t leaked = tp_space_common_release_all(s);
+  for (int l = 1; l < s->lanes_made; ++l)
+    (void)TPG(StreamDestroy)(s->lane_streams[l]);
+  if (s->lanes_made > 1)
+    (void)TPG(EventDestroy)(s->lane_event);
   if (s->owns_stream)
     (void)TPG(StreamDestroy)(s->stream);
   free(s);
@@ -131,11 +142,65 @@ tp_status tp_space_destroy(tp_space **space) {
 tp_status tp_space_fence(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_TRY(tpg_select(space));
-  TPG_CHECK(TPG(StreamSynchronize)(space->stream));
+  for (int l = 0; l < space->lanes_open; ++l)
+    TPG_CHECK(TPG(StreamSynchronize)(space->lane_streams[l]));
   return TP_SUCCESS;
 }
 
-void *tp_space_stream(const tp_space *space) { return space ? (void *)space->stream : NULL; }
+void *tp_space_stream(const tp_space *space) { return space ? (void *)space->current : NULL; }
+
+/* ---- lanes ---------------------------------------------------------------- */
+/* `waiter` starts its later work after what `signaler` has been given so far. */
+static tp_status tpg_stream_wait(tp_space *space, tpg_stream_t waiter, tpg_stream_t signaler) {
+  TPG_CHECK(TPG(EventRecord)(space->lane_event, signaler));
+  TPG_CHECK(TPG(StreamWaitEvent)(waiter, space->lane_event, 0));
+  return TP_SUCCESS;
+}
+
+static tp_status tpg_make_lanes(tp_space *space, int want) {
+  if (space->lanes_made == 1 && want > 1)
+    TPG_CHECK(TPG(EventCreateWithFlags)(&space->lane_event, TPG(EventDisableTiming)));
+  while (space->lanes_made < want) {
+    TPG_CHECK(TPG(StreamCreateWithFlags)(&space->lane_streams[space->lanes_made],
+                                         TPG(StreamNonBlocking)));
+    space->lanes_made++;
+  }
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_lanes_begin(tp_space *space, int want, int *got) {
+  TP_CHECK_ARG(space && got, "space and got must not be NULL");
+  TP_CHECK_ARG(want >= 1 && want <= TP_SPACE_MAX_LANES, "lanes %d outside 1..%d", want,
+               TP_SPACE_MAX_LANES);
+  TP_CHECK_ARG(space->lanes_open == 1, "lanes are already open on this space");
+  TP_TRY(tpg_select(space));
+  TP_TRY(tpg_make_lanes(space, want));
+  for (int l = 1; l < want; ++l)
+    TP_TRY(tpg_stream_wait(space, space->lane_streams[l], space->stream));
+  space->lanes_open = want;
+  space->current = space->stream;
+  *got = want;
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_lane_select(tp_space *space, int lane) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(lane >= 0 && lane < space->lanes_open, "lane %d does not exist (%d open)", lane,
+               space->lanes_open);
+  space->current = space->lane_streams[lane];
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_lanes_end(tp_space *space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_TRY(tpg_select(space));
+  tp_status st = TP_SUCCESS;
+  for (int l = 1; l < space->lanes_open && st == TP_SUCCESS; ++l)
+    st = tpg_stream_wait(space, space->stream, space->lane_streams[l]);
+  space->lanes_open = 1;
+  space->current = space->stream;
+  return st;
+}
 
 tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
   TP_CHECK_ARG(space && info, "space and info must not be NULL");
@@ -173,9 +238,9 @@ static tp_status tpg_copy(tp_space *space, void *dst, const void *src, size_t by
   if (bytes == 0)
     return TP_SUCCESS;
   TP_TRY(tpg_select(space));
-  TPG_CHECK(TPG(MemcpyAsync)(dst, src, bytes, TPG(MemcpyDefault), space->stream));
+  TPG_CHECK(TPG(MemcpyAsync)(dst, src, bytes, TPG(MemcpyDefault), space->current));
   if (wait)
-    TPG_CHECK(TPG(StreamSynchronize)(space->stream));
+    TPG_CHECK(TPG(StreamSynchronize)(space->current));
   return TP_SUCCESS;
 }
 
@@ -197,7 +262,7 @@ tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
   if (bytes == 0)
     return TP_SUCCESS;
   TP_TRY(tpg_select(space));
-  TPG_CHECK(TPG(MemsetAsync)(dst, byte_value, bytes, space->stream));
+  TPG_CHECK(TPG(MemsetAsync)(dst, byte_value, bytes, space->current));
   return TP_SUCCESS;
 }
 
@@ -214,7 +279,7 @@ tp_status tpg_range_setup(tp_space *space, int64_t n, const char *kernel, tpg_la
   cfg->block_x = TPG_RANGE_BLOCK;
   cfg->block_y = 1;
   cfg->shared_bytes = 0;
-  cfg->stream = space->stream;
+  cfg->stream = space->current;
   return TP_SUCCESS;
 }
 
@@ -234,7 +299,7 @@ tp_status tpg_team_setup(tp_space *space, const tp_team_policy *p, const void *e
   cfg->block_x = (unsigned)p->vector_length;
   cfg->block_y = (unsigned)p->team_size;
   cfg->shared_bytes = shared;
-  cfg->stream = space->stream;
+  cfg->stream = space->current;
   return TP_SUCCESS;
 }
 
@@ -244,7 +309,7 @@ tp_status tpg_launch_check(tp_space *space, const char *kernel, const char *file
     return tp_error_raise(TP_ERROR_DEVICE, file, line, kernel, "launch failed: %s (%s)",
                           TPG(GetErrorString)(e), TPG(GetErrorName)(e));
 #ifdef TP_DEBUG_SYNC
-  e = TPG(StreamSynchronize)(space->stream);
+  e = TPG(StreamSynchronize)(space->current);
   if (e != TPG_SUCCESS)
     return tp_error_raise(TP_ERROR_DEVICE, file, line, kernel, "kernel failed: %s (%s)",
                           TPG(GetErrorString)(e), TPG(GetErrorName)(e));

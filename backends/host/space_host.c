@@ -106,6 +106,26 @@ tp_status tp_space_fence(tp_space *space) {
   return TP_SUCCESS;
 }
 
+/* One lane: work on the host already runs in issue order. */
+tp_status tp_space_lanes_begin(tp_space *space, int want, int *got) {
+  TP_CHECK_ARG(space && got, "space and got must not be NULL");
+  TP_CHECK_ARG(want >= 1 && want <= TP_SPACE_MAX_LANES, "lanes %d outside 1..%d", want,
+               TP_SPACE_MAX_LANES);
+  *got = 1;
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_lane_select(tp_space *space, int lane) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(lane == 0, "lane %d does not exist (host spaces have one lane)", lane);
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_lanes_end(tp_space *space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  return TP_SUCCESS;
+}
+
 void *tp_space_stream(const tp_space *space) {
   (void)space;
   return NULL;

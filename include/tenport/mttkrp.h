@@ -46,6 +46,10 @@ typedef struct tp_mttkrp_options {
    * but at least 4 MiB. */
   size_t workspace_bytes;
   double workspace_fraction; /* default 0.01 */
+  /* BLOCKED on GPUs: blocks alternate between this many concurrent lanes (streams,
+   * tp_space_lanes_begin), each with its share of the budget, so that one block's GEMM
+   * tail and partial kernel overlap the next block's GEMM. 0 = automatic. */
+  int lanes;
 } tp_mttkrp_options;
 
 tp_mttkrp_options tp_mttkrp_options_default(void);

@@ -58,8 +58,25 @@ tp_status tp_space_fence(tp_space *space);
 
 tp_status tp_space_get_info(const tp_space *space, tp_space_info *info);
 
-/* The native stream (cudaStream_t / hipStream_t), or NULL on the CPU backends. */
+/* The native stream (cudaStream_t / hipStream_t) of the selected lane, or NULL on the CPU
+ * backends. */
 void *tp_space_stream(const tp_space *space);
+
+/* ---- concurrent lanes --------------------------------------------------------
+ * A space runs its work in issue order. Between tp_space_lanes_begin and
+ * tp_space_lanes_end, work may be sent to one of several lanes (GPU streams) that run
+ * concurrently with each other; each lane still runs its own work in order. Lane 0 is
+ * the space's stream. Host spaces have one lane: the calls succeed and work stays in
+ * order. Lanes help when kernels leave the device partly idle (a GEMM's last wave). */
+#define TP_SPACE_MAX_LANES 4
+
+/* Opens up to `want` lanes (1..TP_SPACE_MAX_LANES), each starting after the work issued
+ * so far; *got receives how many the backend gives (1 on the host). Lane 0 is selected. */
+tp_status tp_space_lanes_begin(tp_space *space, int want, int *got);
+/* Sends the work issued from now on to lane `lane` (< the count given by begin). */
+tp_status tp_space_lane_select(tp_space *space, int lane);
+/* Later work on the space starts after every lane's work; lane 0 is selected again. */
+tp_status tp_space_lanes_end(tp_space *space);
 
 /* Bytes currently allocated through the space (tp_alloc and cached temporaries). */
 size_t tp_space_bytes_in_use(const tp_space *space);
