@@ -111,7 +111,7 @@ nvcc_arch() {
 
 # The suites this tree has, and the targets they and the benchmark need.
 suites=()
-for s in dense mttkrp cp_als; do
+for s in space dense mttkrp cp_als; do
   [[ -f tests/test_$s.c ]] && suites+=("$s")
 done
 targets=(perf/tp-bench-mttkrp)
@@ -133,7 +133,7 @@ if want build; then
 fi
 
 if want tests && ((${#suites[@]})); then
-  header "$out/gpu-tests.log" "the dense, mttkrp and cp_als suites on CUDA"
+  header "$out/gpu-tests.log" "the space, dense, mttkrp and cp_als suites on CUDA"
   run "$out/gpu-tests.log" 240 meson test -C "$build" --no-rebuild --num-processes 1 \
     --print-errorlogs "${suites[@]}"
   [[ -f $build/meson-logs/testlog.txt ]] && cp "$build/meson-logs/testlog.txt" "$out/gpu-testlog.txt"
