@@ -77,10 +77,12 @@ static int tpm_choose_cut(const tpm_problem *p, int64_t min_rows, int64_t room) 
   return best >= 0 ? best : balanced;
 }
 
-/* Lanes when the caller leaves the choice: two on GPUs for large ranks, where each
- * block's GEMM is a wave or two of tiles and the next block's GEMM fills the tail. */
+/* Lanes when the caller leaves the choice: one. On an H200 two lanes gave no gain on
+ * the paper's tensor A at R = 500 and 2000 (blocks of one GEMM wave or two), so the
+ * option stays for experiments on other devices. */
 static int tpm_auto_lanes(const tp_space_info *info, const tpm_problem *p) {
-  return info->is_gpu && p->rank >= 256 ? 2 : 1;
+  (void)info, (void)p;
+  return 1;
 }
 
 static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,

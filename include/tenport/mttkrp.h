@@ -48,7 +48,8 @@ typedef struct tp_mttkrp_options {
   double workspace_fraction; /* default 0.01 */
   /* BLOCKED on GPUs: blocks alternate between this many concurrent lanes (streams,
    * tp_space_lanes_begin), each with its share of the budget, so that one block's GEMM
-   * tail and partial kernel overlap the next block's GEMM. 0 = automatic. */
+   * tail and partial kernel overlap the next block's GEMM. 0 = automatic (one lane:
+   * two gave no gain on an H200). */
   int lanes;
 } tp_mttkrp_options;
 
