@@ -1,5 +1,6 @@
-/* CP-ALS for dense tensors (GenTen / Tensor Toolbox): the iteration on the host, with
- * the tensor, the factors and the MTTKRPs in the space. Per mode n: G = MTTKRP, V = the
+/* CP-ALS (GenTen / Tensor Toolbox): the iteration on the host, with the tensor, the
+ * factors and the MTTKRPs in the space; the tensor is a tp_cp_tensor (dense: cp_dense.c,
+ * sparse: cp_sparse.c). Per mode n: G = MTTKRP, V = the
  * Hadamard product of the other Grams (host, double), U_n V = G (spd_solve.c), column
  * normalisation into lambda, Gram n refreshed. The fit after the last mode comes from
  * ||X||^2, the Grams, lambda and the last MTTKRP without forming the model. */
@@ -49,7 +50,7 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user) {
 
 typedef struct cp_run {
   tp_space *space;
-  const tp_dense *X;
+  const tp_cp_tensor *X;
   tp_kruskal *M;
   const tp_cp_als_options *opts;
   tp_dtype dtype;
@@ -64,7 +65,6 @@ typedef struct cp_run {
   double *host_buf; /* host: max(max_dim, R) x R, solves and downloads */
   void *G;          /* space: max_dim x R, the MTTKRP (and the final gather) */
   void *gram_dev;   /* space: R x R */
-  tp_mttkrp_sweep *sweep;
 } cp_run;
 
 static double cp_now(void) {
@@ -78,8 +78,8 @@ static size_t cp_elem(const cp_run *run) {
 }
 
 static void cp_release(cp_run *run) {
-  if (run->sweep)
-    tp_mttkrp_sweep_destroy(&run->sweep);
+  if (run->X->release)
+    run->X->release(run->X->ctx);
   if (run->space) {
     tp_free(run->space, run->G);
     tp_free(run->space, run->gram_dev);
@@ -93,7 +93,7 @@ static void cp_release(cp_run *run) {
 /* ---- validation ------------------------------------------------------------------ */
 
 /* K (model or initial guess) agrees with X and the rank. */
-static tp_status cp_check_kruskal(const tp_dense *X, int64_t rank, const tp_kruskal *K,
+static tp_status cp_check_kruskal(const tp_cp_tensor *X, int64_t rank, const tp_kruskal *K,
                                   const char *what, int need_lambda) {
   TP_TRY(tp_kruskal_check(K));
   TP_CHECK_ARG(K->dtype == X->dtype, "%s is %s but X is %s", what, tp_dtype_name(K->dtype),
@@ -111,13 +111,11 @@ static tp_status cp_check_kruskal(const tp_dense *X, int64_t rank, const tp_krus
   return TP_SUCCESS;
 }
 
-static tp_status cp_validate(tp_space *space, const tp_dense *X, const tp_cp_als_options *o,
-                             const tp_kruskal *M) {
-  TP_CHECK_ARG(space && X && o && M, "space, X, opts and model must not be NULL");
-  TP_TRY(tp_dense_check(X));
+static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
+                             const tp_cp_als_options *o, const tp_kruskal *M) {
+  TP_CHECK_ARG(space && o && M, "space, opts and model must not be NULL");
   TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
                "X is %s: CP-ALS takes float32 or float64 tensors", tp_dtype_name(X->dtype));
-  TP_CHECK_ARG(X->data, "X->data must not be NULL");
   TP_CHECK_ARG(o->rank >= 1, "rank = %lld: CP-ALS needs rank >= 1", (long long)o->rank);
   TP_CHECK_ARG(o->rank <= INT32_MAX, "rank = %lld is too large", (long long)o->rank);
   TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0, "tol = %g must be finite and >= 0", o->tol);
@@ -128,11 +126,13 @@ static tp_status cp_validate(tp_space *space, const tp_dense *X, const tp_cp_als
   return TP_SUCCESS;
 }
 
-/* ||X||^2, after checking X is finite and not zero (one pass over X in the space). */
+/* ||X||^2, after checking X is finite and not zero (one pass over the stored values in
+ * the space, unless the source knows it). */
 static tp_status cp_tensor_norm(cp_run *run) {
-  tp_cp_array_stats s;
-  int64_t n = tp_dense_count(run->X);
-  TP_TRY(tp_cp_array_stats_of(run->space, run->dtype, run->X->data, n, &s));
+  tp_cp_array_stats s = {run->X->norm2, 0};
+  int64_t n = run->X->count;
+  if (run->X->norm2 < 0)
+    TP_TRY(tp_cp_array_stats_of(run->space, run->dtype, run->X->values, n, &s));
   if (s.nonfinite > 0)
     return TP_ERROR(TP_ERROR_NUMERICAL, "X has %lld non-finite value%s (NaN or Inf) among "
                     "its %lld elements", (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s",
@@ -160,10 +160,8 @@ static tp_status cp_alloc(cp_run *run) {
                     (long long)run->R);
   TP_TRY(tp_alloc(run->space, cp_elem(run) * (size_t)run->max_dim * R, &run->G));
   TP_TRY(tp_alloc(run->space, cp_elem(run) * R * R, &run->gram_dev));
-  if (run->opts->reuse_partials)
-    TP_TRY(tp_mttkrp_sweep_create(run->space, run->X, run->R, &run->opts->mttkrp, 0,
-                                  &run->sweep));
-  return TP_SUCCESS;
+  return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts)
+                         : TP_SUCCESS;
 }
 
 /* Every factor of a host Kruskal tensor is finite. */
@@ -247,9 +245,7 @@ static void cp_hadamard(const cp_run *run, int skip, double *V) {
 /* ---- one mode -------------------------------------------------------------------------- */
 
 static tp_status cp_mttkrp(cp_run *run, int n) {
-  if (run->sweep)
-    return tp_mttkrp_sweep_mode(run->sweep, run->M, n, run->G);
-  return tp_mttkrp(run->space, run->X, run->M, n, run->G, &run->opts->mttkrp);
+  return run->X->mttkrp(run->X->ctx, run->space, run->M, n, run->G);
 }
 
 /* lambda = column norms of factor n (2-norm on the first iteration, max-norm after);
@@ -416,7 +412,7 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   TP_TRY(cp_initial_guess(run));
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
-  res->passes_per_iteration = run->sweep ? tp_mttkrp_sweep_passes(run->sweep) : run->d;
+  res->passes_per_iteration = run->X->passes(run->X->ctx);
   TP_TRY(cp_iterate(run, res));
   if (run->opts->normalize)
     TP_TRY(cp_final_normalise(run));
@@ -424,8 +420,8 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   return tp_space_fence(run->space);
 }
 
-tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
-                    tp_kruskal *model, tp_cp_als_result *result) {
+tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_options *opts,
+                        tp_kruskal *model, tp_cp_als_result *result) {
   double t0 = cp_now();
   TP_TRY(cp_validate(space, X, opts, model));
   cp_run run;

@@ -11,6 +11,36 @@
 
 TP_EXTERN_C_BEGIN
 
+/* ---- the tensor CP-ALS decomposes (cp_dense.c, cp_sparse.c) ------------------------ */
+
+struct tp_cp_als_options;
+struct tp_kruskal;
+struct tp_cp_als_result;
+
+/* What the iteration needs of a tensor: its shape, ||X||^2 (norm2 >= 0 when the source
+ * knows it, else the sum of squares of `count` stored values in the space, checked
+ * finite), and the MTTKRP of each mode. prepare (may be NULL) runs once before the
+ * first MTTKRP, release (may be NULL) at the end; passes is reported in the result. */
+typedef struct tp_cp_tensor {
+  tp_dtype dtype;
+  int order;
+  const int64_t *dims;
+  const void *values;
+  int64_t count;
+  double norm2;
+  tp_status (*prepare)(void *ctx, tp_space *space, int64_t rank,
+                       const struct tp_cp_als_options *opts);
+  tp_status (*mttkrp)(void *ctx, tp_space *space, const struct tp_kruskal *M, int n, void *G);
+  int (*passes)(void *ctx);
+  void (*release)(void *ctx);
+  void *ctx;
+} tp_cp_tensor;
+
+/* CP-ALS of any tensor source (cp_als.c). */
+tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X,
+                        const struct tp_cp_als_options *opts, struct tp_kruskal *model,
+                        struct tp_cp_als_result *result);
+
 /* ---- the R x R solve (spd_solve.c, host) ------------------------------------------ */
 
 /* Solves U V = G for U, with V symmetric R x R (row-major, host, not modified) and G,

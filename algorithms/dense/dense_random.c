@@ -1,11 +1,10 @@
 /* Reproducible random dense and Kruskal tensors on the host.
  *
- * Values come from a counter-based generator: value n of a stream is splitmix64's mixing
- * function applied to key + (n + 1) * golden ratio, key being derived from the seed and
- * the stream. Each tensor element draws from its number in first-index-fastest order, so
- * the results depend neither on the thread count nor on the layout (both layouts hold
- * the same logical tensor). Uniform values are exact in every precision and identical
- * on every platform; normal values go through the C library's log and cos. */
+ * Values come from tenport's counter-based generator (tp_random_internal.h). Each tensor
+ * element draws from its number in first-index-fastest order, so the results depend
+ * neither on the thread count nor on the layout (both layouts hold the same logical
+ * tensor). Uniform values are exact in every precision and identical on every platform;
+ * normal values go through the C library's log and cos. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,42 +13,13 @@
 #include "tp_dense_internal.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
-
-#define GOLDEN 0x9e3779b97f4a7c15ull
-#define TWO_POW_M24 (1.0 / 16777216.0)
-#define TWO_POW_M53 (1.0 / 9007199254740992.0)
-#define TWO_PI 6.283185307179586
+#include "tp_random_internal.h"
 
 /* Streams of one seed. */
 enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = 16 /* + mode */ };
 
 /* Fibers are dealt out in this many chunks at most, whatever the thread count. */
 #define MAX_CHUNKS ((int64_t)1024)
-
-static uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static uint64_t stream_key(uint64_t seed, uint64_t stream) {
-  return mix64(mix64(seed) ^ mix64(stream * GOLDEN));
-}
-
-static uint64_t draw(uint64_t key, uint64_t n) { return mix64(key + (n + 1) * GOLDEN); }
-
-/* Uniform in [0, 1) with as many bits as the dtype holds, so it never rounds up to 1. */
-static double uniform_value(uint64_t bits, tp_dtype dtype) {
-  return dtype == TP_DTYPE_F32 ? (double)(bits >> 40) * TWO_POW_M24
-                               : (double)(bits >> 11) * TWO_POW_M53;
-}
-
-/* Standard normal by Box-Muller from draws 2n and 2n + 1 (u1 in (0, 1], u2 in [0, 1)). */
-static double normal_value(uint64_t key, uint64_t n) {
-  double u1 = ((double)(draw(key, 2 * n) >> 11) + 1.0) * TWO_POW_M53;
-  double u2 = (double)(draw(key, 2 * n + 1) >> 11) * TWO_POW_M53;
-  return sqrt(-2.0 * log(u1)) * cos(TWO_PI * u2);
-}
 
 /* ---- walking fibers in chunks ------------------------------------------------------- */
 
@@ -94,14 +64,14 @@ static void uniform_chunk(tp_dense *t, const fiber_plan *p, uint64_t key, int64_
     int64_t n = tp_dense_left_offset(t, idx);
     for (int64_t i = 0; i < p->len; ++i, n += p->step)
       tp_dense_store(t->data, t->dtype, j * p->len + i,
-                     uniform_value(draw(key, (uint64_t)n), t->dtype));
+                     tp_rng_uniform(tp_rng_draw(key, (uint64_t)n), t->dtype));
   }
 }
 
 tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
   TP_TRY(check_host(host));
   fiber_plan p = plan_fibers(host);
-  uint64_t key = stream_key(seed, STREAM_UNIFORM);
+  uint64_t key = tp_rng_stream_key(seed, STREAM_UNIFORM);
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < p.chunks; ++c)
     uniform_chunk(host, &p, key, c);
@@ -118,11 +88,11 @@ tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
   for (int64_t r = 0; r < host->rank; ++r)
     tp_dense_store(host->lambda, host->dtype, r, 1.0);
   for (int k = 0; k < host->order; ++k) {
-    uint64_t key = stream_key(seed, STREAM_FACTOR + (uint64_t)k);
+    uint64_t key = tp_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)k);
     int64_t n = host->dims[k] * host->rank;
     for (int64_t e = 0; e < n; ++e)
       tp_dense_store(host->factors[k], host->dtype, e,
-                     uniform_value(draw(key, (uint64_t)e), host->dtype));
+                     tp_rng_uniform(tp_rng_draw(key, (uint64_t)e), host->dtype));
   }
   return TP_SUCCESS;
 }
@@ -162,7 +132,7 @@ static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p, 
     for (int64_t i = 0; i < p->len; ++i, n += p->step) {
       double v = tp_kruskal_fiber_value(u, p->fast, partial, i);
       if (sigma > 0.0)
-        v += sigma * normal_value(key, (uint64_t)n);
+        v += sigma * tp_rng_normal(key, (uint64_t)n);
       tp_dense_store(t->data, t->dtype, j * p->len + i, v);
     }
   }
@@ -174,7 +144,7 @@ static tp_status fill_planted(tp_dense *host, const tp_kruskal *u, double noise,
   fiber_plan p = plan_fibers(host);
   double n = (double)tp_dense_count(host);
   double sigma = noise > 0.0 ? noise * sqrt(kruskal_norm2(u) / n) : 0.0;
-  uint64_t key = stream_key(seed, STREAM_NOISE);
+  uint64_t key = tp_rng_stream_key(seed, STREAM_NOISE);
   int failed = 0;
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < p.chunks; ++c)

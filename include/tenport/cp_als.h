@@ -12,6 +12,7 @@
 
 #include "tenport/dense.h"
 #include "tenport/mttkrp.h"
+#include "tenport/sparse_mttkrp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,13 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user);
  * a zero tensor, shapes that disagree. */
 tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
                     tp_kruskal *model, tp_cp_als_result *result);
+
+/* CP-ALS of a sparse tensor in FLYCOO form (tp_flycoo_create), with the same options,
+ * model and result: each mode's MTTKRP is FLYCOO's with dynamic remapping, one pass over
+ * the nonzeros per mode (opts->mttkrp and reuse_partials do not apply). The fit uses
+ * ||X||^2 of the stored values. */
+tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
+                           tp_kruskal *model, tp_cp_als_result *result);
 
 /* ||X - M||_F computed explicitly by forming M element by element, in double precision
  * on host data: for tests on small tensors. */

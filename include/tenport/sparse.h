@@ -33,8 +33,9 @@ typedef struct tp_coo {
  * contents are not read. */
 tp_status tp_coo_check(const tp_coo *t);
 
-/* Checks the contents of a host tensor: every index in range and every value finite.
- * The error names the first offending nonzero (position, mode, index or value). */
+/* Checks the contents of a host tensor: every index in range (else
+ * TP_ERROR_INVALID_ARGUMENT) and every value finite (else TP_ERROR_NUMERICAL). The error
+ * names the first offending nonzero (position, mode, index or value). */
 tp_status tp_coo_validate(const tp_coo *host);
 
 /* Fills *t with the given shape and allocates arrays for nnz nonzeros in the space, or
@@ -44,16 +45,20 @@ tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t
                        int64_t nnz, tp_coo *t);
 void tp_coo_free(tp_space *space, tp_coo *t);
 
-/* Copies between a host tensor and a space tensor; *dst is allocated to match. */
+/* Copies between a host tensor and a space tensor; *dst is allocated to match (a NULL
+ * space copies host to host). On failure *dst is zeroed and owns nothing. */
 tp_status tp_coo_copy_to_device(tp_space *space, tp_coo *dst, const tp_coo *host);
 tp_status tp_coo_copy_to_host(tp_space *space, tp_coo *host, const tp_coo *src);
 
 /* Sorts a host tensor's nonzeros by index (mode 0 slowest, lexicographic) and sums the
  * values of equal coordinates into one nonzero; *merged (if not NULL) receives how many
- * nonzeros were removed. Stable and deterministic. */
+ * nonzeros were removed. Stable and deterministic: sums are taken in double precision in
+ * the original order. Indices out of range give TP_ERROR_INVALID_ARGUMENT. The arrays
+ * keep their size; nnz shrinks. */
 tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged);
 
-/* Squared Frobenius norm of the stored values, in double precision. */
+/* Squared Frobenius norm of the stored values, in double precision (NaN for an invalid
+ * descriptor). */
 double tp_coo_norm2(const tp_coo *host);
 
 /* What a reader found besides the tensor. */
@@ -64,38 +69,52 @@ typedef struct tp_coo_read_info {
 
 /* Reads a FROSTT .tns file into host memory: one nonzero per line, `order` 1-based
  * indices then the value, separated by blanks; `#` starts a comment; blank lines are
- * skipped. The order is taken from the first nonzero line. dims: when not NULL, the
- * shape (order must match, every index within it); else each mode's maximum index.
- * Duplicates are summed. Malformed lines, index 0, out-of-range or non-finite values
- * give TP_ERROR_FORMAT naming the file, line and problem. info may be NULL. */
+ * skipped. order 0: taken from the first nonzero line; > 0: required of every line.
+ * dims: when not NULL (order must then be given), the shape, every index within it;
+ * else each mode's maximum index. A file without nonzeros needs dims ("no nonzeros and
+ * no dims" otherwise). Duplicates are summed; the nonzeros come out sorted as by
+ * tp_coo_sum_duplicates. Malformed lines (missing, extra or garbage fields), index 0 or
+ * negative, out-of-range or 64-bit-overflowing indices, non-finite values or values beyond
+ * dtype give TP_ERROR_FORMAT naming the file, line and problem. Free the tensor with
+ * tp_coo_free(NULL, host); on failure *host is zeroed and owns nothing. info may be
+ * NULL. */
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
                           tp_coo *host, tp_coo_read_info *info);
-/* (order 0 above: take it from the file; > 0: require it.) */
 
-/* Writes a host tensor as .tns (1-based indices, values with full precision). */
+/* Writes a host tensor as .tns (1-based indices, values with enough digits to read back
+ * exactly). The tensor is validated first (tp_coo_validate); the file is written beside
+ * path and renamed over it, so a failure (TP_ERROR_IO) leaves any existing file as it
+ * was. */
 tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
 
-/* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1",
- * version, index width in bytes (4 or 8), value width (4 or 8), order, nnz, dims) then
- * each mode's index array and the values. The reader validates the header against the
- * file size, every index and every value. */
+/* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1", then
+ * u32 version (1), u32 index width in bytes (4 when every dim fits in uint32, else 8),
+ * u32 value width (4 or 8), u32 order, u64 nnz, u64 dims[order]) then each mode's
+ * zero-based index array and the values. The writer validates and writes atomically like
+ * tp_coo_write_tns. The reader checks the header against the file size before allocating,
+ * then every index and every value (TP_ERROR_FORMAT), converts the values to dtype,
+ * and sums duplicates; on failure *host is zeroed and owns nothing. */
 tp_status tp_coo_write_binary(const char *path, const tp_coo *host);
 tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host);
 
-/* Reads either format: binary when the file starts with the magic, else .tns. */
+/* Reads either format: binary when the file starts with the magic, else .tns (order
+ * and dims from the file). info->lines is 0 for binary files. */
 tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
 
 /* Value distributions of the generator. */
 typedef enum tp_coo_values {
   TP_COO_VALUES_UNIFORM = 0, /* uniform in [0, 1) */
-  TP_COO_VALUES_PARETO = 1,  /* Pareto with scale 1 and shape alpha: (1 - u)^(-1/alpha) */
+  TP_COO_VALUES_PARETO = 1,  /* Pareto with scale 1 and shape alpha: (1 - u)^(-1/alpha),
+                                clamped to dtype's largest finite value */
   TP_COO_VALUES_ONES = 2     /* every value 1 (binary tensors) */
 } tp_coo_values;
 
 /* A random sparse tensor: for each of nnz draws, mode m's index is floor(u^skew[m] *
- * dims[m]) with u uniform in [0, 1) (skew 1 = uniform, larger = a few slices hold most
- * nonzeros), values from `values`; duplicates are then summed (binary: kept at 1), so the
- * result may hold fewer than nnz nonzeros. Same output on every platform for a seed. */
+ * dims[m]) (at most dims[m] - 1) with u uniform in [0, 1) (skew 1 = uniform, larger = a
+ * few slices hold most nonzeros), values from `values`; duplicates are then summed
+ * (binary: kept at 1), so the result may hold fewer than nnz nonzeros (*merged, if not
+ * NULL, says how many fewer). Same output on every platform for a seed, whatever the
+ * thread count (skewed indices and Pareto values go through the C library's pow). */
 typedef struct tp_coo_random_options {
   tp_dtype dtype;
   int order;
@@ -109,12 +128,13 @@ typedef struct tp_coo_random_options {
 
 tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged);
 
-/* A planted sparse low-rank tensor: a random Kruskal tensor of the given rank whose
- * factor columns each have `support` nonzero rows (entries uniform in [0.5, 1.5),
- * lambda = 1), stored exactly on its nonzero pattern (at most rank * support^order
- * nonzeros), each value times (1 + noise * standard normal). CP-ALS of that rank can fit
- * it exactly when noise is 0. truth (host memory, may be NULL) receives the Kruskal
- * tensor. */
+/* A planted sparse low-rank tensor (order >= 2): a random Kruskal tensor of the given
+ * rank whose factor columns each have `support` nonzero rows (all dims[m] rows when the
+ * mode is shorter; entries uniform in [0.5, 1.5), lambda = 1), stored exactly on its
+ * nonzero pattern (at most rank * support^order nonzeros, sorted), each value times
+ * (1 + noise * standard normal). CP-ALS of that rank can fit it exactly when noise is 0.
+ * truth (host memory, may be NULL; free with tp_kruskal_free(NULL, truth)) receives the
+ * Kruskal tensor. */
 tp_status tp_coo_random_planted(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
                                 int64_t support, double noise, uint64_t seed, tp_coo *host,
                                 tp_kruskal *truth);

@@ -16,6 +16,7 @@
 #include "tenport/mttkrp.h"
 #include "tenport/cp_als.h"
 #include "tenport/sparse.h"
+#include "tenport/sparse_mttkrp.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,12 +1,12 @@
-/* tenport cp-als: a rank-R CP decomposition of a dense tensor read from .npy by
- * alternating least squares; lambda and the factor matrices as .npy files and a summary
- * on stdout. --example decomposes a planted rank-3 tensor made in memory and checks
+/* tenport cp-als: a rank-R CP decomposition of a tensor read from .npy (dense) or .tns /
+ * .tpb (sparse, cmd_cp_als_sparse.c) by alternating least squares; lambda and the factor
+ * matrices as .npy files and a summary on stdout. --example decomposes a planted rank-3 tensor made in memory and checks
  * that the fit reaches 0.9999. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd_cp_als.h"
 #include "tenport/tenport.h"
 
 #define EXAMPLE_RANK 3
@@ -21,11 +21,13 @@ typedef struct cp_cli {
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: tenport cp-als --input X.npy --rank R [options]\n"
+          "usage: tenport cp-als --input X.npy|X.tns|X.tpb --rank R [options]\n"
           "       tenport cp-als --example [options]\n"
           "Rank-R CP decomposition X ~ sum_r lambda_r a_r^(0) o ... o a_r^(d-1) of a dense\n"
-          "tensor by alternating least squares (GenTen / Tensor Toolbox CP-ALS).\n"
-          "  --input X.npy       float32 or float64 tensor of 2 to %d modes, C or Fortran order\n"
+          "or sparse tensor by alternating least squares (GenTen / Tensor Toolbox CP-ALS).\n"
+          "  --input FILE        X.npy: a float32 or float64 dense tensor of 2 to %d modes, C\n"
+          "                      or Fortran order; X.tns (FROSTT text) or X.tpb (tenport\n"
+          "                      binary): a sparse tensor, decomposed through FLYCOO\n"
           "  --rank R            number of components\n"
           "  --tol X             stop when |delta fit| < X (1e-4)\n"
           "  --maxiters N        most iterations (50)\n"
@@ -196,6 +198,10 @@ static void print_summary(const cp_cli *c, cp_job *j, const char *name, double s
   printf("; %d pass%s over the tensor per iteration%s\n", r->passes_per_iteration,
          r->passes_per_iteration == 1 ? "" : "es",
          c->solver.reuse_partials ? "" : " (--no-reuse)");
+  tenport_cp_print_result(r, seconds);
+}
+
+void tenport_cp_print_result(const tp_cp_als_result *r, double seconds) {
   printf("fit %.10f after %d iteration%s (%s), %.3f s, %.4f s per iteration\n", r->fit,
          r->iterations, r->iterations == 1 ? "" : "s",
          r->converged ? "converged" : "iteration limit", r->seconds,
@@ -235,7 +241,18 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
   return st;
 }
 
+/* A .tns or .tpb input goes to the sparse path. */
+static int run_sparse_file(tp_space *space, cp_cli *c) {
+  tenport_cp_request q;
+  q.input = c->input, q.init = c->init, q.output = c->output, q.rank = c->rank;
+  q.dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  q.solver = &c->solver;
+  return tenport_cp_als_sparse(space, &q);
+}
+
 static int run_file(tp_space *space, cp_cli *c) {
+  if (tenport_coo_format(c->input))
+    return run_sparse_file(space, c);
   cp_job j;
   memset(&j, 0, sizeof j);
   j.space = space;

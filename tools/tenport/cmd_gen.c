@@ -1,22 +1,16 @@
-/* tenport gen dense: a random dense tensor as .npy, uniform in [0, 1) or a planted
- * low-rank tensor with relative Gaussian noise, reproducible from a seed; the planted
- * Kruskal tensor can be written beside it. */
+/* tenport gen: test data, reproducible from a seed.
+ *   gen dense:  a random dense tensor as .npy, uniform in [0, 1) or a planted low-rank
+ *               tensor with relative Gaussian noise; the planted Kruskal tensor can be
+ *               written beside it.
+ *   gen sparse: a random sparse tensor as .tns or .tpb, with skewed indices and uniform,
+ *               Pareto or binary values, or a planted sparse low-rank tensor. */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "tenport/tenport.h"
 
-typedef struct gen_cli {
-  const char *shape_text, *output, *truth;
-  int order, rank, single;
-  int64_t dims[TP_DENSE_MAX_ORDER];
-  double noise;
-  uint64_t seed;
-  tp_layout layout;
-} gen_cli;
-
-static void usage(FILE *out) {
+static void usage_dense(FILE *out) {
   fprintf(out,
           "usage: tenport gen dense --shape I0xI1x... --output X.npy [options]\n"
           "A random dense tensor as a .npy file: every element uniform in [0, 1), or with\n"
@@ -37,12 +31,56 @@ static void usage(FILE *out) {
           TP_DENSE_MAX_ORDER);
 }
 
-/* ---- options ------------------------------------------------------------------- */
+static void usage_sparse(FILE *out) {
+  fprintf(out,
+          "usage: tenport gen sparse --dims I0xI1x... --nnz N --output X.tns|X.tpb [options]\n"
+          "       tenport gen sparse --dims I0xI1x... --rank R --support S --output X [options]\n"
+          "A random sparse tensor, written as FROSTT text (.tns) or tenport binary (.tpb) by\n"
+          "the output's extension; the same seed gives the same tensor on every machine.\n"
+          "With --nnz: N draws, mode m's index floor(u^s_m * I_m) for u uniform in [0, 1), so\n"
+          "a skew s_m > 1 crowds the nonzeros into the first slices; equal coordinates are\n"
+          "then summed (kept at 1 for --values ones): the tensor may hold fewer than N.\n"
+          "With --rank: a planted tensor, a random Kruskal tensor of rank R whose factor\n"
+          "columns each have S nonzero rows (entries uniform in [0.5, 1.5), lambda = 1),\n"
+          "stored exactly on its nonzero pattern (at most R * S^d nonzeros), each value times\n"
+          "1 + noise * N(0, 1); CP of rank R fits it exactly without noise.\n"
+          "  --dims I0xI1x...    mode sizes, 1 to %d modes (2 or more with --rank)\n"
+          "  --nnz N             number of random draws\n"
+          "  --skew S|S0,S1,...  skew of every mode, or one per mode (1: uniform)\n"
+          "  --values V          uniform: in [0, 1) (default); pareto: (1 - u)^(-1/alpha) >= 1;\n"
+          "                      ones: a binary tensor\n"
+          "  --alpha A           shape of the Pareto values (1.5)\n"
+          "  --rank R            rank of the planted tensor\n"
+          "  --support S         nonzero rows of each planted factor column\n"
+          "  --noise X           relative noise of the planted values (0)\n"
+          "  --seed S            random seed (1)\n"
+          "  --precision P       f32 or f64 (f64)\n"
+          "  --output X          X.tns or X.tpb\n"
+          "  --truth PREFIX      with --rank: the planted Kruskal tensor as PREFIX_lambda.npy\n"
+          "                      and PREFIX_factor<k>.npy (I_k x R, C order)\n",
+          TP_COO_MAX_ORDER);
+}
+
+static int usage_error(const char *what) {
+  fprintf(stderr, "tenport gen: %s ('tenport gen --help')\n", what);
+  return 2;
+}
+
+/* ---- gen dense ------------------------------------------------------------------------ */
+
+typedef struct dense_cli {
+  const char *shape_text, *output, *truth;
+  int order, rank, single;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  double noise;
+  uint64_t seed;
+  tp_layout layout;
+} dense_cli;
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
-static int parse_value(gen_cli *c, const char *a, const char *v) {
+static int dense_value(dense_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--shape"))
-    return c->shape_text = v, 1; /* checked with its own messages in parse_shape */
+    return c->shape_text = v, 1; /* checked with its own messages in dense_shape */
   if (!strcmp(a, "--output"))
     return c->output = v, *v != '\0';
   if (!strcmp(a, "--truth"))
@@ -64,106 +102,63 @@ static int parse_value(gen_cli *c, const char *a, const char *v) {
   return -1;
 }
 
-static int shape_error(const char *text, const char *why) {
-  fprintf(stderr, "tenport gen: --shape '%s': %s\n", text, why);
+static int shape_error(const char *option, const char *text, const char *why) {
+  fprintf(stderr, "tenport gen: %s '%s': %s\n", option, text, why);
   return 2;
 }
 
-/* One size of --shape: the digits in [s, end) as an integer >= 1, or 0 if not. */
-static int64_t parse_size(const char *s, const char *end) {
-  int64_t v = 0;
-  if (s == end)
-    return 0;
-  for (const char *p = s; p < end; ++p) {
-    if (*p < '0' || *p > '9' || v > (INT64_MAX - (*p - '0')) / 10)
-      return 0;
-    v = v * 10 + (*p - '0');
-  }
-  return v;
-}
-
 /* "401x201x12x501" into c->order and c->dims; 0 on success, 2 after reporting why not. */
-static int parse_shape(gen_cli *c) {
-  const char *s = c->shape_text, *p = s;
+static int dense_shape(dense_cli *c) {
   char why[160];
-  c->order = 0;
-  for (;;) {
-    const char *end = strchr(p, 'x');
-    if (!end)
-      end = p + strlen(p);
-    if (c->order == TP_DENSE_MAX_ORDER) {
-      snprintf(why, sizeof why, "more than %d modes", TP_DENSE_MAX_ORDER);
-      return shape_error(s, why);
-    }
-    int64_t v = parse_size(p, end);
-    if (v < 1) {
-      snprintf(why, sizeof why, "size %d ('%.*s') is not an integer of at least 1", c->order,
-               (int)(end - p < 40 ? end - p : 40), p);
-      return shape_error(s, why);
-    }
-    c->dims[c->order++] = v;
-    if (!*end)
-      break;
-    p = end + 1;
-  }
+  if (!tenport_parse_dims(c->shape_text, TP_DENSE_MAX_ORDER, c->dims, &c->order, why,
+                          sizeof why))
+    return shape_error("--shape", c->shape_text, why);
   if (c->order < 2)
-    return shape_error(s, "a dense tensor has at least 2 modes (sizes separated by 'x')");
+    return shape_error("--shape", c->shape_text,
+                       "a dense tensor has at least 2 modes (sizes separated by 'x')");
   tp_dense t;
   memset(&t, 0, sizeof t);
   t.dtype = c->single ? TP_DTYPE_F32 : TP_DTYPE_F64;
   t.order = c->order;
   memcpy(t.dims, c->dims, sizeof c->dims);
   if (tp_dense_check(&t) != TP_SUCCESS)
-    return shape_error(s, "the number of elements or bytes overflows 64 bits");
+    return shape_error("--shape", c->shape_text,
+                       "the number of elements or bytes overflows 64 bits");
   return 0;
 }
 
-/* 0: run; 1: help was asked for; 2: usage error (reported). */
-static int parse_args(int argc, char **argv, gen_cli *c) {
+static int dense_check(const dense_cli *c) {
+  if (!c->shape_text || !c->output) {
+    fprintf(stderr, "tenport gen: %s is required ('tenport gen dense --help')\n",
+            !c->shape_text ? "--shape" : "--output");
+    return 2;
+  }
+  if (c->truth && !c->rank)
+    return usage_error("--truth needs --rank (a uniform tensor has no planted Kruskal tensor)");
+  if (c->noise > 0 && !c->rank)
+    return usage_error("--noise needs --rank (it perturbs a planted tensor)");
+  return 0;
+}
+
+/* argv[0] is "dense". 0: run; 1: help was asked for; 2: usage error (reported). */
+static int dense_args(int argc, char **argv, dense_cli *c) {
   memset(c, 0, sizeof *c);
   c->seed = 1, c->layout = TP_LAYOUT_RIGHT;
-  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-    return 1;
-  if (argc < 2) {
-    fprintf(stderr, "tenport gen: what to generate? 'tenport gen dense ...' ('tenport gen "
-            "--help')\n");
-    return 2;
-  }
-  if (strcmp(argv[1], "dense") != 0) {
-    fprintf(stderr, "tenport gen: unknown kind '%s': only 'dense' is generated\n", argv[1]);
-    return 2;
-  }
-  for (int i = 2; i < argc; ++i) {
+  for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
+    int r = dense_value(c, a, i + 1 < argc ? argv[i + 1] : "");
     if (tenport_option_error("gen", a, r, i + 1 < argc))
       return 2;
     ++i;
   }
-  if (!c->shape_text || !c->output) {
-    fprintf(stderr, "tenport gen: %s is required ('tenport gen --help')\n",
-            !c->shape_text ? "--shape" : "--output");
-    return 2;
-  }
-  if (c->truth && !c->rank) {
-    fprintf(stderr, "tenport gen: --truth needs --rank (a uniform tensor has no planted "
-            "Kruskal tensor)\n");
-    return 2;
-  }
-  if (c->noise > 0 && !c->rank) {
-    fprintf(stderr, "tenport gen: --noise needs --rank (it perturbs a planted tensor)\n");
-    return 2;
-  }
-  return parse_shape(c);
+  return dense_check(c) ? 2 : dense_shape(c);
 }
-
-/* ---- generating ----------------------------------------------------------------- */
 
 static int fail(void) { return tenport_fail("gen", "failed"); }
 
-static void print_summary(const gen_cli *c, double seconds) {
+static void dense_summary(const dense_cli *c, double seconds) {
   printf("%s: %s", c->output, c->shape_text);
   printf(" %s, %s, ", c->single ? "float32" : "float64",
          c->layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order");
@@ -176,7 +171,7 @@ static void print_summary(const gen_cli *c, double seconds) {
     printf("truth: %s_lambda.npy, %s_factor{0..%d}.npy\n", c->truth, c->truth, c->order - 1);
 }
 
-static int generate(const gen_cli *c) {
+static int dense_generate(const dense_cli *c) {
   tp_dense t;
   tp_kruskal truth;
   memset(&truth, 0, sizeof truth);
@@ -194,18 +189,246 @@ static int generate(const gen_cli *c) {
     st = tp_kruskal_write_npy(c->truth, &truth);
   int code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0)
-    print_summary(c, seconds);
+    dense_summary(c, seconds);
   tp_kruskal_free(NULL, &truth);
   tp_dense_free(NULL, &t);
   return code;
 }
 
-int tenport_cmd_gen(int argc, char **argv) {
-  gen_cli c;
-  int code = parse_args(argc, argv, &c);
+static int gen_dense(int argc, char **argv) {
+  dense_cli c;
+  int code = dense_args(argc, argv, &c);
   if (code == 1)
-    usage(stdout);
+    usage_dense(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  return generate(&c);
+  return dense_generate(&c);
+}
+
+/* ---- gen sparse ----------------------------------------------------------------------- */
+
+typedef struct sparse_cli {
+  const char *dims_text, *skew_text, *values_text, *output, *truth;
+  tp_coo_random_options random;  /* dtype, order, dims, nnz, skew, values, alpha, seed */
+  int has_nnz, has_alpha, has_noise;
+  int rank;
+  int64_t support;
+  double noise;
+} sparse_cli;
+
+static int parse_count(const char *v, int64_t lo, int64_t *out) {
+  uint64_t u;
+  if (!tenport_parse_u64(v, &u) || u > INT64_MAX || (int64_t)u < lo)
+    return 0;
+  *out = (int64_t)u;
+  return 1;
+}
+
+static int parse_values(sparse_cli *c, const char *v) {
+  c->values_text = v;
+  tp_coo_values *to = &c->random.values;
+  *to = !strcmp(v, "pareto") ? TP_COO_VALUES_PARETO
+        : !strcmp(v, "ones") ? TP_COO_VALUES_ONES : TP_COO_VALUES_UNIFORM;
+  return !strcmp(v, "uniform") || !strcmp(v, "pareto") || !strcmp(v, "ones");
+}
+
+/* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
+static int sparse_value(sparse_cli *c, const char *a, const char *v) {
+  tp_coo_random_options *o = &c->random;
+  if (!strcmp(a, "--dims"))
+    return c->dims_text = v, 1; /* checked with its own messages in sparse_dims */
+  if (!strcmp(a, "--skew"))
+    return c->skew_text = v, 1; /* likewise in sparse_skew */
+  if (!strcmp(a, "--output"))
+    return c->output = v, *v != '\0';
+  if (!strcmp(a, "--truth"))
+    return c->truth = v, *v != '\0';
+  if (!strcmp(a, "--nnz"))
+    return c->has_nnz = 1, parse_count(v, 0, &o->nnz);
+  if (!strcmp(a, "--values"))
+    return parse_values(c, v);
+  if (!strcmp(a, "--alpha"))
+    return c->has_alpha = 1, tenport_parse_double(v, &o->alpha) && o->alpha > 0;
+  if (!strcmp(a, "--rank"))
+    return tenport_parse_int(v, 1, 1 << 30, &c->rank);
+  if (!strcmp(a, "--support"))
+    return parse_count(v, 1, &c->support);
+  if (!strcmp(a, "--noise"))
+    return c->has_noise = 1, tenport_parse_double(v, &c->noise) && c->noise >= 0;
+  if (!strcmp(a, "--seed"))
+    return tenport_parse_u64(v, &o->seed);
+  if (!strcmp(a, "--precision")) {
+    o->dtype = !strcmp(v, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+    return !strcmp(v, "f32") || !strcmp(v, "f64");
+  }
+  return -1;
+}
+
+/* Options of one kind of tensor used with the other. */
+static int sparse_mixed_options(const sparse_cli *c) {
+  if (c->has_nnz && c->rank)
+    return usage_error("--nnz (random draws) and --rank (a planted tensor) exclude each other");
+  if (!c->has_nnz && !c->rank)
+    return usage_error("give --nnz N for a random tensor or --rank R --support S for a "
+                       "planted one");
+  if (c->rank && !c->support)
+    return usage_error("--rank needs --support (nonzero rows per factor column)");
+  if (!c->rank && (c->support || c->has_noise || c->truth))
+    return usage_error("--support, --noise and --truth describe a planted tensor: they need "
+                       "--rank");
+  if (c->rank && (c->skew_text || c->values_text || c->has_alpha))
+    return usage_error("--skew, --values and --alpha describe random draws: they need --nnz, "
+                       "not --rank");
+  if (c->has_alpha && c->random.values != TP_COO_VALUES_PARETO)
+    return usage_error("--alpha is the shape of Pareto values: it needs --values pareto");
+  return 0;
+}
+
+static int sparse_check(const sparse_cli *c) {
+  if (!c->dims_text || !c->output) {
+    fprintf(stderr, "tenport gen: %s is required ('tenport gen sparse --help')\n",
+            !c->dims_text ? "--dims" : "--output");
+    return 2;
+  }
+  if (!tenport_coo_format(c->output)) {
+    fprintf(stderr, "tenport gen: --output '%s' must end in .tns (text) or .tpb (binary)\n",
+            c->output);
+    return 2;
+  }
+  return sparse_mixed_options(c);
+}
+
+static int sparse_dims(sparse_cli *c) {
+  char why[160];
+  tp_coo_random_options *o = &c->random;
+  if (!tenport_parse_dims(c->dims_text, TP_COO_MAX_ORDER, o->dims, &o->order, why, sizeof why))
+    return shape_error("--dims", c->dims_text, why);
+  if (c->rank && o->order < 2)
+    return shape_error("--dims", c->dims_text, "a planted tensor has at least 2 modes");
+  return 0;
+}
+
+/* "4" for every mode or "4,1,1" for each; 0 on success, 2 after reporting why not. */
+static int sparse_skew(sparse_cli *c) {
+  tp_coo_random_options *o = &c->random;
+  const char *p = c->skew_text;
+  int n = 0;
+  for (; p; ++n) {
+    size_t len = strcspn(p, ",");
+    char item[64];
+    if (n == o->order)
+      return shape_error("--skew", c->skew_text, "more values than modes");
+    snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
+    if (len > 63 || !tenport_parse_double(item, &o->skew[n]) || o->skew[n] <= 0)
+      return shape_error("--skew", c->skew_text, "each skew is a number above 0");
+    p = p[len] ? p + len + 1 : NULL;
+  }
+  if (n == 1)
+    for (int m = 1; m < o->order; ++m)
+      o->skew[m] = o->skew[0];
+  else if (n > 1 && n != o->order)
+    return shape_error("--skew", c->skew_text, "give one skew, or one per mode");
+  return 0;
+}
+
+/* argv[0] is "sparse". 0: run; 1: help was asked for; 2: usage error (reported). */
+static int sparse_args(int argc, char **argv, sparse_cli *c) {
+  memset(c, 0, sizeof *c);
+  c->random.dtype = TP_DTYPE_F64, c->random.seed = 1, c->random.alpha = 1.5;
+  c->random.values = TP_COO_VALUES_UNIFORM;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    int r = sparse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
+    if (tenport_option_error("gen", a, r, i + 1 < argc))
+      return 2;
+    ++i;
+  }
+  if (sparse_check(c) || sparse_dims(c))
+    return 2;
+  return sparse_skew(c);
+}
+
+static void print_dims(const tp_coo *t) {
+  for (int m = 0; m < t->order; ++m)
+    printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
+}
+
+static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
+                           double seconds) {
+  const tp_coo_random_options *o = &c->random;
+  printf("%s: ", c->output);
+  print_dims(t);
+  printf(", nnz %lld, %s, ", (long long)t->nnz, tp_dtype_name(t->dtype));
+  if (c->rank) {
+    printf("planted rank %d, support %lld, noise %g", c->rank, (long long)c->support, c->noise);
+  } else {
+    printf("%lld draws (%lld duplicates merged), %s values", (long long)o->nnz,
+           (long long)merged, c->values_text ? c->values_text : "uniform");
+    if (o->values == TP_COO_VALUES_PARETO)
+      printf(" (alpha %g)", o->alpha);
+    printf(", skew %s", c->skew_text ? c->skew_text : "1");
+  }
+  printf(", seed %llu (%.3f s)\n", (unsigned long long)o->seed, seconds);
+  if (c->truth)
+    printf("truth: %s_lambda.npy, %s_factor{0..%d}.npy\n", c->truth, c->truth, t->order - 1);
+}
+
+static tp_status write_coo(const char *path, const tp_coo *t) {
+  return tenport_coo_format(path) == 'b' ? tp_coo_write_binary(path, t)
+                                         : tp_coo_write_tns(path, t);
+}
+
+static int sparse_generate(const sparse_cli *c) {
+  tp_coo t;
+  tp_kruskal truth;
+  memset(&truth, 0, sizeof truth);
+  int64_t merged = 0;
+  const tp_coo_random_options *o = &c->random;
+  double t0 = tenport_seconds();
+  tp_status st = c->rank ? tp_coo_random_planted(o->dtype, o->order, o->dims, c->rank,
+                                                 c->support, c->noise, o->seed, &t,
+                                                 c->truth ? &truth : NULL)
+                         : tp_coo_random(o, &t, &merged);
+  double seconds = tenport_seconds() - t0;
+  if (st == TP_SUCCESS)
+    st = write_coo(c->output, &t);
+  if (st == TP_SUCCESS && c->truth)
+    st = tp_kruskal_write_npy(c->truth, &truth);
+  int code = st == TP_SUCCESS ? 0 : fail();
+  if (code == 0)
+    sparse_summary(c, &t, merged, seconds);
+  tp_kruskal_free(NULL, &truth);
+  tp_coo_free(NULL, &t);
+  return code;
+}
+
+static int gen_sparse(int argc, char **argv) {
+  sparse_cli c;
+  int code = sparse_args(argc, argv, &c);
+  if (code == 1)
+    usage_sparse(stdout);
+  if (code != 0)
+    return code == 1 ? 0 : 2;
+  return sparse_generate(&c);
+}
+
+/* ---- the subcommand ----------------------------------------------------------------- */
+
+int tenport_cmd_gen(int argc, char **argv) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    usage_dense(stdout);
+    printf("\n");
+    usage_sparse(stdout);
+    return 0;
+  }
+  if (argc < 2)
+    return usage_error("what to generate? 'tenport gen dense ...' or 'tenport gen sparse ...'");
+  if (!strcmp(argv[1], "dense"))
+    return gen_dense(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "sparse"))
+    return gen_sparse(argc - 1, argv + 1);
+  fprintf(stderr, "tenport gen: unknown kind '%s': 'dense' or 'sparse'\n", argv[1]);
+  return 2;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tenport/tenport.h"
@@ -17,6 +18,7 @@ int tenport_cmd_sshopm(int argc, char **argv);
 int tenport_cmd_peaks(int argc, char **argv);
 int tenport_cmd_gen(int argc, char **argv);
 int tenport_cmd_cp_als(int argc, char **argv);
+int tenport_cmd_convert(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
 
@@ -39,6 +41,46 @@ static inline int tenport_parse_u64(const char *s, uint64_t *out) {
     return 0;
   *out = (uint64_t)v;
   return 1;
+}
+
+/* "401x201x12" into *order sizes in dims, at most max_order, each an integer >= 1; 1 on
+ * success, else 0 with the reason in why. */
+static inline int tenport_parse_dims(const char *text, int max_order, int64_t *dims, int *order,
+                                     char *why, size_t cap) {
+  *order = 0;
+  for (const char *p = text;; ++p) {
+    const char *end = p;
+    int64_t v = 0;
+    int ok = *p >= '0' && *p <= '9';
+    for (; *end >= '0' && *end <= '9'; ++end) {
+      ok = ok && v <= (INT64_MAX - (*end - '0')) / 10;
+      v = ok ? v * 10 + (*end - '0') : v;
+    }
+    if (*order == max_order) {
+      snprintf(why, cap, "more than %d modes", max_order);
+      return 0;
+    }
+    if (!ok || v < 1 || (*end != 'x' && *end != '\0')) {
+      size_t len = strcspn(p, "x");
+      snprintf(why, cap, "size %d ('%.*s') is not an integer of at least 1", *order,
+               (int)(len < 40 ? len : 40), p);
+      return 0;
+    }
+    dims[(*order)++] = v;
+    if (*end == '\0')
+      return 1;
+    p = end;
+  }
+}
+
+/* The sparse file format a path names by its extension: 'b' for .tpb, 't' for .tns, or 0. */
+static inline char tenport_coo_format(const char *path) {
+  size_t n = strlen(path);
+  if (n > 4 && !strcmp(path + n - 4, ".tpb"))
+    return 'b';
+  if (n > 4 && !strcmp(path + n - 4, ".tns"))
+    return 't';
+  return 0;
 }
 
 /* Whole-string finite number; 1 on success. */

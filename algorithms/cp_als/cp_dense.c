@@ -1,0 +1,55 @@
+/* CP-ALS of a dense tensor: the tensor source over tp_mttkrp, or over a sweep that
+ * reuses partial contractions across the modes of an iteration. */
+#include <string.h>
+
+#include "tenport/cp_als.h"
+#include "tp_cp_internal.h"
+#include "tp_error.h"
+
+typedef struct cp_dense {
+  const tp_dense *X;
+  const tp_mttkrp_options *mttkrp;
+  tp_mttkrp_sweep *sweep;
+} cp_dense;
+
+static tp_status cp_dense_prepare(void *ctx, tp_space *space, int64_t rank,
+                                  const tp_cp_als_options *opts) {
+  cp_dense *c = (cp_dense *)ctx;
+  if (!opts->reuse_partials)
+    return TP_SUCCESS;
+  return tp_mttkrp_sweep_create(space, c->X, rank, c->mttkrp, 0, &c->sweep);
+}
+
+static tp_status cp_dense_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n,
+                                 void *G) {
+  cp_dense *c = (cp_dense *)ctx;
+  if (c->sweep)
+    return tp_mttkrp_sweep_mode(c->sweep, M, n, G);
+  return tp_mttkrp(space, c->X, M, n, G, c->mttkrp);
+}
+
+static int cp_dense_passes(void *ctx) {
+  cp_dense *c = (cp_dense *)ctx;
+  return c->sweep ? tp_mttkrp_sweep_passes(c->sweep) : c->X->order;
+}
+
+static void cp_dense_release(void *ctx) {
+  cp_dense *c = (cp_dense *)ctx;
+  if (c->sweep)
+    tp_mttkrp_sweep_destroy(&c->sweep);
+}
+
+tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
+                    tp_kruskal *model, tp_cp_als_result *result) {
+  TP_CHECK_ARG(X && opts, "X and opts must not be NULL");
+  TP_TRY(tp_dense_check(X));
+  TP_CHECK_ARG(X->data, "X->data must not be NULL");
+  cp_dense c = {X, &opts->mttkrp, NULL};
+  tp_cp_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = X->dtype, t.order = X->order, t.dims = X->dims;
+  t.values = X->data, t.count = tp_dense_count(X), t.norm2 = -1;
+  t.prepare = cp_dense_prepare, t.mttkrp = cp_dense_mttkrp;
+  t.passes = cp_dense_passes, t.release = cp_dense_release, t.ctx = &c;
+  return tp_cp_als_run(space, &t, opts, model, result);
+}

@@ -1,0 +1,35 @@
+/* CP-ALS of a sparse tensor in FLYCOO form: every mode's MTTKRP remaps the nonzeros
+ * into the next mode's order, so the modes of an iteration run back to back with one
+ * pass over the nonzeros each. */
+#include <string.h>
+
+#include "tenport/cp_als.h"
+#include "tp_cp_internal.h"
+#include "tp_error.h"
+
+typedef struct cp_sparse {
+  tp_flycoo *X;
+  int order;
+} cp_sparse;
+
+static tp_status cp_sparse_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n,
+                                  void *G) {
+  cp_sparse *c = (cp_sparse *)ctx;
+  return tp_flycoo_mttkrp(space, c->X, M, n, G, 1);
+}
+
+static int cp_sparse_passes(void *ctx) { return ((cp_sparse *)ctx)->order; }
+
+tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
+                           tp_kruskal *model, tp_cp_als_result *result) {
+  TP_CHECK_ARG(X && opts, "X and opts must not be NULL");
+  tp_flycoo_stats s;
+  TP_TRY(tp_flycoo_get_stats(X, &s));
+  cp_sparse c = {X, s.order};
+  tp_cp_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = s.dtype, t.order = s.order, t.dims = s.dims;
+  t.count = s.nnz, t.norm2 = s.norm2;
+  t.mttkrp = cp_sparse_mttkrp, t.passes = cp_sparse_passes, t.ctx = &c;
+  return tp_cp_als_run(space, &t, opts, model, result);
+}

@@ -1,0 +1,52 @@
+/* A host COO tensor filled one nonzero at a time, for readers that do not know the
+ * count in advance: the arrays grow by half their size each time they fill up. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_error.h"
+#include "tp_sparse_internal.h"
+
+enum { MIN_CAPACITY = 1024 };
+
+void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz) {
+  memset(b, 0, sizeof *b);
+  b->t.dtype = dtype;
+  b->t.order = order;
+  b->first_capacity = expected_nnz > MIN_CAPACITY ? expected_nnz : MIN_CAPACITY;
+  for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
+    b->max_index[m] = -1;
+}
+
+/* Resizes one array to n elements of size bytes; 0 when out of memory (p unchanged). */
+static int resize(void **p, int64_t n, size_t size) {
+  if ((uint64_t)n > SIZE_MAX / size)
+    return 0;
+  void *q = realloc(*p, (size_t)n * size);
+  if (!q)
+    return 0;
+  *p = q;
+  return 1;
+}
+
+tp_status tp_coo_builder_reserve(tp_coo_builder *b, const char *name) {
+  if (b->t.nnz < b->capacity)
+    return TP_SUCCESS;
+  int64_t c = b->capacity;
+  int64_t want = c == 0 ? b->first_capacity : c > INT64_MAX / 3 * 2 ? INT64_MAX : c + c / 2;
+  int ok = want > c;
+  for (int m = 0; m < b->t.order && ok; ++m)
+    ok = resize((void **)&b->t.indices[m], want, sizeof(int64_t));
+  if (ok)
+    ok = resize(&b->t.values, want, tp_dtype_size(b->t.dtype));
+  if (!ok)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot grow the arrays to %lld nonzeros", name,
+                    (long long)want);
+  b->capacity = want;
+  return TP_SUCCESS;
+}
+
+void tp_coo_builder_free(tp_coo_builder *b) {
+  tp_coo_host_free(&b->t);
+  b->t.nnz = 0;
+  b->capacity = 0;
+}

@@ -1,0 +1,271 @@
+/* Parsing the lines of a FROSTT .tns file: `order` 1-based indices and a value per
+ * line, separated by blanks; `#` starts a comment; blank lines are skipped. Every error
+ * names the file, the line and the problem.
+ *
+ * Indices are parsed by hand. Values are parsed by hand too when they are short decimals
+ * (an integer mantissa of at most 2^53 times a power of ten exact in a double): one
+ * correctly rounded multiplication or division then gives strtod's value (and strtof's,
+ * see exact_decimal); strtod and strtof take every other spelling. */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_error.h"
+#include "tp_sparse_internal.h"
+
+enum { FIELD_TEXT = 40 };
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Lines are parsed in [p, end) with end at the '\n' or the end of the text. */
+static int at_line_end(const char *p, const char *end) { return p == end || *p == '#'; }
+static int at_field_end(const char *p, const char *end) {
+  return at_line_end(p, end) || is_blank(*p);
+}
+
+static const char *skip_blanks(const char *p, const char *end) {
+  while (p < end && is_blank(*p))
+    ++p;
+  return p;
+}
+
+static int count_fields(const char *p, const char *end) {
+  int n = 0;
+  for (p = skip_blanks(p, end); !at_line_end(p, end); p = skip_blanks(p, end), ++n)
+    while (!at_field_end(p, end))
+      ++p;
+  return n;
+}
+
+/* The field at p for a message, non-printable bytes as '?', long ones cut with "...". */
+static const char *field_text(const char *p, const char *end, char buf[FIELD_TEXT]) {
+  size_t n = 0;
+  for (; !at_field_end(p, end) && n < FIELD_TEXT - 4; ++p)
+    buf[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+  if (!at_field_end(p, end))
+    memcpy(buf + n, "...", 3), n += 3;
+  buf[n] = '\0';
+  return buf;
+}
+
+static tp_status field_count_error(const tp_tns_parser *ps, const char *line, const char *end) {
+  int found = count_fields(line, end);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d field%s, expected %d (%d ind%s and a value)",
+                  ps->name, (long long)ps->line, found, found == 1 ? "" : "s", ps->order + 1,
+                  ps->order, ps->order == 1 ? "ex" : "ices");
+}
+
+/* ---- the order, from the first nonzero line ------------------------------------------- */
+
+static tp_status take_order(tp_tns_parser *ps, const char *line, const char *end) {
+  int fields = count_fields(line, end);
+  if (fields < 2)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: 1 field; a nonzero is its indices "
+                    "followed by its value", ps->name, (long long)ps->line);
+  if (fields - 1 > TP_COO_MAX_ORDER)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d fields, that is %d indices; at most %d "
+                    "modes are read", ps->name, (long long)ps->line, fields, fields - 1,
+                    TP_COO_MAX_ORDER);
+  ps->order = fields - 1;
+  tp_coo_builder_init(&ps->b, ps->dtype, ps->order, ps->expected_nnz);
+  return TP_SUCCESS;
+}
+
+/* ---- indices ------------------------------------------------------------------------------ */
+
+static tp_status index_error(const tp_tns_parser *ps, int m, const char *field, const char *end,
+                             const char *problem) {
+  char text[FIELD_TEXT];
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: index '%s' of mode %d (field %d) %s",
+                  ps->name, (long long)ps->line, field_text(field, end, text), m, m + 1, problem);
+}
+
+/* A 1-based index of mode m at *pp, stored zero-based in *out. */
+static tp_status parse_index(tp_tns_parser *ps, int m, const char **pp, const char *end,
+                             int64_t *out) {
+  const char *field = *pp, *p = field;
+  int negative = *p == '-';
+  if (*p == '-' || *p == '+')
+    ++p;
+  if (p == end || !is_digit(*p))
+    return index_error(ps, m, field, end, "is not an integer");
+  int64_t v = 0;
+  int overflow = 0;
+  for (; p < end && is_digit(*p); ++p) {
+    int d = *p - '0';
+    overflow |= v > INT64_MAX / 10 || (v == INT64_MAX / 10 && d > INT64_MAX % 10);
+    v = overflow ? v : v * 10 + d;
+  }
+  if (!at_field_end(p, end))
+    return index_error(ps, m, field, end, "is not an integer");
+  if (overflow)
+    return index_error(ps, m, field, end, "does not fit in a 64-bit integer");
+  if (negative && v != 0)
+    return index_error(ps, m, field, end, "is negative; indices are 1-based");
+  if (v == 0)
+    return index_error(ps, m, field, end, "is 0; indices are 1-based");
+  if (ps->dims && v > ps->dims[m]) {
+    char problem[80];
+    snprintf(problem, sizeof problem, "is beyond the dimension %lld", (long long)ps->dims[m]);
+    return index_error(ps, m, field, end, problem);
+  }
+  *out = v - 1;
+  if (v - 1 > ps->b.max_index[m])
+    ps->b.max_index[m] = v - 1;
+  *pp = p;
+  return TP_SUCCESS;
+}
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+/* [+-]digits[.digits][(e|E)[+-]digits] whose digits fit in a uint64 mantissa: sets the
+ * mantissa, the power of ten and the sign, and returns the end; NULL for anything else. */
+static const char *scan_decimal(const char *p, const char *end, uint64_t *mantissa, int *exp10,
+                                int *negative) {
+  *negative = *p == '-';
+  if (*p == '-' || *p == '+')
+    ++p;
+  uint64_t m = 0;
+  int e = 0, digits = 0;
+  for (; p < end && is_digit(*p); ++p, ++digits) {
+    if (m > (UINT64_MAX - 9) / 10)
+      return NULL;
+    m = m * 10 + (uint64_t)(*p - '0');
+  }
+  if (p < end && *p == '.')
+    for (++p; p < end && is_digit(*p); ++p, ++digits, --e) {
+      if (m > (UINT64_MAX - 9) / 10)
+        return NULL;
+      m = m * 10 + (uint64_t)(*p - '0');
+    }
+  if (digits == 0)
+    return NULL;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    int sign = 1, x = 0;
+    ++p;
+    if (p < end && (*p == '-' || *p == '+'))
+      sign = *p++ == '-' ? -1 : 1;
+    if (p == end || !is_digit(*p))
+      return NULL;
+    for (; p < end && is_digit(*p); ++p)
+      if ((x = x * 10 + (*p - '0')) > 1000)
+        return NULL;
+    e += sign * x;
+  }
+  *mantissa = m, *exp10 = e;
+  return p;
+}
+
+/* 1 when a double in the float32 normal range lies exactly halfway between two floats:
+ * its 29 significand bits below float32's are 1 followed by zeros. */
+static int is_float_midpoint(double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  return (bits & (((uint64_t)1 << 29) - 1)) == (uint64_t)1 << 28;
+}
+
+/* The fast path; 0 when the decimal is not exact enough for it. m * 10^e is rounded once
+ * to a double. For float32 that double is rounded again, which gives strtof's result
+ * unless the double fell exactly on a float32 midpoint (or below the normal range). */
+static int exact_decimal(uint64_t m, int e, int negative, tp_dtype dtype, double *v) {
+  static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (m > ((uint64_t)1 << 53) || e < -22 || e > 22)
+    return 0;
+  double d = e < 0 ? (double)m / p10[-e] : (double)m * p10[e];
+  if (dtype == TP_DTYPE_F32) {
+    if (d != 0 && (d < 2 * FLT_MIN || is_float_midpoint(d)))
+      return 0;
+    d = (float)d;
+  }
+  *v = negative ? -d : d;
+  return 1;
+}
+
+static tp_status value_error(const tp_tns_parser *ps, const char *field, const char *end,
+                             const char *problem) {
+  char text[FIELD_TEXT];
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: value '%s' (field %d) %s", ps->name,
+                  (long long)ps->line, field_text(field, end, text), ps->order + 1, problem);
+}
+
+/* Why a value parsed as v (not finite) is rejected. */
+static tp_status nonfinite_error(const tp_tns_parser *ps, const char *field, const char *end) {
+  errno = 0;
+  double d = strtod(field, NULL);
+  if (isfinite(d))
+    return value_error(ps, field, end, "overflows float32");
+  return value_error(ps, field, end, errno == ERANGE ? "overflows float64" : "is not finite");
+}
+
+static tp_status parse_value(tp_tns_parser *ps, const char **pp, const char *end, int64_t k) {
+  const char *field = *pp, *p;
+  tp_dtype dtype = ps->b.t.dtype;
+  uint64_t m;
+  int e, negative;
+  double v;
+  p = scan_decimal(field, end, &m, &e, &negative);
+  if (!p || !at_field_end(p, end) || !exact_decimal(m, e, negative, dtype, &v)) {
+    char *stop;
+    v = dtype == TP_DTYPE_F32 ? (double)strtof(field, &stop) : strtod(field, &stop);
+    p = stop;
+  }
+  if (p == field || !at_field_end(p, end))
+    return value_error(ps, field, end, "is not a number");
+  if (!isfinite(v))
+    return nonfinite_error(ps, field, end);
+  tp_coo_set_value(&ps->b.t, k, v);
+  *pp = p;
+  return TP_SUCCESS;
+}
+
+/* ---- lines ------------------------------------------------------------------------------- */
+
+/* The fields of a nonzero line starting at p, into nonzero k. */
+static tp_status parse_fields(tp_tns_parser *ps, const char *p, const char *line,
+                              const char *end, int64_t k) {
+  for (int m = 0; m < ps->order; ++m) {
+    if (at_line_end(p, end))
+      return field_count_error(ps, line, end);
+    TP_TRY(parse_index(ps, m, &p, end, &ps->b.t.indices[m][k]));
+    p = skip_blanks(p, end);
+  }
+  if (at_line_end(p, end))
+    return field_count_error(ps, line, end);
+  TP_TRY(parse_value(ps, &p, end, k));
+  if (!at_line_end(skip_blanks(p, end), end))
+    return field_count_error(ps, line, end);
+  return TP_SUCCESS;
+}
+
+/* One line in [line, end): nothing for a blank or comment line, else one nonzero. A
+ * wrong number of fields is reported before what is wrong with any one field. */
+static tp_status parse_line(tp_tns_parser *ps, const char *line, const char *end) {
+  const char *p = skip_blanks(line, end);
+  if (at_line_end(p, end))
+    return TP_SUCCESS;
+  if (ps->order == 0)
+    TP_TRY(take_order(ps, p, end));
+  TP_TRY(tp_coo_builder_reserve(&ps->b, ps->name));
+  tp_status st = parse_fields(ps, p, line, end, ps->b.t.nnz);
+  if (st != TP_SUCCESS && count_fields(line, end) != ps->order + 1)
+    return field_count_error(ps, line, end);
+  ps->b.t.nnz += st == TP_SUCCESS;
+  return st;
+}
+
+tp_status tp_tns_parse_lines(tp_tns_parser *ps, const char *text, const char *end) {
+  for (const char *p = text; p < end;) {
+    const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
+    const char *line_end = nl ? nl : end;
+    ++ps->line;
+    TP_TRY(parse_line(ps, p, line_end));
+    p = nl ? nl + 1 : end;
+  }
+  return TP_SUCCESS;
+}

@@ -1,0 +1,155 @@
+/* Host-side internals of the sparse COO module: host allocation, sorting, byte sources
+ * and sinks, the .tns parser and the buffer entry points of the readers (used by the
+ * fuzzer and the tests). */
+#ifndef TP_SPARSE_INTERNAL_H
+#define TP_SPARSE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tenport/sparse.h"
+
+/* ---- values --------------------------------------------------------------------- */
+
+static inline int tp_coo_dtype_ok(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64; }
+
+static inline double tp_coo_value(const tp_coo *t, int64_t k) {
+  return t->dtype == TP_DTYPE_F32 ? (double)((const float *)t->values)[k]
+                                  : ((const double *)t->values)[k];
+}
+
+static inline void tp_coo_set_value(tp_coo *t, int64_t k, double v) {
+  if (t->dtype == TP_DTYPE_F32)
+    ((float *)t->values)[k] = (float)v;
+  else
+    ((double *)t->values)[k] = v;
+}
+
+/* ---- host memory and checks (coo.c) ---------------------------------------------- */
+
+/* tp_coo_alloc / tp_coo_free on the host (malloc), without a space. */
+tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                            tp_coo *t);
+void tp_coo_host_free(tp_coo *t);
+
+/* tp_coo_check, and every array pointer non-NULL when nnz > 0. */
+tp_status tp_coo_check_arrays(const tp_coo *t);
+
+/* Every index of a host tensor within its dims (the first half of tp_coo_validate). */
+tp_status tp_coo_check_indices(const tp_coo *host);
+
+/* "(i0, i1, ...)" of nonzero k, zero-based. */
+void tp_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap);
+enum { TP_COO_COORD_TEXT = TP_COO_MAX_ORDER * 22 + 4 };
+
+/* ---- sorting (radix_sort.c, coo_sort.c) --------------------------------------------- */
+
+/* Stable LSD radix sort of n (key, value) pairs on the low key_bits bits of the keys;
+ * the tmp arrays hold n entries each. The result is in keys and values. */
+tp_status tp_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
+                       int64_t *values_tmp, int64_t n, int key_bits);
+
+/* Sorts a host tensor's nonzeros by coordinate (mode 0 slowest), stably and in place.
+ * Indices must be within dims. */
+tp_status tp_coo_sort(tp_coo *host);
+
+/* ---- bytes from a file or a buffer (coo_source.c) ------------------------------------ */
+
+typedef struct tp_coo_source {
+  const char *name;            /* the file or buffer, for messages */
+  int fd;                      /* -1 for a buffer */
+  const unsigned char *bytes;  /* the buffer */
+  size_t size, pos;
+  uint64_t total;              /* bytes in the source, UINT64_MAX when unknown (a pipe) */
+  unsigned char peeked[8];     /* bytes read ahead by tp_coo_source_peek */
+  size_t peeked_len, peeked_pos;
+} tp_coo_source;
+
+tp_status tp_coo_source_open(tp_coo_source *s, const char *path);
+void tp_coo_source_buffer(tp_coo_source *s, const char *name, const void *bytes, size_t size);
+/* Reads up to n bytes; fewer only at the end of the source. */
+tp_status tp_coo_source_read(tp_coo_source *s, void *dst, size_t n, size_t *got);
+/* The first up to n <= 8 bytes, which later reads still return. */
+tp_status tp_coo_source_peek(tp_coo_source *s, void *dst, size_t n, size_t *got);
+void tp_coo_source_close(tp_coo_source *s);
+
+/* ---- files written atomically (coo_sink.c) ------------------------------------------- */
+
+/* Output buffered in memory, written beside path and renamed over it on commit, so a
+ * failed write leaves any existing file as it was. */
+typedef struct tp_coo_sink {
+  const char *path;
+  char *tmp_path;
+  int fd, err;
+  char *buf;
+  size_t len, cap;
+} tp_coo_sink;
+
+tp_status tp_coo_sink_open(tp_coo_sink *s, const char *path);
+/* Room for n <= the sink's capacity bytes at s->buf + s->len (flushing first if needed);
+ * the caller adds what it wrote to s->len. NULL after a write error. */
+char *tp_coo_sink_reserve(tp_coo_sink *s, size_t n);
+void tp_coo_sink_write(tp_coo_sink *s, const void *bytes, size_t n);
+tp_status tp_coo_sink_commit(tp_coo_sink *s);
+void tp_coo_sink_abort(tp_coo_sink *s);
+enum { TP_COO_SINK_BYTES = 1 << 20 };
+
+/* ---- a tensor filled one nonzero at a time (coo_builder.c) ------------------------------ */
+
+typedef struct tp_coo_builder {
+  tp_coo t;            /* t.nnz nonzeros so far; arrays hold capacity entries */
+  int64_t capacity, first_capacity;
+  int64_t max_index[TP_COO_MAX_ORDER]; /* largest zero-based index of each mode, or -1 */
+} tp_coo_builder;
+
+/* Starts an empty builder; expected_nnz sizes the first arrays. */
+void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz);
+/* Room for one more nonzero, growing the arrays geometrically. */
+tp_status tp_coo_builder_reserve(tp_coo_builder *b, const char *name);
+void tp_coo_builder_free(tp_coo_builder *b);
+
+/* ---- .tns text (tns_parse.c, tns_read.c) ---------------------------------------------- */
+
+typedef struct tp_tns_parser {
+  const char *name;
+  tp_dtype dtype;
+  int order;               /* 0 until the first nonzero line when not given */
+  const int64_t *dims;     /* the given shape, or NULL */
+  int64_t line;            /* lines parsed so far */
+  int64_t expected_nnz;    /* sizes the builder's first arrays */
+  tp_coo_builder b;        /* set up once the order is known */
+} tp_tns_parser;
+
+/* Parses the complete lines in [text, end); *end is '\0' (strtod stops there). */
+tp_status tp_tns_parse_lines(tp_tns_parser *p, const char *text, const char *end);
+
+enum { TP_TNS_CHUNK_BYTES = 16 << 20 };
+
+/* Readers of a source; on failure *host is zeroed and owns nothing. chunk: bytes read at
+ * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */
+tp_status tp_coo_read_tns_source(tp_coo_source *src, size_t chunk, tp_dtype dtype, int order,
+                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
+tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *host,
+                                    tp_coo_read_info *info);
+
+/* The same on a memory buffer, name standing for the file in messages. */
+tp_status tp_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
+                                 tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
+                                 tp_coo_read_info *info);
+tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
+                                    tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
+/* Either format, binary when the buffer starts with the magic. */
+tp_status tp_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
+                             tp_coo *host, tp_coo_read_info *info);
+
+/* Sums duplicates after reading and checks that float32 sums stayed finite. */
+tp_status tp_coo_finish_read(const char *name, tp_coo *host, tp_coo_read_info *info);
+
+/* ---- the binary format (tpb.c) ---------------------------------------------------------
+ * Little-endian: magic (8 bytes), then u32 version, u32 index width, u32 value width,
+ * u32 order, u64 nnz, u64 dims[order]; then each mode's nnz indices (zero-based) and the
+ * nnz values. */
+#define TP_TPB_MAGIC "TPCOO\0\0\1"
+enum { TP_TPB_MAGIC_BYTES = 8, TP_TPB_VERSION = 1, TP_TPB_FIXED_HEADER = 32 };
+
+#endif

@@ -1,0 +1,306 @@
+/* tenport's binary COO format (.tpb), little-endian whatever the host:
+ *
+ *   bytes 0-7    magic "TPCOO\0\0\1"
+ *   8-11         u32 version (1)
+ *   12-15        u32 index width in bytes: 4 when every dim fits in uint32, else 8
+ *   16-19        u32 value width in bytes: 4 (float32) or 8 (float64)
+ *   20-23        u32 order (1 to 16)
+ *   24-31        u64 nnz
+ *   32-          u64 dims[order]
+ *   then         each mode's nnz zero-based indices, mode 0 first, then the nnz values.
+ *
+ * The reader checks the header against the size of the file before allocating, then
+ * every index against its dimension and every value for finiteness. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_error.h"
+#include "tp_sparse_internal.h"
+
+enum { BLOCK_BYTES = 1 << 20 };
+
+static void put_u32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = (unsigned char)(v >> 8 * i);
+}
+
+static void put_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = (unsigned char)(v >> 8 * i);
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i)
+    v = v << 8 | p[i];
+  return v;
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = v << 8 | p[i];
+  return v;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static uint32_t index_width(const tp_coo *t) {
+  for (int m = 0; m < t->order; ++m)
+    if ((uint64_t)t->dims[m] > UINT32_MAX)
+      return 8;
+  return 4;
+}
+
+static void write_header(tp_coo_sink *s, const tp_coo *t) {
+  unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
+  memcpy(h, TP_TPB_MAGIC, TP_TPB_MAGIC_BYTES);
+  put_u32(h + 8, TP_TPB_VERSION);
+  put_u32(h + 12, index_width(t));
+  put_u32(h + 16, (uint32_t)tp_dtype_size(t->dtype));
+  put_u32(h + 20, (uint32_t)t->order);
+  put_u64(h + 24, (uint64_t)t->nnz);
+  for (int m = 0; m < t->order; ++m)
+    put_u64(h + TP_TPB_FIXED_HEADER + 8 * m, (uint64_t)t->dims[m]);
+  tp_coo_sink_write(s, h, TP_TPB_FIXED_HEADER + 8 * (size_t)t->order);
+}
+
+/* Element k of the index array (width w) or of the values, as little-endian bytes. */
+static void put_index(unsigned char *p, uint32_t w, int64_t v) {
+  if (w == 4)
+    put_u32(p, (uint32_t)v);
+  else
+    put_u64(p, (uint64_t)v);
+}
+
+static void put_value(unsigned char *p, const tp_coo *t, int64_t k) {
+  if (t->dtype == TP_DTYPE_F32) {
+    uint32_t bits;
+    memcpy(&bits, (const float *)t->values + k, 4);
+    put_u32(p, bits);
+  } else {
+    uint64_t bits;
+    memcpy(&bits, (const double *)t->values + k, 8);
+    put_u64(p, bits);
+  }
+}
+
+/* One array (mode m, or the values for m = -1) in blocks that fit the sink. */
+static void write_array(tp_coo_sink *s, const tp_coo *t, int m) {
+  uint32_t w = m >= 0 ? index_width(t) : (uint32_t)tp_dtype_size(t->dtype);
+  int64_t per_block = (int64_t)(TP_COO_SINK_BYTES / w);
+  for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
+    int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
+    unsigned char *p = (unsigned char *)tp_coo_sink_reserve(s, (size_t)n * w);
+    if (!p)
+      return; /* the sink keeps the error */
+    for (int64_t k = 0; k < n; ++k, p += w)
+      if (m >= 0)
+        put_index(p, w, t->indices[m][k0 + k]);
+      else
+        put_value(p, t, k0 + k);
+    s->len += (size_t)n * w;
+  }
+}
+
+tp_status tp_coo_write_binary(const char *path, const tp_coo *host) {
+  TP_TRY(tp_coo_validate(host));
+  tp_coo_sink s;
+  TP_TRY(tp_coo_sink_open(&s, path));
+  write_header(&s, host);
+  for (int m = 0; m < host->order; ++m)
+    write_array(&s, host, m);
+  write_array(&s, host, -1);
+  return tp_coo_sink_commit(&s);
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+typedef struct tpb_header {
+  uint32_t version, index_width, value_width, order;
+  uint64_t nnz, dims[TP_COO_MAX_ORDER];
+  uint64_t header_bytes, data_bytes;
+} tpb_header;
+
+static tp_status bad_header(const char *name, const char *problem, uint64_t value) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: %s (%llu)", name, problem, (unsigned long long)value);
+}
+
+/* Magic, version, widths and order, from the fixed part (got bytes of it). */
+static tp_status parse_fixed(const char *name, const unsigned char *h, size_t got,
+                             tpb_header *t) {
+  size_t n = got < TP_TPB_MAGIC_BYTES ? got : TP_TPB_MAGIC_BYTES;
+  if (memcmp(h, TP_TPB_MAGIC, n) != 0 || got == 0)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s is not a tenport binary COO file: bad magic (expected "
+                    "\"TPCOO\\0\\0\\1\")", name);
+  if (got < TP_TPB_FIXED_HEADER)
+    return bad_header(name, "truncated header: bytes read of the 32 of its fixed part",
+                      (uint64_t)got);
+  t->version = get_u32(h + 8), t->index_width = get_u32(h + 12);
+  t->value_width = get_u32(h + 16), t->order = get_u32(h + 20), t->nnz = get_u64(h + 24);
+  if (t->version != TP_TPB_VERSION)
+    return bad_header(name, "unsupported version (version 1 is read)", t->version);
+  if (t->index_width != 4 && t->index_width != 8)
+    return bad_header(name, "index width is not 4 or 8 bytes", t->index_width);
+  if (t->value_width != 4 && t->value_width != 8)
+    return bad_header(name, "value width is not 4 or 8 bytes", t->value_width);
+  if (t->order < 1 || t->order > TP_COO_MAX_ORDER)
+    return bad_header(name, "order is outside [1, 16]", t->order);
+  if (t->nnz > INT64_MAX)
+    return bad_header(name, "nnz does not fit in int64", t->nnz);
+  return TP_SUCCESS;
+}
+
+static tp_status parse_dims(const char *name, const unsigned char *d, tpb_header *t) {
+  for (uint32_t m = 0; m < t->order; ++m) {
+    t->dims[m] = get_u64(d + 8 * m);
+    if (t->dims[m] < 1 || t->dims[m] > INT64_MAX)
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: dims[%u] = %llu is outside [1, 2^63 - 1]", name, m,
+                      (unsigned long long)t->dims[m]);
+  }
+  return TP_SUCCESS;
+}
+
+/* The bytes the header promises must be what the source holds. */
+static tp_status check_size(const tp_coo_source *src, tpb_header *t) {
+  uint64_t per_nonzero = (uint64_t)t->order * t->index_width + t->value_width;
+  t->header_bytes = TP_TPB_FIXED_HEADER + 8 * (uint64_t)t->order;
+  if (t->nnz > (UINT64_MAX - t->header_bytes) / per_nonzero)
+    return bad_header(src->name, "nnz is too large: the file size would overflow 64 bits",
+                      t->nnz);
+  t->data_bytes = t->nnz * per_nonzero;
+  uint64_t expected = t->header_bytes + t->data_bytes;
+  if (src->total == UINT64_MAX || src->total == expected)
+    return TP_SUCCESS;
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: %s: the file holds %llu bytes, the header (order %u, "
+                  "nnz %llu, widths %u and %u) says %llu", src->name,
+                  src->total < expected ? "truncated" : "bytes after the data",
+                  (unsigned long long)src->total, t->order, (unsigned long long)t->nnz,
+                  t->index_width, t->value_width, (unsigned long long)expected);
+}
+
+static tp_status read_header(tp_coo_source *src, tpb_header *t) {
+  unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
+  size_t got;
+  memset(t, 0, sizeof *t);
+  TP_TRY(tp_coo_source_read(src, h, TP_TPB_FIXED_HEADER, &got));
+  TP_TRY(parse_fixed(src->name, h, got, t));
+  size_t dims_bytes = 8 * (size_t)t->order;
+  TP_TRY(tp_coo_source_read(src, h + TP_TPB_FIXED_HEADER, dims_bytes, &got));
+  if (got < dims_bytes)
+    return bad_header(src->name, "truncated header: bytes read of the dims", (uint64_t)got);
+  TP_TRY(parse_dims(src->name, h + TP_TPB_FIXED_HEADER, t));
+  return check_size(src, t);
+}
+
+/* ---- the arrays ---- */
+
+static tp_status truncated(const char *name) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated: the data ends before the header's nnz",
+                  name);
+}
+
+static tp_status decode_indices(const char *name, const unsigned char *p, uint32_t w,
+                                int64_t k0, int64_t n, int m, tp_coo *t) {
+  for (int64_t k = 0; k < n; ++k, p += w) {
+    uint64_t v = w == 4 ? get_u32(p) : get_u64(p);
+    if (v >= (uint64_t)t->dims[m])
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld, mode %d: index %llu is beyond the "
+                      "dimension %lld (indices are zero-based)", name, (long long)(k0 + k), m,
+                      (unsigned long long)v, (long long)t->dims[m]);
+    t->indices[m][k0 + k] = (int64_t)v;
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status decode_values(const char *name, const unsigned char *p, uint32_t w, int64_t k0,
+                               int64_t n, tp_coo *t) {
+  for (int64_t k = 0; k < n; ++k, p += w) {
+    double v;
+    if (w == 4) {
+      uint32_t bits = get_u32(p);
+      float f;
+      memcpy(&f, &bits, 4);
+      v = f;
+    } else {
+      uint64_t bits = get_u64(p);
+      memcpy(&v, &bits, 8);
+    }
+    tp_coo_set_value(t, k0 + k, v);
+    if (!isfinite(tp_coo_value(t, k0 + k)))
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld: value %g %s", name, (long long)(k0 + k),
+                      v, isfinite(v) ? "overflows float32" : "is not finite");
+  }
+  return TP_SUCCESS;
+}
+
+/* Mode m's indices (m >= 0) or the values (m = -1), block by block through buf. */
+static tp_status read_array(tp_coo_source *src, const tpb_header *h, int m, unsigned char *buf,
+                            tp_coo *t) {
+  uint32_t w = m >= 0 ? h->index_width : h->value_width;
+  int64_t per_block = BLOCK_BYTES / w;
+  for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
+    int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
+    size_t got;
+    TP_TRY(tp_coo_source_read(src, buf, (size_t)n * w, &got));
+    if (got < (size_t)n * w)
+      return truncated(src->name);
+    TP_TRY(m >= 0 ? decode_indices(src->name, buf, w, k0, n, m, t)
+                  : decode_values(src->name, buf, w, k0, n, t));
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status read_arrays(tp_coo_source *src, const tpb_header *h, tp_coo *t) {
+  unsigned char *buf = (unsigned char *)malloc(BLOCK_BYTES);
+  if (!buf)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", src->name);
+  tp_status st = TP_SUCCESS;
+  for (int m = 0; m < t->order && st == TP_SUCCESS; ++m)
+    st = read_array(src, h, m, buf, t);
+  if (st == TP_SUCCESS)
+    st = read_array(src, h, -1, buf, t);
+  free(buf);
+  return st;
+}
+
+tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *host,
+                                    tp_coo_read_info *info) {
+  if (info)
+    memset(info, 0, sizeof *info);
+  TP_CHECK_ARG(host, "host is NULL");
+  memset(host, 0, sizeof *host);
+  TP_CHECK_ARG(tp_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
+  tpb_header h;
+  TP_TRY(read_header(src, &h));
+  int64_t dims[TP_COO_MAX_ORDER];
+  for (uint32_t m = 0; m < h.order; ++m)
+    dims[m] = (int64_t)h.dims[m];
+  TP_TRY(tp_coo_host_alloc(dtype, (int)h.order, dims, (int64_t)h.nnz, host));
+  tp_status st = read_arrays(src, &h, host);
+  if (st == TP_SUCCESS)
+    st = tp_coo_finish_read(src->name, host, info);
+  if (st != TP_SUCCESS) {
+    tp_coo_host_free(host);
+    memset(host, 0, sizeof *host);
+  }
+  return st;
+}
+
+tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
+  if (host)
+    memset(host, 0, sizeof *host);
+  tp_coo_source src;
+  TP_TRY(tp_coo_source_open(&src, path));
+  tp_status st = tp_coo_read_binary_source(&src, dtype, host, NULL);
+  tp_coo_source_close(&src);
+  return st;
+}
+
+tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
+                                    tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
+  tp_coo_source src;
+  tp_coo_source_buffer(&src, name, bytes, size);
+  return tp_coo_read_binary_source(&src, dtype, host, info);
+}

@@ -1,0 +1,166 @@
+/* The sparse MTTKRP kernels of one precision: TPF_T (float or double) and TPF_SFX (f32
+ * or f64) are defined by the including file. Instantiates the kernels of spm_width.h for
+ * each per-lane width and exports tpf_ops_<sfx>. */
+#include "tp_flycoo_internal.h"
+
+#define TPF_PN(name) TP_PASTE3(name, _, TPF_SFX)
+#define TPF_TEAM_ADD(p, v) TP_PASTE3(tp_atomic_add_, TPF_SFX, _team)((p), (v))
+#define TPF_GLOBAL_ADD(p, v) TP_PASTE(tp_atomic_add_, TPF_SFX)((p), (v))
+
+typedef struct TPF_PN(tpf_args) {
+  const uint32_t *in;
+  uint32_t *out;
+  int order, mode, next, stride, value_word, remap;
+  int64_t R, r0, dim, window;
+  const TPF_T *U[TP_COO_MAX_ORDER];
+  TPF_T *G, *partial;
+  const uint32_t *piece_start, *piece_slot, *part_piece;
+} TPF_PN(tpf_args);
+
+typedef struct TPF_PN(tpf_atomic_args) {
+  const int64_t *idx[TP_COO_MAX_ORDER];
+  const TPF_T *values;
+  const TPF_T *U[TP_COO_MAX_ORDER];
+  TPF_T *G;
+  int order, mode;
+  int64_t R, nnz, per_team;
+} TPF_PN(tpf_atomic_args);
+
+typedef struct TPF_PN(tpf_split_args) {
+  const uint32_t *split_row, *split_first;
+  const TPF_T *partial;
+  TPF_T *G;
+  int64_t R;
+} TPF_PN(tpf_split_args);
+
+TP_INLINE TPF_T TPF_PN(tpf_value)(const uint32_t *rec, int word) {
+  TPF_T v;
+  memcpy(&v, rec + word, sizeof v);
+  return v;
+}
+
+#define TPF_K 1
+#include "spm_width.h"
+#undef TPF_K
+#define TPF_K 2
+#include "spm_width.h"
+#undef TPF_K
+#define TPF_K 4
+#include "spm_width.h"
+#undef TPF_K
+#define TPF_K 8
+#include "spm_width.h"
+#undef TPF_K
+#define TPF_K 16
+#include "spm_width.h"
+#undef TPF_K
+#define TPF_K 32
+#include "spm_width.h"
+#undef TPF_K
+
+#define TPF_LAUNCH_WIDTH(name, width, space, policy, args)                              \
+  do {                                                                                  \
+    switch (width) {                                                                    \
+    case 1: return TP_PASTE(TPF_PN(name), _k1_launch)(space, policy, args);             \
+    case 2: return TP_PASTE(TPF_PN(name), _k2_launch)(space, policy, args);             \
+    case 4: return TP_PASTE(TPF_PN(name), _k4_launch)(space, policy, args);             \
+    case 8: return TP_PASTE(TPF_PN(name), _k8_launch)(space, policy, args);             \
+    case 16: return TP_PASTE(TPF_PN(name), _k16_launch)(space, policy, args);           \
+    default: return TP_PASTE(TPF_PN(name), _k32_launch)(space, policy, args);           \
+    }                                                                                   \
+  } while (0)
+
+/* G rows of cut rows: the sum of their pieces' partial rows, in piece order. */
+TP_RANGE_KERNEL(TPF_PN(tpf_finish_split), TPF_PN(tpf_split_args), i, a) {
+  const int64_t s = i / a.R, r = i % a.R;
+  TPF_T acc = 0;
+  for (uint32_t q = a.split_first[s]; q < a.split_first[s + 1]; ++q)
+    acc += a.partial[(int64_t)q * a.R + r];
+  a.G[(int64_t)a.split_row[s] * a.R + r] = acc;
+}
+
+/* Lanes and per-lane width: GPUs put up to 32 lanes on the rank and 1024 threads in a
+ * team (the paper's R x P block); CPUs one lane of up to 32 columns. */
+static tpf_shape TPF_PN(tpf_shape_of)(const tp_space_info *info, int64_t R) {
+  tpf_shape s;
+  s.vector = 1;
+  if (info->is_gpu)
+    while (s.vector < R && s.vector < 32)
+      s.vector *= 2;
+  s.width = 1;
+  while (s.width < 32 && (int64_t)s.vector * s.width < R && (info->is_gpu ? s.width < 8 : 1))
+    s.width *= 2;
+  s.team = info->is_gpu ? 1024 / s.vector : 1;
+  if (info->is_gpu && s.team * s.vector > info->max_team_threads)
+    s.team = info->max_team_threads / s.vector;
+  return s;
+}
+
+static tp_status TPF_PN(tpf_launch_pass)(tp_space *space, tpf_shape sh, size_t scratch,
+                                         int kappa, TPF_PN(tpf_args) a) {
+  tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
+  pol.schedule = TP_SCHEDULE_DYNAMIC;
+  TPF_LAUNCH_WIDTH(tpf_flycoo, sh.width, space, pol, a);
+}
+
+static tp_status TPF_PN(tpf_mttkrp)(tp_space *space, const tpf_pass *p) {
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  const tpf_shape sh = TPF_PN(tpf_shape_of)(&info, p->rank);
+  const int64_t F = (int64_t)sh.vector * sh.width;
+  size_t budget = info.is_gpu ? (size_t)64 << 10 : (size_t)256 << 10;
+  if (budget > info.max_scratch_bytes)
+    budget = info.max_scratch_bytes;
+  TPF_PN(tpf_args) a;
+  memset(&a, 0, sizeof a);
+  a.in = p->in, a.out = p->out;
+  a.order = p->order, a.mode = p->mode, a.next = p->next, a.stride = p->stride;
+  a.value_word = 2 * p->order;
+  a.R = p->rank, a.dim = p->dim;
+  a.window = tp_max_i64(1, (int64_t)(budget / (sizeof(TPF_T) * (size_t)F)));
+  for (int m = 0; m < p->order; ++m)
+    a.U[m] = (const TPF_T *)p->U[m];
+  a.G = (TPF_T *)p->G, a.partial = (TPF_T *)p->partial;
+  a.piece_start = p->m.piece_start, a.piece_slot = p->m.piece_slot;
+  a.part_piece = p->m.part_piece;
+  const size_t scratch = sizeof(TPF_T) * (size_t)(a.window * F);
+  for (int64_t r0 = 0; r0 < p->rank; r0 += F) {
+    a.r0 = r0;
+    a.remap = r0 == 0 && p->out != NULL;
+    TP_TRY(TPF_PN(tpf_launch_pass)(space, sh, scratch, p->kappa, a));
+  }
+  if (p->m.split_rows == 0)
+    return TP_SUCCESS;
+  TPF_PN(tpf_split_args) s;
+  s.split_row = p->m.split_row, s.split_first = p->m.split_first;
+  s.partial = (const TPF_T *)p->partial, s.G = (TPF_T *)p->G, s.R = p->rank;
+  return TP_PASTE(TPF_PN(tpf_finish_split), _launch)(space, p->m.split_rows * p->rank, s);
+}
+
+static tp_status TPF_PN(tpf_atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U,
+                                    int mode, void *G) {
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  const tpf_shape sh = TPF_PN(tpf_shape_of)(&info, U->rank);
+  TPF_PN(tpf_atomic_args) a;
+  memset(&a, 0, sizeof a);
+  for (int m = 0; m < X->order; ++m) {
+    a.idx[m] = X->indices[m];
+    a.U[m] = (const TPF_T *)U->factors[m];
+  }
+  a.values = (const TPF_T *)X->values;
+  a.G = (TPF_T *)G;
+  a.order = X->order, a.mode = mode;
+  a.R = U->rank, a.nnz = X->nnz;
+  const int team = info.is_gpu ? 128 / sh.vector > 0 ? 128 / sh.vector : 1 : 1;
+  a.per_team = info.is_gpu ? team : 256;
+  tp_team_policy pol =
+      tp_team_policy_make(tp_ceil_div_i64(X->nnz, a.per_team), team, sh.vector, 0);
+  TPF_LAUNCH_WIDTH(tpf_atomic, sh.width, space, pol, a);
+}
+
+/* The table is built inside a host function (see tpm_precision.h: hipcc and tables). */
+const tpf_ops *TPF_PN(tpf_ops)(void) {
+  static const tpf_ops ops = {TPF_PN(tpf_mttkrp), TPF_PN(tpf_atomic)};
+  return &ops;
+}

@@ -1,0 +1,88 @@
+/* FLYCOO internals: the per-mode partition plan built on the host (flycoo_plan.c), the
+ * record layout, and the kernel table of each precision (spm_kernels.h).
+ *
+ * Records: one per nonzero, `stride` 32-bit words: the indices of every mode (words
+ * 0..N-1), the nonzero's position in every mode's order (words N..2N-1), then the value
+ * (one word for f32, two for f64, at an even word so that it is 8-byte aligned).
+ *
+ * Pieces: the units Algorithm 1 places. A piece is a whole output row, or a run of at
+ * most `cap` nonzeros of a row that was cut. In a mode's order, the records of
+ * partition p are pieces part_piece[p] .. part_piece[p+1]-1, piece j being the records
+ * piece_start[j] .. piece_start[j+1]-1. piece_slot[j] says where its sums go: G's row
+ * slot when slot < dims[mode], else row slot - dims[mode] of the partial buffer. The
+ * partial rows of cut row split_row[s] are split_first[s] .. split_first[s+1]-1. */
+#ifndef TP_FLYCOO_INTERNAL_H
+#define TP_FLYCOO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tenport/sparse_mttkrp.h"
+#include "tp_extern_c.h"
+
+TP_EXTERN_C_BEGIN
+
+/* Largest mode size the plan takes (its per-row arrays are dense). */
+#define TPF_MAX_DIM ((int64_t)1 << 28)
+
+typedef struct tpf_mode_plan {
+  int64_t pieces, rows, split_rows, partial_rows, max_partition;
+  uint32_t *piece_start; /* pieces + 1 */
+  uint32_t *piece_slot;  /* pieces */
+  uint32_t *part_piece;  /* kappa + 1 */
+  uint32_t *split_row;   /* split_rows */
+  uint32_t *split_first; /* split_rows + 1 */
+  uint32_t *position;    /* nnz: each nonzero's position in this mode's order, in the
+                            host tensor's order */
+} tpf_mode_plan;
+
+/* Partitions mode `mode` of a host tensor into kappa partitions (Algorithm 1: pieces in
+ * decreasing size, ties by row then piece, each to the least-filled partition, ties by
+ * the lowest partition). split: cut rows of more than cap = max(1, ceil(nnz / kappa) / 2)
+ * nonzeros into pieces of cap. */
+tp_status tpf_plan_mode(const tp_coo *host, int mode, int kappa, int split, tpf_mode_plan *plan);
+void tpf_plan_free(tpf_mode_plan *plan);
+
+/* Words per record. */
+static inline int tpf_record_words(int order, tp_dtype dtype) {
+  int w = 2 * order;
+  return dtype == TP_DTYPE_F64 ? w + 2 : w + 1;
+}
+
+/* A mode's plan in the space. */
+typedef struct tpf_mode_dev {
+  int64_t pieces, split_rows, partial_rows;
+  uint32_t *piece_start, *piece_slot, *part_piece, *split_row, *split_first;
+} tpf_mode_dev;
+
+/* One MTTKRP pass of a mode over records in its order. */
+typedef struct tpf_pass {
+  const uint32_t *in;
+  uint32_t *out;    /* records in next's order, or NULL */
+  int order, mode, next, stride, kappa;
+  int64_t rank, dim;
+  const void *U[TP_COO_MAX_ORDER];
+  void *G, *partial;
+  tpf_mode_dev m;
+} tpf_pass;
+
+/* Lanes on the rank, columns per lane, threads per team of the kernels. */
+typedef struct tpf_shape {
+  int vector, width, team;
+} tpf_shape;
+
+typedef struct tpf_ops {
+  tp_status (*mttkrp)(tp_space *space, const tpf_pass *p);
+  tp_status (*atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U, int mode, void *G);
+} tpf_ops;
+
+const tpf_ops *tpf_ops_f32(void);
+const tpf_ops *tpf_ops_f64(void);
+
+/* Records out[positions of `to` (word order + to)] = in, for every record (no kernel
+ * arithmetic): the permutation pass. */
+tp_status tpf_permute(tp_space *space, const uint32_t *in, uint32_t *out, int64_t nnz,
+                      int stride, int word);
+
+TP_EXTERN_C_END
+#endif

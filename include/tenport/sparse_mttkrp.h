@@ -1,0 +1,95 @@
+/* Sparse MTTKRP: FLYCOO partitioning with dynamic remapping, and a COO baseline.
+ *
+ * G[i, r] = sum over the nonzeros x with index i in mode n of
+ * x * prod_{m != n} U_m[i_m, r], G dims[n] x R row-major.
+ *
+ * FLYCOO (the sparse paper): for every mode, the output rows are sorted by nonzero count
+ * and each goes to the least-filled of kappa partitions (Algorithm 1). The nonzeros are
+ * stored as compact records (indices of every mode, their position in every mode's order
+ * and the value), ordered by partition for the current mode. One team per partition
+ * accumulates its rows in team scratch: there are no global atomics. While a team works
+ * on mode n, it writes each record to its position in mode n+1's order. The tensor
+ * therefore arrives in the next mode's order without a second pass, and two copies
+ * swap.
+ *
+ * tenport adds one thing: a row holding more than half a partition's share of the
+ * nonzeros is cut into pieces. The pieces are placed like rows, and their sums are added
+ * into G by a small kernel afterwards. This is still without atomics. Skewed tensors,
+ * where one row holds several percent of the nonzeros, then keep every team busy.
+ * split_rows = 0 gives the paper's partitioning exactly. */
+#ifndef TENPORT_SPARSE_MTTKRP_H
+#define TENPORT_SPARSE_MTTKRP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tenport/dense.h"
+#include "tenport/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_flycoo tp_flycoo;
+
+typedef struct tp_flycoo_options {
+  int partitions; /* kappa; 0 = from the space: 2 per multiprocessor on GPUs, the
+                     thread count on CPUs */
+  int split_rows; /* 1 (default): cut rows heavier than half a partition's share */
+} tp_flycoo_options;
+
+tp_flycoo_options tp_flycoo_options_default(void);
+
+/* Builds the FLYCOO form of a host COO tensor in the space (f32 or f64; at most 2^32 - 1
+ * nonzeros and every dim below 2^32). Duplicates must have been summed. The nonzeros
+ * start in mode 0's order. */
+tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
+                           tp_flycoo **fly);
+tp_status tp_flycoo_destroy(tp_flycoo **fly);
+
+/* What the partitioning produced, per mode. */
+typedef struct tp_flycoo_stats {
+  tp_dtype dtype;
+  int order, partitions;
+  int64_t nnz, dims[TP_COO_MAX_ORDER];
+  double norm2;                            /* sum of squared values (double) */
+  int64_t rows[TP_COO_MAX_ORDER];          /* nonempty rows */
+  int64_t pieces[TP_COO_MAX_ORDER];        /* rows and row pieces placed */
+  int64_t split_rows[TP_COO_MAX_ORDER];    /* rows cut into pieces */
+  int64_t max_partition[TP_COO_MAX_ORDER]; /* nonzeros of the fullest partition */
+  size_t device_bytes;                     /* memory the structure holds in the space */
+  double build_seconds;                    /* host preprocessing and upload */
+} tp_flycoo_stats;
+
+tp_status tp_flycoo_get_stats(const tp_flycoo *fly, tp_flycoo_stats *stats);
+
+/* The mode whose order the records are in now. */
+int tp_flycoo_mode(const tp_flycoo *fly);
+
+/* Mode-`mode` MTTKRP into G (in the space, dims[mode] x U->rank, every entry written).
+ * U's factors are in the space (factors[mode] is not read). If the records are not in
+ * mode's order they are first put in it (one permutation pass). With remap, the pass
+ * also writes the records in mode (mode + 1) % order's order; without, they stay. */
+tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode,
+                           void *G, int remap);
+
+/* Puts the records in `mode`'s order (a permutation pass; nothing if already there). */
+tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode);
+
+/* Copies the records back to a host COO in the current mode's order (allocated here;
+ * free with tp_coo_free(NULL, host)). */
+tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host);
+
+/* The baseline: one thread per nonzero of a plain COO tensor in the space (any order of
+ * nonzeros), global atomic additions into G. */
+tp_status tp_coo_mttkrp_atomic(tp_space *space, const tp_coo *X, const tp_kruskal *U, int mode,
+                               void *G);
+
+/* Reference MTTKRP in double precision on host data (G: dims[mode] x rank doubles). */
+tp_status tp_coo_mttkrp_reference(const tp_coo *host, const tp_kruskal *host_U, int mode,
+                                  double *G);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

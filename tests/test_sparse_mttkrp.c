@@ -1,0 +1,358 @@
+/* Sparse MTTKRP: FLYCOO (every mode, with and without remapping, cut rows, any kappa) and
+ * the atomic baseline against the double-precision COO reference; the partition
+ * invariants; the record cycle; bad arguments. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpt.h"
+#include "tenport/sparse_mttkrp.h"
+#include "tp_flycoo_internal.h"
+
+TestSuite(sparse_mttkrp, .init = tpt_setup, .fini = tpt_teardown);
+
+typedef enum shape_kind { UNIFORM, SKEWED, ONE_SLICE, EVEN_ONLY } shape_kind;
+
+/* A host COO tensor with nnz random nonzeros (duplicates allowed: MTTKRP is linear). */
+static tp_coo make_coo(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *dims,
+                       int64_t nnz, shape_kind kind) {
+  tp_coo t;
+  TPT_OK(tp_coo_alloc(NULL, dtype, order, dims, nnz, &t));
+  for (int64_t x = 0; x < nnz; ++x) {
+    for (int m = 0; m < order; ++m) {
+      double u = tpt_uniform(rng, 0, 1);
+      int64_t i = (int64_t)((kind == SKEWED ? pow(u, 4) : u) * (double)dims[m]);
+      if (kind == ONE_SLICE && m == 0)
+        i = dims[0] / 2;
+      if (kind == EVEN_ONLY)
+        i -= i % 2;
+      t.indices[m][x] = i < dims[m] ? i : dims[m] - 1;
+    }
+    double v = tpt_uniform(rng, -1, 1);
+    if (dtype == TP_DTYPE_F32)
+      ((float *)t.values)[x] = (float)v;
+    else
+      ((double *)t.values)[x] = v;
+  }
+  return t;
+}
+
+typedef struct factors {
+  tp_kruskal host, dev;
+} factors;
+
+static factors make_factors(tp_dtype dtype, int order, const int64_t *dims, int64_t R,
+                            uint64_t seed) {
+  factors f;
+  TPT_OK(tp_kruskal_alloc(NULL, dtype, order, dims, R, &f.host));
+  TPT_OK(tp_kruskal_random(&f.host, seed));
+  TPT_OK(tp_kruskal_alloc(tpt_space, dtype, order, dims, R, &f.dev));
+  TPT_OK(tp_kruskal_copy_to_device(tpt_space, &f.dev, &f.host));
+  return f;
+}
+
+static void free_factors(factors *f) {
+  tp_kruskal_free(NULL, &f->host);
+  tp_kruskal_free(tpt_space, &f->dev);
+}
+
+/* max |G - ref| / max |ref| (0 when both vanish). */
+static double rel_error(const void *G, tp_dtype dtype, const double *ref, int64_t n) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double g = dtype == TP_DTYPE_F32 ? (double)((const float *)G)[i] : ((const double *)G)[i];
+    if (isnan(g))
+      return INFINITY;
+    diff = fmax(diff, fabs(g - ref[i]));
+    scale = fmax(scale, fabs(ref[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+/* G (in the space) against the reference of mode `mode`. */
+static void check_g(const tp_coo *host, const factors *f, int mode, const void *G_dev,
+                    const char *what) {
+  const int64_t n = host->dims[mode] * f->host.rank;
+  const size_t eb = tp_dtype_size(host->dtype);
+  double *ref = tpt_host_alloc(sizeof(double) * (size_t)n);
+  void *G = tpt_host_alloc(eb * (size_t)n);
+  TPT_OK(tp_coo_mttkrp_reference(host, &f->host, mode, ref));
+  tpt_to_host(G, G_dev, eb * (size_t)n);
+  const double tol = host->dtype == TP_DTYPE_F32 ? 1e-5 : 1e-12;
+  double err = rel_error(G, host->dtype, ref, n);
+  cr_assert(err <= tol, "%s: order %d mode %d R %lld nnz %lld: relative error %.3e > %.1e", what,
+            host->order, mode, (long long)f->host.rank, (long long)host->nnz, err, tol);
+  free(ref);
+  free(G);
+}
+
+/* Every mode in sequence with remapping, then every mode again in a scrambled order
+ * (permutation passes, no remap), then the baseline. */
+static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options *opts) {
+  factors f = make_factors(host->dtype, host->order, host->dims, R, 7);
+  int64_t most = 0;
+  for (int m = 0; m < host->order; ++m)
+    most = host->dims[m] > most ? host->dims[m] : most;
+  void *G = tpt_alloc_poisoned(tp_dtype_size(host->dtype) * (size_t)(most * R));
+  tp_flycoo *fly = NULL;
+  TPT_OK(tp_flycoo_create(tpt_space, host, opts, &fly));
+  for (int m = 0; m < host->order; ++m) {
+    cr_assert_eq(tp_flycoo_mode(fly), m);
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 1));
+    check_g(host, &f, m, G, "flycoo remap");
+  }
+  for (int k = 0; k < host->order; ++k) {
+    int m = (3 * k + 1) % host->order;
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 0));
+    cr_assert_eq(tp_flycoo_mode(fly), m);
+    check_g(host, &f, m, G, "flycoo reorder");
+  }
+  TPT_OK(tp_flycoo_destroy(&fly));
+  cr_assert_null(fly);
+  tp_coo dev;
+  TPT_OK(tp_coo_copy_to_device(tpt_space, &dev, host));
+  for (int m = 0; m < host->order; ++m) {
+    TPT_OK(tp_coo_mttkrp_atomic(tpt_space, &dev, &f.dev, m, G));
+    check_g(host, &f, m, G, "atomic baseline");
+  }
+  tp_coo_free(tpt_space, &dev);
+  tpt_free(G);
+  free_factors(&f);
+}
+
+static const int64_t dims3[] = {17, 1, 29}, dims4[] = {7, 13, 5, 11}, dims5[] = {5, 3, 7, 2, 6},
+                     dims6[] = {3, 4, 2, 5, 3, 7};
+
+static void check_orders(tp_dtype dtype, shape_kind kind, int64_t nnz) {
+  const int64_t *shapes[] = {dims3, dims4, dims5, dims6};
+  const int64_t ranks[] = {1, 3, 16, 31, 32, 100};
+  tpt_rng rng = tpt_rng_fresh();
+  for (int s = 0; s < 4; ++s) {
+    tp_coo t = make_coo(&rng, dtype, 3 + s, shapes[s], nnz, kind);
+    for (int r = 0; r < 6; ++r)
+      check_tensor(&t, ranks[r], NULL);
+    tp_coo_free(NULL, &t);
+  }
+}
+
+Test(sparse_mttkrp, uniform_f64) { check_orders(TP_DTYPE_F64, UNIFORM, 257); }
+Test(sparse_mttkrp, uniform_f32) { check_orders(TP_DTYPE_F32, UNIFORM, 257); }
+Test(sparse_mttkrp, skewed_f64) { check_orders(TP_DTYPE_F64, SKEWED, 611); }
+Test(sparse_mttkrp, all_in_one_slice) { check_orders(TP_DTYPE_F64, ONE_SLICE, 97); }
+Test(sparse_mttkrp, empty_slices) { check_orders(TP_DTYPE_F32, EVEN_ONLY, 131); }
+Test(sparse_mttkrp, single_nonzero) { check_orders(TP_DTYPE_F64, UNIFORM, 1); }
+
+/* The paper's partitioning (no cut rows), kappa from 1 to more partitions than rows. */
+Test(sparse_mttkrp, any_kappa_and_paper_partitioning) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, TP_DTYPE_F64, 4, dims4, 1003, SKEWED);
+  const int kappas[] = {1, 2, 3, 7, 64, 1000};
+  for (int k = 0; k < 6; ++k)
+    for (int split = 0; split < 2; ++split) {
+      tp_flycoo_options o = tp_flycoo_options_default();
+      o.partitions = kappas[k];
+      o.split_rows = split;
+      check_tensor(&t, 33, &o);
+    }
+  tp_coo_free(NULL, &t);
+}
+
+/* The sparse result equals the dense MTTKRP of the same tensor. */
+Test(sparse_mttkrp, matches_dense_reference) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, TP_DTYPE_F64, 4, dims4, 300, UNIFORM);
+  TPT_OK(tp_coo_sum_duplicates(&t, NULL));
+  tp_dense d;
+  TPT_OK(tp_dense_alloc(NULL, TP_DTYPE_F64, 4, dims4, TP_LAYOUT_LEFT, &d));
+  memset(d.data, 0, sizeof(double) * (size_t)tp_dense_count(&d));
+  for (int64_t x = 0; x < t.nnz; ++x) {
+    int64_t at = 0, stride = 1;
+    for (int m = 0; m < 4; ++m)
+      at += t.indices[m][x] * stride, stride *= dims4[m];
+    ((double *)d.data)[at] = ((double *)t.values)[x];
+  }
+  factors f = make_factors(TP_DTYPE_F64, 4, dims4, 5, 3);
+  void *G = tpt_alloc_poisoned(sizeof(double) * 13 * 5);
+  tp_flycoo *fly = NULL;
+  TPT_OK(tp_flycoo_create(tpt_space, &t, NULL, &fly));
+  for (int m = 0; m < 4; ++m) {
+    double ref[13 * 5], host[13 * 5];
+    TPT_OK(tp_mttkrp_reference(&d, &f.host, m, ref));
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 1));
+    tpt_to_host(host, G, sizeof(double) * (size_t)(dims4[m] * 5));
+    cr_assert(rel_error(host, TP_DTYPE_F64, ref, dims4[m] * 5) <= 1e-12, "mode %d", m);
+  }
+  TPT_OK(tp_flycoo_destroy(&fly));
+  tpt_free(G);
+  free_factors(&f);
+  tp_dense_free(NULL, &d);
+  tp_coo_free(NULL, &t);
+}
+
+/* After a full cycle of modes the records are back in mode 0's order, values intact. */
+Test(sparse_mttkrp, full_cycle_restores_order) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, TP_DTYPE_F32, 5, dims5, 777, SKEWED);
+  factors f = make_factors(TP_DTYPE_F32, 5, dims5, 8, 5);
+  void *G = tpt_alloc_poisoned(sizeof(float) * 7 * 8);
+  tp_flycoo *fly = NULL;
+  TPT_OK(tp_flycoo_create(tpt_space, &t, NULL, &fly));
+  tp_coo before, after;
+  TPT_OK(tp_flycoo_to_coo(tpt_space, fly, &before));
+  for (int m = 0; m < 5; ++m)
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 1));
+  cr_assert_eq(tp_flycoo_mode(fly), 0);
+  TPT_OK(tp_flycoo_to_coo(tpt_space, fly, &after));
+  cr_assert_eq(before.nnz, t.nnz);
+  for (int m = 0; m < 5; ++m)
+    cr_assert(memcmp(before.indices[m], after.indices[m], sizeof(int64_t) * (size_t)t.nnz) == 0,
+              "mode %d indices moved", m);
+  cr_assert(memcmp(before.values, after.values, sizeof(float) * (size_t)t.nnz) == 0);
+  /* and the records hold exactly the input's nonzeros */
+  double sum_in = 0, sum_out = 0;
+  for (int64_t x = 0; x < t.nnz; ++x) {
+    sum_in += ((float *)t.values)[x] * (double)(t.indices[2][x] + 1);
+    sum_out += ((float *)after.values)[x] * (double)(after.indices[2][x] + 1);
+  }
+  cr_assert(fabs(sum_in - sum_out) <= 1e-9 * fabs(sum_in) + 1e-12);
+  tp_coo_free(NULL, &before);
+  tp_coo_free(NULL, &after);
+  TPT_OK(tp_flycoo_destroy(&fly));
+  tpt_free(G);
+  free_factors(&f);
+  tp_coo_free(NULL, &t);
+}
+
+/* ---- partition invariants (the host plan) ------------------------------------------ */
+
+/* Smallest possible largest partition, by trying every assignment (tiny cases only). */
+static int64_t best_makespan(const int64_t *sizes, int n, int kappa) {
+  int64_t best = INT64_MAX;
+  int64_t assignments = 1;
+  for (int i = 0; i < n; ++i)
+    assignments *= kappa;
+  for (int64_t a = 0; a < assignments; ++a) {
+    int64_t load[8] = {0}, code = a, most = 0;
+    for (int i = 0; i < n; ++i, code /= kappa)
+      load[code % kappa] += sizes[i];
+    for (int p = 0; p < kappa; ++p)
+      most = load[p] > most ? load[p] : most;
+    best = most < best ? most : best;
+  }
+  return best;
+}
+
+static void check_plan(const tp_coo *t, int mode, int kappa, int split) {
+  tpf_mode_plan p;
+  TPT_OK(tpf_plan_mode(t, mode, kappa, split, &p));
+  const int64_t dim = t->dims[mode];
+  /* positions: a permutation, and each nonzero inside a piece of its own row */
+  char *hit = calloc((size_t)t->nnz, 1);
+  for (int64_t x = 0; x < t->nnz; ++x) {
+    cr_assert_lt(p.position[x], (uint32_t)t->nnz);
+    cr_assert_eq(hit[p.position[x]], 0, "position %u taken twice", p.position[x]);
+    hit[p.position[x]] = 1;
+  }
+  /* every row in exactly one partition (uncut rows), pieces in order */
+  int *part_of_row = malloc(sizeof(int) * (size_t)dim);
+  for (int64_t i = 0; i < dim; ++i)
+    part_of_row[i] = -1;
+  int64_t most = 0, total = 0, biggest_piece = 0;
+  for (int q = 0; q < kappa; ++q) {
+    int64_t load = 0;
+    for (uint32_t j = p.part_piece[q]; j < p.part_piece[q + 1]; ++j) {
+      int64_t size = p.piece_start[j + 1] - p.piece_start[j];
+      cr_assert_gt(size, 0);
+      load += size;
+      biggest_piece = size > biggest_piece ? size : biggest_piece;
+      if (p.piece_slot[j] < dim) {
+        cr_assert_eq(part_of_row[p.piece_slot[j]], -1, "row %u in two partitions",
+                     p.piece_slot[j]);
+        part_of_row[p.piece_slot[j]] = q;
+      }
+    }
+    most = load > most ? load : most;
+    total += load;
+  }
+  cr_assert_eq(total, t->nnz);
+  cr_assert_eq(most, p.max_partition);
+  if (!split)
+    cr_assert_eq(p.split_rows, 0);
+  /* Graham's bound for list scheduling: average plus the largest piece */
+  cr_assert_leq(most, (t->nnz + kappa - 1) / kappa + biggest_piece);
+  for (int64_t x = 0; x < t->nnz; ++x) {
+    int64_t row = t->indices[mode][x];
+    if (!split || p.split_rows == 0)
+      cr_assert_geq(part_of_row[row], 0, "row %lld has no partition", (long long)row);
+  }
+  free(hit);
+  free(part_of_row);
+  tpf_plan_free(&p);
+}
+
+Test(sparse_mttkrp, partitions_cover_rows_and_positions_permute) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t dims[] = {50, 9, 300};
+  tp_coo t = make_coo(&rng, TP_DTYPE_F64, 3, dims, 5000, SKEWED);
+  const int kappas[] = {1, 4, 13, 132};
+  for (int k = 0; k < 4; ++k)
+    for (int m = 0; m < 3; ++m)
+      for (int split = 0; split < 2; ++split)
+        check_plan(&t, m, kappas[k], split);
+  tp_coo_free(NULL, &t);
+}
+
+/* The paper's bound: the largest partition within 4/3 of the optimum (brute force). */
+Test(sparse_mttkrp, largest_partition_within_four_thirds_of_optimum) {
+  tpt_rng rng = tpt_rng_fresh();
+  for (int trial = 0; trial < 40; ++trial) {
+    const int rows = (int)tpt_int(&rng, 3, 9), kappa = (int)tpt_int(&rng, 2, 3);
+    const int64_t dims[] = {rows, 1};
+    int64_t sizes[9], nnz = 0;
+    for (int i = 0; i < rows; ++i)
+      nnz += sizes[i] = tpt_int(&rng, 1, 20);
+    tp_coo t;
+    TPT_OK(tp_coo_alloc(NULL, TP_DTYPE_F64, 2, dims, nnz, &t));
+    int64_t x = 0;
+    for (int i = 0; i < rows; ++i)
+      for (int64_t c = 0; c < sizes[i]; ++c, ++x)
+        t.indices[0][x] = i, t.indices[1][x] = 0, ((double *)t.values)[x] = 1;
+    tpf_mode_plan p;
+    TPT_OK(tpf_plan_mode(&t, 0, kappa, 0, &p));
+    int64_t opt = best_makespan(sizes, rows, kappa);
+    cr_assert_leq(3 * p.max_partition, 4 * opt, "largest %lld, optimum %lld",
+                  (long long)p.max_partition, (long long)opt);
+    tpf_plan_free(&p);
+    tp_coo_free(NULL, &t);
+  }
+}
+
+Test(sparse_mttkrp, bad_arguments) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, TP_DTYPE_F64, 3, dims3, 40, UNIFORM);
+  tp_flycoo *fly = NULL;
+  TPT_OK(tp_flycoo_create(tpt_space, &t, NULL, &fly));
+  factors f = make_factors(TP_DTYPE_F64, 3, dims3, 4, 1);
+  void *G = tpt_alloc_poisoned(sizeof(double) * 29 * 4);
+  TPT_FAILS_WITH(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, 3, G, 1), TP_ERROR_INVALID_ARGUMENT);
+  tp_kruskal wrong = f.dev;
+  wrong.dims[2] = 28;
+  TPT_FAILS_WITH(tp_flycoo_mttkrp(tpt_space, fly, &wrong, 0, G, 1), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "factor 2"), "%s", tp_last_error());
+  wrong = f.dev;
+  wrong.dtype = TP_DTYPE_F32;
+  TPT_FAILS_WITH(tp_flycoo_mttkrp(tpt_space, fly, &wrong, 0, G, 1), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, 0, NULL, 1), TP_ERROR_INVALID_ARGUMENT);
+  tp_coo one = t;
+  one.order = 1;
+  tp_flycoo *bad = NULL;
+  TPT_FAILS_WITH(tp_flycoo_create(tpt_space, &one, NULL, &bad), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert_null(bad);
+  tp_flycoo_options o = tp_flycoo_options_default();
+  o.partitions = -2;
+  TPT_FAILS_WITH(tp_flycoo_create(tpt_space, &t, &o, &bad), TP_ERROR_INVALID_ARGUMENT);
+  TPT_OK(tp_flycoo_destroy(&fly));
+  tpt_free(G);
+  free_factors(&f);
+  tp_coo_free(NULL, &t);
+}

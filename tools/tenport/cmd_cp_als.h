@@ -1,0 +1,21 @@
+/* Shared by the dense (cmd_cp_als.c) and sparse (cmd_cp_als_sparse.c) paths of
+ * tenport cp-als. */
+#ifndef TENPORT_CMD_CP_ALS_H
+#define TENPORT_CMD_CP_ALS_H
+
+#include "commands.h"
+
+/* One decomposition of a file, as the command line asked. */
+typedef struct tenport_cp_request {
+  const char *input, *init, *output;
+  int rank;
+  tp_dtype dtype;
+  const tp_cp_als_options *solver;
+} tenport_cp_request;
+
+/* The fit, iterations, time and fallback lines of the summary. */
+void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
+
+int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q);
+
+#endif

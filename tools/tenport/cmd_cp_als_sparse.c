@@ -1,0 +1,60 @@
+/* tenport cp-als on a sparse tensor (.tns or .tpb): FLYCOO is built from the file, then
+ * the same CP-ALS as for dense tensors runs on it; lambda and the factors as .npy. */
+#include "cmd_cp_als.h"
+
+static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, int rank,
+                                 const tp_cp_als_result *r, int64_t duplicates) {
+  printf("tensor: %s, ", input);
+  for (int k = 0; k < s->order; ++k)
+    printf("%s%lld", k ? "x" : "", (long long)s->dims[k]);
+  printf(" %s, %lld nonzeros (%lld duplicates summed); rank %d\n", tp_dtype_name(s->dtype),
+         (long long)s->nnz, (long long)duplicates, rank);
+  printf("mttkrp: FLYCOO, %d partitions, built in %.3f s; %d pass%s over the nonzeros per "
+         "iteration\n", s->partitions, s->build_seconds, r->passes_per_iteration,
+         r->passes_per_iteration == 1 ? "" : "es");
+}
+
+int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
+  double t0 = tenport_seconds();
+  tp_coo host;
+  tp_coo_read_info info = {0, 0};
+  tp_flycoo *fly = NULL;
+  tp_kruskal init, model, host_model;
+  memset(&host, 0, sizeof host), memset(&init, 0, sizeof init);
+  memset(&model, 0, sizeof model), memset(&host_model, 0, sizeof host_model);
+  tp_cp_als_options solver = *q->solver;
+  tp_cp_als_result res;
+  tp_status st = tp_coo_read(q->input, q->dtype, &host, &info);
+  if (st == TP_SUCCESS)
+    st = tp_flycoo_create(space, &host, NULL, &fly);
+  if (st == TP_SUCCESS && q->init) {
+    st = tp_kruskal_read_npy(q->init, host.dtype, host.order, host.dims, q->rank, &init);
+    solver.init = &init;
+  }
+  solver.rank = q->rank;
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_alloc(space, host.dtype, host.order, host.dims, q->rank, &model);
+  if (st == TP_SUCCESS)
+    st = tp_cp_als_sparse(space, fly, &solver, &model, &res);
+  if (st == TP_SUCCESS && q->output) {
+    st = tp_kruskal_alloc(NULL, host.dtype, host.order, host.dims, q->rank, &host_model);
+    if (st == TP_SUCCESS)
+      st = tp_kruskal_copy_to_host(space, &host_model, &model);
+    if (st == TP_SUCCESS)
+      st = tp_kruskal_write_npy(q->output, &host_model);
+  }
+  int code = st == TP_SUCCESS ? 0 : tenport_fail("cp-als", "failed");
+  if (code == 0) {
+    tp_flycoo_stats s;
+    tp_flycoo_get_stats(fly, &s);
+    print_sparse_summary(&s, q->input, q->rank, &res, info.duplicates);
+    tenport_cp_print_result(&res, tenport_seconds() - t0);
+    if (q->output)
+      printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, host.order - 1);
+  }
+  tp_kruskal_free(NULL, &host_model), tp_kruskal_free(space, &model);
+  tp_kruskal_free(NULL, &init);
+  tp_flycoo_destroy(&fly);
+  tp_coo_free(NULL, &host);
+  return code;
+}
