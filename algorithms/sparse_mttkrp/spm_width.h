@@ -5,6 +5,12 @@
 
 #define TPF_KN(name) TP_PASTE(TPF_PN(name), TP_PASTE(_k, TPF_K))
 
+/* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
+ * factor-row loads, which miss the caches on large modes. */
+#ifndef TPF_INFLIGHT
+#define TPF_INFLIGHT 4
+#endif
+
 /* Adds a lane's sums for the current piece into its scratch row, and clears them. */
 TP_DEVICE void TP_PASTE(TPF_PN(tpf_flush), TPF_K)(TPF_T *row, TPF_T *acc, int lane, int vl,
                                                    int64_t r0, int64_t R) {
@@ -53,31 +59,43 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, 1, team, a) {
         const int64_t left = a.R - a.r0 - lane; /* this lane's columns: vl * j < left */
         TPF_T acc[TPF_K];
         TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] = 0;
-        for (int64_t e = s; e < t; ++e) {
-          if (e >= next_start) {
-            TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
-            while (e >= (int64_t)a.piece_start[cur + 1])
-              ++cur;
-            next_start = a.piece_start[cur + 1];
+        for (int64_t e = s; e < t; e += TPF_INFLIGHT) {
+          /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
+          const uint32_t *rec[TPF_INFLIGHT];
+          TPF_T prod[TPF_INFLIGHT][TPF_K];
+          TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            rec[u] = a.in + tp_min_i64(e + u, t - 1) * a.stride;
+            const TPF_T v = TPF_PN(tpf_value)(rec[u], a.value_word);
+            TP_LANES for (int j = 0; j < TPF_K; ++j) prod[u][j] = v;
           }
-          const uint32_t *rec = a.in + e * a.stride;
-          const TPF_T v = TPF_PN(tpf_value)(rec, a.value_word);
-          TPF_T prod[TPF_K];
-          TP_LANES for (int j = 0; j < TPF_K; ++j) prod[j] = v;
           for (int m = 0; m < a.order; ++m) {
             if (m == a.mode)
               continue;
-            const TPF_T *u = a.U[m] + (int64_t)rec[m] * a.R + a.r0 + lane;
-            TP_LANES for (int j = 0; j < TPF_K; ++j) {
-              if ((int64_t)vl * j < left)
-                prod[j] *= u[vl * j];
+            TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+              const TPF_T *row = a.U[m] + (int64_t)rec[u][m] * a.R + a.r0 + lane;
+              TP_LANES for (int j = 0; j < TPF_K; ++j) {
+                if ((int64_t)vl * j < left)
+                  prod[u][j] *= row[vl * j];
+              }
             }
           }
-          TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[j];
-          if (a.remap) {
-            uint32_t *dst = a.out + (int64_t)rec[a.order + a.next] * a.stride;
-            for (int w = lane; w < a.stride; w += vl)
-              dst[w] = rec[w];
+          /* then sum in order, flushing at piece boundaries */
+          TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            if (e + u < t) {
+              if (e + u >= next_start) {
+                TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
+                                                   a.R);
+                while (e + u >= (int64_t)a.piece_start[cur + 1])
+                  ++cur;
+                next_start = a.piece_start[cur + 1];
+              }
+              TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[u][j];
+              if (a.remap) {
+                uint32_t *dst = a.out + (int64_t)rec[u][a.order + a.next] * a.stride;
+                for (int w = lane; w < a.stride; w += vl)
+                  dst[w] = rec[u][w];
+              }
+            }
           }
         }
         TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
