@@ -79,16 +79,18 @@ TP_RANGE_KERNEL(TPF_PN(tpf_finish_split), TPF_PN(tpf_split_args), i, a) {
   a.G[(int64_t)a.split_row[s] * a.R + r] = acc;
 }
 
-/* Lanes and per-lane width: GPUs put up to 32 lanes on the rank and 1024 threads in a
- * team (the paper's R x P block); CPUs one lane of up to 32 columns. */
+/* Lanes and per-lane width: on GPUs about four columns per lane (R = 32: 8 lanes, so a
+ * warp works on four nonzeros at once and shares their index arithmetic), up to 32
+ * lanes and 8 columns each, and 1024 threads per team; CPUs one lane of up to 32
+ * columns. */
 static tpf_shape TPF_PN(tpf_shape_of)(const tp_space_info *info, int64_t R) {
   tpf_shape s;
   s.vector = 1;
   if (info->is_gpu)
-    while (s.vector < R && s.vector < 32)
+    while (s.vector < 32 && 4 * (int64_t)s.vector < R)
       s.vector *= 2;
   s.width = 1;
-  while (s.width < 32 && (int64_t)s.vector * s.width < R && (info->is_gpu ? s.width < 8 : 1))
+  while ((int64_t)s.vector * s.width < R && s.width < (info->is_gpu ? 8 : 32))
     s.width *= 2;
   s.team = info->is_gpu ? 1024 / s.vector : 1;
   if (info->is_gpu && s.team * s.vector > info->max_team_threads)

@@ -3,7 +3,8 @@
 # OpenMP one for the CPU step), runs the sparse suites on the GPU, then for each tensor
 # of the sparse issue (generated, f32, R = 32, indices skewed as floor(u^4 I)):
 # tp-bench-sparse-mttkrp on the GPU (FLYCOO with and without remapping, the atomic
-# baseline) and on all host cores, and the peers on the same file (BLCO, SPLATT, the
+# baseline) and on all host cores (built with -Dcpu_native=true, as SPLATT builds with
+# -march=native), and the peers on the same file (BLCO, SPLATT, the
 # PyTorch COO script) through tools/peers/run-peers.sh.
 #
 # Usage: tools/gpu/run-sparse.sh [RESULTS_DIR]    (default $OUT, else ./)
@@ -43,7 +44,7 @@ if want build; then
   ninja -C "$build" perf/tp-bench-sparse-mttkrp tools/tenport tests/test_sparse \
     tests/test_sparse_mttkrp tests/test_cp_als_sparse tests/test_cp_als >/dev/null || exit 1
   [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
-    ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >/dev/null
+    -Dcpu_native=true ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >/dev/null
   ninja -C "$cpu" perf/tp-bench-sparse-mttkrp >/dev/null || exit 1
   if want peers; then
     tools/peers/build-blco.sh f32 64 >/dev/null && tools/peers/build-blco.sh f32 128 >/dev/null
