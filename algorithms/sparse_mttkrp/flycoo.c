@@ -69,7 +69,7 @@ static int tpf_default_kappa(tp_space *space) {
 static tp_status tpf_build_records(const tp_coo *host, const tpf_mode_plan *plans, int stride,
                                    uint32_t **out) {
   const size_t words = (size_t)host->nnz * (size_t)stride;
-  uint32_t *rec = (uint32_t *)malloc(sizeof(uint32_t) * (words ? words : 1));
+  uint32_t *rec = (uint32_t *)calloc(words ? words : 1, sizeof(uint32_t)); /* zero padding */
   if (!rec)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
                     words * sizeof(uint32_t));

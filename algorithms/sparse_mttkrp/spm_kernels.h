@@ -143,7 +143,16 @@ static tp_status TPF_PN(tpf_atomic)(tp_space *space, const tp_coo *X, const tp_k
                                     int mode, void *G) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  const tpf_shape sh = TPF_PN(tpf_shape_of)(&info, U->rank);
+  /* one nonzero per warp-wide vector of lanes: its best shape on an H200 */
+  tpf_shape sh = TPF_PN(tpf_shape_of)(&info, U->rank);
+  if (info.is_gpu) {
+    sh.vector = 1;
+    while (sh.vector < 32 && sh.vector < U->rank)
+      sh.vector *= 2;
+    sh.width = 1;
+    while ((int64_t)sh.vector * sh.width < U->rank && sh.width < 8)
+      sh.width *= 2;
+  }
   TPF_PN(tpf_atomic_args) a;
   memset(&a, 0, sizeof a);
   for (int m = 0; m < X->order; ++m) {

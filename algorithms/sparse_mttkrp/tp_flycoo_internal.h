@@ -2,8 +2,9 @@
  * record layout, and the kernel table of each precision (spm_kernels.h).
  *
  * Records: one per nonzero, `stride` 32-bit words: the indices of every mode (words
- * 0..N-1), the nonzero's position in every mode's order (words N..2N-1), then the value
- * (one word for f32, two for f64, at an even word so that it is 8-byte aligned).
+ * 0..N-1), the nonzero's position in every mode's order (words N..2N-1), the value (one
+ * word for f32, two for f64, at an even word so that it is 8-byte aligned), then zero
+ * padding to a multiple of 8 words.
  *
  * Pieces: the units Algorithm 1 places. A piece is a whole output row, or a run of at
  * most `cap` nonzeros of a row that was cut. In a mode's order, the records of
@@ -43,10 +44,11 @@ typedef struct tpf_mode_plan {
 tp_status tpf_plan_mode(const tp_coo *host, int mode, int kappa, int split, tpf_mode_plan *plan);
 void tpf_plan_free(tpf_mode_plan *plan);
 
-/* Words per record. */
+/* Words per record: rounded up to whole 32-byte sectors, so that the scattered writes of
+ * the remapping fill sectors (a partly written sector costs the memory a read first). */
 static inline int tpf_record_words(int order, tp_dtype dtype) {
-  int w = 2 * order;
-  return dtype == TP_DTYPE_F64 ? w + 2 : w + 1;
+  int w = 2 * order + (dtype == TP_DTYPE_F64 ? 2 : 1);
+  return (w + 7) / 8 * 8;
 }
 
 /* A mode's plan in the space. */

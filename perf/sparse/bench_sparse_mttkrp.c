@@ -114,7 +114,8 @@ static double max_rel_diff(bench *b, int mode) {
 static double mode_bytes(const bench *b, int mode, int remap) {
   const config *c = b->cfg;
   const double eb = (double)tp_dtype_size(c->dtype);
-  const double record = 4.0 * (2 * c->order + (c->dtype == TP_DTYPE_F64 ? 2 : 1));
+  const int words = 2 * c->order + (c->dtype == TP_DTYPE_F64 ? 2 : 1);
+  const double record = 4.0 * ((words + 7) / 8 * 8); /* records fill 32-byte sectors */
   return (double)c->nnz * (record * (remap ? 2 : 1) + (c->order - 1) * c->rank * eb) +
          (double)c->dims[mode] * c->rank * eb;
 }
