@@ -10,6 +10,10 @@
 #ifndef TPF_INFLIGHT
 #define TPF_INFLIGHT 4
 #endif
+/* Teams of 1024 threads each multiprocessor should hold (registers are budgeted for it). */
+#ifndef TPF_MIN_TEAMS
+#define TPF_MIN_TEAMS 1
+#endif
 
 /* Adds a lane's sums for the current piece into its scratch row, and clears them. */
 TP_DEVICE void TP_PASTE(TPF_PN(tpf_flush), TPF_K)(TPF_T *row, TPF_T *acc, int lane, int vl,
@@ -41,7 +45,7 @@ TP_INLINE int64_t TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(const uint32_t *start, i
  * rank, and with remap its lanes also copy each record to its place in the next mode's
  * order. The window's rows are then written to G (or to partial rows) without atomics:
  * the partition owns them. */
-TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, 1, team, a) {
+TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS, team, a) {
   const int vl = team->vector_length, F = vl * TPF_K;
   TPF_T *sums = (TPF_T *)team->scratch;
   const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
