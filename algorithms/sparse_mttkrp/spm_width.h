@@ -65,18 +65,19 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS
         TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] = 0;
         for (int64_t e = s; e < t; e += TPF_INFLIGHT) {
           /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
-          const uint32_t *rec[TPF_INFLIGHT];
+          uint32_t x[TPF_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
           TPF_T prod[TPF_INFLIGHT][TPF_K];
           TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
-            rec[u] = a.in + tp_min_i64(e + u, t - 1) * a.stride;
-            const TPF_T v = TPF_PN(tpf_value)(rec[u], a.value_word);
+            x[u] = (uint32_t)tp_min_i64(e + u, t - 1);
+            const TPF_T v = TPF_PN(tpf_value)(a.in + (int64_t)x[u] * a.stride, a.value_word);
             TP_LANES for (int j = 0; j < TPF_K; ++j) prod[u][j] = v;
           }
           for (int m = 0; m < a.order; ++m) {
             if (m == a.mode)
               continue;
+            const TPF_T *Um = a.U[m] + a.r0 + lane;
             TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
-              const TPF_T *row = a.U[m] + (int64_t)rec[u][m] * a.R + a.r0 + lane;
+              const TPF_T *row = Um + (int64_t)a.in[(int64_t)x[u] * a.stride + m] * a.R;
               TP_LANES for (int j = 0; j < TPF_K; ++j) {
                 if ((int64_t)vl * j < left)
                   prod[u][j] *= row[vl * j];
@@ -95,9 +96,10 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS
               }
               TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[u][j];
               if (a.remap) {
-                uint32_t *dst = a.out + (int64_t)rec[u][a.order + a.next] * a.stride;
+                const uint32_t *rec = a.in + (int64_t)x[u] * a.stride;
+                uint32_t *dst = a.out + (int64_t)rec[a.order + a.next] * a.stride;
                 for (int w = lane; w < a.stride; w += vl)
-                  dst[w] = rec[u][w];
+                  dst[w] = rec[w];
               }
             }
           }
