@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "tenport/tenport.h"
 #include "tp_sparse_internal.h"
 #include "tpt.h"
@@ -424,6 +428,43 @@ Test(sparse, sum_duplicates_of_many_nonzeros) {
   tp_coo_free(NULL, &t);
 }
 
+/* The internal radix sort on more pairs than its MSD threshold (2^20): sorted, stable,
+ * a permutation of the input, for uniform keys, keys sharing their top digits and keys
+ * crowded into one bucket. */
+Test(sparse, radix_sort_is_stable_on_large_inputs) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t n = ((int64_t)1 << 20) + 4099;
+  size_t bytes = sizeof(uint64_t) * (size_t)n;
+  uint64_t *keys = tpt_host_alloc(bytes), *keys_tmp = tpt_host_alloc(bytes);
+  uint64_t *original = tpt_host_alloc(bytes);
+  int64_t *values = tpt_host_alloc(bytes), *values_tmp = tpt_host_alloc(bytes);
+  const int bits[4] = {64, 40, 40, 30};
+  for (int c = 0; c < 4; ++c) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t r = tpt_next_u64(&rng) >> (64 - bits[c]);
+      if (c == 1)
+        r = (0xabcdeull << 20) | (r & 0xfffff); /* the top 20 of 40 bits shared */
+      if (c == 2 && i % 10)
+        r &= 0x3ff; /* 90% of the keys in the lowest bucket, with many duplicates */
+      keys[i] = original[i] = r;
+      values[i] = i;
+    }
+    TPT_OK(tp_radix_sort_u64(keys, values, keys_tmp, values_tmp, n, bits[c]));
+    memset(keys_tmp, 0, bytes); /* marks of the positions seen */
+    for (int64_t i = 0; i < n; ++i) {
+      cr_assert(values[i] >= 0 && values[i] < n && keys_tmp[values[i]] == 0, "case %d", c);
+      keys_tmp[values[i]] = 1;
+      cr_assert_eq(keys[i], original[values[i]], "case %d: pair %lld moved apart", c,
+                   (long long)i);
+      if (i > 0)
+        cr_assert(keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]),
+                  "case %d: pairs %lld and %lld out of order", c, (long long)i - 1,
+                  (long long)i);
+    }
+  }
+  free(keys), free(keys_tmp), free(original), free(values), free(values_tmp);
+}
+
 Test(sparse, sum_duplicates_keeps_a_sorted_tensor_and_rejects_bad_indices) {
   tpt_rng rng = tpt_rng_fresh();
   const int64_t dims[3] = {9, 8, 7};
@@ -547,6 +588,55 @@ Test(sparse, tns_sums_duplicates_and_counts_them) {
   tp_coo_free(NULL, &t);
 }
 
+/* Values read from text equal strtod's (float64) and strtof's (float32), for random
+ * decimals of every length, exponent and sign, and float32 midpoints spelled exactly. */
+Test(sparse, tns_values_match_strtod_and_strtof) {
+  tpt_rng rng = tpt_rng_fresh();
+  enum { N = 20000 };
+  char *text = tpt_host_alloc((size_t)N * 64), *values[N];
+  size_t n = 0;
+  for (int k = 0; k < N; ++k) {
+    n += (size_t)sprintf(text + n, "%d ", k + 1);
+    values[k] = text + n;
+    if (k < 6) { /* decimals whose nearest double is a float32 midpoint they are not */
+      static const char *near_midpoints[6] = {"7175046050633682e-22", "8411477412361011e1",
+                                              "8411477412361012e1", "4283572196960449e-14",
+                                              "5642132135108113e-18", "8754791407226873e4"};
+      n += (size_t)sprintf(text + n, "%s\n", near_midpoints[k]);
+      continue;
+    }
+    if (k % 4 == 0) { /* a float32 midpoint: (2f + 1) * 2^(e - 1), printed exactly */
+      double mid = ((double)tpt_int(&rng, 1 << 23, (1 << 24) - 1) * 2 + 1) *
+                   ldexp(1.0, (int)tpt_int(&rng, -40, 40) - 24);
+      n += (size_t)sprintf(text + n, "%.40g\n", mid);
+      continue;
+    }
+    int digits = (int)tpt_int(&rng, 1, 20), point = (int)tpt_int(&rng, 0, digits);
+    if (tpt_int(&rng, 0, 1))
+      text[n++] = '-';
+    for (int d = 0; d < digits; ++d) {
+      if (d == point && d > 0)
+        text[n++] = '.';
+      text[n++] = (char)('0' + tpt_int(&rng, d == 0, 9));
+    }
+    int int_digits = point > 0 ? point : digits; /* below 10^38 in all */
+    n += (size_t)sprintf(text + n, "e%d\n", (int)tpt_int(&rng, -40, 37 - int_digits));
+  }
+  for (int d = 0; d < 2; ++d) {
+    tp_coo t;
+    TPT_OK(tp_coo_read_tns_buffer("values", text, n, 0, both_dtypes[d], 1, NULL, &t, NULL));
+    cr_assert_eq(t.nnz, N);
+    for (int k = 0; k < N; ++k) {
+      double want = d ? strtod(values[k], NULL) : (double)strtof(values[k], NULL);
+      cr_assert_eq(value_at(&t, k), want, "%s: '%.*s' read as %.17g, expected %.17g",
+                   tp_dtype_name(both_dtypes[d]), (int)strcspn(values[k], "\n"), values[k],
+                   value_at(&t, k), want);
+    }
+    tp_coo_free(NULL, &t);
+  }
+  free(text);
+}
+
 /* ---- malformed .tns files ----------------------------------------------------------------- */
 
 typedef struct bad_text {
@@ -647,6 +737,47 @@ Test(sparse, tns_chunk_boundaries_do_not_matter) {
   }
   free(text);
   tp_coo_free(NULL, &t);
+}
+
+/* Over a megabyte of lines: parsed in parallel pieces once the order is known (given,
+ * or after the first chunk); the tensor and the line of the first error are the same. */
+Test(sparse, tns_parallel_pieces_give_the_same_tensor_and_lines) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t lines = 250000, dims[3] = {50, 60, 70};
+  size_t cap = (size_t)lines * 40 + 1;
+  char *text = tpt_host_alloc(cap), *bad = tpt_host_alloc(cap);
+  size_t n = 0, at_bad[2] = {0, 0};
+  for (int64_t l = 1; l <= lines; ++l) {
+    if (l == 177777 || l == 240000)
+      at_bad[l == 240000] = n;
+    n += (size_t)sprintf(text + n, "%lld %lld %lld %d\n", (long long)tpt_int(&rng, 1, dims[0]),
+                         (long long)tpt_int(&rng, 1, dims[1]),
+                         (long long)tpt_int(&rng, 1, dims[2]), (int)tpt_int(&rng, -9, 9));
+  }
+  cr_assert_gt(n, (size_t)5 << 19);
+  tp_coo ref, t;
+  tp_coo_read_info info;
+  TPT_OK(tp_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 0, NULL, &ref, NULL));
+  TPT_OK(tp_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 3, dims, &t, &info));
+  cr_assert_eq(info.lines, lines);
+  assert_same_tensor(&ref, &t);
+  tp_coo_free(NULL, &t);
+  TPT_OK(
+      tp_coo_read_tns_buffer("big", text, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, &info));
+  cr_assert_eq(info.lines, lines);
+  assert_same_tensor(&ref, &t);
+  tp_coo_free(NULL, &t);
+  memcpy(bad, text, n);
+  bad[at_bad[0]] = 'x', bad[at_bad[1]] = 'x';
+  TPT_FAILS_WITH(tp_coo_read_tns_buffer("big", bad, n, 0, TP_DTYPE_F64, 3, dims, &t, NULL),
+                 TP_ERROR_FORMAT);
+  assert_message_has("big, line 177777:");
+  TPT_FAILS_WITH(tp_coo_read_tns_buffer("big", bad, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t,
+                                        NULL),
+                 TP_ERROR_FORMAT);
+  assert_message_has("big, line 177777:");
+  tp_coo_free(NULL, &ref);
+  free(text), free(bad);
 }
 
 Test(sparse, writers_reject_invalid_tensors_and_paths) {
@@ -870,6 +1001,52 @@ Test(sparse, random_is_reproducible_and_seeds_differ) {
     cr_assert(differ, "seeds 42 and 43 gave the same tensor");
     tp_coo_free(NULL, &a), tp_coo_free(NULL, &b), tp_coo_free(NULL, &c);
   }
+}
+
+/* Uniform indices and values involve no library maths: the same on every platform. */
+Test(sparse, random_values_are_pinned) {
+  const int64_t dims[3] = {7, 11, 1000003};
+  const struct { int64_t i, j, k; double v; } want[4] = {
+      {3, 8, 90222, 0x1.efac999b3906p-3},
+      {4, 4, 201769, 0x1.9722aec462ae7p-1},
+      {6, 2, 490518, 0x1.8ce6fa129f0c8p-2},
+      {6, 7, 140661, 0x1.8fa7b6f9fcd28p-3}};
+  tp_coo_random_options o = random_options(TP_DTYPE_F64, 3, dims, 4, 2026);
+  tp_coo t;
+  TPT_OK(tp_coo_random(&o, &t, NULL));
+  cr_assert_eq(t.nnz, 4);
+  for (int k = 0; k < 4; ++k)
+    cr_assert(t.indices[0][k] == want[k].i && t.indices[1][k] == want[k].j &&
+                  t.indices[2][k] == want[k].k && value_at(&t, k) == want[k].v,
+              "nonzero %d: (%lld, %lld, %lld) %a", k, (long long)t.indices[0][k],
+              (long long)t.indices[1][k], (long long)t.indices[2][k], value_at(&t, k));
+  tp_coo_free(NULL, &t);
+}
+
+/* Generation, the radix sort's blocks and the text reader's pieces are cut the same
+ * way whatever the thread count. */
+Test(sparse, thread_count_does_not_change_the_results) {
+  const int64_t dims[3] = {300, 200, 100};
+  tp_coo_random_options o = random_options(TP_DTYPE_F32, 3, dims, 1200000, 9);
+  o.skew[0] = 3, o.values = TP_COO_VALUES_PARETO, o.alpha = 1.1;
+  tp_coo a, b, ta, tb;
+  const char *path = tmp_path("threads.tns");
+#ifdef _OPENMP
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+#endif
+  TPT_OK(tp_coo_random(&o, &a, NULL));
+  TPT_OK(tp_coo_write_tns(path, &a));
+  TPT_OK(tp_coo_read_tns(path, TP_DTYPE_F32, 3, dims, &ta, NULL));
+#ifdef _OPENMP
+  omp_set_num_threads(threads > 1 ? threads : 4);
+#endif
+  TPT_OK(tp_coo_random(&o, &b, NULL));
+  TPT_OK(tp_coo_read_tns(path, TP_DTYPE_F32, 3, dims, &tb, NULL));
+  assert_same_tensor(&a, &b);
+  assert_same_tensor(&a, &ta);
+  assert_same_tensor(&a, &tb);
+  tp_coo_free(NULL, &a), tp_coo_free(NULL, &b), tp_coo_free(NULL, &ta), tp_coo_free(NULL, &tb);
 }
 
 /* Share of the nonzeros in the 10% most populated slices of mode m. */

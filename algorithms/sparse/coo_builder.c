@@ -1,5 +1,6 @@
-/* A host COO tensor filled one nonzero at a time, for readers that do not know the
- * count in advance: the arrays grow by half their size each time they fill up. */
+/* A host COO tensor filled one nonzero at a time (or one builder's worth at a time), for
+ * readers that do not know the count in advance: the arrays grow by half their size each
+ * time they fill up. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +29,13 @@ static int resize(void **p, int64_t n, size_t size) {
   return 1;
 }
 
-tp_status tp_coo_builder_reserve(tp_coo_builder *b, const char *name) {
-  if (b->t.nnz < b->capacity)
+tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *name) {
+  if (more <= b->capacity - b->t.nnz)
     return TP_SUCCESS;
   int64_t c = b->capacity;
   int64_t want = c == 0 ? b->first_capacity : c > INT64_MAX / 3 * 2 ? INT64_MAX : c + c / 2;
+  if (want - b->t.nnz < more)
+    want = b->t.nnz > INT64_MAX - more ? INT64_MAX : b->t.nnz + more;
   int ok = want > c;
   for (int m = 0; m < b->t.order && ok; ++m)
     ok = resize((void **)&b->t.indices[m], want, sizeof(int64_t));
@@ -42,6 +45,22 @@ tp_status tp_coo_builder_reserve(tp_coo_builder *b, const char *name) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot grow the arrays to %lld nonzeros", name,
                     (long long)want);
   b->capacity = want;
+  return TP_SUCCESS;
+}
+
+tp_status tp_coo_builder_append(tp_coo_builder *b, const tp_coo_builder *from, const char *name) {
+  int64_t at = b->t.nnz, n = from->t.nnz;
+  if (n == 0)
+    return TP_SUCCESS;
+  TP_TRY(tp_coo_builder_reserve(b, n, name));
+  size_t size = tp_dtype_size(b->t.dtype);
+  for (int m = 0; m < b->t.order; ++m) {
+    memcpy(b->t.indices[m] + at, from->t.indices[m], sizeof(int64_t) * (size_t)n);
+    if (from->max_index[m] > b->max_index[m])
+      b->max_index[m] = from->max_index[m];
+  }
+  memcpy((char *)b->t.values + (size_t)at * size, from->t.values, size * (size_t)n);
+  b->t.nnz = at + n;
   return TP_SUCCESS;
 }
 

@@ -178,7 +178,7 @@ static tp_status build(tp_kruskal *u, int64_t support, double noise, uint64_t se
     fill_factors(seed, u, k, rows);
     enumerate_blocks(u->order, u->rank, k, rows, host);
     memset(host->values, 0, (size_t)total * tp_dtype_size(u->dtype));
-    st = tp_coo_sum_duplicates(host, NULL);
+    st = tp_coo_merge_duplicates(host, NULL);
   }
   if (st == TP_SUCCESS)
     evaluate(u, noise, seed, host);

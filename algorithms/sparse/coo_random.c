@@ -92,7 +92,7 @@ tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t 
   TP_TRY(check_options(opt));
   TP_TRY(tp_coo_host_alloc(opt->dtype, opt->order, opt->dims, opt->nnz, host));
   draw_nonzeros(opt, host);
-  tp_status st = tp_coo_sum_duplicates(host, merged);
+  tp_status st = tp_coo_merge_duplicates(host, merged);
   if (st != TP_SUCCESS) {
     tp_coo_host_free(host);
     memset(host, 0, sizeof *host);

@@ -20,7 +20,7 @@ static tp_status check_sums(const char *name, const tp_coo *host) {
 
 tp_status tp_coo_finish_read(const char *name, tp_coo *host, tp_coo_read_info *info) {
   int64_t merged = 0;
-  TP_TRY(tp_coo_sum_duplicates(host, &merged));
+  TP_TRY(tp_coo_merge_duplicates(host, &merged));
   if (info)
     info->duplicates = merged;
   if (merged > 0 && host->dtype == TP_DTYPE_F32)

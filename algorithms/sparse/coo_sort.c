@@ -1,11 +1,12 @@
 /* Sorting a host COO tensor by coordinate (mode 0 slowest), stably and in place.
  *
  * A coordinate is linearised into one uint64 key (i0 * d1 + i1) * d2 + ... when
- * prod(dims) fits in 64 bits, and a permutation is radix-sorted by that key. When it does
- * not fit, the modes are cut into groups whose keys fit, and the permutation is sorted by
- * the least significant group first, then by each more significant one: each pass is a
- * stable sort, so the result is the lexicographic order. Sorting a sorted tensor is a
- * single check. */
+ * prod(dims) fits in 64 bits: the (key, value) pairs are radix-sorted and the indices
+ * decoded from the sorted keys, so nothing is gathered at random. When it does not fit,
+ * the modes are cut into groups whose keys fit, and a permutation is sorted by the least
+ * significant group first, then by each more significant one (each pass is a stable
+ * sort, so the result is the lexicographic order), and applied to every array. Sorting a
+ * sorted tensor is a single check. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +50,12 @@ static int plan_groups(const tp_coo *t, key_group *groups) {
   return count;
 }
 
+/* keys[k] of nonzero perm[k] (of nonzero k when perm is NULL). */
 static void group_keys(const tp_coo *t, const key_group *g, const int64_t *perm,
                        uint64_t *keys) {
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < t->nnz; ++k) {
-    int64_t p = perm[k];
+    int64_t p = perm ? perm[k] : k;
     uint64_t key = 0;
     for (int m = g->first; m < g->last; ++m)
       key = key * (uint64_t)t->dims[m] + (uint64_t)t->indices[m][p];
@@ -96,17 +98,60 @@ static void apply_permutation(tp_coo *t, const int64_t *perm, void *scratch) {
   memcpy(t->values, val_tmp, size * (size_t)t->nnz);
 }
 
-/* perm sorted by coordinate, through the groups from least to most significant. */
-static tp_status sort_permutation(const tp_coo *t, int64_t *perm, int64_t *perm_tmp,
-                                  uint64_t *keys, uint64_t *keys_tmp) {
-  key_group groups[TP_COO_MAX_ORDER];
-  int count = plan_groups(t, groups);
+/* ---- one key for all modes: the values ride along, the indices are decoded ---------- */
+
+static void pack_values(const tp_coo *t, int64_t *payload) {
+  size_t size = tp_dtype_size(t->dtype);
+  TP_HOST_OMP(omp parallel for schedule(static))
+  for (int64_t k = 0; k < t->nnz; ++k) {
+    payload[k] = 0;
+    memcpy(&payload[k], (const char *)t->values + (size_t)k * size, size);
+  }
+}
+
+/* Indices from sorted keys, values from the payload that moved with them. */
+static void unpack(tp_coo *t, const uint64_t *keys, const int64_t *payload) {
+  size_t size = tp_dtype_size(t->dtype);
+  TP_HOST_OMP(omp parallel for schedule(static))
+  for (int64_t k = 0; k < t->nnz; ++k) {
+    uint64_t key = keys[k];
+    for (int m = t->order - 1; m > 0; --m) {
+      uint64_t d = (uint64_t)t->dims[m];
+      t->indices[m][k] = (int64_t)(key % d);
+      key /= d;
+    }
+    t->indices[0][k] = (int64_t)key;
+    memcpy((char *)t->values + (size_t)k * size, &payload[k], size);
+  }
+}
+
+/* Scratch of a sort: four arrays of nnz 8-byte words. */
+typedef struct sort_arrays {
+  uint64_t *keys, *keys_tmp;
+  int64_t *payload, *payload_tmp;
+} sort_arrays;
+
+/* Sorting (key, value) pairs and decoding them back moves no data at random. */
+static tp_status sort_one_key(tp_coo *t, const key_group *g, sort_arrays *a) {
+  group_keys(t, g, NULL, a->keys);
+  pack_values(t, a->payload);
+  TP_TRY(tp_radix_sort_u64(a->keys, a->payload, a->keys_tmp, a->payload_tmp, t->nnz, g->bits));
+  unpack(t, a->keys, a->payload);
+  return TP_SUCCESS;
+}
+
+/* A permutation sorted by the groups from least to most significant, then applied. */
+static tp_status sort_by_groups(tp_coo *t, const key_group *groups, int count,
+                                sort_arrays *a) {
+  int64_t *perm = a->payload;
   for (int64_t k = 0; k < t->nnz; ++k)
     perm[k] = k;
   for (int g = count - 1; g >= 0; --g) {
-    group_keys(t, &groups[g], perm, keys);
-    TP_TRY(tp_radix_sort_u64(keys, perm, keys_tmp, perm_tmp, t->nnz, groups[g].bits));
+    group_keys(t, &groups[g], perm, a->keys);
+    TP_TRY(tp_radix_sort_u64(a->keys, perm, a->keys_tmp, a->payload_tmp, t->nnz,
+                             groups[g].bits));
   }
+  apply_permutation(t, perm, a->keys);
   return TP_SUCCESS;
 }
 
@@ -114,18 +159,19 @@ tp_status tp_coo_sort(tp_coo *host) {
   TP_TRY(tp_coo_check_arrays(host));
   if (is_sorted(host))
     return TP_SUCCESS;
+  key_group groups[TP_COO_MAX_ORDER];
+  int count = plan_groups(host, groups);
   size_t bytes = sizeof(int64_t) * (size_t)host->nnz;
-  int64_t *perm = (int64_t *)malloc(bytes), *perm_tmp = (int64_t *)malloc(bytes);
-  uint64_t *keys = (uint64_t *)malloc(bytes), *keys_tmp = (uint64_t *)malloc(bytes);
+  sort_arrays a = {(uint64_t *)malloc(bytes), (uint64_t *)malloc(bytes), (int64_t *)malloc(bytes),
+                   (int64_t *)malloc(bytes)};
   tp_status st = TP_SUCCESS;
-  if (!perm || !perm_tmp || !keys || !keys_tmp)
+  if (!a.keys || !a.keys_tmp || !a.payload || !a.payload_tmp)
     st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate 4 x %zu bytes to sort %lld nonzeros",
                   bytes, (long long)host->nnz);
-  if (st == TP_SUCCESS)
-    st = sort_permutation(host, perm, perm_tmp, keys, keys_tmp);
-  free(perm_tmp), free(keys_tmp);
-  if (st == TP_SUCCESS)
-    apply_permutation(host, perm, keys);
-  free(perm), free(keys);
+  else if (count == 1)
+    st = sort_one_key(host, &groups[0], &a);
+  else
+    st = sort_by_groups(host, groups, count, &a);
+  free(a.keys), free(a.keys_tmp), free(a.payload), free(a.payload_tmp);
   return st;
 }

@@ -16,7 +16,7 @@
 #include "tp_error.h"
 #include "tp_sparse_internal.h"
 
-enum { FIELD_TEXT = 40 };
+enum { FIELD_TEXT = 40, MAX_DIGITS = 400 /* leading zeros included */ };
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -33,8 +33,8 @@ static const char *skip_blanks(const char *p, const char *end) {
   return p;
 }
 
-static int count_fields(const char *p, const char *end) {
-  int n = 0;
+static int64_t count_fields(const char *p, const char *end) {
+  int64_t n = 0;
   for (p = skip_blanks(p, end); !at_line_end(p, end); p = skip_blanks(p, end), ++n)
     while (!at_field_end(p, end))
       ++p;
@@ -53,24 +53,24 @@ static const char *field_text(const char *p, const char *end, char buf[FIELD_TEX
 }
 
 static tp_status field_count_error(const tp_tns_parser *ps, const char *line, const char *end) {
-  int found = count_fields(line, end);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d field%s, expected %d (%d ind%s and a value)",
-                  ps->name, (long long)ps->line, found, found == 1 ? "" : "s", ps->order + 1,
-                  ps->order, ps->order == 1 ? "ex" : "ices");
+  int64_t found = count_fields(line, end);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld field%s, expected %d (%d ind%s and a "
+                  "value)", ps->name, (long long)ps->line, (long long)found, found == 1 ? "" : "s",
+                  ps->order + 1, ps->order, ps->order == 1 ? "ex" : "ices");
 }
 
 /* ---- the order, from the first nonzero line ------------------------------------------- */
 
 static tp_status take_order(tp_tns_parser *ps, const char *line, const char *end) {
-  int fields = count_fields(line, end);
+  int64_t fields = count_fields(line, end);
   if (fields < 2)
     return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: 1 field; a nonzero is its indices "
                     "followed by its value", ps->name, (long long)ps->line);
   if (fields - 1 > TP_COO_MAX_ORDER)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d fields, that is %d indices; at most %d "
-                    "modes are read", ps->name, (long long)ps->line, fields, fields - 1,
-                    TP_COO_MAX_ORDER);
-  ps->order = fields - 1;
+    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld fields, that is %lld indices; at most "
+                    "%d modes are read", ps->name, (long long)ps->line, (long long)fields,
+                    (long long)fields - 1, TP_COO_MAX_ORDER);
+  ps->order = (int)fields - 1;
   tp_coo_builder_init(&ps->b, ps->dtype, ps->order, ps->expected_nnz);
   return TP_SUCCESS;
 }
@@ -132,13 +132,13 @@ static const char *scan_decimal(const char *p, const char *end, uint64_t *mantis
   uint64_t m = 0;
   int e = 0, digits = 0;
   for (; p < end && is_digit(*p); ++p, ++digits) {
-    if (m > (UINT64_MAX - 9) / 10)
+    if (m > (UINT64_MAX - 9) / 10 || digits > MAX_DIGITS)
       return NULL;
     m = m * 10 + (uint64_t)(*p - '0');
   }
   if (p < end && *p == '.')
     for (++p; p < end && is_digit(*p); ++p, ++digits, --e) {
-      if (m > (UINT64_MAX - 9) / 10)
+      if (m > (UINT64_MAX - 9) / 10 || digits > MAX_DIGITS)
         return NULL;
       m = m * 10 + (uint64_t)(*p - '0');
     }
@@ -251,7 +251,8 @@ static tp_status parse_line(tp_tns_parser *ps, const char *line, const char *end
     return TP_SUCCESS;
   if (ps->order == 0)
     TP_TRY(take_order(ps, p, end));
-  TP_TRY(tp_coo_builder_reserve(&ps->b, ps->name));
+  if (ps->b.t.nnz == ps->b.capacity)
+    TP_TRY(tp_coo_builder_reserve(&ps->b, 1, ps->name));
   tp_status st = parse_fields(ps, p, line, end, ps->b.t.nnz);
   if (st != TP_SUCCESS && count_fields(line, end) != ps->order + 1)
     return field_count_error(ps, line, end);

@@ -1,6 +1,7 @@
 /* Reading FROSTT .tns text: the source is read in large chunks, each cut after its last
- * complete line and parsed in place (tns_parse.c); the rest of the chunk moves to the
- * front for the next read. A line longer than the buffer doubles the buffer. */
+ * complete line and parsed in place (tns_parse.c, in parallel pieces by tns_pieces.c);
+ * the rest of the chunk moves to the front for the next read. A line longer than the
+ * buffer doubles the buffer. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,8 @@ static tp_status grow(char **buf, size_t *cap, const char *name) {
 }
 
 /* Reads the source through a buffer of cap + 1 bytes (one for the terminating NUL). */
-static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns_parser *ps) {
+static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns_parser *ps,
+                              tp_tns_pieces *pieces) {
   size_t len = 0;
   for (;;) {
     size_t got;
@@ -47,17 +49,14 @@ static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns
     len += got;
     if (len < cap) { /* the end of the source */
       (*buf)[len] = '\0';
-      return tp_tns_parse_lines(ps, *buf, *buf + len);
+      return tp_tns_parse_block(ps, pieces, *buf, *buf + len);
     }
     size_t done = complete_lines(*buf, len);
     if (done == 0) {
       TP_TRY(grow(buf, &cap, src->name));
       continue;
     }
-    char saved = (*buf)[done];
-    (*buf)[done] = '\0';
-    TP_TRY(tp_tns_parse_lines(ps, *buf, *buf + done));
-    (*buf)[done] = saved;
+    TP_TRY(tp_tns_parse_block(ps, pieces, *buf, *buf + done));
     memmove(*buf, *buf + done, len - done);
     len -= done;
   }
@@ -71,7 +70,10 @@ static tp_status parse_source(tp_coo_source *src, size_t chunk, tp_tns_parser *p
   if (!buf)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte read buffer",
                     src->name, cap + 1);
-  tp_status st = parse_chunks(src, &buf, cap, ps);
+  tp_tns_pieces pieces;
+  memset(&pieces, 0, sizeof pieces);
+  tp_status st = parse_chunks(src, &buf, cap, ps, &pieces);
+  tp_tns_pieces_free(&pieces);
   free(buf);
   return st;
 }

@@ -53,6 +53,9 @@ tp_status tp_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
  * Indices must be within dims. */
 tp_status tp_coo_sort(tp_coo *host);
 
+/* tp_coo_sum_duplicates for a tensor whose arrays and indices are known to be valid. */
+tp_status tp_coo_merge_duplicates(tp_coo *host, int64_t *merged);
+
 /* ---- bytes from a file or a buffer (coo_source.c) ------------------------------------ */
 
 typedef struct tp_coo_source {
@@ -104,11 +107,13 @@ typedef struct tp_coo_builder {
 
 /* Starts an empty builder; expected_nnz sizes the first arrays. */
 void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz);
-/* Room for one more nonzero, growing the arrays geometrically. */
-tp_status tp_coo_builder_reserve(tp_coo_builder *b, const char *name);
+/* Room for `more` nonzeros, growing the arrays geometrically. */
+tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *name);
+/* Appends from's nonzeros (same dtype and order) and takes its maximum indices. */
+tp_status tp_coo_builder_append(tp_coo_builder *b, const tp_coo_builder *from, const char *name);
 void tp_coo_builder_free(tp_coo_builder *b);
 
-/* ---- .tns text (tns_parse.c, tns_read.c) ---------------------------------------------- */
+/* ---- .tns text (tns_parse.c, tns_pieces.c, tns_read.c) ------------------------------ */
 
 typedef struct tp_tns_parser {
   const char *name;
@@ -120,10 +125,23 @@ typedef struct tp_tns_parser {
   tp_coo_builder b;        /* set up once the order is known */
 } tp_tns_parser;
 
-/* Parses the complete lines in [text, end); *end is '\0' (strtod stops there). */
+/* Parses the lines in [text, end), counting them in p->line: the text ends with '\n', or
+ * *end is '\0' (so that strtod stops there). */
 tp_status tp_tns_parse_lines(tp_tns_parser *p, const char *text, const char *end);
 
-enum { TP_TNS_CHUNK_BYTES = 16 << 20 };
+enum { TP_TNS_CHUNK_BYTES = 16 << 20, TP_TNS_PIECES = 16 };
+
+/* Parsers of the pieces of a block (tns_pieces.c); zero-initialise, free when done. */
+typedef struct tp_tns_pieces {
+  tp_tns_parser part[TP_TNS_PIECES];
+  int ready;
+} tp_tns_pieces;
+
+/* tp_tns_parse_lines on [text, end), which ends with '\n' or at the text's NUL; large
+ * blocks are parsed in parallel pieces once the order is known. */
+tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
+                             const char *end);
+void tp_tns_pieces_free(tp_tns_pieces *pc);
 
 /* Readers of a source; on failure *host is zeroed and owns nothing. chunk: bytes read at
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */

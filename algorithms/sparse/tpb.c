@@ -9,8 +9,9 @@
  *   32-          u64 dims[order]
  *   then         each mode's nnz zero-based indices, mode 0 first, then the nnz values.
  *
- * The reader checks the header against the size of the file before allocating, then
- * every index against its dimension and every value for finiteness. */
+ * The reader checks the header against the size of the file before allocating (a pipe,
+ * whose size is unknown, is only checked for truncation as it is read), then every index
+ * against its dimension and every value for finiteness. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,79 @@
+/* Parsing a large block of complete .tns lines in parallel: the block is cut at line
+ * ends into a fixed number of pieces, each parsed into a builder of its own, and the
+ * builders are appended in order, so the result does not depend on the thread count.
+ * Pieces count their lines from 0; when one fails, it is parsed again on the calling
+ * thread from its true first line, which raises the error there with the right line. */
+#include <string.h>
+
+#include "tp_error.h"
+#include "tp_host_omp.h"
+#include "tp_sparse_internal.h"
+
+enum { PARALLEL_MIN_BYTES = 1 << 20 };
+
+/* The start of the line holding text[at] (or following it), at most end. */
+static const char *line_start_after(const char *text, const char *end, size_t at) {
+  const char *p = text + at;
+  if (p == text)
+    return p;
+  const char *nl = (const char *)memchr(p - 1, '\n', (size_t)(end - (p - 1)));
+  return nl ? nl + 1 : end;
+}
+
+static void setup_parts(const tp_tns_parser *ps, tp_tns_pieces *pc, size_t bytes) {
+  for (int i = 0; i < TP_TNS_PIECES; ++i) {
+    tp_tns_parser *part = &pc->part[i];
+    if (!pc->ready) {
+      *part = *ps;
+      tp_coo_builder_init(&part->b, ps->dtype, ps->order,
+                          (int64_t)(bytes / TP_TNS_PIECES / 16));
+    }
+    part->line = 0;
+    part->b.t.nnz = 0;
+  }
+  pc->ready = 1;
+}
+
+/* Parses piece `failed` again from its first line, on this thread. */
+static tp_status report(tp_tns_parser *ps, tp_tns_pieces *pc, const char *const *cut,
+                        int failed) {
+  int64_t line = ps->line;
+  for (int i = 0; i < failed; ++i)
+    line += pc->part[i].line;
+  tp_tns_parser *part = &pc->part[failed];
+  part->line = line;
+  part->b.t.nnz = 0;
+  tp_status st = tp_tns_parse_lines(part, cut[failed], cut[failed + 1]);
+  return st != TP_SUCCESS ? st : TP_ERROR(TP_ERROR_INTERNAL, "%s: a piece parsed twice "
+                                          "differently", ps->name);
+}
+
+tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
+                             const char *end) {
+  size_t bytes = (size_t)(end - text);
+  if (ps->order == 0 || bytes < PARALLEL_MIN_BYTES)
+    return tp_tns_parse_lines(ps, text, end);
+  const char *cut[TP_TNS_PIECES + 1];
+  for (int i = 0; i < TP_TNS_PIECES; ++i)
+    cut[i] = line_start_after(text, end, bytes / TP_TNS_PIECES * (size_t)i);
+  cut[TP_TNS_PIECES] = end;
+  setup_parts(ps, pc, bytes);
+  tp_status st[TP_TNS_PIECES];
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int i = 0; i < TP_TNS_PIECES; ++i)
+    st[i] = tp_tns_parse_lines(&pc->part[i], cut[i], cut[i + 1]);
+  for (int i = 0; i < TP_TNS_PIECES; ++i)
+    if (st[i] != TP_SUCCESS)
+      return report(ps, pc, cut, i);
+  for (int i = 0; i < TP_TNS_PIECES; ++i) {
+    TP_TRY(tp_coo_builder_append(&ps->b, &pc->part[i].b, ps->name));
+    ps->line += pc->part[i].line;
+  }
+  return TP_SUCCESS;
+}
+
+void tp_tns_pieces_free(tp_tns_pieces *pc) {
+  for (int i = 0; pc->ready && i < TP_TNS_PIECES; ++i)
+    tp_coo_builder_free(&pc->part[i].b);
+  pc->ready = 0;
+}
