@@ -110,8 +110,8 @@ static tp_status host_array(size_t bytes, void **p) {
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
-                            tp_coo *t) {
+tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                          tp_coo *t) {
   TP_CHECK_ARG(t, "t is NULL");
   memset(t, 0, sizeof *t);
   TP_CHECK_ARG(dims, "dims is NULL");
@@ -121,8 +121,13 @@ tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int6
   t->order = order;
   memcpy(t->dims, dims, sizeof(int64_t) * (size_t)order);
   t->nnz = nnz;
+  return tp_coo_check(t);
+}
+
+tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                            tp_coo *t) {
   size_t index_bytes = 0, value_bytes = 0;
-  tp_status st = tp_coo_check(t);
+  tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
   if (st == TP_SUCCESS)
     st = array_bytes(nnz, sizeof(int64_t), &index_bytes);
   if (st == TP_SUCCESS)

@@ -18,7 +18,7 @@ static tp_status check_sums(const char *name, const tp_coo *host) {
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_finish_read(const char *name, tp_coo *host, tp_coo_read_info *info) {
+static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_info *info) {
   int64_t merged = 0;
   TP_TRY(tp_coo_merge_duplicates(host, &merged));
   if (info)
@@ -26,6 +26,17 @@ tp_status tp_coo_finish_read(const char *name, tp_coo *host, tp_coo_read_info *i
   if (merged > 0 && host->dtype == TP_DTYPE_F32)
     TP_TRY(check_sums(name, host));
   return TP_SUCCESS;
+}
+
+tp_status tp_coo_finish_read(tp_status st, const char *name, tp_coo *host,
+                             tp_coo_read_info *info) {
+  if (st == TP_SUCCESS)
+    st = merge_and_check(name, host, info);
+  if (st != TP_SUCCESS) {
+    tp_coo_host_free(host);
+    memset(host, 0, sizeof *host);
+  }
+  return st;
 }
 
 /* Binary when the source starts with the magic; a source too short for it is text. */

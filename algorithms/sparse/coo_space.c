@@ -18,16 +18,7 @@ tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t
                        int64_t nnz, tp_coo *t) {
   if (!space)
     return tp_coo_host_alloc(dtype, order, dims, nnz, t);
-  TP_CHECK_ARG(t, "t is NULL");
-  memset(t, 0, sizeof *t);
-  TP_CHECK_ARG(dims, "dims is NULL");
-  TP_CHECK_ARG(order >= 1 && order <= TP_COO_MAX_ORDER, "COO tensor: order %d is outside [1, %d]",
-               order, TP_COO_MAX_ORDER);
-  t->dtype = dtype;
-  t->order = order;
-  memcpy(t->dims, dims, sizeof(int64_t) * (size_t)order);
-  t->nnz = nnz;
-  tp_status st = tp_coo_check(t);
+  tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
   for (int m = 0; m < order && st == TP_SUCCESS; ++m)
     st = space_array(space, nnz, sizeof(int64_t), (void **)&t->indices[m]);
   if (st == TP_SUCCESS)

@@ -111,13 +111,7 @@ tp_status tp_coo_read_tns_source(tp_coo_source *src, size_t chunk, tp_dtype dtyp
   tp_coo_builder_free(&ps.b);
   if (info)
     info->lines = ps.line;
-  if (st == TP_SUCCESS)
-    st = tp_coo_finish_read(src->name, host, info);
-  if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
-    memset(host, 0, sizeof *host);
-  }
-  return st;
+  return tp_coo_finish_read(st, src->name, host, info);
 }
 
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,

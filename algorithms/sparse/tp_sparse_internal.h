@@ -28,6 +28,10 @@ static inline void tp_coo_set_value(tp_coo *t, int64_t k, double v) {
 /* ---- host memory and checks (coo.c) ---------------------------------------------- */
 
 /* tp_coo_alloc / tp_coo_free on the host (malloc), without a space. */
+/* Fills *t's descriptor (no arrays) and checks it; the error names the field. */
+tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                          tp_coo *t);
+
 tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                             tp_coo *t);
 void tp_coo_host_free(tp_coo *t);
@@ -160,8 +164,10 @@ tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t 
 tp_status tp_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
                              tp_coo *host, tp_coo_read_info *info);
 
-/* Sums duplicates after reading and checks that float32 sums stayed finite. */
-tp_status tp_coo_finish_read(const char *name, tp_coo *host, tp_coo_read_info *info);
+/* Ends a read whose status so far is st: on success sums duplicates and checks that
+ * float32 sums stayed finite; on any failure frees host and clears it. */
+tp_status tp_coo_finish_read(tp_status st, const char *name, tp_coo *host,
+                             tp_coo_read_info *info);
 
 /* ---- the binary format (tpb.c) ---------------------------------------------------------
  * Little-endian: magic (8 bytes), then u32 version, u32 index width, u32 value width,

@@ -279,14 +279,7 @@ tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *
   for (uint32_t m = 0; m < h.order; ++m)
     dims[m] = (int64_t)h.dims[m];
   TP_TRY(tp_coo_host_alloc(dtype, (int)h.order, dims, (int64_t)h.nnz, host));
-  tp_status st = read_arrays(src, &h, host);
-  if (st == TP_SUCCESS)
-    st = tp_coo_finish_read(src->name, host, info);
-  if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
-    memset(host, 0, sizeof *host);
-  }
-  return st;
+  return tp_coo_finish_read(read_arrays(src, &h, host), src->name, host, info);
 }
 
 tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
