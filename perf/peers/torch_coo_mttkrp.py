@@ -35,18 +35,12 @@ import time
 import numpy as np
 import torch
 
+from peer_common import Timer, parse_list
+
 TPB_MAGIC = b'TPCOO\0\0\1'
 TPB_FIXED = struct.Struct('<8sIIIIQ')  # magic, version, index width, value width, order, nnz
 
 
-def parse_list(text, sep, what):
-    try:
-        values = [int(v) for v in text.split(sep)]
-    except ValueError:
-        raise argparse.ArgumentTypeError('bad %s: %r' % (what, text))
-    if not values or min(values) < 0:
-        raise argparse.ArgumentTypeError('bad %s: %r' % (what, text))
-    return values
 
 
 def read_tpb(path):
@@ -128,22 +122,6 @@ def mttkrp_index_add(idx, vals, factors, mode, chunk):
     return out
 
 
-class Timer:
-    def __init__(self, device):
-        self.cuda = device.type == 'cuda'
-
-    def run(self, fn):
-        if self.cuda:
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            out = fn()
-            stop.record()
-            torch.cuda.synchronize()
-            return out, start.elapsed_time(stop)
-        t = time.perf_counter()
-        out = fn()
-        return out, (time.perf_counter() - t) * 1e3
 
 
 def time_mode(fn, args, timer):

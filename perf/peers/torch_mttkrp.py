@@ -28,18 +28,12 @@ import time
 
 import torch
 
+from peer_common import Timer, parse_list
+
 TENSORS = {'A': (401, 201, 12, 501), 'B': (129, 129, 129, 12, 39)}
 RANK_LETTER = 'z'
 
 
-def parse_list(text, sep, what):
-    try:
-        values = [int(v) for v in text.split(sep)]
-    except ValueError:
-        raise argparse.ArgumentTypeError('bad %s: %r' % (what, text))
-    if not values or min(values) < 0:
-        raise argparse.ArgumentTypeError('bad %s: %r' % (what, text))
-    return values
 
 
 def einsum_expression(order, mode):
@@ -106,22 +100,6 @@ def free_bytes(device):
     return float('inf')
 
 
-class Timer:
-    def __init__(self, device):
-        self.cuda = device.type == 'cuda'
-
-    def run(self, fn):
-        if self.cuda:
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            out = fn()
-            stop.record()
-            torch.cuda.synchronize()
-            return out, start.elapsed_time(stop)
-        t = time.perf_counter()
-        out = fn()
-        return out, (time.perf_counter() - t) * 1e3
 
 
 def time_method(fn, args, timer):
