@@ -24,7 +24,6 @@ import json
 import statistics
 import string
 import sys
-import time
 
 import torch
 
