@@ -67,7 +67,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS
           /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
           uint32_t x[TPF_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
           TPF_T prod[TPF_INFLIGHT][TPF_K];
-          TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
             x[u] = (uint32_t)tp_min_i64(e + u, t - 1);
             const TPF_T v = TPF_PN(tpf_value)(a.in + (int64_t)x[u] * a.stride, a.value_word);
             TP_LANES for (int j = 0; j < TPF_K; ++j) prod[u][j] = v;
@@ -76,7 +76,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS
             if (m == a.mode)
               continue;
             const TPF_T *Um = a.U[m] + a.r0 + lane;
-            TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
               const TPF_T *row = Um + (int64_t)a.in[(int64_t)x[u] * a.stride + m] * a.R;
               TP_LANES for (int j = 0; j < TPF_K; ++j) {
                 if ((int64_t)vl * j < left)
@@ -85,7 +85,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(tpf_flycoo), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS
             }
           }
           /* then sum in order, flushing at piece boundaries */
-          TP_LANES for (int u = 0; u < TPF_INFLIGHT; ++u) {
+          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
             if (e + u < t) {
               if (e + u >= next_start) {
                 TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
