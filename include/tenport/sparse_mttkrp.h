@@ -40,9 +40,10 @@ typedef struct tp_flycoo_options {
 
 tp_flycoo_options tp_flycoo_options_default(void);
 
-/* Builds the FLYCOO form of a host COO tensor in the space (f32 or f64; at most 2^32 - 1
- * nonzeros and every dim below 2^32). Duplicates must have been summed. The nonzeros
- * start in mode 0's order. */
+/* Builds the FLYCOO form of a host COO tensor in the space: f32 or f64, at least 2 modes,
+ * fewer than 2^32 - 1 nonzeros, at most 2^28 rows per mode (the partitioning keeps
+ * per-row counts), finite values and indices in range (checked). Duplicate coordinates
+ * are allowed (they add up). The records start in mode 0's order. */
 tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
                            tp_flycoo **fly);
 tp_status tp_flycoo_destroy(tp_flycoo **fly);
