@@ -586,6 +586,10 @@ Test(sparse, tns_sums_duplicates_and_counts_them) {
   TPT_OK(tp_coo_read_tns(path, TP_DTYPE_F64, 0, NULL, &t, NULL));
   cr_assert_eq(value_at(&t, 0), 6e38);
   tp_coo_free(NULL, &t);
+  /* found by fuzzing: float64 sums can overflow too */
+  path = write_text("huge.tns", "1 2 1e308\n1 2 1e308\n");
+  TPT_FAILS_WITH(tp_coo_read_tns(path, TP_DTYPE_F64, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+  assert_message_has("float64 range");
 }
 
 /* Values read from text equal strtod's (float64) and strtof's (float32), for random

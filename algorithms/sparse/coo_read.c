@@ -6,14 +6,15 @@
 #include "tp_error.h"
 #include "tp_sparse_internal.h"
 
-/* Sums of float32 duplicates are rounded once, and may leave the float32 range. */
+/* Sums of duplicates may leave the range of the value type (finite values that add up
+ * past it), in either precision. */
 static tp_status check_sums(const char *name, const tp_coo *host) {
   for (int64_t k = 0; k < host->nnz; ++k)
     if (!isfinite(tp_coo_value(host, k))) {
       char at[TP_COO_COORD_TEXT];
       tp_coo_format_coordinate(host, k, at, sizeof at);
       return TP_ERROR(TP_ERROR_FORMAT, "%s: the duplicates of nonzero %s (zero-based) sum to a "
-                      "value beyond the float32 range", name, at);
+                      "value beyond the %s range", name, at, tp_dtype_name(host->dtype));
     }
   return TP_SUCCESS;
 }
@@ -23,7 +24,7 @@ static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_inf
   TP_TRY(tp_coo_merge_duplicates(host, &merged));
   if (info)
     info->duplicates = merged;
-  if (merged > 0 && host->dtype == TP_DTYPE_F32)
+  if (merged > 0)
     TP_TRY(check_sums(name, host));
   return TP_SUCCESS;
 }
