@@ -1,0 +1,95 @@
+/* The FLYCOO kernel for one precision, one per-lane width (TPF_K) and one order (TPF_N;
+ * 0 = any order, read from the arguments): included by spm_width.h once per order, so
+ * there is no include guard. With the order a constant, the loops over modes unroll and
+ * every record word of the nonzeros in flight is loaded before their factor rows are
+ * gathered, instead of one mode after the other. */
+
+#define TPF_NN(name) TP_PASTE(name, TP_PASTE(_n, TPF_N))
+
+/* ---- FLYCOO: one team per partition, windows of pieces in team scratch ------------
+ * Each team thread takes a contiguous run of the window's records (so a heavy row is
+ * summed in registers and reaches the scratch once per thread), its lanes split the
+ * rank, and with remap its lanes also copy each record to its place in the next mode's
+ * order. The window's rows are then written to G (or to partial rows) without atomics:
+ * the partition owns them. */
+TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS, team,
+                       a) {
+  const int vl = team->vector_length, F = vl * TPF_K;
+  /* constants in the specialised kernels (the record layout of tp_flycoo_internal.h) */
+  const int order = TPF_N > 0 ? TPF_N : a.order;
+  const int stride = TPF_N > 0 ? (2 * TPF_N + (int)(sizeof(TPF_T) / 4) + 7) / 8 * 8 : a.stride;
+  const int value_word = 2 * order;
+  TPF_T *sums = (TPF_T *)team->scratch;
+  const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
+  for (int64_t base = pb; base < pe; base += a.window) {
+    const int64_t wend = tp_min_i64(base + a.window, pe), rows = wend - base;
+    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) sums[i] = 0;
+    tp_team_barrier(team);
+    const int64_t e0 = a.piece_start[base], e1 = a.piece_start[wend];
+    const int64_t per = tp_ceil_div_i64(e1 - e0, team->team_size);
+    const int64_t s = e0 + team->team_rank * per, t = tp_min_i64(s + per, e1);
+    if (s < t) {
+      TP_VECTOR_FOR(team, lane, 0, vl) {
+        int64_t cur = TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(a.piece_start, base, wend - 1, s);
+        int64_t next_start = a.piece_start[cur + 1];
+        const int64_t left = a.R - a.r0 - lane; /* this lane's columns: vl * j < left */
+        TPF_T acc[TPF_K];
+        TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] = 0;
+        for (int64_t e = s; e < t; e += TPF_INFLIGHT) {
+          /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
+          uint32_t x[TPF_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
+          TPF_T prod[TPF_INFLIGHT][TPF_K];
+          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            x[u] = (uint32_t)tp_min_i64(e + u, t - 1);
+            const TPF_T v = TPF_PN(tpf_value)(a.in + (int64_t)x[u] * stride, value_word);
+            TP_LANES for (int j = 0; j < TPF_K; ++j) prod[u][j] = v;
+          }
+          TP_UNROLL for (int m = 0; m < order; ++m) {
+            if (m == a.mode)
+              continue;
+            const TPF_T *Um = a.U[m] + a.r0 + lane;
+            TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
+              const TPF_T *row = Um + (int64_t)a.in[(int64_t)x[u] * stride + m] * a.R;
+              TP_LANES for (int j = 0; j < TPF_K; ++j) {
+                if ((int64_t)vl * j < left)
+                  prod[u][j] *= row[vl * j];
+              }
+            }
+          }
+          /* then sum in order, flushing at piece boundaries */
+          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            if (e + u < t) {
+              if (e + u >= next_start) {
+                TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
+                                                   a.R);
+                while (e + u >= (int64_t)a.piece_start[cur + 1])
+                  ++cur;
+                next_start = a.piece_start[cur + 1];
+              }
+              TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[u][j];
+              if (a.remap) {
+                const uint32_t *rec = a.in + (int64_t)x[u] * stride;
+                uint32_t *dst = a.out + (int64_t)rec[order + a.next] * stride;
+                for (int w = lane; w < stride; w += vl)
+                  dst[w] = rec[w];
+              }
+            }
+          }
+        }
+        TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
+      }
+    }
+    tp_team_barrier(team);
+    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {
+      const int64_t r = a.r0 + i % F;
+      if (r < a.R) {
+        const int64_t slot = a.piece_slot[base + i / F];
+        TPF_T *dst = slot < a.dim ? a.G + slot * a.R : a.partial + (slot - a.dim) * a.R;
+        dst[r] = sums[i];
+      }
+    }
+    tp_team_barrier(team);
+  }
+}
+
+#undef TPF_NN
