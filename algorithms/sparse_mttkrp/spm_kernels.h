@@ -138,20 +138,27 @@ static tp_status TPF_PN(tpf_mttkrp)(tp_space *space, const tpf_pass *p) {
   return TP_PASTE(TPF_PN(tpf_finish_split), _launch)(space, p->m.split_rows * p->rank, s);
 }
 
+/* The baseline's shape: on GPUs one nonzero per vector of up to 32 lanes over the rank
+ * and 128 threads per team (its best shape on an H200); on CPUs FLYCOO's. */
+static tpf_shape TPF_PN(tpf_atomic_shape)(const tp_space_info *info, int64_t R) {
+  tpf_shape s = TPF_PN(tpf_shape_of)(info, R);
+  if (!info->is_gpu)
+    return s;
+  s.vector = 1;
+  while (s.vector < 32 && s.vector < R)
+    s.vector *= 2;
+  s.width = 1;
+  while ((int64_t)s.vector * s.width < R && s.width < 8)
+    s.width *= 2;
+  s.team = 128 / s.vector;
+  return s;
+}
+
 static tp_status TPF_PN(tpf_atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U,
                                     int mode, void *G) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  /* one nonzero per warp-wide vector of lanes: its best shape on an H200 */
-  tpf_shape sh = TPF_PN(tpf_shape_of)(&info, U->rank);
-  if (info.is_gpu) {
-    sh.vector = 1;
-    while (sh.vector < 32 && sh.vector < U->rank)
-      sh.vector *= 2;
-    sh.width = 1;
-    while ((int64_t)sh.vector * sh.width < U->rank && sh.width < 8)
-      sh.width *= 2;
-  }
+  const tpf_shape sh = TPF_PN(tpf_atomic_shape)(&info, U->rank);
   TPF_PN(tpf_atomic_args) a;
   memset(&a, 0, sizeof a);
   for (int m = 0; m < X->order; ++m) {
@@ -162,10 +169,9 @@ static tp_status TPF_PN(tpf_atomic)(tp_space *space, const tp_coo *X, const tp_k
   a.G = (TPF_T *)G;
   a.order = X->order, a.mode = mode;
   a.R = U->rank, a.nnz = X->nnz;
-  const int team = info.is_gpu ? 128 / sh.vector > 0 ? 128 / sh.vector : 1 : 1;
-  a.per_team = info.is_gpu ? team : 256;
+  a.per_team = info.is_gpu ? sh.team : 256;
   tp_team_policy pol =
-      tp_team_policy_make(tp_ceil_div_i64(X->nnz, a.per_team), team, sh.vector, 0);
+      tp_team_policy_make(tp_ceil_div_i64(X->nnz, a.per_team), sh.team, sh.vector, 0);
   TPF_LAUNCH_WIDTH(tpf_atomic, sh.width, space, pol, a);
 }
 
