@@ -2,8 +2,9 @@
 # tenport's main job on built-in data: builds the OpenMP backend, then finds the fiber
 # directions of a synthetic diffusion-MRI phantom (`tenport peaks --example`) and the
 # eigenpairs of the Kofidis-Regalia tensor (`tenport sshopm --example`); both check
-# their answers against the known truth; then the CP decomposition of a planted low-rank
-# dense tensor (`tenport cp-als --example`), checked by its fit.
+# their answers against the known truth; then the CP decompositions of a planted low-rank
+# dense tensor (`tenport cp-als --example`, checked by its fit) and of a planted sparse
+# low-rank tensor written as .tns (`tenport gen sparse`, then `tenport cp-als` on FLYCOO).
 # Usage: tools/demo.sh            tools/demo.sh info [--full]   (machine ceilings instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +21,10 @@ echo
 "$build/tools/tenport" sshopm --example
 echo
 "$build/tools/tenport" cp-als --example --quiet
+echo
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$build/tools/tenport" gen sparse --dims 60x80x70 --rank 3 --support 8 --seed 7 \
+  --output "$work/planted.tns"
+"$build/tools/tenport" cp-als --input "$work/planted.tns" --rank 3 --tol 1e-9 --maxiters 200 \
+  --quiet
