@@ -149,3 +149,24 @@ Test(cp_als_sparse, bad_inputs) {
   tp_kruskal_free(tpt_space, &model);
   tp_coo_free(NULL, &t);
 }
+
+/* Duplicate coordinates add up: each nonzero stored as two halves gives the same fit. */
+Test(cp_als_sparse, duplicates_add_up_in_the_fit) {
+  tp_coo t = planted(TP_DTYPE_F64, 2, 0.2, NULL), twice;
+  TPT_OK(tp_coo_alloc(NULL, TP_DTYPE_F64, 3, dims, 2 * t.nnz, &twice));
+  for (int64_t x = 0; x < 2 * t.nnz; ++x) {
+    for (int m = 0; m < 3; ++m)
+      twice.indices[m][x] = t.indices[m][x % t.nnz];
+    ((double *)twice.values)[x] = 0.5 * ((double *)t.values)[x % t.nnz];
+  }
+  tp_cp_als_options o = options(2);
+  o.max_iters = 6;
+  o.tol = 0;
+  fitted a = run_sparse(&t, &o), b = run_sparse(&twice, &o);
+  cr_assert(fabs(a.res.fit - b.res.fit) <= 1e-9, "fit %.12f with duplicates, %.12f without",
+            b.res.fit, a.res.fit);
+  tp_kruskal_free(NULL, &a.host);
+  tp_kruskal_free(NULL, &b.host);
+  tp_coo_free(NULL, &twice);
+  tp_coo_free(NULL, &t);
+}

@@ -18,10 +18,12 @@ static tp_status tpc_check(const tp_coo *X, const tp_kruskal *U, int mode, const
   TP_CHECK_ARG(U->order == X->order, "the factors have order %d but the tensor has %d",
                U->order, X->order);
   TP_CHECK_ARG(mode >= 0 && mode < X->order, "mode %d is outside 0..%d", mode, X->order - 1);
-  for (int m = 0; m < X->order; ++m)
+  for (int m = 0; m < X->order; ++m) {
     TP_CHECK_ARG(U->dims[m] == X->dims[m],
                  "factor %d has %lld rows but the tensor's mode %d has %lld", m,
                  (long long)U->dims[m], m, (long long)X->dims[m]);
+    TP_CHECK_ARG(m == mode || U->factors[m], "factor %d must not be NULL", m);
+  }
   return TP_SUCCESS;
 }
 

@@ -106,11 +106,41 @@ static tp_status tpf_upload_plan(tp_space *space, const tpf_mode_plan *p, int ka
   return TP_SUCCESS;
 }
 
+/* Nonzeros in strictly increasing coordinate order (mode 0 slowest): no duplicates. */
+static int tpf_strictly_sorted(const tp_coo *h) {
+  for (int64_t x = 1; x < h->nnz; ++x) {
+    int cmp = 0;
+    for (int m = 0; m < h->order && cmp == 0; ++m)
+      cmp = (h->indices[m][x - 1] > h->indices[m][x]) - (h->indices[m][x - 1] < h->indices[m][x]);
+    if (cmp >= 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* ||X||^2 of the tensor the records add up to: duplicates are summed first (on a copy)
+ * when the input may hold them. */
+static tp_status tpf_norm2(const tp_coo *host, double *norm2) {
+  if (tpf_strictly_sorted(host)) {
+    *norm2 = tp_coo_norm2(host);
+    return TP_SUCCESS;
+  }
+  tp_coo copy;
+  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
+  for (int m = 0; m < host->order; ++m)
+    memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
+  memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
+  tp_status st = tp_coo_sum_duplicates(&copy, NULL);
+  *norm2 = tp_coo_norm2(&copy);
+  tp_coo_free(NULL, &copy);
+  return st;
+}
+
 static void tpf_record_stats(tp_flycoo *f, const tp_coo *host, const tpf_mode_plan *plans) {
   tp_flycoo_stats *s = &f->stats;
   s->dtype = f->dtype, s->order = f->order, s->partitions = f->kappa, s->nnz = f->nnz;
   memcpy(s->dims, f->dims, sizeof s->dims);
-  s->norm2 = tp_coo_norm2(host);
+  (void)host;
   for (int m = 0; m < f->order; ++m) {
     s->rows[m] = plans[m].rows;
     s->pieces[m] = plans[m].pieces;
@@ -138,6 +168,8 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
     st = tpf_upload_plan(f->space, &plans[m], f->kappa, &f->modes[m]);
   if (st == TP_SUCCESS)
     tpf_record_stats(f, host, plans);
+  if (st == TP_SUCCESS)
+    st = tpf_norm2(host, &f->stats.norm2);
   free(rec);
   for (int m = 0; m < f->order; ++m)
     tpf_plan_free(&plans[m]);
@@ -200,6 +232,7 @@ int tp_flycoo_mode(const tp_flycoo *fly) { return fly ? fly->mode : -1; }
 
 tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
+  TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
   TP_CHECK_ARG(mode >= 0 && mode < fly->order, "mode %d is outside 0..%d", mode, fly->order - 1);
   if (fly->mode == mode)
     return TP_SUCCESS;
@@ -231,6 +264,7 @@ static tp_status tpf_check_factors(const tp_flycoo *f, const tp_kruskal *U, int 
 tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode,
                            void *G, int remap) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
+  TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
   TP_TRY(tpf_check_factors(fly, U, mode, G));
   TP_TRY(tp_flycoo_reorder(space, fly, mode));
   const size_t eb = tp_dtype_size(fly->dtype);
@@ -260,6 +294,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
 
 tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) {
   TP_CHECK_ARG(space && fly && host, "space, fly and host must not be NULL");
+  TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
   const size_t words = (size_t)fly->nnz * (size_t)fly->stride;
   uint32_t *rec = (uint32_t *)malloc(sizeof(uint32_t) * (words ? words : 1));
   if (!rec)

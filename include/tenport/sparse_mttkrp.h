@@ -53,7 +53,7 @@ typedef struct tp_flycoo_stats {
   tp_dtype dtype;
   int order, partitions;
   int64_t nnz, dims[TP_COO_MAX_ORDER];
-  double norm2;                            /* sum of squared values (double) */
+  double norm2;                            /* ||X||^2, duplicates summed (double) */
   int64_t rows[TP_COO_MAX_ORDER];          /* nonempty rows */
   int64_t pieces[TP_COO_MAX_ORDER];        /* rows and row pieces placed */
   int64_t split_rows[TP_COO_MAX_ORDER];    /* rows cut into pieces */
