@@ -159,20 +159,9 @@ static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int6
   pt.slots = slots;
   pt.slot_stride = ns * pl->slab_rows * p->rank;
   pt.G = p->G;
-  int64_t stride = 1, inner = 1;
-  for (int m = pl->row_first; m <= slowest; ++m) {
-    if (m == p->mode) {
-      pt.p_stride = stride;
-    } else {
-      pt.other_dims[pt.q] = p->dims[m];
-      pt.row_stride[pt.q] = stride;
-      pt.U[pt.q] = p->U[m];
-      pt.q++;
-      if (m != slowest)
-        inner *= p->dims[m];
-    }
-    stride *= p->dims[m];
-  }
+  /* inner: the other modes' rows within one slab of the slowest row mode */
+  const int64_t others = tpm_partial_add_modes(&pt, p, pl->row_first, slowest + 1);
+  const int64_t inner = slowest == p->mode ? others : others / p->dims[slowest];
   pt.shared = concurrent && slowest != p->mode;
   if (slowest == p->mode) { /* the block is a run of mode k's indices */
     pt.p0 = s0, pt.p_count = ns;

@@ -129,20 +129,7 @@ static tp_status tpm_from_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int 
   pt.slots = 1;
   pt.G = p->G;
   pt.p_count = p->dims[p->mode];
-  int64_t stride = 1, count = 1;
-  for (int m = first; m < last; ++m) {
-    if (m == p->mode) {
-      pt.p_stride = stride;
-    } else {
-      pt.other_dims[pt.q] = p->dims[m];
-      pt.row_stride[pt.q] = stride;
-      pt.U[pt.q] = p->U[m];
-      pt.q++;
-      count *= p->dims[m];
-    }
-    stride *= p->dims[m];
-  }
-  pt.o_count = count;
+  pt.o_count = tpm_partial_add_modes(&pt, p, first, last);
   TP_TRY(tpm_clear_output(s->space, p));
   return tpm_ops_for(p->dtype)->partial(s->space, &pt);
 }

@@ -65,6 +65,27 @@ typedef struct tpm_partial {
   int shared; /* other kernels may update the same rows of G concurrently */
 } tpm_partial;
 
+/* Walks the row modes first..last-1 of p (first fastest): mode k's stride goes to
+ * pt->p_stride, every other mode is appended to pt's other modes with its stride and
+ * factor. Returns the product of the other modes' sizes. */
+static inline int64_t tpm_partial_add_modes(tpm_partial *pt, const tpm_problem *p, int first,
+                                            int last) {
+  int64_t stride = 1, count = 1;
+  for (int m = first; m < last; ++m) {
+    if (m == p->mode) {
+      pt->p_stride = stride;
+    } else {
+      pt->other_dims[pt->q] = p->dims[m];
+      pt->row_stride[pt->q] = stride;
+      pt->U[pt->q] = p->U[m];
+      pt->q++;
+      count *= p->dims[m];
+    }
+    stride *= p->dims[m];
+  }
+  return count;
+}
+
 /* Kernels of one precision. */
 typedef struct tpm_ops {
   size_t elem_bytes;
