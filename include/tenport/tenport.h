@@ -17,6 +17,7 @@
 #include "tenport/cp_als.h"
 #include "tenport/sparse.h"
 #include "tenport/sparse_mttkrp.h"
+#include "tenport/sttid.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,0 +1,252 @@
+/* The sparse PRRLU's kernels, written once on the portable layer.
+ *
+ * The active submatrix is a list of entries (row, col, value) in compressed coordinates
+ * (rows and columns renumbered densely, order kept) plus a hash map from the linearised
+ * key row * cols + col to the entry's position. One pivot step is four launches, all
+ * reading their sizes from the device-side state, so the host never waits between steps:
+ *   argmax_partial   each team reduces its share of the entries to (|value|, key);
+ *   choose_pivot     one team joins the partials and decides: a pivot, or a stop;
+ *   separate         entries in the pivot row go to v, in the pivot column (as
+ *                    multipliers l = a / p) to u, and both are marked dead
+ *                    (selective data separation: later steps never see them);
+ *   update           every (i, j) of u x v: an existing entry gets fma(-l_i, v_j, a_ij)
+ *                    through the hash map, a new one is appended (fill). Each key occurs
+ *                    once per step, so no two threads touch one entry and no value
+ *                    atomics are needed; only the append counter is atomic.
+ * When the update might not fit, it stalls: every later launch returns at once until
+ * the host has grown the store and cleared the flag. */
+#ifndef TP_PRRLU_KERNELS_H
+#define TP_PRRLU_KERNELS_H
+
+#include "tp_hashmap_device.h"
+#include "tp_portable.h"
+
+#define TPL_DEAD UINT32_MAX
+
+/* Device-side state of one factorisation. Counters are int64 so that the portable
+ * atomics apply to them. */
+typedef struct tpl_state {
+  int64_t end;      /* entries occupy [0, end) */
+  int64_t fresh;    /* entries the running update appended; folded into end later */
+  int64_t n_u, n_v; /* lengths of the pivot column and row */
+  int64_t rank;     /* pivots chosen */
+  int64_t limit;    /* min(rmax, rows, cols) */
+  int64_t stop;     /* -1 while running, else a tp_prrlu_stop */
+  int64_t stalled;  /* 1: the current update waits for room */
+  int64_t need;     /* entries the stalled update may append */
+  int64_t allow;    /* >= 0: the host counted the update's new entries exactly */
+  int64_t capacity; /* entries the store holds */
+  int64_t dead;     /* entries marked dead since the last compaction */
+  int64_t fill;     /* entries created so far */
+  int64_t peak;     /* largest end seen */
+  int64_t eps_relative;
+  double eps, threshold, first;
+  int64_t piv_row, piv_col;
+  double piv_val;
+} tpl_state;
+
+/* The entry store and the pivot outputs, as kernels see them. */
+typedef struct tpl_args {
+  tpl_state *st;
+  uint32_t *row, *col;
+  double *val;
+  uint32_t *u_row, *v_col;
+  double *u_l, *v_val;
+  int64_t *piv_rows, *piv_cols;
+  double *piv_vals;
+  tp_argmax_f64 *partials;
+  uint64_t cols; /* compressed column count: key = row * cols + col */
+  tp_hashmap_view map;
+  int64_t *counter; /* scratch counter of the exact fill count */
+} tpl_args;
+
+/* The contiguous share [*begin, *end) of n items that belongs to this team. */
+TP_DEVICE void tpl_team_share(const tp_team *team, int64_t n, int64_t *begin, int64_t *end) {
+  int64_t chunk = tp_ceil_div_i64(n, team->league_size);
+  *begin = tp_min_i64(n, team->league_rank * chunk);
+  *end = tp_min_i64(n, *begin + chunk);
+}
+
+/* Every thread and lane of the team over [begin, end), one item each in turn. Unlike
+ * TP_TEAM_VECTOR_FOR this is no SIMD loop on the CPU: bodies here carry a running
+ * arg-max or take atomic tickets. */
+#define TPL_TEAM_ITEMS(team, e, begin, end)                                             \
+  for (int64_t e = (begin) + (int64_t)(team)->team_rank * (team)->vector_length +       \
+                   (team)->vector_lane;                                                 \
+       e < (int64_t)(end); e += (int64_t)(team)->team_size * (team)->vector_length)
+
+TP_DEVICE int tpl_idle(const tpl_state *st) { return st->stop >= 0 || st->stalled; }
+
+TP_TEAM_KERNEL(tpl_argmax_partial, tpl_args, team, a) {
+  const tpl_state *st = a.st;
+  tp_argmax_f64 best = tp_argmax_f64_identity();
+  if (!tpl_idle(st) && st->rank < st->limit) {
+    int64_t begin, end;
+    tpl_team_share(team, st->end + st->fresh, &begin, &end);
+    TPL_TEAM_ITEMS(team, e, begin, end) {
+      uint32_t r = a.row[e];
+      double v = a.val[e];
+      if (r != TPL_DEAD && v != 0)
+        best = tp_join_argmax_abs_f64(best,
+                                      tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
+    }
+  }
+  best = tp_vector_argmax_abs_f64(team, best);
+  best = tp_team_argmax_abs_f64(team, best);
+  TP_TEAM_SINGLE(team) { a.partials[team->league_rank] = best; }
+}
+
+/* Records the pivot (or the stop) chosen from the joined partials. */
+TP_DEVICE void tpl_decide(tpl_args a, tp_argmax_f64 best) {
+  tpl_state *st = a.st;
+  st->end += st->fresh;
+  st->fill += st->fresh;
+  st->fresh = 0;
+  st->peak = tp_max_i64(st->peak, st->end);
+  if (st->rank >= st->limit) {
+    st->stop = TP_PRRLU_STOP_RANK;
+    return;
+  }
+  if (best.index < 0) {
+    st->stop = TP_PRRLU_STOP_EXHAUSTED;
+    return;
+  }
+  double mag = best.value < 0 ? -best.value : best.value;
+  if (st->rank == 0) {
+    st->first = mag;
+    st->threshold = st->eps_relative ? st->eps * mag : st->eps;
+  }
+  if (mag <= st->threshold) {
+    st->stop = TP_PRRLU_STOP_TOLERANCE;
+    return;
+  }
+  st->piv_row = (int64_t)((uint64_t)best.index / a.cols);
+  st->piv_col = (int64_t)((uint64_t)best.index % a.cols);
+  st->piv_val = best.value;
+  a.piv_rows[st->rank] = st->piv_row;
+  a.piv_cols[st->rank] = st->piv_col;
+  a.piv_vals[st->rank] = best.value;
+  st->rank += 1;
+  st->n_u = st->n_v = 0;
+  st->allow = -1;
+}
+
+/* One team: league_size of the partial kernel is passed in count. */
+typedef struct tpl_choose_args {
+  tpl_args a;
+  int64_t partials;
+} tpl_choose_args;
+
+TP_TEAM_KERNEL(tpl_choose_pivot, tpl_choose_args, team, c) {
+  if (tpl_idle(c.a.st))
+    return;
+  tp_argmax_f64 best = tp_argmax_f64_identity();
+  TPL_TEAM_ITEMS(team, k, 0, c.partials) { best = tp_join_argmax_abs_f64(best, c.a.partials[k]); }
+  best = tp_vector_argmax_abs_f64(team, best);
+  best = tp_team_argmax_abs_f64(team, best);
+  TP_TEAM_SINGLE(team) { tpl_decide(c.a, best); }
+}
+
+TP_TEAM_KERNEL(tpl_separate, tpl_args, team, a) {
+  tpl_state *st = a.st;
+  if (tpl_idle(st))
+    return;
+  const uint32_t pr = (uint32_t)st->piv_row, pc = (uint32_t)st->piv_col;
+  const double p = st->piv_val;
+  int64_t begin, end, killed = 0;
+  tpl_team_share(team, st->end, &begin, &end);
+  TPL_TEAM_ITEMS(team, e, begin, end) {
+    uint32_t r = a.row[e], c = a.col[e];
+    if (r == TPL_DEAD || (r != pr && c != pc))
+      continue;
+    a.row[e] = TPL_DEAD;
+    killed += 1;
+    double v = a.val[e];
+    if (v == 0 || (r == pr && c == pc))
+      continue;
+    if (r == pr) {
+      int64_t k = tp_atomic_fetch_add_i64(&st->n_v, 1);
+      a.v_col[k] = c, a.v_val[k] = v;
+    } else {
+      int64_t k = tp_atomic_fetch_add_i64(&st->n_u, 1);
+      a.u_row[k] = r, a.u_l[k] = v / p;
+    }
+  }
+  if (killed)
+    tp_atomic_add_i64(&st->dead, killed);
+}
+
+/* Entries the update may append: the exact count when the host measured it, else the
+ * bound |u| |v| (saturated: a product past the capacity only needs to be "too many"). */
+TP_DEVICE int64_t tpl_update_bound(const tpl_state *st) {
+  if (st->allow >= 0)
+    return st->allow;
+  if (st->n_v > 0 && st->n_u > (INT64_MAX >> 2) / st->n_v)
+    return INT64_MAX >> 2;
+  return st->n_u * st->n_v;
+}
+
+TP_DEVICE void tpl_update_pair(tpl_args a, int64_t q, int64_t nv, int64_t base) {
+  int64_t i = q / nv, j = q - (q / nv) * nv;
+  uint64_t key = (uint64_t)a.u_row[i] * a.cols + a.v_col[j];
+  int64_t slot = tp_hashmap_lookup(a.map, key);
+  if (slot >= 0) {
+    int64_t e = (int64_t)a.map.slots[slot].value;
+    a.val[e] = fma(-a.u_l[i], a.v_val[j], a.val[e]);
+    return;
+  }
+  int64_t e = base + tp_atomic_fetch_add_i64(&a.st->fresh, 1);
+  a.row[e] = a.u_row[i], a.col[e] = a.v_col[j];
+  a.val[e] = fma(-a.u_l[i], a.v_val[j], 0.0);
+  int inserted;
+  tp_hashmap_put(a.map, key, (uint64_t)e, &inserted);
+}
+
+TP_TEAM_KERNEL(tpl_update, tpl_args, team, a) {
+  tpl_state *st = a.st;
+  if (tpl_idle(st))
+    return;
+  const int64_t nu = st->n_u, nv = st->n_v, base = st->end;
+  if (base + tpl_update_bound(st) > st->capacity) {
+    TP_TEAM_SINGLE(team) {
+      st->need = tpl_update_bound(st);
+      st->stalled = 1;
+    }
+    return;
+  }
+  int64_t begin, end;
+  tpl_team_share(team, nu * nv, &begin, &end);
+  TPL_TEAM_ITEMS(team, q, begin, end) { tpl_update_pair(a, q, nv, base); }
+}
+
+/* Counts the pairs of the pending update whose key is absent (its exact fill). */
+TP_TEAM_KERNEL(tpl_count_fill, tpl_args, team, a) {
+  const tpl_state *st = a.st;
+  const int64_t nu = st->n_u, nv = st->n_v;
+  int64_t begin, end, missing = 0;
+  tpl_team_share(team, nu * nv, &begin, &end);
+  TPL_TEAM_ITEMS(team, q, begin, end) {
+    int64_t i = q / nv, j = q - (q / nv) * nv;
+    if (tp_hashmap_lookup(a.map, (uint64_t)a.u_row[i] * a.cols + a.v_col[j]) < 0)
+      missing += 1;
+  }
+  if (missing)
+    tp_atomic_add_i64(a.counter, missing);
+}
+
+/* Live flags (for compaction), and hash keys with positions (for rebuilding the map). */
+typedef struct tpl_keys_args {
+  const uint32_t *row, *col;
+  uint8_t *live;
+  uint64_t *keys, *pos;
+  uint64_t cols;
+} tpl_keys_args;
+
+TP_RANGE_KERNEL(tpl_live_flags, tpl_keys_args, e, k) { k.live[e] = k.row[e] != TPL_DEAD; }
+
+TP_RANGE_KERNEL(tpl_entry_keys, tpl_keys_args, e, k) {
+  k.keys[e] = (uint64_t)k.row[e] * k.cols + k.col[e];
+  k.pos[e] = (uint64_t)e;
+}
+
+#endif
