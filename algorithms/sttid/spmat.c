@@ -5,6 +5,7 @@
 
 #include "tenport/sttid.h"
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
 
 tp_status tp_checked_product(const int64_t *dims, int n, const char *what, int64_t *product) {
@@ -71,7 +72,7 @@ tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out) {
   TP_TRY(tp_coo_check_indices(host));
   TP_TRY(tp_spmat_alloc(rows, cols, host->nnz, out));
   const int64_t nnz = host->nnz;
-#pragma omp parallel for schedule(static) if (nnz > 65536)
+  TP_HOST_OMP(omp parallel for schedule(static) if (nnz > 65536))
   for (int64_t e = 0; e < nnz; ++e) {
     out->row[e] = linear_index(host, 0, row_modes, e);
     out->col[e] = linear_index(host, row_modes, host->order, e);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
 #include "tp_sttid_internal.h"
 
@@ -61,7 +62,7 @@ tp_status tp_ttid_bond_matrix(const tp_coo *t, int k, const tp_ttid_residual *re
   TP_TRY(tp_checked_product(rows_dims, 2, "TT-ID bond rows", &rows));
   TP_TRY(tp_spmat_alloc(rows, cols, res->n, m));
   const double *val = (const double *)t->values;
-#pragma omp parallel for schedule(static) if (res->n > 65536)
+  TP_HOST_OMP(omp parallel for schedule(static) if (res->n > 65536))
   for (int64_t q = 0; q < res->n; ++q) {
     int64_t e = res->entry[q], col = 0;
     for (int mode = k + 1; mode < t->order; ++mode)
@@ -108,7 +109,7 @@ tp_status tp_ttid_core(const tp_coo *t, int k, const tp_ttid_residual *res, cons
     lookup_free(&lk);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for core %d", k);
   }
-#pragma omp parallel for schedule(static) if (res->n > 65536)
+  TP_HOST_OMP(omp parallel for schedule(static) if (res->n > 65536))
   for (int64_t q = 0; q < res->n; ++q)
     right[q] = lookup_find(&lk, m->col[q]);
   tp_status st = core_from(t, k, res, right, piv->rank, core);
@@ -138,7 +139,7 @@ tp_status tp_ttid_next_residual(const tp_ttid_residual *res, const tp_spmat *m,
     free(left), lookup_free(&lk), tp_ttid_residual_free(next);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for the residual");
   }
-#pragma omp parallel for schedule(static) if (res->n > 65536)
+  TP_HOST_OMP(omp parallel for schedule(static) if (res->n > 65536))
   for (int64_t q = 0; q < res->n; ++q)
     left[q] = lookup_find(&lk, m->row[q]);
   for (int64_t q = 0; q < res->n; ++q)
