@@ -201,3 +201,36 @@ Test(space, lanes_order_and_join) {
   TPT_FAILS_WITH(tp_space_lanes_begin(tpt_space, TP_SPACE_MAX_LANES + 1, &got),
                  TP_ERROR_INVALID_ARGUMENT);
 }
+
+/* Recorded work: nothing runs while recording; each replay runs the whole sequence, in
+ * order. Host spaces say they cannot record and refuse to begin. */
+Test(space, recordings_replay_their_launches) {
+  const int64_t n = 1000;
+  double *x = (double *)tpt_alloc_poisoned((size_t)n * sizeof(double));
+  double *host = (double *)tpt_host_alloc((size_t)n * sizeof(double));
+  TPT_OK(tp_fill_f64(tpt_space, x, n, 1.0));
+  if (!tp_space_can_record(tpt_space)) {
+    TPT_FAILS_WITH(tp_space_record_begin(tpt_space), TP_ERROR_NOT_SUPPORTED);
+    tpt_free(x), free(host);
+    return;
+  }
+  tp_recording *rec = NULL;
+  TPT_OK(tp_space_record_begin(tpt_space));
+  TPT_OK(tp_fill_f64(tpt_space, x, n, 2.0));
+  TPT_OK(tp_fill_f64(tpt_space, x + n / 2, n - n / 2, 3.0));
+  TPT_OK(tp_space_record_end(tpt_space, &rec));
+  cr_assert_not_null(rec);
+  tpt_to_host(host, x, (size_t)n * sizeof(double));
+  for (int64_t i = 0; i < n; ++i)
+    cr_assert_eq(host[i], 1.0, "recording ran element %lld", (long long)i);
+  for (int rep = 0; rep < 2; ++rep) {
+    TPT_OK(tp_fill_f64(tpt_space, x, n, -1.0));
+    TPT_OK(tp_space_replay(tpt_space, rec));
+    tpt_to_host(host, x, (size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; ++i)
+      cr_assert_eq(host[i], i < n / 2 ? 2.0 : 3.0);
+  }
+  TPT_OK(tp_recording_destroy(&rec));
+  cr_assert_null(rec);
+  tpt_free(x), free(host);
+}

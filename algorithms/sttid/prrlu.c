@@ -26,6 +26,11 @@ typedef struct tpl_run {
   int64_t rows_c, cols_c;
   int compute_units, is_gpu;
   tp_team_policy entries, one;
+  /* A recorded batch of TPL_BATCH_MAX steps (GPUs), valid while the store's arrays and
+   * the league it was recorded with stay the same. */
+  tp_recording *batch;
+  int64_t batch_league;
+  int store_changed;
 } tpl_run;
 
 static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
@@ -40,6 +45,7 @@ static void run_release(tpl_run *r) {
     if (bufs[k])
       tp_free(r->space, bufs[k]);
   tp_hashmap_destroy(&r->map);
+  tp_recording_destroy(&r->batch);
 }
 
 /* Launch shape of the entry kernels for about n entries: enough teams to fill the device,
@@ -47,8 +53,11 @@ static void run_release(tpl_run *r) {
 static void choose_league(tpl_run *r, int64_t n) {
   int64_t per_team = r->is_gpu ? (int64_t)TPL_TEAM * TPL_VECTOR * 8 : 32768;
   int64_t max_teams = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
-  int64_t teams = tp_ceil_div_i64(n > 0 ? n : 1, per_team);
-  r->entries.league_size = tp_max_i64(1, tp_min_i64(teams, max_teams));
+  int64_t teams = tp_max_i64(1, tp_min_i64(tp_ceil_div_i64(n > 0 ? n : 1, per_team), max_teams));
+  /* keep the league while it is within a factor of two: a recorded batch stays valid */
+  int64_t now = r->entries.league_size;
+  if (now < 1 || teams > 2 * now || 2 * teams < now)
+    r->entries.league_size = teams;
 }
 
 /* Copies the state to the device after the host changed it. */
@@ -127,6 +136,7 @@ static tp_status rebuild_store(tpl_run *r, int64_t capacity) {
   }
   tp_free(r->space, r->a.row), tp_free(r->space, r->a.col), tp_free(r->space, r->a.val);
   r->a.row = row, r->a.col = col, r->a.val = val;
+  r->store_changed = 1;
   if (capacity != r->host.capacity) {
     tp_hashmap_destroy(&r->map);
     TP_TRY(tp_hashmap_create(r->space, 2 * capacity, &r->map));
@@ -168,6 +178,28 @@ static tp_status launch_step(tpl_run *r) {
   return tpl_update_launch(r->space, r->entries, r->a);
 }
 
+/* Issues `steps` pivot steps: directly, or (full batches on a space that records) by
+ * replaying a recording of them, made again when the store or the league changed. */
+static tp_status launch_batch(tpl_run *r, int64_t steps) {
+  if (steps < TPL_BATCH_MAX || !tp_space_can_record(r->space)) {
+    for (int64_t s = 0; s < steps; ++s)
+      TP_TRY(launch_step(r));
+    return TP_SUCCESS;
+  }
+  if (!r->batch || r->store_changed || r->batch_league != r->entries.league_size) {
+    TP_TRY(tp_recording_destroy(&r->batch));
+    TP_TRY(tp_space_record_begin(r->space));
+    tp_status st = TP_SUCCESS;
+    for (int64_t s = 0; s < steps && st == TP_SUCCESS; ++s)
+      st = launch_step(r);
+    tp_status end = tp_space_record_end(r->space, &r->batch);
+    TP_TRY(st);
+    TP_TRY(end);
+    r->batch_league = r->entries.league_size, r->store_changed = 0;
+  }
+  return tp_space_replay(r->space, r->batch);
+}
+
 /* Runs pivot steps until the device reports a stop. */
 static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
   int64_t batch = TPL_BATCH_FIRST;
@@ -177,8 +209,7 @@ static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
       TP_TRY(tpl_update_launch(r->space, r->entries, r->a));
     /* never more steps than can still pick a pivot, plus the one that sees the stop */
     int64_t steps = tp_min_i64(batch, r->host.limit - r->host.rank + 1);
-    for (int64_t s = 0; s < steps; ++s)
-      TP_TRY(launch_step(r));
+    TP_TRY(launch_batch(r, steps));
     TP_TRY(pull_state(r));
     *syncs += 1;
     if (r->host.stop >= 0)
@@ -225,9 +256,10 @@ static tp_status setup_run(tpl_run *r, const tp_sttid_compressed *cm, int64_t li
   r->host.eps = opt->eps, r->host.eps_relative = opt->eps_relative != 0;
   r->host.threshold = opt->eps_relative ? 0 : opt->eps;
   TP_TRY(push_state(r));
-  r->entries = tp_team_policy_make(1, TPL_TEAM, TPL_VECTOR, 0);
+  r->entries = tp_team_policy_make(0, TPL_TEAM, TPL_VECTOR, 0);
   tp_team_policy_fit(s, &r->entries);
   r->one = r->entries;
+  r->one.league_size = 1;
   choose_league(r, nnz);
   return TP_SUCCESS;
 }

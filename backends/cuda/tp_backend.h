@@ -17,6 +17,10 @@ typedef cudaDeviceProp tpg_device_prop;
 #define TPG_ERROR_MEMORY cudaErrorMemoryAllocation
 #define TPG_ERROR_NO_DEVICE cudaErrorNoDevice
 #define tpg_prop_shared_per_block_optin(p) ((size_t)(p)->sharedMemPerBlockOptin)
+typedef cudaGraph_t tpg_graph_t;
+typedef cudaGraphExec_t tpg_graph_exec_t;
+#define tpg_graph_instantiate(exec, graph) cudaGraphInstantiate((exec), (graph), 0)
+#define TPG_CAPTURE_THREAD_LOCAL cudaStreamCaptureModeThreadLocal
 #define tpg_prop_shared_per_sm(p) ((size_t)(p)->sharedMemPerMultiprocessor)
 
 /* Warp intrinsics: masks are 64-bit in the GPU layer, 32-bit here. */

@@ -319,6 +319,63 @@ tp_status tpg_launch_check(tp_space *space, const char *kernel, const char *file
   return TP_SUCCESS;
 }
 
+/* ---- recorded work ------------------------------------------------------- */
+struct tp_recording {
+  tpg_graph_exec_t exec;
+};
+
+/* Debug builds wait after every launch, which a recording stream cannot do. */
+int tp_space_can_record(const tp_space *space) {
+#ifdef TP_DEBUG_SYNC
+  (void)space;
+  return 0;
+#else
+  return space != NULL;
+#endif
+}
+
+tp_status tp_space_record_begin(tp_space *space) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(StreamBeginCapture)(space->current, TPG_CAPTURE_THREAD_LOCAL));
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_record_end(tp_space *space, tp_recording **recording) {
+  TP_CHECK_ARG(space && recording, "space and recording must not be NULL");
+  *recording = NULL;
+  tpg_graph_t graph;
+  TPG_CHECK(TPG(StreamEndCapture)(space->current, &graph));
+  tp_recording *r = (tp_recording *)calloc(1, sizeof *r);
+  tpg_error_t e = r ? tpg_graph_instantiate(&r->exec, graph) : TPG_SUCCESS;
+  (void)TPG(GraphDestroy)(graph); /* the executable copy is all a replay needs */
+  if (!r)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for a recording");
+  if (e != TPG_SUCCESS) {
+    free(r);
+    TPG_CHECK(e);
+  }
+  *recording = r;
+  return TP_SUCCESS;
+}
+
+tp_status tp_space_replay(tp_space *space, tp_recording *recording) {
+  TP_CHECK_ARG(space && recording, "space and recording must not be NULL");
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(GraphLaunch)(recording->exec, space->current));
+  return TP_SUCCESS;
+}
+
+tp_status tp_recording_destroy(tp_recording **recording) {
+  TP_CHECK_ARG(recording, "recording must not be NULL");
+  if (*recording) {
+    (void)TPG(GraphExecDestroy)((*recording)->exec);
+    free(*recording);
+    *recording = NULL;
+  }
+  return TP_SUCCESS;
+}
+
 /* ---- timers --------------------------------------------------------------- */
 struct tp_timer {
   tp_space *space;

@@ -17,6 +17,10 @@ typedef hipDeviceProp_t tpg_device_prop;
 #define TPG_ERROR_MEMORY hipErrorOutOfMemory
 #define TPG_ERROR_NO_DEVICE hipErrorNoDevice
 #define tpg_prop_shared_per_block_optin(p) ((size_t)(p)->sharedMemPerBlock)
+typedef hipGraph_t tpg_graph_t;
+typedef hipGraphExec_t tpg_graph_exec_t;
+#define tpg_graph_instantiate(exec, graph) hipGraphInstantiate((exec), (graph), NULL, NULL, 0)
+#define TPG_CAPTURE_THREAD_LOCAL hipStreamCaptureModeThreadLocal
 #define tpg_prop_shared_per_sm(p) ((size_t)(p)->maxSharedMemoryPerMultiProcessor)
 
 /* Wavefronts run in lockstep: intrinsics take no mask. */

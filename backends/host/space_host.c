@@ -261,3 +261,37 @@ tp_status tp_timer_stop(tp_timer *timer, double *milliseconds) {
                   (double)(stop.tv_nsec - timer->start.tv_nsec) * 1e-6;
   return TP_SUCCESS;
 }
+
+/* ---- recorded work: host spaces run launches as they are issued -------------- */
+struct tp_recording {
+  int unused;
+};
+
+int tp_space_can_record(const tp_space *space) {
+  (void)space;
+  return 0;
+}
+
+tp_status tp_space_record_begin(tp_space *space) {
+  (void)space;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "host spaces run work as it is issued; they do not "
+                  "record it (check tp_space_can_record)");
+}
+
+tp_status tp_space_record_end(tp_space *space, tp_recording **recording) {
+  (void)space;
+  if (recording)
+    *recording = NULL;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "host spaces do not record work");
+}
+
+tp_status tp_space_replay(tp_space *space, tp_recording *recording) {
+  (void)space, (void)recording;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "host spaces do not record work");
+}
+
+tp_status tp_recording_destroy(tp_recording **recording) {
+  TP_CHECK_ARG(recording, "recording must not be NULL");
+  *recording = NULL;
+  return TP_SUCCESS;
+}

@@ -78,6 +78,20 @@ tp_status tp_space_lane_select(tp_space *space, int lane);
 /* Later work on the space starts after every lane's work; lane 0 is selected again. */
 tp_status tp_space_lanes_end(tp_space *space);
 
+/* ---- recorded work --------------------------------------------------------------
+ * Launches issued between tp_space_record_begin and tp_space_record_end are recorded
+ * instead of run (a CUDA or HIP graph); tp_space_replay runs the whole sequence again,
+ * with the same arguments, for the cost of about one launch. Worth it for long runs of
+ * small kernels whose sizes live in device memory. Only launches may be recorded (no
+ * allocation, copy to the host or fence in between). Host spaces cannot record:
+ * tp_space_can_record says so, and the caller issues the work directly. */
+typedef struct tp_recording tp_recording;
+int tp_space_can_record(const tp_space *space);
+tp_status tp_space_record_begin(tp_space *space);
+tp_status tp_space_record_end(tp_space *space, tp_recording **recording);
+tp_status tp_space_replay(tp_space *space, tp_recording *recording);
+tp_status tp_recording_destroy(tp_recording **recording);
+
 /* Bytes currently allocated through the space (tp_alloc and cached temporaries). */
 size_t tp_space_bytes_in_use(const tp_space *space);
 
