@@ -12,6 +12,7 @@
  *                 integers. Relaxed, except load (acquire) and store (release); _team: only the
  *                 calling team touches the location. Float max stores v when v > *p:
  *                 NaN is never stored and a stored NaN stays.
+ *   fences        tp_memory_fence(): earlier accesses before later ones, device-wide
  *   SIMD arrays   tp_simd.h
  * See backends/host/tp_host.h and backends/gpu/tp_gpu.h for the two implementations. */
 #ifndef TP_PORTABLE_H

@@ -96,6 +96,19 @@ Test(prrlu, equals_dense_on_awkward_shapes) {
       }
 }
 
+/* Many sparse matrices with ties and fill: stalls, growth and compaction happen at
+ * varying points of the pivot loop, also right after an update appended entries. */
+Test(prrlu, equals_dense_across_many_sparse_matrices) {
+  tpt_rng rng = tpt_rng_fresh();
+  for (int c = 0; c < 40; ++c) {
+    int64_t rows = tpt_int(&rng, 60, 160), cols = tpt_int(&rng, 60, 160);
+    tp_spmat m = random_matrix(&rng, rows, cols, tpt_uniform(&rng, 0.01, 0.08),
+                               c % 2 ? SMALL_INTS : REAL);
+    compare_with_dense(&m, options(1000, 0, 0));
+    tp_spmat_free(&m);
+  }
+}
+
 Test(prrlu, ties_go_to_the_smallest_linear_index) {
   tpt_rng rng = tpt_rng_fresh();
   tp_spmat m = random_matrix(&rng, 29, 37, 0.2, ONES);

@@ -4,7 +4,8 @@
  *
  * The loop launches batches of pivot steps without waiting; the host reads the small
  * device state once per batch (batches grow to 64 steps), so a GPU never idles on a
- * per-pivot round trip. Steps launched after a stop return at once. */
+ * per-pivot round trip. Steps launched after a stop return at once. On spaces that
+ * record work, full batches are recorded once and replayed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ typedef struct tpl_run {
   tp_hashmap *map;
   int64_t rows_c, cols_c;
   int compute_units, is_gpu;
-  tp_team_policy entries, one;
+  tp_team_policy entries;
   /* A recorded batch of TPL_BATCH_MAX steps (GPUs), valid while the store's arrays and
    * the league it was recorded with stay the same. */
   tp_recording *batch;
@@ -94,6 +95,10 @@ static tp_status index_entries(tpl_run *r, int64_t n) {
 /* Moves the live entries into arrays of `capacity` entries (the dead are dropped) and
  * rebuilds the map to match. The device state must be current in r->host. */
 static tp_status rebuild_store(tpl_run *r, int64_t capacity) {
+  /* the last update's appends count too (the next arg-max would have folded them in) */
+  r->host.end += r->host.fresh;
+  r->host.fill += r->host.fresh;
+  r->host.fresh = 0;
   const int64_t n = r->host.end;
   uint8_t *live = NULL;
   uint32_t *row = NULL, *col = NULL;
@@ -159,7 +164,7 @@ static tp_status count_fill(tpl_run *r, int64_t *fill) {
 /* Makes room for a stalled update: counts its fill exactly when the bound is loose, then
  * grows (and compacts) the store so that it fits with room to spare. */
 static tp_status resolve_stall(tpl_run *r) {
-  int64_t need = r->host.need, live = r->host.end - r->host.dead;
+  int64_t need = r->host.need, live = r->host.end + r->host.fresh - r->host.dead;
   if (live + need > 2 * r->host.capacity) {
     TP_TRY(count_fill(r, &need));
     r->host.allow = need;
@@ -170,10 +175,7 @@ static tp_status resolve_stall(tpl_run *r) {
 }
 
 static tp_status launch_step(tpl_run *r) {
-  tpl_choose_args c;
-  c.a = r->a, c.partials = r->entries.league_size;
-  TP_TRY(tpl_argmax_partial_launch(r->space, r->entries, r->a));
-  TP_TRY(tpl_choose_pivot_launch(r->space, r->one, c));
+  TP_TRY(tpl_argmax_launch(r->space, r->entries, r->a));
   TP_TRY(tpl_separate_launch(r->space, r->entries, r->a));
   return tpl_update_launch(r->space, r->entries, r->a);
 }
@@ -258,8 +260,6 @@ static tp_status setup_run(tpl_run *r, const tp_sttid_compressed *cm, int64_t li
   TP_TRY(push_state(r));
   r->entries = tp_team_policy_make(0, TPL_TEAM, TPL_VECTOR, 0);
   tp_team_policy_fit(s, &r->entries);
-  r->one = r->entries;
-  r->one.league_size = 1;
   choose_league(r, nnz);
   return TP_SUCCESS;
 }

@@ -2,10 +2,11 @@
  *
  * The active submatrix is a list of entries (row, col, value) in compressed coordinates
  * (rows and columns renumbered densely, order kept) plus a hash map from the linearised
- * key row * cols + col to the entry's position. One pivot step is four launches, all
+ * key row * cols + col to the entry's position. One pivot step is three launches, all
  * reading their sizes from the device-side state, so the host never waits between steps:
- *   argmax_partial   each team reduces its share of the entries to (|value|, key);
- *   choose_pivot     one team joins the partials and decides: a pivot, or a stop;
+ *   argmax           each team reduces its share of the entries to (|value|, key); the
+ *                    last team to finish joins the partials and decides: a pivot, or a
+ *                    stop;
  *   separate         entries in the pivot row go to v, in the pivot column (as
  *                    multipliers l = a / p) to u, and both are marked dead
  *                    (selective data separation: later steps never see them);
@@ -38,6 +39,7 @@ typedef struct tpl_state {
   int64_t capacity; /* entries the store holds */
   int64_t dead;     /* entries marked dead since the last compaction */
   int64_t fill;     /* entries created so far */
+  int64_t arrivals; /* teams of the running arg-max that are done */
   int64_t peak;     /* largest end seen */
   int64_t eps_relative;
   double eps, threshold, first;
@@ -77,10 +79,11 @@ TP_DEVICE void tpl_team_share(const tp_team *team, int64_t n, int64_t *begin, in
 
 TP_DEVICE int tpl_idle(const tpl_state *st) { return st->stop >= 0 || st->stalled; }
 
-TP_TEAM_KERNEL(tpl_argmax_partial, tpl_args, team, a) {
+/* This team's arg-max over its share of the live entries. */
+TP_DEVICE tp_argmax_f64 tpl_share_argmax(const tp_team *team, tpl_args a) {
   const tpl_state *st = a.st;
   tp_argmax_f64 best = tp_argmax_f64_identity();
-  if (!tpl_idle(st) && st->rank < st->limit) {
+  if (st->rank < st->limit) {
     int64_t begin, end;
     tpl_team_share(team, st->end + st->fresh, &begin, &end);
     TPL_TEAM_ITEMS(team, e, begin, end) {
@@ -92,8 +95,24 @@ TP_TEAM_KERNEL(tpl_argmax_partial, tpl_args, team, a) {
     }
   }
   best = tp_vector_argmax_abs_f64(team, best);
-  best = tp_team_argmax_abs_f64(team, best);
-  TP_TEAM_SINGLE(team) { a.partials[team->league_rank] = best; }
+  return tp_team_argmax_abs_f64(team, best);
+}
+
+/* A partial another team wrote during this launch (volatile: never a stale cached copy). */
+TP_DEVICE tp_argmax_f64 tpl_load_partial(const tp_argmax_f64 *p) {
+  return tp_argmax_f64_make(*(const volatile double *)&p->value,
+                            *(const volatile int64_t *)&p->index);
+}
+
+/* Publishes this team's partial; returns 1 in every thread of the team that came last. */
+TP_DEVICE int64_t tpl_arrive(const tp_team *team, tpl_args a, tp_argmax_f64 best) {
+  int64_t last = 0;
+  TP_TEAM_SINGLE(team) {
+    a.partials[team->league_rank] = best;
+    tp_memory_fence(); /* the partial is visible before the arrival is counted */
+    last = tp_atomic_fetch_add_i64(&a.st->arrivals, 1) == team->league_size - 1;
+  }
+  return tp_team_max_i64(team, last);
 }
 
 /* Records the pivot (or the stop) chosen from the joined partials. */
@@ -131,20 +150,23 @@ TP_DEVICE void tpl_decide(tpl_args a, tp_argmax_f64 best) {
   st->allow = -1;
 }
 
-/* One team: league_size of the partial kernel is passed in count. */
-typedef struct tpl_choose_args {
-  tpl_args a;
-  int64_t partials;
-} tpl_choose_args;
-
-TP_TEAM_KERNEL(tpl_choose_pivot, tpl_choose_args, team, c) {
-  if (tpl_idle(c.a.st))
+TP_TEAM_KERNEL(tpl_argmax, tpl_args, team, a) {
+  if (tpl_idle(a.st))
     return;
-  tp_argmax_f64 best = tp_argmax_f64_identity();
-  TPL_TEAM_ITEMS(team, k, 0, c.partials) { best = tp_join_argmax_abs_f64(best, c.a.partials[k]); }
+  tp_argmax_f64 best = tpl_share_argmax(team, a);
+  if (!tpl_arrive(team, a, best))
+    return;
+  tp_memory_fence(); /* every other team's partial is visible from here on */
+  best = tp_argmax_f64_identity();
+  TPL_TEAM_ITEMS(team, k, 0, team->league_size) {
+    best = tp_join_argmax_abs_f64(best, tpl_load_partial(&a.partials[k]));
+  }
   best = tp_vector_argmax_abs_f64(team, best);
   best = tp_team_argmax_abs_f64(team, best);
-  TP_TEAM_SINGLE(team) { tpl_decide(c.a, best); }
+  TP_TEAM_SINGLE(team) {
+    a.st->arrivals = 0;
+    tpl_decide(a, best);
+  }
 }
 
 TP_TEAM_KERNEL(tpl_separate, tpl_args, team, a) {

@@ -222,6 +222,10 @@ TPG_ATOMIC_INT(u32, uint32_t, unsigned int)
 TPG_ATOMIC_INT(i64, int64_t, unsigned long long)
 TPG_ATOMIC_INT(u64, uint64_t, unsigned long long)
 
+/* Orders this thread's earlier memory accesses before its later ones, as seen by every
+ * other thread of the device (a full fence). */
+TP_DEVICE void tp_memory_fence(void) { __threadfence(); }
+
 /* Floating-point max through compare-and-swap on the bit pattern: stores v when
  * v > *p, so NaN is never stored and a stored NaN stays. */
 #define TPG_ATOMIC_FLOAT(sfx, T, B, to_bits, from_bits)                                 \

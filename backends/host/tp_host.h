@@ -130,6 +130,10 @@ TP_HOST_VECTOR_SHUFFLES(f64, double)
   TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
   TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
+/* Orders this thread's earlier memory accesses before its later ones, as seen by every
+ * other thread (a full fence). */
+TP_DEVICE void tp_memory_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
 #define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                    \
   TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
     T old, sum;                                                                         \
