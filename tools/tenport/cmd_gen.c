@@ -3,7 +3,9 @@
  *               tensor with relative Gaussian noise; the planted Kruskal tensor can be
  *               written beside it.
  *   gen sparse: a random sparse tensor as .tns or .tpb, with skewed indices and uniform,
- *               Pareto or binary values, or a planted sparse low-rank tensor. */
+ *               Pareto or binary values, or a planted sparse low-rank tensor.
+ *   gen sttid:  the STTID paper's kinds of test tensor as .tns or .tpb, with exactly N
+ *               distinct nonzeros: power-law (Pareto values) or knowledge-graph facts. */
 #include <stdio.h>
 #include <string.h>
 
@@ -414,6 +416,168 @@ static int gen_sparse(int argc, char **argv) {
   return sparse_generate(&c);
 }
 
+/* ---- gen sttid ------------------------------------------------------------------------ */
+
+static void usage_sttid(FILE *out) {
+  fprintf(out,
+          "usage: tenport gen sttid --kind K --dims I0,I1,... --nnz N --output X.tns|X.tpb "
+          "[options]\n"
+          "A sparse tensor of exactly N distinct nonzeros like the STTID paper's test data,\n"
+          "written as FROSTT text (.tns) or tenport binary (.tpb) by the output's extension;\n"
+          "the same seed gives the same tensor on every machine.\n"
+          "  --kind K            power-law: indices uniform, values Pareto (1 - u)^(-1/alpha)\n"
+          "                      >= 1, a repeated coordinate adding its value (the paper's\n"
+          "                      Rnd tensors, e.g. 100,100,100,100 with N = 12729);\n"
+          "                      knowledge: binary facts, mode 0 a relation drawn uniformly,\n"
+          "                      the others entities floor(u^3 * I) (a few entities in most\n"
+          "                      facts; e.g. 66,12270,12270,12270 with N = 25820)\n"
+          "  --dims I0,I1,...    mode sizes ('x' separates them too), 1 to %d modes (2 or\n"
+          "                      more for knowledge)\n"
+          "  --nnz N             distinct nonzeros, at most the number of entries\n"
+          "  --alpha A           shape of the Pareto values, power-law only (2)\n"
+          "  --seed S            random seed (1)\n"
+          "  --output X          X.tns or X.tpb\n",
+          TP_COO_MAX_ORDER);
+}
+
+typedef struct sttid_gen_cli {
+  const char *kind_text, *dims_text, *output;
+  tp_sttid_random_kind kind;
+  int order, has_nnz, has_alpha;
+  int64_t dims[TP_COO_MAX_ORDER], nnz;
+  double alpha;
+  uint64_t seed;
+} sttid_gen_cli;
+
+static int parse_kind(sttid_gen_cli *c, const char *v) {
+  c->kind_text = v;
+  c->kind = !strcmp(v, "knowledge") ? TP_STTID_RANDOM_KNOWLEDGE : TP_STTID_RANDOM_POWER_LAW;
+  return !strcmp(v, "power-law") || !strcmp(v, "knowledge");
+}
+
+/* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
+static int sttid_value(sttid_gen_cli *c, const char *a, const char *v) {
+  if (!strcmp(a, "--kind"))
+    return parse_kind(c, v);
+  if (!strcmp(a, "--dims"))
+    return c->dims_text = v, 1; /* checked with its own messages in sttid_dims */
+  if (!strcmp(a, "--output"))
+    return c->output = v, *v != '\0';
+  if (!strcmp(a, "--nnz"))
+    return c->has_nnz = 1, parse_count(v, 0, &c->nnz);
+  if (!strcmp(a, "--alpha"))
+    return c->has_alpha = 1, tenport_parse_double(v, &c->alpha) && c->alpha > 0;
+  if (!strcmp(a, "--seed"))
+    return tenport_parse_u64(v, &c->seed);
+  return -1;
+}
+
+static int sttid_check(const sttid_gen_cli *c) {
+  const char *missing = !c->kind_text ? "--kind" : !c->dims_text ? "--dims"
+                        : !c->has_nnz ? "--nnz" : !c->output ? "--output" : NULL;
+  if (missing) {
+    fprintf(stderr, "tenport gen: %s is required ('tenport gen sttid --help')\n", missing);
+    return 2;
+  }
+  if (!tenport_coo_format(c->output)) {
+    fprintf(stderr, "tenport gen: --output '%s' must end in .tns (text) or .tpb (binary)\n",
+            c->output);
+    return 2;
+  }
+  if (c->has_alpha && c->kind != TP_STTID_RANDOM_POWER_LAW)
+    return usage_error("--alpha is the shape of Pareto values: it needs --kind power-law");
+  return 0;
+}
+
+/* "66,12270,12270" or "66x12270x12270"; 0 on success, 2 after reporting why not. */
+static int sttid_dims(sttid_gen_cli *c) {
+  char text[512], why[160];
+  if (strlen(c->dims_text) >= sizeof text)
+    return shape_error("--dims", "...", "too long");
+  strcpy(text, c->dims_text);
+  for (char *p = text; *p; ++p)
+    *p = *p == ',' ? 'x' : *p;
+  if (!tenport_parse_dims(text, TP_COO_MAX_ORDER, c->dims, &c->order, why, sizeof why))
+    return shape_error("--dims", c->dims_text, why);
+  if (c->kind == TP_STTID_RANDOM_KNOWLEDGE && c->order < 2)
+    return shape_error("--dims", c->dims_text, "knowledge facts need a relation mode and at "
+                       "least one entity mode");
+  return 0;
+}
+
+/* What a valid value of option a looks like, for the message about an invalid one. */
+static const char *sttid_value_rule(const char *a) {
+  if (!strcmp(a, "--kind"))
+    return "power-law or knowledge";
+  if (!strcmp(a, "--nnz") || !strcmp(a, "--seed"))
+    return "an integer of at least 0";
+  if (!strcmp(a, "--alpha"))
+    return "a finite number above 0";
+  return "a non-empty path";
+}
+
+/* Reports an unknown option, a missing value or an invalid one; 2, or 0 if all is well. */
+static int sttid_option_error(const char *a, const char *v, int r, int had_value) {
+  if (r < 0 || !had_value)
+    return tenport_option_error("gen", a, r, had_value);
+  if (r == 0) {
+    fprintf(stderr, "tenport gen: %s '%s': expected %s\n", a, v, sttid_value_rule(a));
+    return 2;
+  }
+  return 0;
+}
+
+/* argv[0] is "sttid". 0: run; 1: help was asked for; 2: usage error (reported). */
+static int sttid_args(int argc, char **argv, sttid_gen_cli *c) {
+  memset(c, 0, sizeof *c);
+  c->seed = 1, c->alpha = 2.0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    if (sttid_option_error(a, v, sttid_value(c, a, v), i + 1 < argc))
+      return 2;
+    ++i;
+  }
+  return sttid_check(c) ? 2 : sttid_dims(c);
+}
+
+static void sttid_summary(const sttid_gen_cli *c, const tp_coo *t, double seconds) {
+  printf("%s: ", c->output);
+  print_dims(t);
+  printf(", nnz %lld, %s, %s", (long long)t->nnz, tp_dtype_name(t->dtype), c->kind_text);
+  if (c->kind == TP_STTID_RANDOM_POWER_LAW)
+    printf(" (Pareto alpha %g)", c->alpha);
+  else
+    printf(" (binary, entities floor(u^3 * I))");
+  printf(", seed %llu (%.3f s)\n", (unsigned long long)c->seed, seconds);
+}
+
+static int sttid_generate(const sttid_gen_cli *c) {
+  tp_coo t;
+  double t0 = tenport_seconds();
+  tp_status st = tp_sttid_random(c->kind, c->order, c->dims, c->nnz, c->alpha, c->seed, &t);
+  double seconds = tenport_seconds() - t0;
+  if (st == TP_SUCCESS)
+    st = write_coo(c->output, &t);
+  int code = st == TP_SUCCESS ? 0 : fail();
+  if (code == 0)
+    sttid_summary(c, &t, seconds);
+  tp_coo_free(NULL, &t);
+  return code;
+}
+
+static int gen_sttid(int argc, char **argv) {
+  sttid_gen_cli c;
+  int code = sttid_args(argc, argv, &c);
+  if (code == 1)
+    usage_sttid(stdout);
+  if (code != 0)
+    return code == 1 ? 0 : 2;
+  return sttid_generate(&c);
+}
+
 /* ---- the subcommand ----------------------------------------------------------------- */
 
 int tenport_cmd_gen(int argc, char **argv) {
@@ -421,14 +585,19 @@ int tenport_cmd_gen(int argc, char **argv) {
     usage_dense(stdout);
     printf("\n");
     usage_sparse(stdout);
+    printf("\n");
+    usage_sttid(stdout);
     return 0;
   }
   if (argc < 2)
-    return usage_error("what to generate? 'tenport gen dense ...' or 'tenport gen sparse ...'");
+    return usage_error("what to generate? 'tenport gen dense ...', 'tenport gen sparse ...' "
+                       "or 'tenport gen sttid ...'");
   if (!strcmp(argv[1], "dense"))
     return gen_dense(argc - 1, argv + 1);
   if (!strcmp(argv[1], "sparse"))
     return gen_sparse(argc - 1, argv + 1);
-  fprintf(stderr, "tenport gen: unknown kind '%s': 'dense' or 'sparse'\n", argv[1]);
+  if (!strcmp(argv[1], "sttid"))
+    return gen_sttid(argc - 1, argv + 1);
+  fprintf(stderr, "tenport gen: unknown kind '%s': 'dense', 'sparse' or 'sttid'\n", argv[1]);
   return 2;
 }

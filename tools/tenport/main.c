@@ -20,9 +20,12 @@ static const command commands[] = {
     {"peaks", tenport_cmd_peaks,
      "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
     {"cp-als", tenport_cmd_cp_als, "CP decomposition of a dense tensor (.npy) by alternating least squares"},
+    {"sttid", tenport_cmd_sttid,
+     "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)"},
     {"gen", tenport_cmd_gen,
      "generate test data: 'tenport gen dense' (.npy) and 'tenport gen sparse' (.tns, .tpb), "
-     "random or planted low-rank tensors"},
+     "random or planted low-rank tensors, 'tenport gen sttid' power-law or knowledge-graph "
+     "tensors"},
     {"convert", tenport_cmd_convert,
      "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb"},
 };

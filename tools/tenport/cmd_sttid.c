@@ -1,0 +1,272 @@
+/* tenport sttid: the sparse tensor-train interpolative decomposition of a tensor read
+ * from .tns or .tpb. Prints what each bond's PRRLU did, the TT ranks, the cores' sizes
+ * and densities and the relative error, and can write the result as TCI files. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tenport/tenport.h"
+
+typedef struct sttid_cli {
+  const char *input, *dims_text, *output;
+  int64_t dims[TP_COO_MAX_ORDER];
+  int order;
+  int has_rmax, has_eps, backend_info, quiet, no_error;
+  tp_sttid_options opt;
+} sttid_cli;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: tenport sttid --input X.tns|X.tpb --rmax R --eps E [options]\n"
+          "Sparse tensor-train interpolative decomposition (STTID): one partial rank-revealing\n"
+          "LU with complete pivoting per bond, the cores keeping the input's own entries, so\n"
+          "they stay sparse. Prints each bond's factorisation, the TT ranks, core densities\n"
+          "and the relative error ||X - X~|| / ||X||.\n"
+          "  --input FILE        X.tns (FROSTT text) or X.tpb (tenport binary), 2 to %d modes\n"
+          "  --dims I0,I1,...    the shape of a .tns file (default: each mode's largest index)\n"
+          "  --rmax R            largest rank of any bond (at least 1)\n"
+          "  --eps E             a bond stops at a pivot of magnitude <= E (E >= 0)\n"
+          "  --eps-relative      ... of magnitude <= E * |that bond's first pivot|\n"
+          "  --output PREFIX     write PREFIX.tci and PREFIX.core<k>.tns\n"
+          "  --no-error          skip the relative error (its cost grows with the square of\n"
+          "                      the largest rank)\n"
+          "  --backend-info      print the backend and device\n"
+          "  --quiet             leave out the per-bond and per-core lines\n",
+          TP_COO_MAX_ORDER);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+
+static int parse_rmax(const char *v, int64_t *out) {
+  uint64_t u;
+  if (!tenport_parse_u64(v, &u) || u < 1 || u > INT64_MAX)
+    return 0;
+  *out = (int64_t)u;
+  return 1;
+}
+
+/* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
+static int parse_value(sttid_cli *c, const char *a, const char *v) {
+  if (!strcmp(a, "--input"))
+    return c->input = v, *v != '\0';
+  if (!strcmp(a, "--output"))
+    return c->output = v, *v != '\0';
+  if (!strcmp(a, "--dims"))
+    return c->dims_text = v, 1; /* checked with its own messages in parse_dims */
+  if (!strcmp(a, "--rmax"))
+    return c->has_rmax = 1, parse_rmax(v, &c->opt.rmax);
+  if (!strcmp(a, "--eps"))
+    return c->has_eps = 1, tenport_parse_double(v, &c->opt.eps) && c->opt.eps >= 0;
+  return -1;
+}
+
+/* Options without a value; 1 if a was one of them. */
+static int parse_flag(sttid_cli *c, const char *a) {
+  if (!strcmp(a, "--eps-relative"))
+    return c->opt.eps_relative = 1;
+  if (!strcmp(a, "--backend-info"))
+    return c->backend_info = 1;
+  if (!strcmp(a, "--quiet"))
+    return c->quiet = 1;
+  if (!strcmp(a, "--no-error"))
+    return c->no_error = 1;
+  return 0;
+}
+
+/* "100,100,100" (or "100x100x100") into c->order and c->dims; 0, or 2 after reporting. */
+static int parse_dims(sttid_cli *c) {
+  char text[512], why[160];
+  if (strlen(c->dims_text) >= sizeof text) {
+    fprintf(stderr, "tenport sttid: --dims is too long\n");
+    return 2;
+  }
+  strcpy(text, c->dims_text);
+  for (char *p = text; *p; ++p)
+    *p = *p == ',' ? 'x' : *p;
+  if (!tenport_parse_dims(text, TP_COO_MAX_ORDER, c->dims, &c->order, why, sizeof why)) {
+    fprintf(stderr, "tenport sttid: --dims '%s': %s\n", c->dims_text, why);
+    return 2;
+  }
+  if (c->order < 2) {
+    fprintf(stderr, "tenport sttid: --dims '%s': a tensor train has at least 2 modes\n",
+            c->dims_text);
+    return 2;
+  }
+  return 0;
+}
+
+static int check_args(sttid_cli *c) {
+  const char *missing = !c->input ? "--input" : !c->has_rmax ? "--rmax"
+                        : !c->has_eps ? "--eps" : NULL;
+  if (missing) {
+    fprintf(stderr, "tenport sttid: %s is required ('tenport sttid --help')\n", missing);
+    return 2;
+  }
+  if (c->dims_text && tenport_coo_format(c->input) == 'b') {
+    fprintf(stderr, "tenport sttid: --dims is for .tns input; '%s' holds its own dims\n",
+            c->input);
+    return 2;
+  }
+  return c->dims_text ? parse_dims(c) : 0;
+}
+
+/* What a valid value of option a looks like, for the message about an invalid one. */
+static const char *value_rule(const char *a) {
+  if (!strcmp(a, "--rmax"))
+    return "an integer of at least 1";
+  if (!strcmp(a, "--eps"))
+    return "a finite number of at least 0";
+  return "a non-empty path";
+}
+
+/* Reports an unknown option, a missing value or an invalid one; 2, or 0 if all is well. */
+static int option_error(const char *a, const char *v, int r, int had_value) {
+  if (r < 0 || !had_value)
+    return tenport_option_error("sttid", a, r, had_value);
+  if (r == 0) {
+    fprintf(stderr, "tenport sttid: %s '%s': expected %s\n", a, v, value_rule(a));
+    return 2;
+  }
+  return 0;
+}
+
+/* 0: run; 1: help was asked for; 2: usage error (reported). */
+static int parse_args(int argc, char **argv, sttid_cli *c) {
+  memset(c, 0, sizeof *c);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    if (parse_flag(c, a))
+      continue;
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    if (option_error(a, v, parse_value(c, a, v), i + 1 < argc))
+      return 2;
+    ++i;
+  }
+  return check_args(c);
+}
+
+/* ---- the report -------------------------------------------------------------------- */
+
+static void print_backend(tp_space *space) {
+  tp_space_info info;
+  if (tp_space_get_info(space, &info) != TP_SUCCESS) {
+    printf("backend: %s (no device information: %s)\n", tp_backend_name(), tp_last_error());
+    return;
+  }
+  printf("backend: %s, device %d: %s, %d %s\n", info.backend, info.device, info.device_name,
+         info.compute_units, info.is_gpu ? "multiprocessors" : "threads");
+}
+
+static void print_tensor(const sttid_cli *c, const tp_coo *t, const tp_coo_read_info *info) {
+  double entries = 1;
+  printf("tensor: %s, ", c->input);
+  for (int m = 0; m < t->order; ++m) {
+    printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
+    entries *= (double)t->dims[m];
+  }
+  printf(", %lld nonzeros (%lld duplicates summed), density %.3g\n", (long long)t->nnz,
+         (long long)info->duplicates, (double)t->nnz / entries);
+  printf("sttid: rmax %lld, eps %g (%s)\n", (long long)c->opt.rmax, c->opt.eps,
+         c->opt.eps_relative ? "relative to each bond's first pivot" : "absolute");
+}
+
+static void print_bond(const sttid_cli *c, int k, const tp_sttid_bond *b) {
+  printf("bond %d: %lld x %lld, %lld nnz, rank %lld (%s), pivots %.6g .. %.6g, threshold %.3g "
+         "(%s), fill %lld; reshape %.3f s, prrlu %.3f s, extract %.3f s\n", k,
+         (long long)b->rows, (long long)b->cols, (long long)b->nnz, (long long)b->rank,
+         tp_prrlu_stop_name(b->stop), b->first_pivot, b->last_pivot, b->threshold,
+         c->opt.eps_relative ? "relative" : "absolute", (long long)b->fill, b->seconds_reshape,
+         b->seconds_prrlu, b->seconds_extract);
+}
+
+static void print_ranks(const tp_tci *t) {
+  printf("tt ranks:");
+  for (int k = 0; k <= t->order; ++k)
+    printf(" %lld", (long long)t->ranks[k]);
+  printf("\n");
+}
+
+static tp_status print_cores(const tp_tci *t, int quiet) {
+  double per_core[TP_COO_MAX_ORDER], average = 0;
+  tp_status st = tp_tci_density(t, per_core, &average);
+  if (st != TP_SUCCESS)
+    return st;
+  if (!quiet)
+    for (int k = 0; k < t->order; ++k)
+      printf("core %d: %lld x %lld x %lld, %lld nnz, density %.4g\n", k,
+             (long long)t->cores[k].dims[0], (long long)t->cores[k].dims[1],
+             (long long)t->cores[k].dims[2], (long long)t->cores[k].nnz, per_core[k]);
+  int64_t stored = 0;
+  for (int k = 0; k < t->order; ++k)
+    stored += t->cores[k].nnz;
+  printf("cores: %lld stored entries, average density %.4g\n", (long long)stored, average);
+  return TP_SUCCESS;
+}
+
+static void print_error(const tp_tci_error_info *e) {
+  if (e->at_floor)
+    printf("relative error: at most %.3g, the floor of ||X||^2 - 2<X, X~> + ||X~||^2 in "
+           "double precision (%.3f s)\n", e->relative_error, e->seconds);
+  else
+    printf("relative error: %.6g (%.3f s)\n", e->relative_error, e->seconds);
+}
+
+/* ---- running --------------------------------------------------------------------------- */
+
+static tp_status read_input(const sttid_cli *c, tp_coo *host, tp_coo_read_info *info) {
+  if (c->dims_text)
+    return tp_coo_read_tns(c->input, TP_DTYPE_F64, c->order, c->dims, host, info);
+  return tp_coo_read(c->input, TP_DTYPE_F64, host, info);
+}
+
+static int run(tp_space *space, void *cli) {
+  const sttid_cli *c = (const sttid_cli *)cli;
+  double t0 = tenport_seconds();
+  tp_coo host;
+  tp_coo_read_info read_info = {0, 0};
+  tp_tci tci;
+  tp_sttid_info info;
+  tp_tci_error_info err;
+  memset(&host, 0, sizeof host), memset(&tci, 0, sizeof tci), memset(&info, 0, sizeof info);
+  if (c->backend_info)
+    print_backend(space);
+  tp_status st = read_input(c, &host, &read_info);
+  if (st == TP_SUCCESS) {
+    print_tensor(c, &host, &read_info);
+    st = tp_sttid(space, &host, &c->opt, &tci, &info);
+  }
+  for (int k = 0; st == TP_SUCCESS && !c->quiet && k < info.bonds; ++k)
+    print_bond(c, k, &info.bond[k]);
+  if (st == TP_SUCCESS) {
+    print_ranks(&tci);
+    st = print_cores(&tci, c->quiet);
+  }
+  if (st == TP_SUCCESS && !c->no_error)
+    st = tp_tci_error(&tci, &host, &err);
+  if (st == TP_SUCCESS && !c->no_error)
+    print_error(&err);
+  if (st == TP_SUCCESS && c->output)
+    st = tp_tci_write(c->output, &tci);
+  int code = st == TP_SUCCESS ? 0 : tenport_fail("sttid", "failed");
+  if (code == 0) {
+    printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
+           info.seconds_total, tenport_seconds() - t0);
+    if (c->output)
+      printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci.order - 1);
+  }
+  tp_tci_free(&tci);
+  tp_coo_free(NULL, &host);
+  return code;
+}
+
+int tenport_cmd_sttid(int argc, char **argv) {
+  sttid_cli c;
+  int code = parse_args(argc, argv, &c);
+  if (code == 1)
+    usage(stdout);
+  if (code != 0)
+    return code == 1 ? 0 : 2;
+  return tenport_run_in_space("sttid", run, &c);
+}
