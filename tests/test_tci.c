@@ -20,7 +20,7 @@ TestSuite(tci, .init = tpt_setup, .fini = tpt_teardown);
 
 enum { DENSE_LIMIT = 1 << 22 };
 
-/* ---- index helpers ------------------------------------------------------------------ */
+/* ---- index helpers ------------------------------------------------------------------- */
 
 static int64_t count_of(const int64_t *dims, int order) {
   int64_t n = 1;
@@ -50,7 +50,7 @@ static int64_t flatten_left(const int64_t *idx, const int64_t *dims, int order) 
   return lin;
 }
 
-/* ---- tensor trains built by hand --------------------------------------------------------- */
+/* ---- tensor trains built by hand ----------------------------------------------------- */
 
 /* A tensor train in TCI form of the dense tensor x (C order) from the given pivots:
  * rows[k][a] = left * dims[k] + u_k and cols[k][a] (C-order index of the later modes), the
@@ -155,7 +155,7 @@ static tp_tci rank2_tci(const double *x, const int64_t *dims) {
   return tci_from_pivots(x, 3, dims, ranks, rows, cols);
 }
 
-/* ---- LU factors and solves ------------------------------------------------------------ */
+/* ---- LU factors and solves ----------------------------------------------------------- */
 
 /* X_k read back from the cores, dense r x r row-major. */
 static double *cross_of(const tp_tci *t, int k) {
@@ -259,10 +259,20 @@ Test(tci, singular_cross_is_a_numerical_error) {
   tp_tci_error_info info;
   TPT_FAILS_WITH(tp_tci_error(&t, &coo, &info), TP_ERROR_NUMERICAL);
   tp_coo_free(NULL, &coo);
+  t.pivot_rows[0][1] = 0; /* a pivot row given twice */
+  TPT_FAILS_WITH(tp_tci_evaluate(&t, idx, &v), TP_ERROR_NUMERICAL);
+  cr_assert(strstr(tp_last_error(), "singular"), "%s", tp_last_error());
+  tp_tci_free(&t);
+  /* a pivot row without stored entries (row 1 of the matrix is zero) */
+  const double z[3][3] = {{1, 2, 0}, {0, 0, 0}, {3, 0, 1}};
+  r0[0] = 0, r0[1] = 1, c0[0] = 0, c0[1] = 1;
+  t = tci_from_pivots(&z[0][0], 2, dims, ranks, rows, cols);
+  TPT_FAILS_WITH(tp_tci_evaluate(&t, idx, &v), TP_ERROR_NUMERICAL);
+  cr_assert(strstr(tp_last_error(), "no core entry"), "%s", tp_last_error());
   tp_tci_free(&t);
 }
 
-/* ---- pivots ---------------------------------------------------------------------------- */
+/* ---- pivots -------------------------------------------------------------------------- */
 
 Test(tci, pivot_indices_unwind_the_nesting) {
   const int64_t dims[4] = {3, 2, 4, 5}, ranks[5] = {1, 2, 3, 2, 1};
@@ -309,7 +319,7 @@ Test(tci, pivot_indices_unwind_the_nesting) {
   tp_tci_free(NULL);
 }
 
-/* ---- evaluation and reconstruction ------------------------------------------------------------ */
+/* ---- evaluation and reconstruction --------------------------------------------------- */
 
 /* Every entry of t~ against x (C order): tp_tci_to_dense to rel_tol of x's largest
  * magnitude, and tp_tci_evaluate against the rebuilt entries. */
@@ -368,7 +378,7 @@ Test(tci, hand_built_exact_tci_rebuilds_and_interpolates) {
   free(x);
 }
 
-/* ---- the dense TT-ID reference ------------------------------------------------------------ */
+/* ---- the dense TT-ID reference ------------------------------------------------------- */
 
 /* nnz distinct random coordinates (fewer when draws repeat), Pareto(2) values. */
 static tp_coo random_tensor(tpt_rng *rng, int order, const int64_t *dims, int64_t nnz) {
@@ -539,7 +549,7 @@ Test(tci, error_walk_is_independent_of_nonzero_order_and_chunks) {
   tp_coo_free(NULL, &t);
 }
 
-/* ---- densities --------------------------------------------------------------------------------- */
+/* ---- densities ----------------------------------------------------------------------- */
 
 Test(tci, densities_by_hand) {
   tpt_rng rng = tpt_rng_fresh();
@@ -573,7 +583,7 @@ Test(tci, densities_by_hand) {
   tp_tci_free(&t);
 }
 
-/* ---- bad inputs ------------------------------------------------------------------------------- */
+/* ---- bad inputs ---------------------------------------------------------------------- */
 
 Test(tci, bad_indices_sizes_and_shapes) {
   tpt_rng rng = tpt_rng_fresh();

@@ -101,8 +101,9 @@ static int64_t bond_cols(const tp_tci *t, int k) {
   return p;
 }
 
-/* The pivots of bond k: rows in [0, ranks[k] * dims[k]), columns in [0, cols). Repeated
- * pivots are left to the factorisation, which finds the cross singular. */
+/* The pivots of bond k: rows in [0, ranks[k] * dims[k]), columns in [0, cols). A pivot row
+ * given twice or without core entries makes the cross singular, which tp_tci_prepare
+ * reports when it marks the pivots. */
 static tp_status check_bond_pivots(const tp_tci *t, int k) {
   int64_t rows = t->ranks[k] * t->dims[k], cols = bond_cols(t, k), r = t->ranks[k + 1];
   for (int64_t a = 0; a < r; ++a) {
@@ -125,15 +126,15 @@ tp_status tp_tci_check_contents(const tp_tci *t) {
   return TP_SUCCESS;
 }
 
-/* ---- pivot multi-indices ----------------------------------------------------------- */
+/* ---- pivot multi-indices ------------------------------------------------------------- */
 
 static tp_status check_pivot_query(const tp_tci *t, int bond, int64_t a, const int64_t *index) {
   TP_TRY(tp_tci_check(t));
   TP_CHECK_ARG(index, "TCI pivot index: the output array is NULL");
   TP_CHECK_ARG(bond >= 0 && bond + 1 < t->order, "TCI: bond %d is outside [0, %d)", bond,
                t->order - 1);
-  TP_CHECK_ARG(a >= 0 && a < t->ranks[bond + 1], "TCI: bond %d has %lld pivots, not %lld", bond,
-               (long long)t->ranks[bond + 1], (long long)a + 1);
+  TP_CHECK_ARG(a >= 0 && a < t->ranks[bond + 1], "TCI: pivot %lld of bond %d is outside "
+               "[0, %lld)", (long long)a, bond, (long long)t->ranks[bond + 1]);
   return TP_SUCCESS;
 }
 

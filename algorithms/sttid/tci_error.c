@@ -2,19 +2,20 @@
  *   ||T - T~||^2 = ||T||^2 - 2 <T, T~> + ||T~||^2.
  *
  * <T, T~> only needs T~ at T's nonzeros. Sorted by index, neighbouring nonzeros share
- * prefixes, and the row vector w_k = (w_{k-1} G_k(:, u_k, :)) X_k^{-1} depends on the
- * prefix (u_0..u_k) alone, so a walk over the sorted nonzeros keeps one vector per level
- * and recomputes only the levels below the first mode that changed: each distinct prefix
- * costs one slice product and one solve. The nonzeros are cut into a fixed number of
- * chunks (a chunk starts its prefixes afresh) walked in parallel; the chunk count
- * depends only on nnz, so the sum is the same for any thread count.
+ * prefixes, and the row vector w_k = w_{k-1} Z_k(:, u_k, :) (Z_k = G_k X_k^{-1}) depends on
+ * the prefix (u_0..u_k) alone, so a walk over the sorted nonzeros keeps one vector per
+ * level and recomputes only the levels from the first mode that changed: each distinct
+ * prefix costs one combination of a slice's core rows and one solve. The nonzeros are
+ * cut into a fixed number of chunks (a chunk starts its prefixes afresh) walked in
+ * parallel; the chunk count depends only on nnz, and ||T||^2 and <T, T~> are compensated
+ * sums added in chunk order, so the result is the same for any thread count.
  *
  * ||T~||^2 is a left-to-right environment contraction: E_{-1} = [1],
- * E_k = sum_u Z_k(:, u, :)^T E_{k-1} Z_k(:, u, :) over the occupied rows of Z_k = G_k X_k^{-1}
- * (each row one solve, pivot rows exact unit vectors), and the last E is ||T~||^2. The
- * equal form X_k^{-T} (sum_u G^T E G) X_k^{-1} is cheaper (sparse slices, 2 r solves) but
- * squares X_k's conditioning: with the tiny last pivots of an exact decomposition it
- * loses every digit, while Z_k stays bounded under complete pivoting. */
+ * E_k = sum_u Z_k(:, u, :)^T E_{k-1} Z_k(:, u, :) over the occupied rows of Z_k (each row
+ * one solve, pivot rows exact unit vectors), and the last E is ||T~||^2. The equal form
+ * X_k^{-T} (sum_u G^T E G) X_k^{-1} is cheaper (sparse slices, 2 r solves) but squares
+ * X_k's conditioning: with the tiny last pivots of an exact decomposition it loses every
+ * digit, while Z_k stays bounded under complete pivoting. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 #include "tp_sparse_internal.h"
 #include "tp_tci_internal.h"
 
-/* ---- T's nonzeros in index order ---------------------------------------------------- */
+/* ---- T's nonzeros in index order ----------------------------------------------------- */
 
 /* First mode where nonzeros e - 1 and e differ (order when they are equal), and whether
  * e comes after e - 1. */
@@ -82,7 +83,7 @@ static tp_status sorted_view(const tp_coo *host, tp_coo *view, int *owned) {
   return sorted_copy(host, view);
 }
 
-/* ---- <T, T~> -------------------------------------------------------------------------- */
+/* ---- <T, T~> ------------------------------------------------------------------------- */
 
 enum { CHUNK_TARGET = 512, CHUNK_MAX = 4096 };
 
@@ -180,7 +181,7 @@ static tp_status walk_nonzeros(const tp_tci_prepared *p, const tp_coo *x, double
   return TP_SUCCESS;
 }
 
-/* ---- ||T~||^2 -------------------------------------------------------------------------- */
+/* ---- ||T~||^2 ------------------------------------------------------------------------ */
 
 /* One batch of whole slices [s0, s1) of core k: Z's rows, H = E(lefts of the slice, :) Z
  * per slice, and next += Z^T H. Every sum runs in a fixed order, whatever the threads. */
@@ -289,7 +290,7 @@ static tp_status tci_norm2(const tp_tci_prepared *p, double *norm2) {
   return st;
 }
 
-/* ---- the error -------------------------------------------------------------------------- */
+/* ---- the error ----------------------------------------------------------------------- */
 
 static tp_status check_shapes(const tp_tci *t, const tp_coo *host) {
   TP_CHECK_ARG(host->order == t->order, "tp_tci_error: the tensor has order %d, the TCI %d",

@@ -1,9 +1,11 @@
-/* Entries and whole tensors from a tensor train in TCI form.
+/* Entries and whole tensors from a tensor train in TCI form, and the preparation they
+ * share (checks, core row indices, cross LU factors).
  *
- * One entry is a chain of row vectors: w = G_0(0, u_0, :), then per bond w <- w X_k^{-1}
- * (a solve with X_k's LU factors) and w <- w G_{k+1}(:, u_{k+1}, :). Each call checks the
- * tensor train and factors its crosses, so it costs about as much as reading the cores;
- * many entries are cheaper through tp_tci_to_dense or tp_tci_error's shared walk.
+ * One entry is a chain of row vectors: w = [1], then per mode w <- w Z_k(:, u_k, :) with
+ * Z_k = G_k X_k^{-1}: the core rows of slice u_k combined, then one solve with X_k's LU
+ * factors. Each call checks the tensor train and factors its crosses, so it costs about
+ * as much as reading the cores; many entries are cheaper through tp_tci_to_dense or
+ * tp_tci_error's shared walk.
  *
  * The whole tensor is contracted left to right with the dense interpolation matrices
  * Z_k = G_k X_k^{-1} (Z_{d-1} = G_{d-1}): A_0 = Z_0, A_k = A_{k-1} Z_k, where A_k's rows
@@ -20,7 +22,7 @@
 #include "tp_host_omp.h"
 #include "tp_tci_internal.h"
 
-/* ---- preparation ---------------------------------------------------------------------- */
+/* ---- preparation --------------------------------------------------------------------- */
 
 /* Marks bond k's pivot rows in core k's row index. A pivot row without entries, or one
  * given twice, would make X_k singular. */
@@ -67,7 +69,7 @@ void tp_tci_prepared_free(tp_tci_prepared *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* ---- interpolation ---------------------------------------------------------------------- */
+/* ---- interpolation ------------------------------------------------------------------- */
 
 /* out += x G_k(row q, :). */
 static void add_core_row(const tp_tci_prepared *p, int k, int64_t q, double x, double *out) {
@@ -116,7 +118,7 @@ void tp_tci_interpolate(const tp_tci_prepared *p, int k, const double *w, int64_
     out[b] += scratch[b];
 }
 
-/* ---- one entry ------------------------------------------------------------------------- */
+/* ---- one entry ----------------------------------------------------------------------- */
 
 static int64_t largest_rank(const tp_tci *t) {
   int64_t r = 1;
@@ -155,7 +157,7 @@ tp_status tp_tci_evaluate(const tp_tci *t, const int64_t *index, double *value) 
   return TP_SUCCESS;
 }
 
-/* ---- the whole tensor ---------------------------------------------------------------------- */
+/* ---- the whole tensor ---------------------------------------------------------------- */
 
 /* a * b, or -1 when it exceeds limit (no overflow either way: a, b >= 1). */
 static int64_t product_within(int64_t a, int64_t b, int64_t limit) {
@@ -212,7 +214,7 @@ static tp_status interpolation_matrix(const tp_tci_prepared *p, int k, double **
  * are sparse) are skipped. */
 static void contract(const double *a, int64_t np, int64_t ra, const double *z, int64_t n,
                      int64_t rz, double *b) {
-  TP_HOST_OMP(omp parallel for schedule(static) if (np * n * ra * rz > 65536))
+  TP_HOST_OMP(omp parallel for schedule(static) if ((double)(np * n) * ra * rz > 65536))
   for (int64_t q = 0; q < np * n; ++q) {
     int64_t u = q / np, p = q % np;
     double *out = b + q * rz;

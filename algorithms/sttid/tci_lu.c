@@ -14,7 +14,7 @@
 #include "tp_error.h"
 #include "tp_tci_internal.h"
 
-/* ---- growing row storage -------------------------------------------------------------- */
+/* ---- growing row storage ------------------------------------------------------------- */
 
 /* The off-diagonal entries of one factor; fill is unknown in advance, so it grows. */
 typedef struct lu_store {
@@ -39,7 +39,7 @@ static tp_status store_push(lu_store *s, int64_t col, double v) {
   return TP_SUCCESS;
 }
 
-/* ---- factorisation ------------------------------------------------------------------------ */
+/* ---- factorisation ------------------------------------------------------------------- */
 
 /* acc = row a of X_k (acc is zero on entry). */
 static void scatter_cross_row(const tp_tci *t, int k, const tp_tci_core_rows *rows, int64_t a,
@@ -135,7 +135,7 @@ void tp_tci_lu_free(tp_tci_lu *lu) {
   memset(lu, 0, sizeof *lu);
 }
 
-/* ---- solves ---------------------------------------------------------------------------- */
+/* ---- solves -------------------------------------------------------------------------- */
 
 /* y X = w as z U = w, then y L = z. Row i of U is finished once z_i is known, so both
  * sweeps push a solved value along its row (axpy form), reading each factor row-wise. */

@@ -11,7 +11,7 @@
 
 TP_EXTERN_C_BEGIN
 
-/* ---- checks (tci.c) -------------------------------------------------------------- */
+/* ---- checks (tci.c) ------------------------------------------------------------------ */
 
 /* The descriptor: order, dims, ranks (ranks[0] = ranks[d] = 1, M_k's row count
  * ranks[k] * dims[k] within 64 bits), every core an f64 order-3 tensor of shape
@@ -21,7 +21,7 @@ tp_status tp_tci_check(const tp_tci *t);
  * coordinate), values finite, pivot rows and columns in range. */
 tp_status tp_tci_check_contents(const tp_tci *t);
 
-/* ---- the rows of a core (tci.c) ---------------------------------------------------- */
+/* ---- the rows of a core (tci.c) ------------------------------------------------------ */
 
 /* A core's stored entries grouped by row (left, u), key left * dims[k] + u, two ways:
  * by key, to find a row, and by slice u (rows ordered by (u, left)), to walk the rows of
@@ -47,7 +47,7 @@ int64_t tp_tci_core_rows_find(const tp_tci_core_rows *rows, int64_t key);
 int64_t tp_tci_core_rows_slice(const tp_tci_core_rows *rows, int64_t u);
 void tp_tci_core_rows_free(tp_tci_core_rows *rows);
 
-/* ---- LU factors of a cross matrix (tci_lu.c) ------------------------------------- */
+/* ---- LU factors of a cross matrix (tci_lu.c) ----------------------------------------- */
 
 /* X = L U in the given (pivot) order: L unit lower triangular (the unit diagonal is not
  * stored), U upper triangular with its diagonal kept apart. Both row-wise: row i of L
@@ -72,7 +72,7 @@ void tp_tci_lu_free(tp_tci_lu *lu);
 /* y X = w for a row vector, in place: w (lu->r values) becomes y = w U^{-1} L^{-1}. */
 void tp_tci_lu_solve_row(const tp_tci_lu *lu, double *w);
 
-/* ---- a prepared tensor train (tci_eval.c) ----------------------------------------- */
+/* ---- a prepared tensor train (tci_eval.c) -------------------------------------------- */
 
 /* A checked tensor train with its core row indices (pivots marked) and cross LU
  * factors. */

@@ -1,7 +1,7 @@
 /* tp-bench-sttid: times exact (or truncated) STTID decompositions of the issue's test
  * tensors, or of a file, with the per-phase breakdown (reshape, PRRLU, extraction) per
  * bond, next to the STTID authors' published times and to the machine's floor for this
- * work: one pivot step is four launches, so the floor is pivots x 4 x the launch cost
+ * work: one pivot step is three launches, so the floor is pivots x 3 x the launch cost
  * measured in the same run (a back-to-back stream of tiny operations), plus the host
  * round trips the loop does take (once per batch of steps).
  *
@@ -163,6 +163,7 @@ static int run_case(tp_space *space, const tp_space_info *si, const char *name,
   run_times med;
   tp_sttid_info info;
   tp_tci tci;
+  memset(&med, 0, sizeof med), memset(&info, 0, sizeof info), memset(&tci, 0, sizeof tci);
   if (time_runs(space, t, cfg, &med, &info, &tci))
     return 1;
   int64_t syncs, pivots = total_pivots(&info, &syncs);
@@ -174,7 +175,7 @@ static int run_case(tp_space *space, const tp_space_info *si, const char *name,
   err.relative_error = -1;
   if (cfg->error && tp_tci_error(&tci, t, &err))
     return fail("tp_tci_error");
-  double floor_s = 1e-6 * ((double)pivots * 4 * fl->launch_us + (double)syncs * fl->round_trip_us);
+  double floor_s = 1e-6 * ((double)pivots * 3 * fl->launch_us + (double)syncs * fl->round_trip_us);
   printf("\n%s: order %d, nnz %lld, ranks (", name, t->order, (long long)t->nnz);
   for (int k = 0; k <= tci.order; ++k)
     printf("%s%lld", k ? ", " : "", (long long)tci.ranks[k]);
@@ -182,7 +183,7 @@ static int run_case(tp_space *space, const tp_space_info *si, const char *name,
   print_bonds(&info, &cfg->opt);
   printf("  median of %d: total %.4f s = reshape %.4f + prrlu %.4f + extract %.4f (+ rest)\n",
          cfg->reps, med.total, med.reshape, med.prrlu, med.extract);
-  printf("  floor: %lld pivots x 4 launches x %.2f us + %lld syncs x %.2f us = %.4f s "
+  printf("  floor: %lld pivots x 3 launches x %.2f us + %lld syncs x %.2f us = %.4f s "
          "(measured / floor = %.2f)\n", (long long)pivots, fl->launch_us, (long long)syncs,
          fl->round_trip_us, floor_s, floor_s > 0 ? med.total / floor_s : 0);
   if (paper_gpu > 0)
