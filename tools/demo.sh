@@ -4,7 +4,8 @@
 # eigenpairs of the Kofidis-Regalia tensor (`tenport sshopm --example`); both check
 # their answers against the known truth; then the CP decompositions of a planted low-rank
 # dense tensor (`tenport cp-als --example`, checked by its fit) and of a planted sparse
-# low-rank tensor written as .tns (`tenport gen sparse`, then `tenport cp-als` on FLYCOO).
+# low-rank tensor written as .tns (`tenport gen sparse`, then `tenport cp-als` on FLYCOO),
+# and an exact sparse tensor train of a random power-law tensor (`tenport sttid`).
 # Usage: tools/demo.sh            tools/demo.sh info [--full]   (machine ceilings instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,8 @@ trap 'rm -rf "$work"' EXIT
   --output "$work/planted.tns"
 "$build/tools/tenport" cp-als --input "$work/planted.tns" --rank 3 --tol 1e-9 --maxiters 200 \
   --quiet
+echo
+"$build/tools/tenport" gen sttid --kind power-law --dims 30,30,30,30 --nnz 2000 --alpha 2 \
+  --seed 3 --output "$work/powerlaw.tns"
+"$build/tools/tenport" sttid --input "$work/powerlaw.tns" --rmax 100000 --eps 1e-12 \
+  --eps-relative --quiet

@@ -32,15 +32,16 @@ if want build; then
   [[ -f $build/build.ninja ]] || meson setup "$build" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
     -Dtests=enabled >/dev/null
   ninja -C "$build" perf/tp-bench-sttid tools/tenport tests/test_prrlu tests/test_sttid \
-    tests/test_tci tests/test_sttid_io >/dev/null || exit 1
+    tests/test_tci tests/test_sttid_io tests/test_space >/dev/null || exit 1
   [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
     ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >/dev/null
   ninja -C "$cpu" perf/tp-bench-sttid >/dev/null || exit 1
 fi
 
 if want tests; then
-  say "GPU tests: prrlu, sttid, tci, sttid_io"
-  meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs prrlu sttid tci sttid_io
+  say "GPU tests: space (recorded work), prrlu, sttid, tci, sttid_io"
+  meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs space prrlu sttid tci \
+    sttid_io
 fi
 
 if want gpu; then
