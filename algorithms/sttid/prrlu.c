@@ -31,7 +31,7 @@ typedef struct tpl_run {
    * the league it was recorded with stay the same. */
   tp_recording *batch;
   int64_t batch_league;
-  int store_changed;
+  int store_changed, no_recording;
 } tpl_run;
 
 static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
@@ -184,22 +184,34 @@ static tp_status launch_step(tpl_run *r) {
 
 /* Issues `steps` pivot steps: directly, or (full batches on a space that records) by
  * replaying a recording of them, made again when the store or the league changed. */
-static tp_status launch_batch(tpl_run *r, int64_t steps) {
-  if (steps < TPL_BATCH_MAX || !tp_space_can_record(r->space)) {
-    for (int64_t s = 0; s < steps; ++s)
-      TP_TRY(launch_step(r));
-    return TP_SUCCESS;
+static tp_status launch_directly(tpl_run *r, int64_t steps) {
+  for (int64_t s = 0; s < steps; ++s)
+    TP_TRY(launch_step(r));
+  return TP_SUCCESS;
+}
+
+/* Records a batch of steps; 0 if the space could not (nothing recorded then ran). */
+static int record_batch(tpl_run *r, int64_t steps) {
+  tp_recording_destroy(&r->batch);
+  if (tp_space_record_begin(r->space) != TP_SUCCESS)
+    return 0;
+  tp_status st = launch_directly(r, steps);
+  tp_status end = tp_space_record_end(r->space, &r->batch);
+  if (st != TP_SUCCESS || end != TP_SUCCESS) {
+    tp_recording_destroy(&r->batch);
+    return 0;
   }
-  if (!r->batch || r->store_changed || r->batch_league != r->entries.league_size) {
-    TP_TRY(tp_recording_destroy(&r->batch));
-    TP_TRY(tp_space_record_begin(r->space));
-    tp_status st = TP_SUCCESS;
-    for (int64_t s = 0; s < steps && st == TP_SUCCESS; ++s)
-      st = launch_step(r);
-    tp_status end = tp_space_record_end(r->space, &r->batch);
-    TP_TRY(st);
-    TP_TRY(end);
-    r->batch_league = r->entries.league_size, r->store_changed = 0;
+  r->batch_league = r->entries.league_size, r->store_changed = 0;
+  return 1;
+}
+
+static tp_status launch_batch(tpl_run *r, int64_t steps) {
+  if (steps < TPL_BATCH_MAX || r->no_recording)
+    return launch_directly(r, steps);
+  int stale = !r->batch || r->store_changed || r->batch_league != r->entries.league_size;
+  if (stale && !record_batch(r, steps)) {
+    r->no_recording = 1; /* a runtime without graphs: issue every launch from now on */
+    return launch_directly(r, steps);
   }
   return tp_space_replay(r->space, r->batch);
 }
@@ -307,6 +319,7 @@ tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options
   if (st == TP_SUCCESS) {
     r.compute_units = info.compute_units > 0 ? info.compute_units : 1;
     r.is_gpu = info.is_gpu;
+    r.no_recording = !tp_space_can_record(space);
     st = setup_run(&r, &cm, limit, room, opt);
   }
   int64_t syncs = 0;
