@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tenport/cp_als.h"
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
 #include "tp_cp_internal.h"
+#include "tp_clock.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
 
@@ -66,12 +66,6 @@ typedef struct cp_run {
   void *G;          /* space: max_dim x R, the MTTKRP (and the final gather) */
   void *gram_dev;   /* space: R x R */
 } cp_run;
-
-static double cp_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static size_t cp_elem(const cp_run *run) {
   return run->dtype == TP_DTYPE_F32 ? sizeof(float) : sizeof(double);
@@ -388,7 +382,7 @@ static void cp_report(const cp_run *run, int iteration, double fit, double delta
 static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
   double fit_prev = 0.0;
   for (int it = 1; it <= run->opts->max_iters; ++it) {
-    double t0 = cp_now(), fit;
+    double t0 = tp_wall_seconds(), fit;
     int fallbacks = 0;
     for (int n = 0; n < run->d; ++n)
       TP_TRY(cp_update_mode(run, n, it == 1, &fallbacks));
@@ -396,7 +390,7 @@ static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
     double delta = fit - fit_prev;
     res->iterations = it, res->fit = fit;
     res->fallback_solves += fallbacks;
-    cp_report(run, it, fit, delta, cp_now() - t0, fallbacks);
+    cp_report(run, it, fit, delta, tp_wall_seconds() - t0, fallbacks);
     if (it > 1 && fabs(delta) < run->opts->tol) {
       res->converged = 1;
       break;
@@ -422,7 +416,7 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
 
 tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_options *opts,
                         tp_kruskal *model, tp_cp_als_result *result) {
-  double t0 = cp_now();
+  double t0 = tp_wall_seconds();
   TP_TRY(cp_validate(space, X, opts, model));
   cp_run run;
   memset(&run, 0, sizeof run);
@@ -434,7 +428,7 @@ tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_
   memset(&res, 0, sizeof res);
   tp_status st = cp_run_all(&run, &res);
   cp_release(&run);
-  res.seconds = cp_now() - t0;
+  res.seconds = tp_wall_seconds() - t0;
   if (st == TP_SUCCESS && result)
     *result = res;
   return st;

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tenport/memory.h"
+#include "tp_clock.h"
 #include "tp_error.h"
 #include "tp_flycoo_internal.h"
 #include "tp_space_common.h"
@@ -26,12 +26,6 @@ tp_flycoo_options tp_flycoo_options_default(void) {
   o.partitions = 0;
   o.split_rows = 1;
   return o;
-}
-
-static double tpf_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static const tpf_ops *tpf_ops_for(tp_dtype dtype) {
@@ -183,7 +177,7 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   TP_TRY(tpf_check_input(host));
   const tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
   TP_CHECK_ARG(o.partitions >= 0, "partitions %d is negative", o.partitions);
-  const double t0 = tpf_now();
+  const double t0 = tp_wall_seconds();
   tp_flycoo *f = (tp_flycoo *)calloc(1, sizeof *f);
   if (!f)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate the FLYCOO handle");
@@ -199,7 +193,7 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
     return st;
   }
   f->stats.device_bytes = tp_space_bytes_in_use(space) - held;
-  f->stats.build_seconds = tpf_now() - t0;
+  f->stats.build_seconds = tp_wall_seconds() - t0;
   *fly = f;
   return TP_SUCCESS;
 }

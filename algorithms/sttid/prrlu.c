@@ -303,7 +303,7 @@ tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options
   memset(result, 0, sizeof *result);
   int64_t limit;
   TP_TRY(tp_prrlu_check_options(opt, host->rows, host->cols, &limit));
-  double start = tp_prrlu_now();
+  double start = tp_wall_seconds();
   tp_sttid_compressed cm;
   TP_TRY(tp_sttid_compress(host, &cm));
   /* no more pivots than occupied rows or columns: the arrays need no more room, but the
@@ -334,6 +334,6 @@ tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options
     return st;
   }
   result->host_syncs = syncs;
-  result->seconds = tp_prrlu_now() - start;
+  result->seconds = tp_wall_seconds() - start;
   return TP_SUCCESS;
 }

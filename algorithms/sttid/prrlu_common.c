@@ -1,7 +1,6 @@
 /* Options, results and stop reasons shared by the PRRLU implementations. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tp_error.h"
 #include "tp_prrlu_internal.h"
@@ -49,10 +48,4 @@ void tp_prrlu_result_free(tp_prrlu_result *r) {
     return;
   free(r->rows), free(r->cols), free(r->pivots);
   memset(r, 0, sizeof *r);
-}
-
-double tp_prrlu_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

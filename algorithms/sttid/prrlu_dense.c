@@ -43,7 +43,7 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     if (!isfinite(a[k]))
       return TP_ERROR(TP_ERROR_NUMERICAL, "PRRLU: entry (%lld, %lld) is not finite",
                       (long long)(k / cols), (long long)(k % cols));
-  double start = tp_prrlu_now();
+  double start = tp_wall_seconds();
   TP_TRY(tp_prrlu_result_init(result, limit));
   char *row_done = (char *)calloc((size_t)rows, 1), *col_done = (char *)calloc((size_t)cols, 1);
   if (!row_done || !col_done) {
@@ -72,6 +72,6 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     row_done[pi] = col_done[pj] = 1;
   }
   free(row_done), free(col_done);
-  result->seconds = tp_prrlu_now() - start;
+  result->seconds = tp_wall_seconds() - start;
   return TP_SUCCESS;
 }

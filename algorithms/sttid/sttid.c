@@ -58,11 +58,11 @@ static tp_status sweep_bond(const tp_coo *t, int k, const tp_prrlu_options *popt
   tp_spmat m;
   tp_prrlu_result piv;
   memset(&piv, 0, sizeof piv);
-  double t0 = tp_prrlu_now();
+  double t0 = tp_wall_seconds();
   TP_TRY(tp_ttid_bond_matrix(t, k, res, &m));
-  double t1 = tp_prrlu_now();
+  double t1 = tp_wall_seconds();
   tp_status st = factor(ctx, &m, popt, &piv);
-  double t2 = tp_prrlu_now();
+  double t2 = tp_wall_seconds();
   if (st == TP_SUCCESS && piv.rank == 0)
     st = TP_ERROR(TP_ERROR_NUMERICAL,
                   "STTID: bond %d has no pivot above the threshold %g (largest |entry| %g), "
@@ -82,7 +82,7 @@ static tp_status sweep_bond(const tp_coo *t, int k, const tp_prrlu_options *popt
     *res = next;
   }
   b->seconds_reshape = t1 - t0, b->seconds_prrlu = t2 - t1;
-  b->seconds_extract = tp_prrlu_now() - t2;
+  b->seconds_extract = tp_wall_seconds() - t2;
   tp_prrlu_result_free(&piv);
   tp_spmat_free(&m);
   return st;
@@ -104,7 +104,7 @@ static tp_status first_residual(const tp_coo *t, tp_ttid_residual *res) {
 
 tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_factor_fn factor,
                         void *ctx, tp_tci *out, tp_sttid_info *info) {
-  double start = tp_prrlu_now();
+  double start = tp_wall_seconds();
   tp_sttid_info local;
   memset(&local, 0, sizeof local);
   memset(out, 0, sizeof *out);
@@ -126,7 +126,7 @@ tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_fa
     tp_tci_free(out);
     return st;
   }
-  local.seconds_total = tp_prrlu_now() - start;
+  local.seconds_total = tp_wall_seconds() - start;
   if (info)
     *info = local;
   return TP_SUCCESS;

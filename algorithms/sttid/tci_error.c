@@ -333,7 +333,7 @@ static tp_status error_terms(const tp_tci *t, const tp_coo *host, tp_tci_error_i
 }
 
 tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *info) {
-  double start = tp_prrlu_now();
+  double start = tp_wall_seconds();
   TP_CHECK_ARG(info, "tp_tci_error: info is NULL");
   memset(info, 0, sizeof *info);
   TP_TRY(tp_tci_check(t));
@@ -355,7 +355,7 @@ tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *i
                     "not both finite (an ill-conditioned cross?)", local.inner,
                     local.norm2_tci);
   finish(&local, t->order);
-  local.seconds = tp_prrlu_now() - start;
+  local.seconds = tp_wall_seconds() - start;
   *info = local;
   return TP_SUCCESS;
 }

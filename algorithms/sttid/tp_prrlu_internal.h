@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tenport/sttid.h"
+#include "tp_clock.h"
 #include "tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
@@ -22,7 +23,6 @@ static inline double tp_prrlu_threshold(const tp_prrlu_options *opt, double firs
   return opt->eps_relative ? opt->eps * first : opt->eps;
 }
 
-double tp_prrlu_now(void);
 
 TP_EXTERN_C_END
 #endif
