@@ -137,6 +137,19 @@ Test(mttkrp, blocked_lanes) {
   check_variant(o);
 }
 
+/* Rank panels: widths that divide no tested rank, with budgets small enough for many
+ * blocks and passes per panel, and one larger than every rank (a single panel). */
+Test(mttkrp, blocked_panels) {
+  static const int64_t widths[] = {7, 16, 1000};
+  static const size_t budgets[] = {1500, 40000, 40000};
+  for (int i = 0; i < 3; ++i) {
+    tp_mttkrp_options o = with_variant(TP_MTTKRP_BLOCKED);
+    o.panel = widths[i];
+    o.workspace_bytes = budgets[i];
+    check_variant(o);
+  }
+}
+
 /* The sweep gives every mode's MTTKRP with the factors as they are at that mode, while
  * each factor changes right after its own mode (as CP-ALS updates it). */
 static void check_sweep(tp_mttkrp_variant v, size_t workspace) {
@@ -208,6 +221,10 @@ Test(mttkrp, bad_arguments) {
   o.lanes = TP_SPACE_MAX_LANES + 1;
   TPT_FAILS_WITH(tp_mttkrp(tpt_space, &p.dx, &p.du, 0, G, &o), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "lanes"), "%s", tp_last_error());
+  o = tp_mttkrp_options_default();
+  o.panel = -3;
+  TPT_FAILS_WITH(tp_mttkrp(tpt_space, &p.dx, &p.du, 0, G, &o), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "panel"), "%s", tp_last_error());
   tp_mttkrp_variant v;
   TPT_FAILS_WITH(tp_mttkrp_variant_parse("fast", &v), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "blocked"), "%s", tp_last_error());

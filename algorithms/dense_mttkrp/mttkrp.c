@@ -142,6 +142,7 @@ static tp_status tpm_check_options(const tp_mttkrp_options *o) {
                "workspace fraction %g is outside [0, 1]", o->workspace_fraction);
   TP_CHECK_ARG(o->lanes >= 0 && o->lanes <= TP_SPACE_MAX_LANES, "lanes %d outside 0..%d",
                o->lanes, TP_SPACE_MAX_LANES);
+  TP_CHECK_ARG(o->panel >= 0, "panel width %lld is negative", (long long)o->panel);
   return TP_SUCCESS;
 }
 
@@ -171,8 +172,8 @@ tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int
   case TP_MTTKRP_TILE:
     return ops->tile(space, &p, tpm_edge_for(space, &p, &o));
   case TP_MTTKRP_GEMM:
-    return tpm_run_gemm_engine(space, &p, 0, 1);
+    return tpm_run_gemm_engine(space, &p, 0, 1, 0);
   default:
-    return tpm_run_gemm_engine(space, &p, tpm_blocked_budget(X, &o), o.lanes);
+    return tpm_run_gemm_engine(space, &p, tpm_blocked_budget(X, &o), o.lanes, o.panel);
   }
 }

@@ -17,7 +17,13 @@
  * GEMMs splitting the contraction, when a block alone is too small to fill the device)
  * followed at once by the partial kernel. On GPUs, consecutive blocks may go to concurrent
  * lanes (streams), each with its own T, so one block's last GEMM wave and partial kernel
- * overlap the next block's GEMM. */
+ * overlap the next block's GEMM.
+ *
+ * At large ranks BLOCKED also splits the rank into panels of columns (MTTKRP columns are
+ * independent) and runs the whole scheme once per panel: the budget then holds blocks of
+ * more rows and passes of more Khatri-Rao rows, and the GEMMs run near the device's peak
+ * where full-width blocks would be small enough to waste most of their last wave. The
+ * tensor is read once per panel, which costs little: the GEMMs stay compute-bound. */
 #include <string.h>
 
 #include "tp_error.h"
@@ -32,6 +38,7 @@ typedef struct tpm_plan {
   int64_t slabs;            /* size of the slowest row mode */
   int64_t block_slabs;      /* slabs per block of T */
   int64_t kc, slots;        /* a pass forms slots * kc Khatri-Rao rows */
+  int64_t panel;            /* rank columns per pass over the tensor */
   int lanes;                /* blocks alternate between this many concurrent lanes */
 } tpm_plan;
 
@@ -85,11 +92,66 @@ static int tpm_auto_lanes(const tp_space_info *info, const tpm_problem *p) {
   return 1;
 }
 
+/* Rank columns per panel. Automatic: the whole rank on CPUs (BLAS runs any block shape
+ * near its peak there) and on GPUs while the budget holds blocks and passes of about
+ * 4096 rows each at full width; else equal panels of at least 512 columns, narrow
+ * enough for that. (On an H200, FP64 GEMMs of 4224 x 500 x 5250 ran at 58 TFLOP/s and
+ * those of 1212 x 2000 x 1212, what a 1% budget holds at full width on the paper's
+ * tensor A at R = 2000, at 43.) A given width is evened out over the panels it implies. */
+static int64_t tpm_panel_width(const tp_space_info *info, int64_t rank, int64_t elems,
+                               int64_t given) {
+  int64_t widest = rank;
+  if (given > 0)
+    widest = given;
+  else if (info->is_gpu)
+    widest = tpm_max(512, elems / (2 * 4096));
+  const int64_t panels = (rank + widest - 1) / widest;
+  return (rank + panels - 1) / panels;
+}
+
+/* Slabs per block on GPUs. A block's GEMM runs in waves of output tiles over the
+ * multiprocessors; a block whose tiles spill a little into one more wave pays for all
+ * of it. Among the block sizes that fit, take the least time per row, with 128 x 128
+ * tiles (cuBLAS' FP64 tiles on sm_90 are 64 or 128 wide, so whole waves of these are
+ * whole waves of those) and a quarter wave more per block for its fixed costs (launches,
+ * the partial kernel, the GEMM's ramp). */
+static int64_t tpm_gpu_block_slabs(const tp_space_info *info, int64_t slab_rows, int64_t most,
+                                   int64_t panel) {
+  const int64_t col_tiles = (panel + 127) / 128, sms = tpm_max(1, info->compute_units);
+  int64_t best = most;
+  double best_cost = 0;
+  for (int64_t s = most, n = 0; s >= 1 && n < 65536; --s, ++n) {
+    const int64_t rows = s * slab_rows;
+    const int64_t waves = ((rows + 127) / 128 * col_tiles + sms - 1) / sms;
+    if (n == 0 && waves >= 16)
+      return most; /* the last wave is a small share */
+    const double cost = ((double)waves + 0.25) / (double)rows;
+    if (n == 0 || cost < best_cost * 0.999)
+      best = s, best_cost = cost;
+  }
+  return best;
+}
+
+/* Khatri-Rao rows per pass: at most `cap`, the passes over the GEMM side as even as
+ * possible, in slots of kc rows. */
+static void tpm_plan_depth(const tp_space_info *info, tpm_plan *pl, int64_t rows,
+                           int64_t lane_room, int64_t cap) {
+  int64_t kr_rows = tpm_min(pl->K, tpm_max(1, cap));
+  pl->slots = tpm_plan_slots(info, rows, pl->panel, lane_room, kr_rows);
+  if (pl->slots > 1) /* T takes slots times more of the budget */
+    kr_rows = tpm_min(kr_rows, tpm_max(1, cap - (pl->slots - 1) * pl->lanes * rows));
+  const int64_t passes = (pl->K + kr_rows - 1) / kr_rows;
+  const int64_t per_pass = (pl->K + passes - 1) / passes;
+  pl->kc = tpm_max(1, per_pass / pl->slots);
+}
+
 static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
-                          int lanes, tpm_plan *pl) {
+                          int lanes, int64_t panel, tpm_plan *pl) {
   memset(pl, 0, sizeof *pl);
   const int64_t elems = budget ? (int64_t)(budget / tpm_ops_for(p->dtype)->elem_bytes) : 0;
-  const int64_t room = budget ? tpm_max(1, elems / 2 / p->rank) : p->count; /* rows each */
+  pl->panel = budget ? tpm_panel_width(info, p->rank, elems, panel) : p->rank;
+  const int64_t width_rows = budget ? tpm_max(2, elems / pl->panel) : 0; /* T + KR rows */
+  const int64_t room = budget ? width_rows / 2 : p->count;                /* T rows */
   pl->lanes = budget ? (lanes > 0 ? lanes : tpm_auto_lanes(info, p)) : 1;
   const int64_t lane_room = tpm_max(1, room / pl->lanes); /* T rows of one lane */
   const int64_t min_rows = info->is_gpu ? 2048 : 256;
@@ -99,13 +161,12 @@ static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_
   pl->slots = 1;
   if (budget == 0) /* GEMM: everything at once */
     return;
-  const int64_t kr_rows = tpm_min(pl->K, room);
-  pl->block_slabs = tpm_max(1, tpm_min(pl->slabs, lane_room / pl->slab_rows));
+  const int64_t most = tpm_max(1, tpm_min(pl->slabs, lane_room / pl->slab_rows));
+  pl->block_slabs = info->is_gpu ? tpm_gpu_block_slabs(info, pl->slab_rows, most, pl->panel) : most;
   if (pl->block_slabs >= pl->slabs)
     pl->lanes = 1; /* one block: nothing to overlap */
   const int64_t rows = pl->block_slabs * pl->slab_rows;
-  pl->slots = tpm_plan_slots(info, rows, p->rank, lane_room, kr_rows);
-  pl->kc = tpm_max(1, kr_rows / pl->slots);
+  tpm_plan_depth(info, pl, rows, lane_room, width_rows - pl->lanes * rows);
 }
 
 typedef struct tpm_run {
@@ -115,6 +176,7 @@ typedef struct tpm_run {
   tpm_plan pl;
   void *kr, *T;
   int64_t lane_elems; /* T elements of one lane */
+  int64_t c0, rc;     /* the current panel: columns [c0, c0 + rc) */
 } tpm_run;
 
 static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
@@ -122,12 +184,12 @@ static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
 }
 
 /* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
- * (depth rows in all). */
+ * (depth rows in all), for the current panel's columns. */
 static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
                                 int64_t rows) {
   const tpm_plan *pl = &r->pl;
   const size_t eb = r->ops->elem_bytes;
-  const int64_t R = r->p->rank;
+  const int64_t R = r->rc;
   const int64_t full = depth / pl->kc, rest = depth % pl->kc;
   const int64_t lda = pl->gemm_before ? pl->K : pl->M;
   const int64_t base = pl->gemm_before ? k0 + lda * c0 : c0 + lda * k0;
@@ -146,21 +208,25 @@ static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, 
 }
 
 /* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
- * factors. */
+ * factors, in the current panel's columns. */
 static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int64_t s0,
                                   int64_t ns, int concurrent) {
   const tpm_plan *pl = &r->pl;
   const tpm_problem *p = r->p;
+  const size_t eb = r->ops->elem_bytes;
   const int slowest = pl->row_first + pl->row_count - 1;
   tpm_partial pt;
   memset(&pt, 0, sizeof pt);
   pt.T = T;
-  pt.rank = p->rank;
+  pt.rank = r->rc;
+  pt.ld = p->rank;
   pt.slots = slots;
-  pt.slot_stride = ns * pl->slab_rows * p->rank;
-  pt.G = p->G;
+  pt.slot_stride = ns * pl->slab_rows * r->rc;
+  pt.G = (void *)tpm_at(p->G, r->c0, eb);
   /* inner: the other modes' rows within one slab of the slowest row mode */
   const int64_t others = tpm_partial_add_modes(&pt, p, pl->row_first, slowest + 1);
+  for (int m = 0; m < pt.q; ++m)
+    pt.U[m] = tpm_at(pt.U[m], r->c0, eb);
   const int64_t inner = slowest == p->mode ? others : others / p->dims[slowest];
   pt.shared = concurrent && slowest != p->mode;
   if (slowest == p->mode) { /* the block is a run of mode k's indices */
@@ -177,10 +243,14 @@ static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int6
 /* One pass: Khatri-Rao rows [k0, k0 + depth) of the GEMM side, then every block. */
 static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   const tpm_plan *pl = &r->pl;
+  const size_t eb = r->ops->elem_bytes;
   const int first = pl->gemm_before ? 0 : pl->t;
   const int count = pl->gemm_before ? pl->t : r->p->d - pl->t;
-  TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, r->p->U + first,
-                                 r->p->rank, k0, depth, r->kr));
+  const void *U[TPM_MAX_ORDER];
+  for (int m = 0; m < count; ++m)
+    U[m] = tpm_at(r->p->U[first + m], r->c0, eb);
+  TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, U, r->rc, r->p->rank, k0,
+                                 depth, r->kr));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
   int lanes = 1;
   TP_TRY(tp_space_lanes_begin(r->space, pl->lanes, &lanes));
@@ -188,7 +258,7 @@ static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   int64_t b = 0;
   for (int64_t s0 = 0; st == TP_SUCCESS && s0 < pl->slabs; s0 += pl->block_slabs, ++b) {
     const int lane = (int)(b % lanes);
-    void *T = (void *)tpm_at(r->T, lane * r->lane_elems, r->ops->elem_bytes);
+    void *T = (void *)tpm_at(r->T, lane * r->lane_elems, eb);
     const int64_t ns = tpm_min(pl->block_slabs, pl->slabs - s0);
     st = tp_space_lane_select(r->space, lane);
     if (st == TP_SUCCESS)
@@ -201,7 +271,7 @@ static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
 }
 
 tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes,
-                              int lanes) {
+                              int lanes, int64_t panel) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   tpm_run r;
@@ -209,17 +279,20 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   r.space = space;
   r.p = p;
   r.ops = tpm_ops_for(p->dtype);
-  tpm_plan_make(&info, p, workspace_bytes, lanes, &r.pl);
+  tpm_plan_make(&info, p, workspace_bytes, lanes, panel, &r.pl);
   const tpm_plan *pl = &r.pl;
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;
   const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows; /* per lane */
-  r.lane_elems = t_rows * p->rank;
+  r.lane_elems = t_rows * pl->panel;
   TP_TRY(tpm_clear_output(space, p));
-  TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * p->rank), &r.kr));
+  TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * pl->panel), &r.kr));
   tp_status st = tp_temp_alloc(space, eb * (size_t)(pl->lanes * r.lane_elems), &r.T);
-  for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)
-    st = tpm_pass(&r, k0, tpm_min(kr_rows, pl->K - k0));
+  for (r.c0 = 0; st == TP_SUCCESS && r.c0 < p->rank; r.c0 += pl->panel) {
+    r.rc = tpm_min(pl->panel, p->rank - r.c0);
+    for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)
+      st = tpm_pass(&r, k0, tpm_min(kr_rows, pl->K - k0));
+  }
   tp_temp_release(space, r.T);
   tp_temp_release(space, r.kr);
   return st;

@@ -102,7 +102,7 @@ static tp_status tpm_form_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int 
   tp_status st = TP_SUCCESS;
   for (int64_t k0 = 0; st == TP_SUCCESS && k0 < K; k0 += depth) {
     const int64_t n = tpm_min(depth, K - k0);
-    st = ops->khatri_rao_rows(s->space, count, p->dims + first, p->U + first, R, k0, n, kr);
+    st = ops->khatri_rao_rows(s->space, count, p->dims + first, p->U + first, R, R, k0, n, kr);
     if (st != TP_SUCCESS)
       break;
     const double beta = k0 == 0 ? 0.0 : 1.0;

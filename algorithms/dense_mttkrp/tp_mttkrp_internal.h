@@ -55,6 +55,7 @@ tpm_lanes tpm_choose_lanes(const tp_space *space, int64_t rank);
 typedef struct tpm_partial {
   const void *T;
   int64_t rank, slots, slot_stride;
+  int64_t ld; /* leading dimension of the U's and G (0: rank); T's rows hold rank values */
   int64_t p0, p_count, p_stride, row_base;
   int q;
   int64_t other_dims[TPM_MAX_ORDER];
@@ -92,10 +93,10 @@ typedef struct tpm_ops {
   tp_status (*elem)(tp_space *space, const tpm_problem *p);
   tp_status (*slice)(tp_space *space, const tpm_problem *p);
   tp_status (*tile)(tp_space *space, const tpm_problem *p, int64_t edge);
-  /* out[(row - row0) * rank + r] = prod_m U_m[i_m(row), r] over q modes, rows in
+  /* out[(row - row0) * rank + r] = prod_m U_m[i_m(row) * ld + r] over q modes, rows in
    * [row0, row0 + nrows) of the modes' first-index-fastest linear index. */
   tp_status (*khatri_rao_rows)(tp_space *space, int q, const int64_t *dims,
-                               const void *const *U, int64_t rank, int64_t row0,
+                               const void *const *U, int64_t rank, int64_t ld, int64_t row0,
                                int64_t nrows, void *out);
   tp_status (*partial)(tp_space *space, const tpm_partial *p);
   tp_status (*gemm_batched)(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m,
@@ -121,9 +122,10 @@ static inline tp_status tpm_clear_output(tp_space *space, const tpm_problem *p) 
 }
 
 /* The GEMM and BLOCKED variants (mttkrp_engine.c): workspace_bytes 0 = GEMM, unbounded;
- * lanes: BLOCKED's concurrent lanes (0 = automatic). */
+ * lanes: BLOCKED's concurrent lanes, panel: its rank columns per pass over the tensor
+ * (0 = automatic for both). */
 tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes,
-                              int lanes);
+                              int lanes, int64_t panel);
 
 /* Edge of the TILE variant's hypercube tiles (Eq. 6). */
 int64_t tpm_tile_edge(const tp_space *space, const tpm_problem *p);

@@ -29,7 +29,8 @@ typedef struct TPM_PN(tpm_walk_args) {
 typedef struct TPM_PN(tpm_partial_args) {
   const TPM_T *T;
   TPM_T *G;
-  int64_t R, slots, slot_stride, p0, p_stride, row_base, o_begin, o_count, o_chunk, chunks;
+  int64_t R, ld; /* columns handled (T's row length); U's and G's leading dimension */
+  int64_t slots, slot_stride, p0, p_stride, row_base, o_begin, o_count, o_chunk, chunks;
   int64_t r_groups; /* teams splitting the column passes of one (p, chunk) */
   int q, atomic;
   int64_t odims[TPM_MAX_ORDER], row_stride[TPM_MAX_ORDER];
@@ -38,7 +39,7 @@ typedef struct TPM_PN(tpm_partial_args) {
 
 typedef struct TPM_PN(tpm_kr_args) {
   TPM_T *out;
-  int64_t R, row0, row_end, per_team;
+  int64_t R, ld, row0, row_end, per_team; /* ld: the factors' leading dimension */
   int q;
   int64_t dims[TPM_MAX_ORDER];
   const TPM_T *U[TPM_MAX_ORDER];
@@ -88,10 +89,50 @@ TP_TEAM_KERNEL(TPM_PN(tpm_kr_rows), TPM_PN(tpm_kr_args), team, a) {
     TP_VECTOR_FOR(team, r, 0, a.R) {
       TPM_T v = 1;
       for (int m = 0; m < a.q; ++m)
-        v *= a.U[m][idx[m] * a.R + r];
+        v *= a.U[m][idx[m] * a.ld + r];
       out[r] = v;
     }
   }
+}
+
+/* Khatri-Rao rows on GPUs: one thread per (row, column), so that every thread has one
+ * product to form and a warp writes a contiguous run of a row. */
+TP_RANGE2_KERNEL(TPM_PN(tpm_kr_cells), TPM_PN(tpm_kr_args), i, r, a) {
+  int64_t idx[TPM_MAX_ORDER];
+  tpm_decode(a.q, a.dims, a.row0 + i, idx);
+  TPM_T v = 1;
+  for (int m = 0; m < a.q; ++m)
+    v *= a.U[m][idx[m] * a.ld + r];
+  a.out[i * a.R + r] = v;
+}
+
+/* The partial-tensor contraction on GPUs: one thread per (output row p, chunk of other
+ * indices, column), neighbouring threads on neighbouring columns, so that the reads of T
+ * and of the factors are coalesced and every thread has independent loads in flight.
+ * (The team kernel of tpm_width.h, which CPUs run, made a GPU wait on its barriers.) */
+TP_RANGE2_KERNEL(TPM_PN(tpm_partial_cells), TPM_PN(tpm_partial_args), unit, r, a) {
+  const int64_t p = a.p0 + unit / a.chunks;
+  const int64_t c_begin = a.o_begin + (unit % a.chunks) * a.o_chunk;
+  const int64_t c_end = tp_min_i64(c_begin + a.o_chunk, a.o_begin + a.o_count);
+  if (c_begin >= c_end)
+    return;
+  int64_t idx[TPM_MAX_ORDER];
+  tpm_decode(a.q, a.odims, c_begin, idx);
+  int64_t row = a.row_base + (p - a.p0) * a.p_stride + tpm_dot_index(a.q, idx, a.row_stride);
+  TPM_T acc = 0;
+  for (int64_t o = c_begin; o < c_end; ++o) {
+    TPM_T v = 0;
+    for (int64_t s = 0; s < a.slots; ++s)
+      v += a.T[s * a.slot_stride + row * a.R + r];
+    for (int m = 0; m < a.q; ++m)
+      v *= a.U[m][idx[m] * a.ld + r];
+    acc += v;
+    tpm_advance(a.q, a.odims, a.row_stride, idx, &row);
+  }
+  if (a.atomic)
+    TPM_ATOMIC_ADD(&a.G[p * a.ld + r], acc);
+  else
+    a.G[p * a.ld + r] += acc;
 }
 
 /* Team policy of the element-wise kernels: GPU teams of lanes.team threads, each
@@ -171,13 +212,15 @@ static tp_status TPM_PN(tpm_tile_run)(tp_space *space, const tpm_problem *pb, in
   TPM_LAUNCH_WIDTH(tpm_tile, lanes.width, space, pol, a);
 }
 
+/* U[m] holds rows of ld values, of which the first `rank` are used. */
 static tp_status TPM_PN(tpm_kr_run)(tp_space *space, int q, const int64_t *dims,
-                                    const void *const *U, int64_t rank, int64_t row0,
-                                    int64_t nrows, void *out) {
+                                    const void *const *U, int64_t rank, int64_t ld,
+                                    int64_t row0, int64_t nrows, void *out) {
   TPM_PN(tpm_kr_args) a;
   memset(&a, 0, sizeof a);
   a.out = (TPM_T *)out;
   a.R = rank;
+  a.ld = ld;
   a.row0 = row0;
   a.row_end = row0 + nrows;
   a.q = q;
@@ -187,22 +230,21 @@ static tp_status TPM_PN(tpm_kr_run)(tp_space *space, int q, const int64_t *dims,
   }
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
+  if (info.is_gpu)
+    return TP_PASTE(TPM_PN(tpm_kr_cells), _launch)(space, nrows, rank, a);
   int vector = rank >= 32 ? 32 : rank >= 16 ? 16 : rank >= 8 ? 8 : 4;
-  int team = info.is_gpu ? 128 / vector : 1;
-  a.per_team = info.is_gpu ? team : 64;
-  tp_team_policy pol = tp_team_policy_make(tp_ceil_div_i64(nrows, a.per_team), team, vector, 0);
+  a.per_team = 64;
+  tp_team_policy pol = tp_team_policy_make(tp_ceil_div_i64(nrows, a.per_team), 1, vector, 0);
   return TP_PASTE(TPM_PN(tpm_kr_rows), _launch)(space, pol, a);
 }
 
-/* Teams per output row: enough teams to fill a GPU; one per row on CPUs, so that the
- * sums are formed in a fixed order and results repeat bit for bit. */
-static int64_t TPM_PN(tpm_partial_chunks)(const tp_space_info *info, const tpm_partial *pt,
-                                          int team) {
-  if (!info->is_gpu || pt->o_count <= team)
-    return 1;
-  int64_t want = tp_ceil_div_i64(8 * (int64_t)info->compute_units, pt->p_count);
-  int64_t most = tp_ceil_div_i64(pt->o_count, (int64_t)team);
-  return tp_max_i64(1, tp_min_i64(want, most));
+/* Chunks of other indices per output row for the GPU kernel: enough threads to fill
+ * the device about twice, but chunks of at least 4 indices (each chunk costs one atomic
+ * update per column). */
+static int64_t TPM_PN(tpm_partial_cell_chunks)(const tp_space_info *info, const tpm_partial *pt) {
+  const int64_t want_threads = 2 * 2048 * (int64_t)info->compute_units;
+  const int64_t want = tp_ceil_div_i64(want_threads, pt->p_count * pt->rank);
+  return tp_max_i64(1, tp_min_i64(want, tp_ceil_div_i64(pt->o_count, 4)));
 }
 
 static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt) {
@@ -213,6 +255,7 @@ static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt)
   a.T = (const TPM_T *)pt->T;
   a.G = (TPM_T *)pt->G;
   a.R = pt->rank;
+  a.ld = pt->ld ? pt->ld : pt->rank;
   a.slots = pt->slots;
   a.slot_stride = pt->slot_stride;
   a.p0 = pt->p0;
@@ -228,19 +271,22 @@ static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt)
   }
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
+  if (info.is_gpu) {
+    a.chunks = TPM_PN(tpm_partial_cell_chunks)(&info, pt);
+    a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
+    a.chunks = tp_ceil_div_i64(pt->o_count, a.o_chunk); /* no empty chunks */
+    a.atomic = a.chunks > 1 || pt->shared;
+    return TP_PASTE(TPM_PN(tpm_partial_cells), _launch)(space, pt->p_count * a.chunks, pt->rank, a);
+  }
+  /* CPUs: one team per output row, so that the sums are formed in a fixed order and
+   * results repeat bit for bit. */
   tpm_lanes lanes = tpm_choose_lanes(space, pt->rank);
-  int team = info.is_gpu ? lanes.team : 1;
-  a.chunks = TPM_PN(tpm_partial_chunks)(&info, pt, team);
-  a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
-  a.atomic = a.chunks > 1 || pt->shared;
-  /* On GPUs, teams that would still be too few also split the column passes (their
-   * columns are disjoint, so no atomics); CPUs keep one team per row and chunk. */
-  const int64_t passes = tp_ceil_div_i64(pt->rank, (int64_t)lanes.vector * lanes.width);
-  const int64_t teams = pt->p_count * a.chunks, target = 8 * (int64_t)info.compute_units;
-  a.r_groups = info.is_gpu && teams < target ? tp_min_i64(passes, tp_ceil_div_i64(target, teams)) : 1;
-  size_t scratch = sizeof(TPM_T) * (size_t)team * lanes.vector * lanes.width;
-  tp_team_policy pol =
-      tp_team_policy_make(pt->p_count * a.chunks * a.r_groups, team, lanes.vector, scratch);
+  a.chunks = 1;
+  a.o_chunk = pt->o_count;
+  a.atomic = pt->shared;
+  a.r_groups = 1;
+  size_t scratch = sizeof(TPM_T) * (size_t)lanes.vector * lanes.width;
+  tp_team_policy pol = tp_team_policy_make(pt->p_count, 1, lanes.vector, scratch);
   TPM_LAUNCH_WIDTH(tpm_partial, lanes.width, space, pol, a);
 }
 

@@ -148,7 +148,7 @@ TP_TEAM_KERNEL(TPM_KN(tpm_partial), TPM_PN(tpm_partial_args), team, a) {
   const int64_t t_end = tp_min_i64(t_begin + per_thread, c_end);
   const int64_t p_row = a.row_base + (p - a.p0) * a.p_stride;
   TPM_T *sums = (TPM_T *)team->scratch; /* team_size x F, used when team_size > 1 */
-  TPM_T *g = a.G + p * a.R;
+  TPM_T *g = a.G + p * a.ld;
   for (int64_t r0 = group * F; r0 < a.R; r0 += F * a.r_groups) {
     TP_VECTOR_FOR(team, lane, 0, vl) {
       TPM_T acc[TPM_K];
@@ -165,7 +165,7 @@ TP_TEAM_KERNEL(TPM_KN(tpm_partial), TPM_PN(tpm_partial_args), team, a) {
               for (int64_t s = 0; s < a.slots; ++s)
                 v += a.T[s * a.slot_stride + row * a.R + r];
               for (int m = 0; m < a.q; ++m)
-                v *= a.U[m][idx[m] * a.R + r];
+                v *= a.U[m][idx[m] * a.ld + r];
               acc[j] += v;
             }
           }

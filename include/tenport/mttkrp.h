@@ -51,6 +51,10 @@ typedef struct tp_mttkrp_options {
    * tail and partial kernel overlap the next block's GEMM. 0 = automatic (one lane:
    * two gave no gain on an H200). */
   int lanes;
+  /* BLOCKED: rank columns per pass over the tensor. Narrower panels leave room in the
+   * budget for larger blocks, whose GEMMs run closer to the device's peak, at the price
+   * of reading the tensor once per panel. 0 = automatic (see mttkrp_engine.c). */
+  int64_t panel;
 } tp_mttkrp_options;
 
 tp_mttkrp_options tp_mttkrp_options_default(void);

@@ -37,7 +37,7 @@
  *          [--budget SECONDS] [--cp-als ITERS] [--cp-ranks LIST] [--cp-variant V]
  *          [--cp-reuse on|off|both]
  *          [--skip-over BYTES] [--memory-limit BYTES] [--tile-volume N]
- *          [--workspace-fraction F] [--lanes N]
+ *          [--workspace-fraction F] [--lanes N] [--panel COLUMNS]
  *          [--lm-ratio L] [--ceilings full|small] [--no-check] [--seed S] [--json FILE] */
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +69,7 @@ typedef struct bench_config {
   int reps, warmup, cp_iters, cp_reuse; /* cp_reuse: 0 off, 1 on, 2 both */
   double budget_s, skip_over, memory_limit, workspace_fraction, lm_ratio;
   int64_t tile_volume;
-  int lanes;
+  int lanes, panel;
   int small_ceilings, check;
   uint64_t seed;
   const char *json;
@@ -211,6 +211,7 @@ static tp_mttkrp_options bench_options(const bench *b, tp_mttkrp_variant v) {
   if (b->cfg->workspace_fraction > 0)
     o.workspace_fraction = b->cfg->workspace_fraction;
   o.lanes = b->cfg->lanes;
+  o.panel = b->cfg->panel;
   return o;
 }
 
@@ -1037,6 +1038,8 @@ static int parse_valued(const char *a, const char *v, bench_config *c) {
     return parse_nonnegative(v, &c->workspace_fraction);
   if (strcmp(a, "--lanes") == 0)
     return parse_int(v, 0, &c->lanes);
+  if (strcmp(a, "--panel") == 0)
+    return parse_int(v, 0, &c->panel);
   if (strcmp(a, "--skip-over") == 0)
     return parse_bytes(v, &c->skip_over);
   if (strcmp(a, "--memory-limit") == 0)
@@ -1109,6 +1112,7 @@ static const char *usage =
     "         [--skip-over BYTES] [--memory-limit BYTES] (BYTES: a number with K, M, G\n"
     "         or T for powers of 1024) [--tile-volume N] [--workspace-fraction F]\n"
     "         [--lanes N] (BLOCKED's concurrent lanes; 0 = automatic)\n"
+    "         [--panel COLUMNS] (BLOCKED's rank columns per pass; 0 = automatic)\n"
     "         [--lm-ratio L] [--ceilings full|small] [--no-check] [--seed S] [--json FILE]\n"
     "A = 401x201x12x501, B = 129x129x129x12x39 (the paper's tensors).\n";
 
