@@ -6,9 +6,12 @@
  * (0: no limit) is timed: median of --reps after --warmup (GPU events on GPUs),
  * C = op(A) B with beta = 0, row-major as in tenport's engine; A is m x k (N) or k x m
  * (T), B is k x n. Rate = 2 m n k batch / t. Operands hold uniform random values.
+ * --lda-extra E adds E to A's leading dimension and --offset O starts A O elements in, as
+ * when A is a block of a tensor whose sizes are odd (misaligned rows).
  *
  * Usage: tp-bench-gemm-shapes [--m LIST] [--n LIST] [--k LIST] [--batch LIST]
- *          [--trans N,T] [--max-elems E] [--reps 5] [--warmup 2] */
+ *          [--trans N,T] [--max-elems E] [--lda-extra E] [--offset O] [--reps 5]
+ *          [--warmup 2] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +29,7 @@ typedef struct int_list {
 typedef struct shape_ctx {
   tp_space *space;
   tp_transpose ta;
-  int64_t m, n, k, batch;
+  int64_t m, n, k, batch, lda_extra;
   const double *A, *B;
   double *C;
 } shape_ctx;
@@ -55,9 +58,10 @@ static int64_t list_max(const int_list *l) {
 
 static tp_status run_gemm(void *p) {
   shape_ctx *c = (shape_ctx *)p;
-  const int64_t lda = c->ta == TP_NO_TRANS ? c->k : c->m;
+  const int64_t lda = (c->ta == TP_NO_TRANS ? c->k : c->m) + c->lda_extra;
+  const int64_t a_stride = lda * (c->ta == TP_NO_TRANS ? c->m : c->k);
   return tp_gemm_batched_f64(c->space, c->ta, TP_NO_TRANS, c->m, c->n, c->k, 1.0, c->A, lda,
-                             c->m * c->k, c->B, c->n, c->k * c->n, 0.0, c->C, c->n,
+                             a_stride, c->B, c->n, c->k * c->n, 0.0, c->C, c->n,
                              c->m * c->n, c->batch);
 }
 
@@ -77,7 +81,8 @@ static tp_status fill_random(tp_space *space, double *dst, int64_t n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: tp-bench-gemm-shapes [--m LIST] [--n LIST] [--k LIST] [--batch LIST]\n"
-                  "         [--trans N,T] [--max-elems E] [--reps R] [--warmup W]\n");
+                  "         [--trans N,T] [--max-elems E] [--lda-extra E] [--offset O]\n"
+                  "         [--reps R] [--warmup W]\n");
 }
 
 int main(int argc, char **argv) {
@@ -87,7 +92,7 @@ int main(int argc, char **argv) {
   parse_list("1024,2048", &K);
   parse_list("1", &B);
   int trans_n = 1, trans_t = 1, reps = 5, warmup = 2;
-  long long max_elems = 0;
+  long long max_elems = 0, lda_extra = 0, offset = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int ok = v != NULL;
@@ -97,6 +102,8 @@ int main(int argc, char **argv) {
     else if (ok && strcmp(a, "--batch") == 0) ok = parse_list(v, &B);
     else if (ok && strcmp(a, "--trans") == 0) trans_n = strchr(v, 'N') != NULL, trans_t = strchr(v, 'T') != NULL;
     else if (ok && strcmp(a, "--max-elems") == 0) max_elems = atoll(v);
+    else if (ok && strcmp(a, "--lda-extra") == 0) lda_extra = atoll(v);
+    else if (ok && strcmp(a, "--offset") == 0) offset = atoll(v);
     else if (ok && strcmp(a, "--reps") == 0) reps = atoi(v);
     else if (ok && strcmp(a, "--warmup") == 0) warmup = atoi(v);
     else ok = 0;
@@ -113,13 +120,14 @@ int main(int argc, char **argv) {
   }
   const int64_t mm = list_max(&M), nn = list_max(&N), kk = list_max(&K), bb = list_max(&B);
   double *A = NULL, *Bm = NULL, *C = NULL;
-  tp_status st = tp_alloc(space, sizeof(double) * (size_t)(mm * kk * bb), (void **)&A);
+  const int64_t a_elems = (mm + lda_extra) * (kk + lda_extra) * bb + offset;
+  tp_status st = tp_alloc(space, sizeof(double) * (size_t)a_elems, (void **)&A);
   if (st == TP_SUCCESS) st = tp_alloc(space, sizeof(double) * (size_t)(kk * nn * bb), (void **)&Bm);
   if (st == TP_SUCCESS) st = tp_alloc(space, sizeof(double) * (size_t)(mm * nn * bb), (void **)&C);
-  if (st == TP_SUCCESS) st = fill_random(space, A, mm * kk * bb);
+  if (st == TP_SUCCESS) st = fill_random(space, A, a_elems);
   if (st == TP_SUCCESS) st = fill_random(space, Bm, kk * nn * bb);
-  printf("# GEMM provider %s, backend %s; rate = 2 m n k batch / t\n", tp_gemm_provider(),
-         tp_backend_name());
+  printf("# GEMM provider %s, backend %s; rate = 2 m n k batch / t; A's leading dimension "
+         "+%lld, offset %lld\n", tp_gemm_provider(), tp_backend_name(), lda_extra, offset);
   printf("%-2s %6s %6s %6s %5s %10s %10s\n", "op", "n", "m", "k", "batch", "ms", "GFLOP/s");
   for (int t = 0; st == TP_SUCCESS && t < 2; ++t) {
     if ((t == 0 && !trans_n) || (t == 1 && !trans_t))
@@ -129,7 +137,7 @@ int main(int argc, char **argv) {
         for (int ik = 0; st == TP_SUCCESS && ik < K.n; ++ik)
           for (int ib = 0; st == TP_SUCCESS && ib < B.n; ++ib) {
             shape_ctx c = {space, t ? TP_TRANS : TP_NO_TRANS, M.v[im], N.v[in], K.v[ik],
-                           B.v[ib], A, Bm, C};
+                           B.v[ib], lda_extra, A + offset, Bm, C};
             if (max_elems && (c.m + c.k) * c.n * c.batch > max_elems)
               continue;
             double ms = 0;
