@@ -94,10 +94,12 @@ static int tpm_auto_lanes(const tp_space_info *info, const tpm_problem *p) {
 
 /* Rank columns per panel. Automatic: the whole rank on CPUs (BLAS runs any block shape
  * near its peak there) and on GPUs while the budget holds blocks and passes of about
- * 4096 rows each at full width; else equal panels of at least 512 columns, narrow
- * enough for that. (On an H200, FP64 GEMMs of 4224 x 500 x 5250 ran at 58 TFLOP/s and
- * those of 1212 x 2000 x 1212, what a 1% budget holds at full width on the paper's
- * tensor A at R = 2000, at 43.) A given width is evened out over the panels it implies. */
+ * 4096 rows each at full width; else panels of at least 512 columns, narrow enough for
+ * that. (On an H200, FP64 GEMMs of 4224 x 512 x 5250 ran at 58 TFLOP/s and those of
+ * 1212 x 2000 x 1212, what a 1% budget holds at full width on the paper's tensor A at
+ * R = 2000, at 43.) A width below the rank is evened out over the panels it implies and
+ * rounded up to a multiple of 64 columns, the GEMM tiles' width (500-column GEMMs ran
+ * up to 10% slower than 512-column ones); the last panel takes the rest. */
 static int64_t tpm_panel_width(const tp_space_info *info, int64_t rank, int64_t elems,
                                int64_t given) {
   int64_t widest = rank;
@@ -105,27 +107,37 @@ static int64_t tpm_panel_width(const tp_space_info *info, int64_t rank, int64_t 
     widest = given;
   else if (info->is_gpu)
     widest = tpm_max(512, elems / (2 * 4096));
+  if (widest >= rank)
+    return rank;
   const int64_t panels = (rank + widest - 1) / widest;
-  return (rank + panels - 1) / panels;
+  const int64_t even = (rank + panels - 1) / panels;
+  return given > 0 ? even : tpm_min(rank, (even + 63) / 64 * 64);
+}
+
+/* GEMM waves of a block of `rows` rows: cuBLAS' FP64 tiles on sm_90 are 64 or 128 wide,
+ * so whole waves of 128 x 128 tiles are whole waves of theirs. */
+static int64_t tpm_gemm_waves(const tp_space_info *info, int64_t rows, int64_t panel) {
+  const int64_t tiles = (rows + 127) / 128 * ((panel + 127) / 128);
+  const int64_t sms = tpm_max(1, info->compute_units);
+  return (tiles + sms - 1) / sms;
 }
 
 /* Slabs per block on GPUs. A block's GEMM runs in waves of output tiles over the
- * multiprocessors; a block whose tiles spill a little into one more wave pays for all
- * of it. Among the block sizes that fit, take the least time per row, with 128 x 128
- * tiles (cuBLAS' FP64 tiles on sm_90 are 64 or 128 wide, so whole waves of these are
- * whole waves of those) and a quarter wave more per block for its fixed costs (launches,
- * the partial kernel, the GEMM's ramp). */
-static int64_t tpm_gpu_block_slabs(const tp_space_info *info, int64_t slab_rows, int64_t most,
-                                   int64_t panel) {
-  const int64_t col_tiles = (panel + 127) / 128, sms = tpm_max(1, info->compute_units);
+ * multiprocessors, and a block that spills a few tiles into one more wave pays for all
+ * of it. Among the block sizes that fit, take the one whose blocks (the last one
+ * included) cost the fewest waves over all slabs, counting a quarter wave more per block
+ * for its fixed costs (launches, the partial kernel, the GEMM's ramp). */
+static int64_t tpm_gpu_block_slabs(const tp_space_info *info, int64_t slab_rows, int64_t slabs,
+                                   int64_t most, int64_t panel) {
+  if (tpm_gemm_waves(info, most * slab_rows, panel) >= 16)
+    return most; /* the last wave is a small share */
   int64_t best = most;
   double best_cost = 0;
   for (int64_t s = most, n = 0; s >= 1 && n < 65536; --s, ++n) {
-    const int64_t rows = s * slab_rows;
-    const int64_t waves = ((rows + 127) / 128 * col_tiles + sms - 1) / sms;
-    if (n == 0 && waves >= 16)
-      return most; /* the last wave is a small share */
-    const double cost = ((double)waves + 0.25) / (double)rows;
+    const int64_t full = slabs / s, rest = slabs % s;
+    double cost = (double)full * ((double)tpm_gemm_waves(info, s * slab_rows, panel) + 0.25);
+    if (rest > 0)
+      cost += (double)tpm_gemm_waves(info, rest * slab_rows, panel) + 0.25;
     if (n == 0 || cost < best_cost * 0.999)
       best = s, best_cost = cost;
   }
@@ -162,7 +174,8 @@ static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_
   if (budget == 0) /* GEMM: everything at once */
     return;
   const int64_t most = tpm_max(1, tpm_min(pl->slabs, lane_room / pl->slab_rows));
-  pl->block_slabs = info->is_gpu ? tpm_gpu_block_slabs(info, pl->slab_rows, most, pl->panel) : most;
+  pl->block_slabs = info->is_gpu ? tpm_gpu_block_slabs(info, pl->slab_rows, pl->slabs, most, pl->panel)
+                                 : most;
   if (pl->block_slabs >= pl->slabs)
     pl->lanes = 1; /* one block: nothing to overlap */
   const int64_t rows = pl->block_slabs * pl->slab_rows;

@@ -239,10 +239,10 @@ static tp_status TPM_PN(tpm_kr_run)(tp_space *space, int q, const int64_t *dims,
 }
 
 /* Chunks of other indices per output row for the GPU kernel: enough threads to fill
- * the device about twice, but chunks of at least 4 indices (each chunk costs one atomic
- * update per column). */
+ * the device, but chunks of at least 4 indices (each chunk costs one atomic update per
+ * column). */
 static int64_t TPM_PN(tpm_partial_cell_chunks)(const tp_space_info *info, const tpm_partial *pt) {
-  const int64_t want_threads = 2 * 2048 * (int64_t)info->compute_units;
+  const int64_t want_threads = 1024 * (int64_t)info->compute_units;
   const int64_t want = tp_ceil_div_i64(want_threads, pt->p_count * pt->rank);
   return tp_max_i64(1, tp_min_i64(want, tp_ceil_div_i64(pt->o_count, 4)));
 }
