@@ -4,6 +4,13 @@
 #include "tpm_device.h"
 
 #define TPM_PN(name) TP_PASTE3(name, _, TPM_SFX)
+/* Threads per team (at most) of the GPU kernels that spread a row's columns over a team. */
+#define TPM_GPU_COL_TEAM 128
+
+/* Warps per team of those kernels: enough for the columns, up to TPM_GPU_COL_TEAM threads. */
+static int TPM_PN(tpm_col_team_warps)(int64_t columns) {
+  return (int)tp_min_i64(TPM_GPU_COL_TEAM / 32, tp_max_i64(1, tp_ceil_div_i64(columns, 32)));
+}
 #define TPM_ATOMIC_ADD(p, v) TP_PASTE(tp_atomic_add_, TPM_SFX)((p), (v))
 
 typedef struct TPM_PN(tpm_elem_args) {
@@ -95,44 +102,56 @@ TP_TEAM_KERNEL(TPM_PN(tpm_kr_rows), TPM_PN(tpm_kr_args), team, a) {
   }
 }
 
-/* Khatri-Rao rows on GPUs: one thread per (row, column), so that every thread has one
- * product to form and a warp writes a contiguous run of a row. */
-TP_RANGE2_KERNEL(TPM_PN(tpm_kr_cells), TPM_PN(tpm_kr_args), i, r, a) {
+/* Khatri-Rao rows on GPUs: one team per row, its threads across the columns, so that a
+ * row's multi-index is decoded once per thread (integer division is slow on GPUs) and
+ * the warps write contiguous runs of the row. */
+TP_TEAM_KERNEL(TPM_PN(tpm_kr_row_team), TPM_PN(tpm_kr_args), team, a) {
+  const int64_t i = team->league_rank;
   int64_t idx[TPM_MAX_ORDER];
   tpm_decode(a.q, a.dims, a.row0 + i, idx);
-  TPM_T v = 1;
-  for (int m = 0; m < a.q; ++m)
-    v *= a.U[m][idx[m] * a.ld + r];
-  a.out[i * a.R + r] = v;
+  TP_TEAM_VECTOR_FOR(team, r, 0, a.R) {
+    TPM_T v = 1;
+    for (int m = 0; m < a.q; ++m)
+      v *= a.U[m][idx[m] * a.ld + r];
+    a.out[i * a.R + r] = v;
+  }
 }
 
-/* The partial-tensor contraction on GPUs: one thread per (output row p, chunk of other
- * indices, column), neighbouring threads on neighbouring columns, so that the reads of T
- * and of the factors are coalesced and every thread has independent loads in flight.
- * (The team kernel of tpm_width.h, which CPUs run, made a GPU wait on its barriers.) */
-TP_RANGE2_KERNEL(TPM_PN(tpm_partial_cells), TPM_PN(tpm_partial_args), unit, r, a) {
+/* The partial-tensor contraction on GPUs: one team per (output row p, chunk of other
+ * indices), its threads across the columns, each thread walking the chunk for its
+ * columns. The reads of T and of the factors are coalesced, every thread has
+ * independent loads in flight, and nothing waits on a barrier. (The team kernel of
+ * tpm_width.h, which CPUs run, split the chunk between threads and made a GPU wait on
+ * its barriers.) */
+TP_TEAM_KERNEL(TPM_PN(tpm_partial_col_team), TPM_PN(tpm_partial_args), team, a) {
+  const int64_t unit = team->league_rank;
   const int64_t p = a.p0 + unit / a.chunks;
   const int64_t c_begin = a.o_begin + (unit % a.chunks) * a.o_chunk;
   const int64_t c_end = tp_min_i64(c_begin + a.o_chunk, a.o_begin + a.o_count);
-  if (c_begin >= c_end)
-    return;
-  int64_t idx[TPM_MAX_ORDER];
-  tpm_decode(a.q, a.odims, c_begin, idx);
-  int64_t row = a.row_base + (p - a.p0) * a.p_stride + tpm_dot_index(a.q, idx, a.row_stride);
-  TPM_T acc = 0;
-  for (int64_t o = c_begin; o < c_end; ++o) {
-    TPM_T v = 0;
-    for (int64_t s = 0; s < a.slots; ++s)
-      v += a.T[s * a.slot_stride + row * a.R + r];
+  int64_t first[TPM_MAX_ORDER];
+  tpm_decode(a.q, a.odims, c_begin, first);
+  const int64_t first_row =
+      a.row_base + (p - a.p0) * a.p_stride + tpm_dot_index(a.q, first, a.row_stride);
+  TP_TEAM_VECTOR_FOR(team, r, 0, a.R) {
+    int64_t idx[TPM_MAX_ORDER];
     for (int m = 0; m < a.q; ++m)
-      v *= a.U[m][idx[m] * a.ld + r];
-    acc += v;
-    tpm_advance(a.q, a.odims, a.row_stride, idx, &row);
+      idx[m] = first[m];
+    int64_t row = first_row;
+    TPM_T acc = 0;
+    for (int64_t o = c_begin; o < c_end; ++o) {
+      TPM_T v = 0;
+      for (int64_t s = 0; s < a.slots; ++s)
+        v += a.T[s * a.slot_stride + row * a.R + r];
+      for (int m = 0; m < a.q; ++m)
+        v *= a.U[m][idx[m] * a.ld + r];
+      acc += v;
+      tpm_advance(a.q, a.odims, a.row_stride, idx, &row);
+    }
+    if (a.atomic)
+      TPM_ATOMIC_ADD(&a.G[p * a.ld + r], acc);
+    else
+      a.G[p * a.ld + r] += acc;
   }
-  if (a.atomic)
-    TPM_ATOMIC_ADD(&a.G[p * a.ld + r], acc);
-  else
-    a.G[p * a.ld + r] += acc;
 }
 
 /* Team policy of the element-wise kernels: GPU teams of lanes.team threads, each
@@ -230,20 +249,22 @@ static tp_status TPM_PN(tpm_kr_run)(tp_space *space, int q, const int64_t *dims,
   }
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu)
-    return TP_PASTE(TPM_PN(tpm_kr_cells), _launch)(space, nrows, rank, a);
+  if (info.is_gpu) {
+    tp_team_policy pol = tp_team_policy_make(nrows, TPM_PN(tpm_col_team_warps)(rank), 32, 0);
+    return TP_PASTE(TPM_PN(tpm_kr_row_team), _launch)(space, pol, a);
+  }
   int vector = rank >= 32 ? 32 : rank >= 16 ? 16 : rank >= 8 ? 8 : 4;
   a.per_team = 64;
   tp_team_policy pol = tp_team_policy_make(tp_ceil_div_i64(nrows, a.per_team), 1, vector, 0);
   return TP_PASTE(TPM_PN(tpm_kr_rows), _launch)(space, pol, a);
 }
 
-/* Chunks of other indices per output row for the GPU kernel: enough threads to fill
- * the device, but chunks of at least 4 indices (each chunk costs one atomic update per
- * column). */
-static int64_t TPM_PN(tpm_partial_cell_chunks)(const tp_space_info *info, const tpm_partial *pt) {
-  const int64_t want_threads = 1024 * (int64_t)info->compute_units;
-  const int64_t want = tp_ceil_div_i64(want_threads, pt->p_count * pt->rank);
+/* Chunks of other indices per output row for the GPU kernel: teams enough to fill the
+ * device a few times over, but chunks of at least 4 indices (each chunk costs one
+ * atomic update per column). */
+static int64_t TPM_PN(tpm_partial_team_chunks)(const tp_space_info *info, const tpm_partial *pt) {
+  const int64_t want_teams = 4 * (2048 / TPM_GPU_COL_TEAM) * (int64_t)info->compute_units;
+  const int64_t want = tp_ceil_div_i64(want_teams, pt->p_count);
   return tp_max_i64(1, tp_min_i64(want, tp_ceil_div_i64(pt->o_count, 4)));
 }
 
@@ -272,11 +293,13 @@ static tp_status TPM_PN(tpm_partial_run)(tp_space *space, const tpm_partial *pt)
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   if (info.is_gpu) {
-    a.chunks = TPM_PN(tpm_partial_cell_chunks)(&info, pt);
+    a.chunks = TPM_PN(tpm_partial_team_chunks)(&info, pt);
     a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
     a.chunks = tp_ceil_div_i64(pt->o_count, a.o_chunk); /* no empty chunks */
     a.atomic = a.chunks > 1 || pt->shared;
-    return TP_PASTE(TPM_PN(tpm_partial_cells), _launch)(space, pt->p_count * a.chunks, pt->rank, a);
+    tp_team_policy pol =
+        tp_team_policy_make(pt->p_count * a.chunks, TPM_PN(tpm_col_team_warps)(pt->rank), 32, 0);
+    return TP_PASTE(TPM_PN(tpm_partial_col_team), _launch)(space, pol, a);
   }
   /* CPUs: one team per output row, so that the sums are formed in a fixed order and
    * results repeat bit for bit. */
