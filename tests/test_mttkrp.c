@@ -150,6 +150,35 @@ Test(mttkrp, blocked_panels) {
   }
 }
 
+/* Odd mode products (odd rows of X for BLOCKED's GEMMs: on GPUs they are then split by
+ * row parity, each parity with its own window of columns per pass), with budgets that
+ * force several passes and blocks. */
+Test(mttkrp, blocked_odd_rows) {
+  static const shape odd[] = {{3, {15, 9, 7}}, {4, {9, 5, 3, 11}}, {5, {3, 7, 5, 9, 3}}};
+  static const int64_t odd_ranks[] = {1, 16, 100};
+  static const size_t budgets[] = {1500, 20000};
+  tpt_rng rng = tpt_rng_fresh();
+  for (int lay = 0; lay < 2; ++lay)
+    for (int si = 0; si < 3; ++si)
+      for (int ri = 0; ri < 3; ++ri) {
+        problem p;
+        problem_make(TP_DTYPE_F64, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &odd[si],
+                     odd_ranks[ri], &rng, &p);
+        for (int b = 0; b < 2; ++b)
+          for (int mode = 0; mode < odd[si].d; ++mode) {
+            tp_mttkrp_options o = with_variant(TP_MTTKRP_BLOCKED);
+            o.workspace_bytes = budgets[b];
+            void *G = tpt_alloc_poisoned(sizeof(double) * p.hx.dims[mode] * odd_ranks[ri]);
+            TPT_OK(tp_mttkrp(tpt_space, &p.dx, &p.du, mode, G, &o));
+            double err = compare_with_reference(&p, mode, G);
+            cr_assert(err <= 1e-12, "shape #%d %s mode %d R=%lld budget %zu: error %.3g", si,
+                      lay ? "right" : "left", mode, (long long)odd_ranks[ri], budgets[b], err);
+            tpt_free(G);
+          }
+        problem_free(&p);
+      }
+}
+
 /* The sweep gives every mode's MTTKRP with the factors as they are at that mode, while
  * each factor changes right after its own mode (as CP-ALS updates it). */
 static void check_sweep(tp_mttkrp_variant v, size_t workspace) {

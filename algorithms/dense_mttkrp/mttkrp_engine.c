@@ -24,6 +24,7 @@
  * more rows and passes of more Khatri-Rao rows, and the GEMMs run near the device's peak
  * where full-width blocks would be small enough to waste most of their last wave. The
  * tensor is read once per panel, which costs little: the GEMMs stay compute-bound. */
+#include <stdint.h>
 #include <string.h>
 
 #include "tp_error.h"
@@ -40,6 +41,7 @@ typedef struct tpm_plan {
   int64_t kc, slots;        /* a pass forms slots * kc Khatri-Rao rows */
   int64_t panel;            /* rank columns per pass over the tensor */
   int lanes;                /* blocks alternate between this many concurrent lanes */
+  int parity_split;         /* GEMMs by row parity, aligned (see tpm_parity_gemms) */
 } tpm_plan;
 
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
@@ -157,6 +159,15 @@ static void tpm_plan_depth(const tp_space_info *info, tpm_plan *pl, int64_t rows
   pl->kc = tpm_max(1, per_pass / pl->slots);
 }
 
+/* Whether a GPU's GEMMs should read X by row parity (tpm_parity_gemms): f64 rows of an
+ * odd length K, one GEMM per block (no slots, one lane), passes of an even depth. */
+static int tpm_wants_parity_split(const tp_space_info *info, const tpm_problem *p,
+                                  const tpm_plan *pl) {
+  return info->is_gpu && p->dtype == TP_DTYPE_F64 && pl->gemm_before && pl->K % 2 == 1 &&
+         pl->K >= 5 && pl->slots == 1 && pl->lanes == 1 && pl->block_slabs * pl->slab_rows >= 2 &&
+         (uintptr_t)p->X % 16 == 0;
+}
+
 static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
                           int lanes, int64_t panel, tpm_plan *pl) {
   memset(pl, 0, sizeof *pl);
@@ -179,7 +190,10 @@ static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_
   if (pl->block_slabs >= pl->slabs)
     pl->lanes = 1; /* one block: nothing to overlap */
   const int64_t rows = pl->block_slabs * pl->slab_rows;
-  tpm_plan_depth(info, pl, rows, lane_room, width_rows - pl->lanes * rows);
+  tpm_plan_depth(info, pl, rows, lane_room, width_rows - pl->lanes * rows - 1);
+  pl->parity_split = tpm_wants_parity_split(info, p, pl);
+  if (pl->parity_split && pl->kc % 2 == 1 && pl->kc < pl->K)
+    pl->kc = tpm_max(2, pl->kc - 1); /* every pass starts at an even column */
 }
 
 typedef struct tpm_run {
@@ -188,12 +202,54 @@ typedef struct tpm_run {
   const tpm_ops *ops;
   tpm_plan pl;
   void *kr, *T;
+  int64_t kr_first;   /* the GEMM-side column (Khatri-Rao row) that kr's row 0 holds */
   int64_t lane_elems; /* T elements of one lane */
   int64_t c0, rc;     /* the current panel: columns [c0, c0 + rc) */
 } tpm_run;
 
 static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
   return (const char *)base + (size_t)elems * elem_bytes;
+}
+
+/* One GEMM of the rows of one parity in [c0, c0 + rows): T's rows of that parity (row
+ * stride 2 panel) = those rows of X (stride 2K) x KR rows [k_begin, k_end). */
+static tp_status tpm_parity_gemm(tpm_run *r, void *T, int parity, int64_t c0, int64_t rows,
+                                 int64_t k_begin, int64_t k_end) {
+  const size_t eb = r->ops->elem_bytes;
+  const int64_t K = r->pl.K, R = r->rc;
+  const int64_t first = c0 + (((c0 & 1) != parity) ? 1 : 0);
+  const int64_t count = first < c0 + rows ? (c0 + rows - first + 1) / 2 : 0;
+  if (count == 0 || k_end <= k_begin)
+    return TP_SUCCESS;
+  return r->ops->gemm_batched(r->space, TP_NO_TRANS, TP_NO_TRANS, count, R, k_end - k_begin,
+                              tpm_at(r->p->X, first * K + k_begin, eb), 2 * K, 0,
+                              tpm_at(r->kr, (k_begin - r->kr_first) * R, eb), R, 0, 0.0,
+                              (void *)tpm_at(T, (first - c0) * R, eb), 2 * R, 0, 1);
+}
+
+/* The GEMM of a block when X's rows have an odd length K (GEMM side before k, f64, on a
+ * GPU). Every other row of X then starts 8 bytes off a 16-byte boundary, and cuBLAS
+ * takes its unaligned kernels, up to 14% slower on an H200. The rows of one parity are
+ * a matrix of leading dimension 2K, aligned where its window of columns starts at an
+ * even column (even rows) or an odd one (odd rows). So even rows contract this pass's
+ * columns [k0, k0 + depth) and odd rows the window one column behind,
+ * [k0 - 1, k0 + depth - 1), with the first pass's odd rows starting at 0 and the last
+ * pass's reaching K: over the passes every row still meets every column once, and T's
+ * blocks are summed over the passes anyway. The Khatri-Rao buffer holds row k0 - 1 too.
+ * The two GEMMs run on two lanes, together about the size of one. */
+static tp_status tpm_parity_gemms(tpm_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
+                                  int64_t rows) {
+  const int64_t odd_begin = k0 > 0 ? k0 - 1 : 0;
+  const int64_t odd_end = k0 + depth == r->pl.K ? r->pl.K : k0 + depth - 1;
+  int lanes = 1;
+  TP_TRY(tp_space_lanes_begin(r->space, 2, &lanes));
+  tp_status st = tpm_parity_gemm(r, T, 0, c0, rows, k0, k0 + depth);
+  if (st == TP_SUCCESS)
+    st = tp_space_lane_select(r->space, lanes - 1);
+  if (st == TP_SUCCESS)
+    st = tpm_parity_gemm(r, T, 1, c0, rows, odd_begin, odd_end);
+  tp_status end = tp_space_lanes_end(r->space);
+  return st != TP_SUCCESS ? st : end;
 }
 
 /* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
@@ -208,10 +264,12 @@ static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, 
   const int64_t base = pl->gemm_before ? k0 + lda * c0 : c0 + lda * k0;
   const int64_t step = pl->gemm_before ? pl->kc : pl->kc * lda; /* next slot's A */
   const tp_transpose ta = pl->gemm_before ? TP_NO_TRANS : TP_TRANS;
+  if (pl->parity_split)
+    return tpm_parity_gemms(r, T, k0, depth, c0, rows);
   if (full > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, pl->kc,
-                                tpm_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R, 0.0,
-                                T, R, rows * R, full));
+                                tpm_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R,
+                                0.0, T, R, rows * R, full));
   if (rest > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, rest,
                                 tpm_at(r->p->X, base + full * step, eb), lda, 0,
@@ -262,8 +320,12 @@ static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   const void *U[TPM_MAX_ORDER];
   for (int m = 0; m < count; ++m)
     U[m] = tpm_at(r->p->U[first + m], r->c0, eb);
-  TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, U, r->rc, r->p->rank, k0,
-                                 depth, r->kr));
+  /* with the parity split, kr's row 0 holds column k0 - 1 (unused in the first pass) */
+  r->kr_first = pl->parity_split ? k0 - 1 : k0;
+  const int64_t behind = pl->parity_split && k0 > 0 ? 1 : 0;
+  TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, U, r->rc, r->p->rank,
+                                 k0 - behind, depth + behind,
+                                 (void *)tpm_at(r->kr, (1 - behind) * pl->parity_split * r->rc, eb)));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
   int lanes = 1;
   TP_TRY(tp_space_lanes_begin(r->space, pl->lanes, &lanes));
@@ -299,7 +361,7 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows; /* per lane */
   r.lane_elems = t_rows * pl->panel;
   TP_TRY(tpm_clear_output(space, p));
-  TP_TRY(tp_temp_alloc(space, eb * (size_t)(kr_rows * pl->panel), &r.kr));
+  TP_TRY(tp_temp_alloc(space, eb * (size_t)((kr_rows + pl->parity_split) * pl->panel), &r.kr));
   tp_status st = tp_temp_alloc(space, eb * (size_t)(pl->lanes * r.lane_elems), &r.T);
   for (r.c0 = 0; st == TP_SUCCESS && r.c0 < p->rank; r.c0 += pl->panel) {
     r.rc = tpm_min(pl->panel, p->rank - r.c0);
