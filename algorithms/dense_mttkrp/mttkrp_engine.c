@@ -87,14 +87,17 @@ static int tpm_choose_cut(const tpm_problem *p, int64_t min_rows, int64_t room) 
 }
 
 /* Lanes when the caller leaves the choice: two on GPUs when the GEMM side is after mode
- * k (X^T blocks), so that one block's partial kernel and last GEMM wave overlap the next
- * block's GEMM; else one. On an H200, on the paper's tensor A at R = 2000, two lanes took
- * modes 0 and 1 from 45.3 and 50.0 ms to 42.6 and 43.6 ms; modes 2 and 3 (GEMM side
- * before k, odd rows, split by parity on two lanes of their own) went from 47.2 and
- * 45.8 ms to 56.0 and 58.2 ms with two block lanes and no parity split. Two lanes need
- * a slab to fit half the room. */
-static int tpm_auto_lanes(const tp_space_info *info, const tpm_plan *pl, int64_t room) {
-  return info->is_gpu && !pl->gemm_before && pl->slab_rows <= room / 2 ? 2 : 1;
+ * k (X^T blocks) and the rank is split into panels, so that one block's partial kernel
+ * and last GEMM wave overlap the next block's GEMM; else one. Measured on an H200, on
+ * the paper's tensor A (modes 0 and 1 are X^T blocks): at R = 2000 two lanes took those
+ * modes from 45-50 ms to 42.7 and 45.2 ms, at R = 500 (one panel) from 11.9 to 13.8 ms;
+ * modes 2 and 3 (GEMM side before k, odd rows split by parity on two lanes of their
+ * own) went from 46-49 ms to 56-58 ms with two block lanes instead. Two lanes need a
+ * slab to fit half the room. */
+static int tpm_auto_lanes(const tp_space_info *info, const tpm_plan *pl, int64_t rank,
+                          int64_t room) {
+  return info->is_gpu && !pl->gemm_before && pl->panel < rank && pl->slab_rows <= room / 2 ? 2
+                                                                                          : 1;
 }
 
 /* Rank columns per panel. Automatic: the whole rank on CPUs (BLAS runs any block shape
@@ -188,7 +191,7 @@ static void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_
   if (budget == 0) /* GEMM: everything at once */
     return;
   if (lanes == 0) {
-    pl->lanes = tpm_auto_lanes(info, pl, room);
+    pl->lanes = tpm_auto_lanes(info, pl, p->rank, room);
     lane_room = tpm_max(1, room / pl->lanes);
   }
   const int64_t most = tpm_max(1, tpm_min(pl->slabs, lane_room / pl->slab_rows));
