@@ -35,18 +35,7 @@ typedef struct shape_ctx {
 } shape_ctx;
 
 static int parse_list(const char *s, int_list *out) {
-  out->n = 0;
-  while (*s && out->n < MAX_LIST) {
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || x < 1)
-      return 0;
-    out->v[out->n++] = x;
-    s = *end == ',' ? end + 1 : end;
-    if (*end && *end != ',')
-      return 0;
-  }
-  return out->n > 0;
+  return tpb_parse_i64_list(s, ',', out->v, MAX_LIST, &out->n);
 }
 
 static int64_t list_max(const int_list *l) {

@@ -877,19 +877,6 @@ static tp_status run_bench(bench *b) {
 
 /* ---- options -------------------------------------------------------------------- */
 
-static int parse_i64_list(const char *s, int64_t *out, int max, int *count, char sep) {
-  *count = 0;
-  while (*s) {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || v < 1 || *count == max || (*end && *end != sep))
-      return 0;
-    out[(*count)++] = v;
-    s = *end ? end + 1 : end;
-  }
-  return *count > 0;
-}
-
 /* NAME or NAME:MAXRANK, comma separated. */
 static int parse_variants(const char *s, bench_config *c) {
   char buf[256];
@@ -1002,7 +989,7 @@ static int parse_choice(const char *v, const char *const *names, int n, int *ind
 
 static int parse_shape(const char *v, bench_config *c) {
   c->tensor_name[0] = 0;
-  return parse_i64_list(v, c->dims, TP_DENSE_MAX_ORDER, &c->order, 'x') && c->order >= 2;
+  return tpb_parse_i64_list(v, 'x', c->dims, TP_DENSE_MAX_ORDER, &c->order) && c->order >= 2;
 }
 
 /* Options with a value; 0 when the value is bad, -1 for an unknown option. */
@@ -1017,9 +1004,9 @@ static int parse_valued(const char *a, const char *v, bench_config *c) {
   if (strcmp(a, "--tensor") == 0)
     return set_tensor(v, c);
   if (strcmp(a, "--ranks") == 0)
-    return parse_i64_list(v, c->ranks, MAX_RANKS, &c->nranks, ',');
+    return tpb_parse_i64_list(v, ',', c->ranks, MAX_RANKS, &c->nranks);
   if (strcmp(a, "--cp-ranks") == 0)
-    return parse_i64_list(v, c->cp_ranks, MAX_RANKS, &c->ncp_ranks, ',');
+    return tpb_parse_i64_list(v, ',', c->cp_ranks, MAX_RANKS, &c->ncp_ranks);
   if (strcmp(a, "--variants") == 0)
     return parse_variants(v, c);
   if (strcmp(a, "--modes") == 0)

@@ -382,3 +382,16 @@ void tpb_print(FILE *out, const tpb_report *rep) {
                "sort counts one pass (24 B per pair). vs peer: tenport throughput as a "
                "percentage of the peer's.\n");
 }
+
+int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count) {
+  *count = 0;
+  while (*s) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 1 || *count == max || (*end && *end != sep))
+      return 0;
+    out[(*count)++] = v;
+    s = *end ? end + 1 : end;
+  }
+  return *count > 0;
+}

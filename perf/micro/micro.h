@@ -72,6 +72,10 @@ tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *rep
 /* Prints the report as a table: time, GB/s or items/s, % of copy bandwidth, peer. */
 void tpb_print(FILE *out, const tpb_report *report);
 
+/* Parses "a<sep>b<sep>c" of positive integers into out (at most max): 1 on success,
+ * 0 on an empty, malformed or too long list. For the drivers' command lines. */
+int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -286,24 +286,9 @@ static tp_status run(bench *b) {
 }
 
 /* ---- command line ------------------------------------------------------------------ */
-static int parse_dims(const char *s, config *c) {
-  c->order = 0;
-  while (*s && c->order < TP_COO_MAX_ORDER) {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || v < 1)
-      return 0;
-    c->dims[c->order++] = v;
-    s = *end == 'x' ? end + 1 : end;
-    if (*end && *end != 'x')
-      return 0;
-  }
-  return c->order >= 2 && !*s;
-}
-
 static int parse_arg(const char *a, const char *v, config *c) {
   if (!strcmp(a, "--dims"))
-    return parse_dims(v, c);
+    return tpb_parse_i64_list(v, 'x', c->dims, TP_COO_MAX_ORDER, &c->order) && c->order >= 2;
   if (!strcmp(a, "--nnz"))
     return (c->nnz = atoll(v)) > 0;
   if (!strcmp(a, "--skew"))
