@@ -13,7 +13,9 @@
  *                 calling team touches the location. Float max stores v when v > *p:
  *                 NaN is never stored and a stored NaN stays.
  *   fences        tp_memory_fence(): earlier accesses before later ones, device-wide
+ *   prefetch      tp_prefetch_range(p, bytes, for_write), TP_PREFETCH_AHEAD (0: none)
  *   SIMD arrays   tp_simd.h
+ *   alignment     TP_ALIGNAS(n) on a member, in either language
  * See backends/host/tp_host.h and backends/gpu/tp_gpu.h for the two implementations. */
 #ifndef TP_PORTABLE_H
 #define TP_PORTABLE_H
@@ -28,6 +30,13 @@
 #include "tp_backend.h"
 #include "tp_collectives.h"
 #include "tp_simd.h"
+
+/* Alignment of a struct member: algorithm sources are compiled as C11 and as C++. */
+#ifdef __cplusplus
+#define TP_ALIGNAS(n) alignas(n)
+#else
+#define TP_ALIGNAS(n) _Alignas(n)
+#endif
 
 /* Name pasting that expands its arguments first, for kernels named by macros. */
 #define TP_PASTE_(a, b) a##b

@@ -36,6 +36,10 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
         TPF_T acc[TPF_K];
         TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] = 0;
         for (int64_t e = s; e < t; e += TPF_INFLIGHT) {
+          if (TP_PREFETCH_AHEAD > 0) /* CPUs: start the loads of records further on */
+            TPF_PN(tpf_prefetch_group)(&a, order, stride, e + TP_PREFETCH_AHEAD,
+                                       tp_min_i64(e + TP_PREFETCH_AHEAD + TPF_INFLIGHT, t),
+                                       (size_t)F * sizeof(TPF_T));
           /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
           uint32_t x[TPF_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
           TPF_T prod[TPF_INFLIGHT][TPF_K];
@@ -50,10 +54,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
             const TPF_T *Um = a.U[m] + a.r0 + lane;
             TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
               const TPF_T *row = Um + (int64_t)a.in[(int64_t)x[u] * stride + m] * a.R;
-              TP_LANES for (int j = 0; j < TPF_K; ++j) {
-                if ((int64_t)vl * j < left)
-                  prod[u][j] *= row[vl * j];
-              }
+              TP_PASTE(TPF_PN(tpf_mul_row), TPF_K)(prod[u], row, vl, left, a.whole_rows);
             }
           }
           /* then sum in order, flushing at piece boundaries */
@@ -70,8 +71,13 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
               if (a.remap) {
                 const uint32_t *rec = a.in + (int64_t)x[u] * stride;
                 uint32_t *dst = a.out + (int64_t)rec[order + a.next] * stride;
-                for (int w = lane; w < stride; w += vl)
-                  dst[w] = rec[w];
+                if (!TP_IS_GPU && vl == 1) { /* CPUs: whole blocks, a vector store each */
+                  for (int b = 0; b < stride / 8; ++b)
+                    ((tpf_rec_block *)dst)[b] = ((const tpf_rec_block *)rec)[b];
+                } else {
+                  for (int w = lane; w < stride; w += vl)
+                    dst[w] = rec[w];
+                }
               }
             }
           }

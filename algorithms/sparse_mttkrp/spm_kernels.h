@@ -10,7 +10,7 @@
 typedef struct TPF_PN(tpf_args) {
   const uint32_t *in;
   uint32_t *out;
-  int order, mode, next, stride, remap;
+  int order, mode, next, stride, remap, whole_rows;
   int64_t R, r0, dim, window;
   const TPF_T *U[TP_COO_MAX_ORDER];
   TPF_T *G, *partial;
@@ -33,10 +33,33 @@ typedef struct TPF_PN(tpf_split_args) {
   int64_t R;
 } TPF_PN(tpf_split_args);
 
+/* 32 bytes of a record, which is a whole number of them (tp_flycoo_internal.h). */
+typedef struct tpf_rec_block {
+  TP_ALIGNAS(32) uint32_t w[8];
+} tpf_rec_block;
+
+/* A record's value: read as whole words (a memcpy from the record itself compiles to byte
+ * loads on GPUs, which cannot assume the value's alignment), then reinterpreted. */
 TP_INLINE TPF_T TPF_PN(tpf_value)(const uint32_t *rec, int word) {
+  uint32_t w[sizeof(TPF_T) / 4];
+  TP_UNROLL for (int i = 0; i < (int)(sizeof(TPF_T) / 4); ++i) w[i] = rec[word + i];
   TPF_T v;
-  memcpy(&v, rec + word, sizeof v);
+  memcpy(&v, w, sizeof v);
   return v;
+}
+
+/* Prefetches the factor rows (row_bytes from column r0) and, with remap, the destination
+ * of records [from, to): for CPUs, whose out-of-order window holds few gathers. */
+TP_DEVICE void TPF_PN(tpf_prefetch_group)(const TPF_PN(tpf_args) *a, int order, int stride,
+                                          int64_t from, int64_t to, size_t row_bytes) {
+  for (int64_t y = from; y < to; ++y) {
+    const uint32_t *rec = a->in + y * stride;
+    for (int m = 0; m < order; ++m)
+      if (m != a->mode)
+        tp_prefetch_range(a->U[m] + a->r0 + (int64_t)rec[m] * a->R, row_bytes, 0);
+    if (a->remap)
+      tp_prefetch_range(a->out + (int64_t)rec[order + a->next] * stride, (size_t)stride * 4, 1);
+  }
 }
 
 #define TPF_K 1
@@ -98,6 +121,18 @@ static tpf_shape TPF_PN(tpf_shape_of)(const tp_space_info *info, int64_t R) {
   return s;
 }
 
+/* Whether a lane may read its columns of a factor row as one aligned block (tpf_mul_row):
+ * with one lane per nonzero (CPUs), R a multiple of the width and rows aligned to it. */
+static int TPF_PN(tpf_whole_rows)(tpf_shape sh, const tpf_pass *p) {
+  const size_t bytes = (size_t)sh.width * sizeof(TPF_T), align = bytes < 16 ? bytes : 16;
+  if (sh.vector != 1 || p->rank % sh.width != 0 || ((size_t)p->rank * sizeof(TPF_T)) % align)
+    return 0;
+  for (int m = 0; m < p->order; ++m)
+    if ((uintptr_t)p->U[m] % align)
+      return 0;
+  return 1;
+}
+
 static tp_status TPF_PN(tpf_launch_pass)(tp_space *space, tpf_shape sh, size_t scratch,
                                          int kappa, TPF_PN(tpf_args) a) {
   tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
@@ -118,6 +153,7 @@ static tp_status TPF_PN(tpf_mttkrp)(tp_space *space, const tpf_pass *p) {
   a.in = p->in, a.out = p->out;
   a.order = p->order, a.mode = p->mode, a.next = p->next, a.stride = p->stride;
   a.R = p->rank, a.dim = p->dim;
+  a.whole_rows = TPF_PN(tpf_whole_rows)(sh, p);
   a.window = tp_max_i64(1, (int64_t)(budget / (sizeof(TPF_T) * (size_t)F)));
   for (int m = 0; m < p->order; ++m)
     a.U[m] = (const TPF_T *)p->U[m];

@@ -5,6 +5,29 @@
 
 #define TPF_KN(name) TP_PASTE(TPF_PN(name), TP_PASTE(_k, TPF_K))
 
+/* A lane's TPF_K columns as one aligned block (16 bytes at most: wider is not promised). */
+#define TPF_VEC_ALIGN (TPF_K * sizeof(TPF_T) < 16 ? TPF_K * sizeof(TPF_T) : 16)
+typedef struct TPF_KN(tpf_vec) {
+  TP_ALIGNAS(TPF_VEC_ALIGN) TPF_T v[TPF_K];
+} TPF_KN(tpf_vec);
+
+/* prod[j] *= row[vl * j] for the lane's columns vl * j < left. With whole_rows (one lane,
+ * all TPF_K columns in the row, aligned: tpf_whole_rows) as one block that compilers load
+ * with whole vector instructions; the guarded loop defeats that on CPUs. GPU builds leave
+ * the block path out (TP_IS_GPU is a constant): its registers would cost the GPU kernel. */
+TP_DEVICE void TP_PASTE(TPF_PN(tpf_mul_row), TPF_K)(TPF_T *prod, const TPF_T *row, int vl,
+                                                     int64_t left, int whole_rows) {
+  if (!TP_IS_GPU && whole_rows) {
+    const TPF_KN(tpf_vec) q = *(const TPF_KN(tpf_vec) *)row;
+    TP_LANES for (int j = 0; j < TPF_K; ++j) prod[j] *= q.v[j];
+    return;
+  }
+  TP_LANES for (int j = 0; j < TPF_K; ++j) {
+    if ((int64_t)vl * j < left)
+      prod[j] *= row[vl * j];
+  }
+}
+
 /* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
  * factor-row loads, which miss the caches on large modes. */
 #ifndef TPF_INFLIGHT
@@ -90,4 +113,5 @@ TP_TEAM_KERNEL(TPF_KN(tpf_atomic), TPF_PN(tpf_atomic_args), team, a) {
   }
 }
 
+#undef TPF_VEC_ALIGN
 #undef TPF_KN

@@ -226,6 +226,12 @@ TPG_ATOMIC_INT(u64, uint64_t, unsigned long long)
  * other thread of the device (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __threadfence(); }
 
+/* ---- software prefetch: none, GPUs hide latency with other warps' loads ---- */
+#define TP_PREFETCH_AHEAD 0
+TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
+  (void)p, (void)bytes, (void)for_write;
+}
+
 /* Floating-point max through compare-and-swap on the bit pattern: stores v when
  * v > *p, so NaN is never stored and a stored NaN stays. */
 #define TPG_ATOMIC_FLOAT(sfx, T, B, to_bits, from_bits)                                 \

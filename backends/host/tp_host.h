@@ -134,6 +134,21 @@ TP_HOST_VECTOR_SHUFFLES(f64, double)
  * other thread (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+/* ---- software prefetch --------------------------------------------------------
+ * How many records ahead gather loops prefetch: an out-of-order core's window holds only
+ * a few nonzeros' loads, too few to cover memory latency. */
+#ifndef TP_PREFETCH_AHEAD
+#define TP_PREFETCH_AHEAD 16
+#endif
+TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
+  for (size_t o = 0; o < bytes; o += 64) {
+    if (for_write)
+      __builtin_prefetch((const char *)p + o, 1, 3);
+    else
+      __builtin_prefetch((const char *)p + o, 0, 3);
+  }
+}
+
 #define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                    \
   TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
     T old, sum;                                                                         \
