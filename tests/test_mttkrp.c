@@ -264,17 +264,18 @@ Test(mttkrp, bad_arguments) {
 }
 
 /* BLOCKED's workspace stays within its budget (counted by the space), at full width and
- * in rank panels; the odd sizes make GPUs split the GEMMs by row parity. */
+ * in rank panels, down to budgets of a few rows; the odd sizes make GPUs split the GEMMs
+ * by row parity where the depth allows. */
 Test(mttkrp, blocked_respects_budget) {
   tpt_rng rng = tpt_rng_fresh();
   const shape big = {4, {23, 19, 17, 13}};
   problem p;
   problem_make(TP_DTYPE_F64, TP_LAYOUT_LEFT, &big, 16, &rng, &p);
   tp_mttkrp_options o = with_variant(TP_MTTKRP_BLOCKED);
-  o.workspace_bytes = 16384;
-  for (int run = 0; run < 8; ++run) {
+  for (int run = 0; run < 24; ++run) {
     const int mode = run % 4;
-    o.panel = run < 4 ? 0 : 5;
+    o.panel = run % 8 < 4 ? 0 : 5;
+    o.workspace_bytes = run < 8 ? 16384 : run < 16 ? 2048 : 640;
     void *G = tpt_alloc_poisoned(sizeof(double) * big.dims[mode] * 16);
     TPT_OK(tp_space_trim(tpt_space));
     size_t before = tp_space_bytes_in_use(tpt_space);
@@ -282,10 +283,19 @@ Test(mttkrp, blocked_respects_budget) {
     TPT_OK(tp_mttkrp(tpt_space, &p.dx, &p.du, mode, G, &o));
     size_t extra = tp_space_bytes_peak(tpt_space) - before;
     /* allocations are rounded up to 256 bytes each */
-    cr_assert(extra <= 16384 + 512, "mode %d (panel %lld) used %zu bytes over a 16384-byte budget",
-              mode, (long long)o.panel, extra);
+    cr_assert(extra <= o.workspace_bytes + 512,
+              "mode %d (panel %lld) used %zu bytes over a %zu-byte budget", mode,
+              (long long)o.panel, extra, o.workspace_bytes);
     cr_assert(compare_with_reference(&p, mode, G) <= 1e-12);
     tpt_free(G);
   }
+  /* below one slab and one Khatri-Rao row at one column (4 rows here, as mode 0 has
+   * one-row slabs): refused, with the least budget */
+  o.workspace_bytes = 3 * sizeof(double);
+  void *G = tpt_alloc_poisoned(sizeof(double) * big.dims[0] * 16);
+  TPT_FAILS_WITH(tp_mttkrp(tpt_space, &p.dx, &p.du, 0, G, &o), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "too small") && strstr(tp_last_error(), "at least"), "%s",
+            tp_last_error());
+  tpt_free(G);
   problem_free(&p);
 }

@@ -189,7 +189,7 @@ tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t work
   r.space = space;
   r.p = p;
   r.ops = tpm_ops_for(p->dtype);
-  tpm_plan_make(&info, p, workspace_bytes, lanes, panel, &r.pl);
+  TP_TRY(tpm_plan_make(&info, p, workspace_bytes, lanes, panel, &r.pl));
   const tpm_plan *pl = &r.pl;
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tp_error.h"
 #include "tpm_plan.h"
 
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
@@ -128,19 +129,52 @@ static void tpm_plan_depth(const tp_space_info *info, tpm_plan *pl, int64_t rows
 }
 
 /* Whether a GPU's GEMMs should read X by row parity (tpm_parity_gemms): f64 rows of an
- * odd length K, one GEMM per block (no slots, one lane), passes of an even depth. */
+ * odd length K, one GEMM per block (no slots, one lane: the parity GEMMs use both lanes
+ * themselves), passes of an even depth. A depth of 1 (a budget of a few rows) has no
+ * even depth to go down to, so it keeps plain GEMMs. */
 static int tpm_wants_parity_split(const tp_space_info *info, const tpm_problem *p,
                                   const tpm_plan *pl) {
   return info->is_gpu && p->dtype == TP_DTYPE_F64 && pl->gemm_before && pl->K % 2 == 1 &&
-         pl->K >= 5 && pl->slots == 1 && pl->lanes == 1 && pl->block_slabs * pl->slab_rows >= 2 &&
-         (uintptr_t)p->X % 16 == 0;
+         pl->K >= 5 && pl->kc >= 2 && pl->slots == 1 && pl->lanes == 1 &&
+         pl->block_slabs * pl->slab_rows >= 2 && (uintptr_t)p->X % 16 == 0;
 }
 
-void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget, int lanes,
-                   int64_t panel, tpm_plan *pl) {
+/* The fewest rows of T a block can have: one slab of the cut with the thinnest slabs. */
+static int64_t tpm_thinnest_slab(const tpm_problem *p) {
+  int64_t thinnest = 0;
+  for (int t = 0; t < p->d; ++t) {
+    tpm_plan c;
+    tpm_plan_cut(p, t, &c);
+    if (t == 0 || c.slab_rows < thinnest)
+      thinnest = c.slab_rows;
+  }
+  return thinnest;
+}
+
+/* The panel width, narrowed until the budget's rows (elems / panel, shared by T and the
+ * Khatri-Rao rows, half each) hold a slab per lane and a Khatri-Rao row to spare; 0 when
+ * not even one column does. */
+static int64_t tpm_fitting_panel(const tpm_problem *p, int64_t elems, int lanes, int64_t panel) {
+  const int64_t need_rows = 2 * ((int64_t)lanes * tpm_thinnest_slab(p) + 1);
+  return elems / panel >= need_rows ? panel : elems / need_rows;
+}
+
+tp_status tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
+                        int lanes, int64_t panel, tpm_plan *pl) {
   memset(pl, 0, sizeof *pl);
-  const int64_t elems = budget ? (int64_t)(budget / tpm_ops_for(p->dtype)->elem_bytes) : 0;
+  const size_t eb = tpm_ops_for(p->dtype)->elem_bytes;
+  const int64_t elems = budget ? (int64_t)(budget / eb) : 0;
   pl->panel = budget ? tpm_panel_width(info, p->rank, elems, panel) : p->rank;
+  if (budget) {
+    const int lanes_at_least = lanes > 0 ? lanes : 1;
+    pl->panel = tpm_fitting_panel(p, elems, lanes_at_least, pl->panel);
+    if (pl->panel == 0)
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                      "BLOCKED MTTKRP: a workspace of %zu bytes is too small for mode %d of "
+                      "this tensor; it needs at least %zu bytes",
+                      budget, p->mode,
+                      (size_t)(2 * ((int64_t)lanes_at_least * tpm_thinnest_slab(p) + 1)) * eb);
+  }
   const int64_t width_rows = budget ? tpm_max(2, elems / pl->panel) : 0; /* T + KR rows */
   const int64_t room = budget ? width_rows / 2 : p->count;                /* T rows */
   pl->lanes = budget && lanes > 0 ? lanes : 1;
@@ -151,7 +185,7 @@ void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budge
   pl->kc = pl->K;
   pl->slots = 1;
   if (budget == 0) /* GEMM: everything at once */
-    return;
+    return TP_SUCCESS;
   if (lanes == 0) {
     pl->lanes = tpm_auto_lanes(info, pl, p->rank, room);
     lane_room = tpm_max(1, room / pl->lanes);
@@ -165,6 +199,7 @@ void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budge
   tpm_plan_depth(info, pl, rows, lane_room, width_rows - pl->lanes * rows - 1);
   pl->parity_split = tpm_wants_parity_split(info, p, pl);
   if (pl->parity_split && pl->kc % 2 == 1 && pl->kc < pl->K)
-    pl->kc = tpm_max(2, pl->kc - 1); /* every pass starts at an even column */
+    pl->kc -= 1; /* every pass starts at an even column (kc >= 3 here) */
+  return TP_SUCCESS;
 }
 

@@ -23,9 +23,11 @@ typedef struct tpm_plan {
 } tpm_plan;
 
 /* The plan for problem p on this space: budget 0 = GEMM (everything at once); lanes and
- * panel 0 = automatic. */
-void tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget, int lanes,
-                   int64_t panel, tpm_plan *pl);
+ * panel 0 = automatic (a panel given is narrowed where the budget needs it). Fails with
+ * TP_ERROR_INVALID_ARGUMENT, naming the least budget, when even one-column panels
+ * cannot hold a block of one slab and a Khatri-Rao row. */
+tp_status tpm_plan_make(const tp_space_info *info, const tpm_problem *p, size_t budget,
+                        int lanes, int64_t panel, tpm_plan *pl);
 
 TP_EXTERN_C_END
 #endif

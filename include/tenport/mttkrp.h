@@ -49,12 +49,12 @@ typedef struct tp_mttkrp_options {
   /* BLOCKED on GPUs: blocks alternate between this many concurrent lanes (streams,
    * tp_space_lanes_begin), each with its share of the budget, so that one block's GEMM
    * tail and partial kernel overlap the next block's GEMM. 0 = automatic (see
-   * mttkrp_engine.c: two where the GEMMs read X transposed and the rank is split into
+   * mttkrp_plan.c: two where the GEMMs read X transposed and the rank is split into
    * panels, else one). */
   int lanes;
   /* BLOCKED: rank columns per pass over the tensor. Narrower panels leave room in the
    * budget for larger blocks, whose GEMMs run closer to the device's peak, at the price
-   * of reading the tensor once per panel. 0 = automatic (see mttkrp_engine.c). */
+   * of reading the tensor once per panel. 0 = automatic (see mttkrp_plan.c). */
   int64_t panel;
 } tp_mttkrp_options;
 
