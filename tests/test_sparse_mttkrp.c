@@ -113,28 +113,46 @@ static void check_g(const tp_coo *host, const factors *f, int mode, const void *
 }
 
 /* Every mode in sequence with remapping, then every mode again in a scrambled order
- * (permutation passes, no remap), then the baseline. */
+ * (permutation passes, no remap), for one record copy set (opts->copies). */
+static void check_flycoo(const tp_coo *host, const factors *f, void *G,
+                         const tp_flycoo_options *opts) {
+  tp_flycoo *fly = NULL;
+  TPT_OK(tp_flycoo_create(tpt_space, host, opts, &fly));
+  tp_flycoo_stats st;
+  TPT_OK(tp_flycoo_get_stats(fly, &st));
+  cr_assert_eq(st.copies, opts->copies ? opts->copies : st.copies);
+  for (int m = 0; m < host->order; ++m) {
+    cr_assert_eq(tp_flycoo_mode(fly), m);
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f->dev, m, G, 1));
+    check_g(host, f, m, G, st.copies == 2 ? "flycoo remap" : "flycoo, a copy per mode");
+  }
+  for (int k = 0; k < host->order; ++k) {
+    int m = (3 * k + 1) % host->order;
+    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f->dev, m, G, 0));
+    cr_assert_eq(tp_flycoo_mode(fly), m);
+    check_g(host, f, m, G, st.copies == 2 ? "flycoo reorder" : "flycoo, a copy per mode");
+  }
+  TPT_OK(tp_flycoo_destroy(&fly));
+  cr_assert_null(fly);
+}
+
+/* FLYCOO with the options given, or else with both record copy sets (two buffers with
+ * remapping, and one per mode), then the baseline. */
 static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options *opts) {
   factors f = make_factors(host->dtype, host->order, host->dims, R, 7);
   int64_t most = 0;
   for (int m = 0; m < host->order; ++m)
     most = host->dims[m] > most ? host->dims[m] : most;
   void *G = tpt_alloc_poisoned(tp_dtype_size(host->dtype) * (size_t)(most * R));
-  tp_flycoo *fly = NULL;
-  TPT_OK(tp_flycoo_create(tpt_space, host, opts, &fly));
-  for (int m = 0; m < host->order; ++m) {
-    cr_assert_eq(tp_flycoo_mode(fly), m);
-    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 1));
-    check_g(host, &f, m, G, "flycoo remap");
+  tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
+  if (opts) {
+    check_flycoo(host, &f, G, &o);
+  } else {
+    o.copies = 2;
+    check_flycoo(host, &f, G, &o);
+    o.copies = host->order;
+    check_flycoo(host, &f, G, &o);
   }
-  for (int k = 0; k < host->order; ++k) {
-    int m = (3 * k + 1) % host->order;
-    TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 0));
-    cr_assert_eq(tp_flycoo_mode(fly), m);
-    check_g(host, &f, m, G, "flycoo reorder");
-  }
-  TPT_OK(tp_flycoo_destroy(&fly));
-  cr_assert_null(fly);
   tp_coo dev;
   TPT_OK(tp_coo_copy_to_device(tpt_space, &dev, host));
   for (int m = 0; m < host->order; ++m) {
@@ -178,7 +196,10 @@ Test(sparse_mttkrp, any_kappa_and_paper_partitioning) {
       tp_flycoo_options o = tp_flycoo_options_default();
       o.partitions = kappas[k];
       o.split_rows = split;
-      check_tensor(&t, 33, &o);
+      for (int copies = 2; copies <= 4; copies += 2) { /* remapping; a copy per mode */
+        o.copies = copies;
+        check_tensor(&t, 33, &o);
+      }
     }
   tp_coo_free(NULL, &t);
 }
@@ -222,7 +243,9 @@ Test(sparse_mttkrp, full_cycle_restores_order) {
   factors f = make_factors(TP_DTYPE_F32, 5, dims5, 8, 5);
   void *G = tpt_alloc_poisoned(sizeof(float) * 7 * 8);
   tp_flycoo *fly = NULL;
-  TPT_OK(tp_flycoo_create(tpt_space, &t, NULL, &fly));
+  tp_flycoo_options two = tp_flycoo_options_default();
+  two.copies = 2; /* remapping moves the records */
+  TPT_OK(tp_flycoo_create(tpt_space, &t, &two, &fly));
   tp_coo before, after;
   TPT_OK(tp_flycoo_to_coo(tpt_space, fly, &before));
   for (int m = 0; m < 5; ++m)
@@ -377,6 +400,11 @@ Test(sparse_mttkrp, bad_arguments) {
   tp_flycoo_options o = tp_flycoo_options_default();
   o.partitions = -2;
   TPT_FAILS_WITH(tp_flycoo_create(tpt_space, &t, &o, &bad), TP_ERROR_INVALID_ARGUMENT);
+  o = tp_flycoo_options_default();
+  o.copies = 4; /* neither 2 nor the order, 3 */
+  TPT_FAILS_WITH(tp_flycoo_create(tpt_space, &t, &o, &bad), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(strstr(tp_last_error(), "copies 4"), "%s", tp_last_error());
+  cr_assert_null(bad);
   TPT_OK(tp_flycoo_destroy(&fly));
   tpt_free(G);
   free_factors(&f);

@@ -14,8 +14,9 @@ struct tp_flycoo {
   tp_dtype dtype;
   int order, kappa, mode, current; /* mode: the records' order; current: buffer holding it */
   int stride;
+  int per_mode; /* one buffer per mode, records[m] in mode m's order (else two, swapped) */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
-  uint32_t *records[2];
+  uint32_t *records[TP_COO_MAX_ORDER];
   tpf_mode_dev modes[TP_COO_MAX_ORDER];
   tp_space *space;
   tp_flycoo_stats stats;
@@ -25,7 +26,26 @@ tp_flycoo_options tp_flycoo_options_default(void) {
   tp_flycoo_options o;
   o.partitions = 0;
   o.split_rows = 1;
+  o.copies = 0;
   return o;
+}
+
+static int tpf_buffers(const tp_flycoo *f) { return f->per_mode ? f->order : 2; }
+
+/* One copy per mode: asked for, or by default on CPUs for up to 4 modes. */
+static tp_status tpf_choose_copies(tp_space *space, const tp_coo *host, int copies,
+                                   int *per_mode) {
+  TP_CHECK_ARG(copies == 0 || copies == 2 || copies == host->order,
+               "copies %d must be 0 (automatic), 2 or the tensor's order %d", copies,
+               host->order);
+  if (copies == 0) {
+    tp_space_info info;
+    TP_TRY(tp_space_get_info(space, &info));
+    *per_mode = !info.is_gpu && host->order <= 4;
+  } else {
+    *per_mode = copies == host->order && copies != 2;
+  }
+  return TP_SUCCESS;
 }
 
 static const tpf_ops *tpf_ops_for(tp_dtype dtype) {
@@ -154,14 +174,17 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
   if (st == TP_SUCCESS)
     st = tpf_build_records(host, plans, f->stride, &rec);
   const size_t bytes = sizeof(uint32_t) * (size_t)(f->nnz > 0 ? f->nnz : 1) * (size_t)f->stride;
-  for (int b = 0; b < 2 && st == TP_SUCCESS; ++b)
+  for (int b = 0; b < tpf_buffers(f) && st == TP_SUCCESS; ++b)
     st = tp_alloc(f->space, bytes, (void **)&f->records[b]);
   if (st == TP_SUCCESS && f->nnz > 0)
     st = tp_copy_to_device(f->space, f->records[0], rec, bytes);
+  for (int m = 1; f->per_mode && f->nnz > 0 && m < f->order && st == TP_SUCCESS; ++m)
+    st = tpf_permute(f->space, f->records[0], f->records[m], f->nnz, f->stride, f->order + m);
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
     st = tpf_upload_plan(f->space, &plans[m], f->kappa, &f->modes[m]);
   if (st == TP_SUCCESS)
     tpf_record_stats(f, host, plans);
+  f->stats.copies = tpf_buffers(f);
   if (st == TP_SUCCESS)
     st = tpf_norm2(host, &f->stats.norm2);
   free(rec);
@@ -186,8 +209,13 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   memcpy(f->dims, host->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
   f->stride = tpf_record_words(f->order, f->dtype);
+  tp_status st = tpf_choose_copies(space, host, o.copies, &f->per_mode);
+  if (st != TP_SUCCESS) {
+    free(f);
+    return st;
+  }
   const size_t held = tp_space_bytes_in_use(space);
-  tp_status st = tpf_build(f, host, o.split_rows != 0);
+  st = tpf_build(f, host, o.split_rows != 0);
   if (st != TP_SUCCESS) {
     tp_flycoo_destroy(&f);
     return st;
@@ -203,7 +231,7 @@ tp_status tp_flycoo_destroy(tp_flycoo **fly) {
   tp_flycoo *f = *fly;
   if (!f)
     return TP_SUCCESS;
-  for (int b = 0; b < 2; ++b)
+  for (int b = 0; b < tpf_buffers(f); ++b)
     tp_free(f->space, f->records[b]);
   for (int m = 0; m < f->order; ++m) {
     tpf_mode_dev *d = &f->modes[m];
@@ -230,6 +258,10 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
   TP_CHECK_ARG(mode >= 0 && mode < fly->order, "mode %d is outside 0..%d", mode, fly->order - 1);
   if (fly->mode == mode)
     return TP_SUCCESS;
+  if (fly->per_mode) { /* every order is at hand */
+    fly->current = fly->mode = mode;
+    return TP_SUCCESS;
+  }
   TP_TRY(tpf_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
                      fly->nnz, fly->stride, fly->order + mode));
   fly->current = 1 - fly->current;
@@ -266,7 +298,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   tpf_pass p;
   memset(&p, 0, sizeof p);
   p.in = fly->records[fly->current];
-  p.out = remap ? fly->records[1 - fly->current] : NULL;
+  p.out = remap && !fly->per_mode ? fly->records[1 - fly->current] : NULL;
   p.order = fly->order, p.mode = mode, p.next = (mode + 1) % fly->order;
   p.stride = fly->stride, p.kappa = fly->kappa;
   p.rank = U->rank, p.dim = fly->dims[mode];
@@ -280,7 +312,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   if (p.partial)
     tp_temp_release(space, p.partial);
   if (st == TP_SUCCESS && remap) {
-    fly->current = 1 - fly->current;
+    fly->current = fly->per_mode ? p.next : 1 - fly->current;
     fly->mode = p.next;
   }
   return st;
