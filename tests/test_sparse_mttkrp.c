@@ -272,6 +272,103 @@ Test(sparse_mttkrp, full_cycle_restores_order) {
   tp_coo_free(NULL, &t);
 }
 
+/* A value and its coordinates, to compare nonzeros as a multiset. */
+typedef struct entry {
+  int64_t idx[6];
+  double value;
+} entry;
+
+static int entry_cmp(const void *a, const void *b) {
+  const entry *x = (const entry *)a, *y = (const entry *)b;
+  for (int m = 0; m < 6; ++m)
+    if (x->idx[m] != y->idx[m])
+      return x->idx[m] < y->idx[m] ? -1 : 1;
+  return (x->value > y->value) - (x->value < y->value);
+}
+
+static entry *sorted_entries(const tp_coo *t) {
+  entry *e = tpt_host_alloc(sizeof(entry) * (size_t)t->nnz);
+  for (int64_t x = 0; x < t->nnz; ++x) {
+    memset(&e[x], 0, sizeof e[x]);
+    for (int m = 0; m < t->order; ++m)
+      e[x].idx[m] = t->indices[m][x];
+    e[x].value = t->dtype == TP_DTYPE_F32 ? (double)((const float *)t->values)[x]
+                                          : ((const double *)t->values)[x];
+  }
+  qsort(e, (size_t)t->nnz, sizeof(entry), entry_cmp);
+  return e;
+}
+
+/* Compact records of a copy per mode (indices and value only) and sector-padded ones of
+ * remapping: their sizes, the memory held, and every copy holding exactly the input's
+ * nonzeros with each row of its mode together. */
+static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, dtype, order, dims, 401, SKEWED);
+  entry *want = sorted_entries(&t);
+  const int vw = dtype == TP_DTYPE_F64 ? 2 : 1;
+  for (int copies = 2; copies <= order; copies += order - 2) {
+    tp_flycoo_options o = tp_flycoo_options_default();
+    o.copies = copies, o.split_rows = 0; /* whole rows: each row's records adjacent */
+    tp_flycoo *fly = NULL;
+    TPT_OK(tp_flycoo_create(tpt_space, &t, &o, &fly));
+    tp_flycoo_stats st;
+    TPT_OK(tp_flycoo_get_stats(fly, &st));
+    const int words = copies == 2 ? (2 * order + vw + 7) / 8 * 8 : (order + vw - 1) / vw * vw + vw;
+    cr_assert_eq(st.record_bytes, 4 * words, "order %d copies %d: %d-byte records", order,
+                 copies, st.record_bytes);
+    cr_assert(st.device_bytes >= (size_t)copies * (size_t)t.nnz * (size_t)st.record_bytes);
+    for (int m = 0; m < order; ++m) {
+      TPT_OK(tp_flycoo_reorder(tpt_space, fly, m));
+      tp_coo back;
+      TPT_OK(tp_flycoo_to_coo(tpt_space, fly, &back));
+      int64_t runs = 0; /* a row's records form one run */
+      for (int64_t x = 0; x < back.nnz; ++x)
+        runs += x == 0 || back.indices[m][x] != back.indices[m][x - 1];
+      cr_assert_eq(runs, st.rows[m], "order %d copies %d mode %d: rows split", order, copies, m);
+      entry *got = sorted_entries(&back);
+      cr_assert(memcmp(got, want, sizeof(entry) * (size_t)t.nnz) == 0,
+                "order %d copies %d mode %d: the records differ from the input", order, copies,
+                m);
+      free(got);
+      tp_coo_free(NULL, &back);
+    }
+    TPT_OK(tp_flycoo_destroy(&fly));
+  }
+  free(want);
+  tp_coo_free(NULL, &t);
+}
+
+Test(sparse_mttkrp, record_layouts) {
+  const int64_t *shapes[] = {dims3, dims4, dims5, dims6};
+  for (int s = 0; s < 4; ++s) {
+    check_layout(TP_DTYPE_F32, 3 + s, shapes[s]);
+    check_layout(TP_DTYPE_F64, 3 + s, shapes[s]);
+  }
+}
+
+/* The default: a copy per mode where it costs little memory (3 modes in f32 everywhere),
+ * remapping for 6 modes in f64 on GPUs. */
+Test(sparse_mttkrp, default_copies) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_space_info info;
+  TPT_OK(tp_space_get_info(tpt_space, &info));
+  tp_coo t3 = make_coo(&rng, TP_DTYPE_F32, 3, dims3, 50, UNIFORM);
+  tp_coo t6 = make_coo(&rng, TP_DTYPE_F64, 6, dims6, 50, UNIFORM);
+  tp_flycoo *fly = NULL;
+  tp_flycoo_stats st;
+  TPT_OK(tp_flycoo_create(tpt_space, &t3, NULL, &fly));
+  TPT_OK(tp_flycoo_get_stats(fly, &st));
+  cr_assert_eq(st.copies, 3);
+  TPT_OK(tp_flycoo_destroy(&fly));
+  TPT_OK(tp_flycoo_create(tpt_space, &t6, NULL, &fly));
+  TPT_OK(tp_flycoo_get_stats(fly, &st));
+  cr_assert_eq(st.copies, info.is_gpu ? 2 : 6);
+  TPT_OK(tp_flycoo_destroy(&fly));
+  tp_coo_free(NULL, &t3);
+  tp_coo_free(NULL, &t6);
+}
+
 /* ---- partition invariants (the host plan) ------------------------------------------ */
 
 /* Smallest possible largest partition, by trying every assignment (tiny cases only). */

@@ -13,8 +13,8 @@
 struct tp_flycoo {
   tp_dtype dtype;
   int order, kappa, mode, current; /* mode: the records' order; current: buffer holding it */
-  int stride;
   int per_mode; /* one buffer per mode, records[m] in mode m's order (else two, swapped) */
+  tpf_layout layout;
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   uint32_t *records[TP_COO_MAX_ORDER];
   tpf_mode_dev modes[TP_COO_MAX_ORDER];
@@ -32,7 +32,15 @@ tp_flycoo_options tp_flycoo_options_default(void) {
 
 static int tpf_buffers(const tp_flycoo *f) { return f->per_mode ? f->order : 2; }
 
-/* One copy per mode: asked for, or by default on CPUs for up to 4 modes. */
+/* Bytes of all record buffers with one copy per mode, or with two remapped ones. */
+static double tpf_copies_bytes(const tp_coo *host, int per_mode) {
+  const tpf_layout l = tpf_record_layout(host->order, host->dtype, !per_mode);
+  return 4.0 * l.stride * (per_mode ? host->order : 2);
+}
+
+/* One copy per mode: asked for, or by default where the copies take at most 1.25 times
+ * the memory of remapping's two buffers on GPUs (up to 5 modes) and twice on CPUs,
+ * whose scattered writes cost more (tp_flycoo_options.copies). */
 static tp_status tpf_choose_copies(tp_space *space, const tp_coo *host, int copies,
                                    int *per_mode) {
   TP_CHECK_ARG(copies == 0 || copies == 2 || copies == host->order,
@@ -41,7 +49,8 @@ static tp_status tpf_choose_copies(tp_space *space, const tp_coo *host, int copi
   if (copies == 0) {
     tp_space_info info;
     TP_TRY(tp_space_get_info(space, &info));
-    *per_mode = !info.is_gpu && host->order <= 4;
+    const double limit = info.is_gpu ? 1.25 : 2.0;
+    *per_mode = tpf_copies_bytes(host, 1) <= limit * tpf_copies_bytes(host, 0);
   } else {
     *per_mode = copies == host->order && copies != 2;
   }
@@ -79,26 +88,20 @@ static int tpf_default_kappa(tp_space *space) {
   return info.is_gpu ? 2 * info.compute_units : info.compute_units;
 }
 
-/* The records in mode 0's order, on the host. */
-static tp_status tpf_build_records(const tp_coo *host, const tpf_mode_plan *plans, int stride,
-                                   uint32_t **out) {
-  const size_t words = (size_t)host->nnz * (size_t)stride;
-  uint32_t *rec = (uint32_t *)calloc(words ? words : 1, sizeof(uint32_t)); /* zero padding */
-  if (!rec)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
-                    words * sizeof(uint32_t));
+/* The records in mode `mode`'s order, on the host (rec: nnz * stride words). */
+static void tpf_fill_records(const tp_coo *host, const tpf_mode_plan *plans, tpf_layout l,
+                             int positions, int mode, uint32_t *rec) {
   const int N = host->order;
   const size_t vb = tp_dtype_size(host->dtype);
+  memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride); /* padding */
   for (int64_t x = 0; x < host->nnz; ++x) {
-    uint32_t *r = rec + (size_t)plans[0].position[x] * (size_t)stride;
-    for (int m = 0; m < N; ++m) {
+    uint32_t *r = rec + (size_t)plans[mode].position[x] * (size_t)l.stride;
+    for (int m = 0; m < N; ++m)
       r[m] = (uint32_t)host->indices[m][x];
+    for (int m = 0; positions && m < N; ++m)
       r[N + m] = plans[m].position[x];
-    }
-    memcpy(r + 2 * N, (const char *)host->values + (size_t)x * vb, vb);
+    memcpy(r + l.value_word, (const char *)host->values + (size_t)x * vb, vb);
   }
-  *out = rec;
-  return TP_SUCCESS;
 }
 
 static tp_status tpf_upload_u32(tp_space *space, const uint32_t *host, int64_t n, uint32_t **dev) {
@@ -170,21 +173,24 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
   tp_status st = TP_SUCCESS;
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
     st = tpf_plan_mode(host, m, f->kappa, split, &plans[m]);
-  uint32_t *rec = NULL;
-  if (st == TP_SUCCESS)
-    st = tpf_build_records(host, plans, f->stride, &rec);
-  const size_t bytes = sizeof(uint32_t) * (size_t)(f->nnz > 0 ? f->nnz : 1) * (size_t)f->stride;
+  const size_t words = (size_t)(f->nnz > 0 ? f->nnz : 1) * (size_t)f->layout.stride;
+  uint32_t *rec = st == TP_SUCCESS ? (uint32_t *)malloc(sizeof(uint32_t) * words) : NULL;
+  if (st == TP_SUCCESS && !rec)
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
+                  sizeof(uint32_t) * words);
   for (int b = 0; b < tpf_buffers(f) && st == TP_SUCCESS; ++b)
-    st = tp_alloc(f->space, bytes, (void **)&f->records[b]);
-  if (st == TP_SUCCESS && f->nnz > 0)
-    st = tp_copy_to_device(f->space, f->records[0], rec, bytes);
-  for (int m = 1; f->per_mode && f->nnz > 0 && m < f->order && st == TP_SUCCESS; ++m)
-    st = tpf_permute(f->space, f->records[0], f->records[m], f->nnz, f->stride, f->order + m);
+    st = tp_alloc(f->space, sizeof(uint32_t) * words, (void **)&f->records[b]);
+  /* mode 0's order in buffer 0; with a copy per mode, every mode's in its own */
+  for (int m = 0; m < (f->per_mode ? f->order : 1) && f->nnz > 0 && st == TP_SUCCESS; ++m) {
+    tpf_fill_records(host, plans, f->layout, !f->per_mode, m, rec);
+    st = tp_copy_to_device(f->space, f->records[m], rec, sizeof(uint32_t) * words);
+  }
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
     st = tpf_upload_plan(f->space, &plans[m], f->kappa, &f->modes[m]);
   if (st == TP_SUCCESS)
     tpf_record_stats(f, host, plans);
   f->stats.copies = tpf_buffers(f);
+  f->stats.record_bytes = 4 * f->layout.stride;
   if (st == TP_SUCCESS)
     st = tpf_norm2(host, &f->stats.norm2);
   free(rec);
@@ -208,8 +214,8 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   f->dtype = host->dtype, f->order = host->order, f->nnz = host->nnz;
   memcpy(f->dims, host->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
-  f->stride = tpf_record_words(f->order, f->dtype);
   tp_status st = tpf_choose_copies(space, host, o.copies, &f->per_mode);
+  f->layout = tpf_record_layout(f->order, f->dtype, !f->per_mode);
   if (st != TP_SUCCESS) {
     free(f);
     return st;
@@ -263,7 +269,7 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
     return TP_SUCCESS;
   }
   TP_TRY(tpf_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
-                     fly->nnz, fly->stride, fly->order + mode));
+                     fly->nnz, fly->layout.stride, fly->order + mode));
   fly->current = 1 - fly->current;
   fly->mode = mode;
   return TP_SUCCESS;
@@ -300,7 +306,8 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   p.in = fly->records[fly->current];
   p.out = remap && !fly->per_mode ? fly->records[1 - fly->current] : NULL;
   p.order = fly->order, p.mode = mode, p.next = (mode + 1) % fly->order;
-  p.stride = fly->stride, p.kappa = fly->kappa;
+  p.stride = fly->layout.stride, p.value_word = fly->layout.value_word;
+  p.kappa = fly->kappa;
   p.rank = U->rank, p.dim = fly->dims[mode];
   for (int m = 0; m < fly->order; ++m)
     p.U[m] = U->factors[m];
@@ -321,7 +328,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
 tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) {
   TP_CHECK_ARG(space && fly && host, "space, fly and host must not be NULL");
   TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
-  const size_t words = (size_t)fly->nnz * (size_t)fly->stride;
+  const size_t words = (size_t)fly->nnz * (size_t)fly->layout.stride;
   uint32_t *rec = (uint32_t *)malloc(sizeof(uint32_t) * (words ? words : 1));
   if (!rec)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
@@ -333,10 +340,10 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
     st = tp_coo_alloc(NULL, fly->dtype, fly->order, fly->dims, fly->nnz, host);
   const size_t vb = tp_dtype_size(fly->dtype);
   for (int64_t x = 0; st == TP_SUCCESS && x < fly->nnz; ++x) {
-    const uint32_t *r = rec + (size_t)x * (size_t)fly->stride;
+    const uint32_t *r = rec + (size_t)x * (size_t)fly->layout.stride;
     for (int m = 0; m < fly->order; ++m)
       host->indices[m][x] = r[m];
-    memcpy((char *)host->values + (size_t)x * vb, r + 2 * fly->order, vb);
+    memcpy((char *)host->values + (size_t)x * vb, r + fly->layout.value_word, vb);
   }
   free(rec);
   return st;

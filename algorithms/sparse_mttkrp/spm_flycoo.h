@@ -15,10 +15,8 @@
 TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS, team,
                        a) {
   const int vl = team->vector_length, F = vl * TPF_K;
-  /* constants in the specialised kernels (the record layout of tp_flycoo_internal.h) */
-  const int order = TPF_N > 0 ? TPF_N : a.order;
-  const int stride = TPF_N > 0 ? (2 * TPF_N + (int)(sizeof(TPF_T) / 4) + 7) / 8 * 8 : a.stride;
-  const int value_word = 2 * order;
+  const int order = TPF_N > 0 ? TPF_N : a.order; /* a constant in the specialised kernels */
+  const int stride = a.stride, value_word = a.value_word; /* tpf_record_layout */
   TPF_T *sums = (TPF_T *)team->scratch;
   const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
   for (int64_t base = pb; base < pe; base += a.window) {

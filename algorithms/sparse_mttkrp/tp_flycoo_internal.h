@@ -1,10 +1,12 @@
 /* FLYCOO internals: the per-mode partition plan built on the host (flycoo_plan.c), the
  * record layout, and the kernel table of each precision (spm_kernels.h).
  *
- * Records: one per nonzero, `stride` 32-bit words: the indices of every mode (words
- * 0..N-1), the nonzero's position in every mode's order (words N..2N-1), the value (one
- * word for f32, two for f64, at an even word so that it is 8-byte aligned), then zero
- * padding to a multiple of 8 words.
+ * Records: one per nonzero, `stride` 32-bit words (tpf_record_layout). With remapping
+ * (two buffers): the indices of every mode (words 0..N-1), the nonzero's position in
+ * every mode's order (words N..2N-1), the value (one word for f32, two for f64, at an
+ * even word so that it is 8-byte aligned), then zero padding to a multiple of 8 words.
+ * With a copy per mode nothing is ever written or moved: the indices and the value only
+ * (at the next even word for f64), no padding.
  *
  * Pieces: the units Algorithm 1 places. A piece is a whole output row, or a run of at
  * most `cap` nonzeros of a row that was cut. In a mode's order, the records of
@@ -44,11 +46,23 @@ typedef struct tpf_mode_plan {
 tp_status tpf_plan_mode(const tp_coo *host, int mode, int kappa, int split, tpf_mode_plan *plan);
 void tpf_plan_free(tpf_mode_plan *plan);
 
-/* Words per record: rounded up to whole 32-byte sectors, so that the scattered writes of
- * the remapping fill sectors (a partly written sector costs the memory a read first). */
-static inline int tpf_record_words(int order, tp_dtype dtype) {
-  int w = 2 * order + (dtype == TP_DTYPE_F64 ? 2 : 1);
-  return (w + 7) / 8 * 8;
+typedef struct tpf_layout {
+  int stride;     /* words per record */
+  int value_word; /* where the value starts */
+} tpf_layout;
+
+/* The record layout with positions (remapping) or without (a copy per mode). With
+ * positions, records are rounded up to whole 32-byte sectors, so that the scattered
+ * writes of the remapping fill sectors (a partly written sector costs the memory a read
+ * first); without, every byte saved is a byte less read per pass. */
+static inline tpf_layout tpf_record_layout(int order, tp_dtype dtype, int positions) {
+  const int vw = dtype == TP_DTYPE_F64 ? 2 : 1;
+  tpf_layout l;
+  l.value_word = (positions ? 2 * order : order + vw - 1) / vw * vw;
+  l.stride = l.value_word + vw;
+  if (positions)
+    l.stride = (l.stride + 7) / 8 * 8;
+  return l;
 }
 
 /* A mode's plan in the space. */
@@ -61,7 +75,7 @@ typedef struct tpf_mode_dev {
 typedef struct tpf_pass {
   const uint32_t *in;
   uint32_t *out;    /* records in next's order, or NULL */
-  int order, mode, next, stride, kappa;
+  int order, mode, next, stride, value_word, kappa;
   int64_t rank, dim;
   const void *U[TP_COO_MAX_ORDER];
   void *G, *partial;

@@ -36,11 +36,14 @@ typedef struct tp_flycoo_options {
   int partitions; /* kappa; 0 = from the space: 2 per multiprocessor on GPUs, the
                      thread count on CPUs */
   int split_rows; /* 1 (default): cut rows heavier than half a partition's share */
-  /* Record copies: 2 = two buffers and dynamic remapping (the paper); the tensor's order
-   * = one copy in every mode's order, so no pass writes records (order / 2 times the
-   * memory). 0 (default) = one per mode on CPUs for up to 4 modes, where scattered
-   * 32-byte writes cost a cache-line read each (remapping added 40-80% to a pass on a
-   * 16-core Xeon, 35% on an H200); else 2. */
+  /* Record copies: 2 = two buffers and dynamic remapping (the paper), records of 32-byte
+   * sectors (indices, positions in every mode's order, value); the tensor's order = one
+   * copy in every mode's order, so no pass writes or permutes records, and records hold
+   * only the indices and the value (3-mode f32: 16 bytes, against 32). 0 (default) = one
+   * per mode where that takes at most 1.25 times remapping's memory on GPUs (up to 5
+   * modes; 3-mode f32 takes less) and twice on CPUs, where a scattered write costs a
+   * cache-line read first (remapping added 40-80% to a pass on a 16-core Xeon, 35% on an
+   * H200); else 2. */
   int copies;
 } tp_flycoo_options;
 
@@ -59,6 +62,7 @@ typedef struct tp_flycoo_stats {
   tp_dtype dtype;
   int order, partitions;
   int copies;                              /* record buffers (tp_flycoo_options.copies) */
+  int record_bytes;                        /* bytes per record */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   double norm2;                            /* ||X||^2, duplicates summed (double) */
   int64_t rows[TP_COO_MAX_ORDER];          /* nonempty rows */

@@ -11,8 +11,9 @@
  *          [--rank 32] [--precision f32|f64] [--reps 5] [--warmup 1] [--partitions K]
  *          [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--seed S] [--write FILE]
  *          [--json FILE]
- * With one record copy per mode (--copies ORDER, the default on CPUs for up to 4 modes)
- * the "remap" column is the pass CP-ALS runs, which then writes no records. */
+ * With one record copy per mode (--copies ORDER, the default up to 5 modes: see
+ * tp_flycoo_options.copies) the "remap" column is the pass CP-ALS runs, which then writes
+ * no records; --copies 2 measures the paper's dynamic remapping. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,8 @@ typedef struct bench {
   tp_kruskal U;
   void *G, *G_base;
   double copy_gbps;
-  int copies; /* record buffers FLYCOO holds (2: dynamic remapping) */
+  int copies;       /* record buffers FLYCOO holds (2: dynamic remapping) */
+  int record_bytes; /* bytes per record in that layout */
   FILE *json;
 } bench;
 
@@ -118,8 +120,7 @@ static double max_rel_diff(bench *b, int mode) {
 static double mode_bytes(const bench *b, int mode, int remap) {
   const config *c = b->cfg;
   const double eb = (double)tp_dtype_size(c->dtype);
-  const int words = 2 * c->order + (c->dtype == TP_DTYPE_F64 ? 2 : 1);
-  const double record = 4.0 * ((words + 7) / 8 * 8); /* records fill 32-byte sectors */
+  const double record = b->record_bytes;
   return (double)c->nnz * (record * (remap ? 2 : 1) + (c->order - 1) * c->rank * eb) +
          (double)c->dims[mode] * c->rank * eb;
 }
@@ -204,12 +205,12 @@ static tp_status make_flycoo(bench *b) {
   TP_TRY(tp_flycoo_create(b->space, &b->host, &o, &b->fly));
   tp_flycoo_stats s;
   TP_TRY(tp_flycoo_get_stats(b->fly, &s));
-  b->copies = s.copies;
-  printf("FLYCOO: kappa = %d partitions, rows %s, %d record copies (%s), built in %.2f s, "
-         "%.1f MB in the space\n",
+  b->copies = s.copies, b->record_bytes = s.record_bytes;
+  printf("FLYCOO: kappa = %d partitions, rows %s, %d record copies (%s) of %d-byte records, "
+         "built in %.2f s, %.1f MB in the space\n",
          s.partitions, b->cfg->split ? "cut above half a share" : "never cut (the paper's)",
-         s.copies, s.copies == 2 ? "dynamic remapping" : "one per mode", s.build_seconds,
-         s.device_bytes / 1e6);
+         s.copies, s.copies == 2 ? "dynamic remapping" : "one per mode", s.record_bytes,
+         s.build_seconds, s.device_bytes / 1e6);
   const double share = (double)s.nnz / s.partitions;
   for (int m = 0; m < s.order; ++m)
     printf("  mode %d: %lld nonempty rows, %lld pieces, %lld rows cut, fullest partition "
@@ -267,9 +268,9 @@ static tp_status run(bench *b) {
   if (b->json)
     fprintf(b->json, "{\"backend\": \"%s\", \"device\": \"%s\", \"copy_gbps\": %.3f, "
             "\"nnz\": %lld, \"rank\": %lld, \"precision\": \"%s\", \"copies\": %d, "
-            "\"modes\": [",
+            "\"record_bytes\": %d, \"modes\": [",
             b->info.backend, b->info.device_name, b->copy_gbps, (long long)c->nnz,
-            (long long)c->rank, tp_dtype_name(c->dtype), b->copies);
+            (long long)c->rank, tp_dtype_name(c->dtype), b->copies, b->record_bytes);
   double sum = 0, sum_plain = 0, sum_base = 0;
   for (int m = 0; m < c->order; ++m) {
     mode_row r;
