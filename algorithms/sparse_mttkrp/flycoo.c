@@ -306,8 +306,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   p.in = fly->records[fly->current];
   p.out = remap && !fly->per_mode ? fly->records[1 - fly->current] : NULL;
   p.order = fly->order, p.mode = mode, p.next = (mode + 1) % fly->order;
-  p.stride = fly->layout.stride, p.value_word = fly->layout.value_word;
-  p.kappa = fly->kappa;
+  p.layout = fly->layout, p.kappa = fly->kappa;
   p.rank = U->rank, p.dim = fly->dims[mode];
   for (int m = 0; m < fly->order; ++m)
     p.U[m] = U->factors[m];

@@ -1,10 +1,12 @@
-/* The FLYCOO kernel for one precision, one per-lane width (TPF_K) and one order (TPF_N;
- * 0 = any order, read from the arguments): included by spm_width.h once per order, so
- * there is no include guard. With the order a constant, the loops over modes unroll and
- * every record word of the nonzeros in flight is loaded before their factor rows are
- * gathered, instead of one mode after the other. */
+/* The FLYCOO kernel for one precision, one per-lane width (TPF_K), one order (TPF_N; 0 =
+ * any order, read from the arguments) and one record layout (TPF_C: 1 = compact, 0 =
+ * with positions; the generic kernel reads it from the arguments): included by
+ * spm_width.h once per order and layout, so there is no include guard. With the order a
+ * constant, the loops over modes unroll and every record word of the nonzeros in flight
+ * is loaded before their factor rows are gathered, instead of one mode after the other;
+ * the layout's constants spare registers (a runtime stride cost 15% on an H200). */
 
-#define TPF_NN(name) TP_PASTE(name, TP_PASTE(_n, TPF_N))
+#define TPF_NN(name) TP_PASTE(name, TP_PASTE3(_n, TPF_N, TPF_CN))
 
 /* ---- FLYCOO: one team per partition, windows of pieces in team scratch ------------
  * Each team thread takes a contiguous run of the window's records (so a heavy row is
@@ -16,7 +18,9 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
                        a) {
   const int vl = team->vector_length, F = vl * TPF_K;
   const int order = TPF_N > 0 ? TPF_N : a.order; /* a constant in the specialised kernels */
-  const int stride = a.stride, value_word = a.value_word; /* tpf_record_layout */
+  const int vw = (int)(sizeof(TPF_T) / 4);
+  const int stride = TPF_N > 0 ? TPF_STRIDE(TPF_N, vw, !TPF_C) : a.stride; /* the layout */
+  const int value_word = TPF_N > 0 ? TPF_VALUE_WORD(TPF_N, vw, !TPF_C) : a.value_word;
   TPF_T *sums = (TPF_T *)team->scratch;
   const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
   for (int64_t base = pb; base < pe; base += a.window) {
@@ -66,7 +70,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
                 next_start = a.piece_start[cur + 1];
               }
               TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[u][j];
-              if (a.remap) {
+              if (!TPF_C && a.remap) { /* only the layout with positions remaps */
                 const uint32_t *rec = a.in + (int64_t)x[u] * stride;
                 uint32_t *dst = a.out + (int64_t)rec[order + a.next] * stride;
                 if (!TP_IS_GPU && vl == 1) { /* CPUs: whole blocks, a vector store each */

@@ -10,7 +10,7 @@
 typedef struct TPF_PN(tpf_args) {
   const uint32_t *in;
   uint32_t *out;
-  int order, mode, next, stride, value_word, remap, whole_rows;
+  int order, mode, next, stride, value_word, positions, remap, whole_rows;
   int64_t R, r0, dim, window;
   const TPF_T *U[TP_COO_MAX_ORDER];
   TPF_T *G, *partial;
@@ -151,8 +151,9 @@ static tp_status TPF_PN(tpf_mttkrp)(tp_space *space, const tpf_pass *p) {
   TPF_PN(tpf_args) a;
   memset(&a, 0, sizeof a);
   a.in = p->in, a.out = p->out;
-  a.order = p->order, a.mode = p->mode, a.next = p->next, a.stride = p->stride;
-  a.value_word = p->value_word;
+  a.order = p->order, a.mode = p->mode, a.next = p->next;
+  a.stride = p->layout.stride, a.value_word = p->layout.value_word;
+  a.positions = p->layout.positions;
   a.R = p->rank, a.dim = p->dim;
   a.whole_rows = TPF_PN(tpf_whole_rows)(sh, p);
   a.window = tp_max_i64(1, (int64_t)(budget / (sizeof(TPF_T) * (size_t)F)));

@@ -63,7 +63,10 @@ TP_INLINE int64_t TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(const uint32_t *start, i
 }
 
 /* ---- FLYCOO: one team per partition, windows of pieces in team scratch ------------
- * (spm_flycoo.h), specialised for 3, 4 and 5 modes, and the launcher that picks one. */
+ * (spm_flycoo.h), specialised for 3, 4 and 5 modes in both record layouts (TPF_C = 1:
+ * compact, without positions), and the launcher that picks one. */
+#define TPF_C 0
+#define TPF_CN /* the kernels' name suffix: none, or c for compact */
 #define TPF_N 0
 #include "spm_flycoo.h"
 #undef TPF_N
@@ -76,13 +79,31 @@ TP_INLINE int64_t TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(const uint32_t *start, i
 #define TPF_N 5
 #include "spm_flycoo.h"
 #undef TPF_N
+#undef TPF_C
+#undef TPF_CN
+#define TPF_C 1
+#define TPF_CN c
+#define TPF_N 3
+#include "spm_flycoo.h"
+#undef TPF_N
+#define TPF_N 4
+#include "spm_flycoo.h"
+#undef TPF_N
+#define TPF_N 5
+#include "spm_flycoo.h"
+#undef TPF_N
+#undef TPF_C
+#undef TPF_CN
 
 static tp_status TP_PASTE(TPF_KN(tpf_flycoo), _launch)(tp_space *space, tp_team_policy policy,
                                                        TPF_PN(tpf_args) a) {
-  switch (a.order) {
+  switch (a.positions ? a.order : -a.order) {
   case 3: return TP_PASTE(TPF_KN(tpf_flycoo_n3), _launch)(space, policy, a);
   case 4: return TP_PASTE(TPF_KN(tpf_flycoo_n4), _launch)(space, policy, a);
   case 5: return TP_PASTE(TPF_KN(tpf_flycoo_n5), _launch)(space, policy, a);
+  case -3: return TP_PASTE(TPF_KN(tpf_flycoo_n3c), _launch)(space, policy, a);
+  case -4: return TP_PASTE(TPF_KN(tpf_flycoo_n4c), _launch)(space, policy, a);
+  case -5: return TP_PASTE(TPF_KN(tpf_flycoo_n5c), _launch)(space, policy, a);
   default: return TP_PASTE(TPF_KN(tpf_flycoo_n0), _launch)(space, policy, a);
   }
 }

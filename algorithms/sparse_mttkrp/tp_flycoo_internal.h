@@ -49,19 +49,26 @@ void tpf_plan_free(tpf_mode_plan *plan);
 typedef struct tpf_layout {
   int stride;     /* words per record */
   int value_word; /* where the value starts */
+  int positions;  /* whether words order..2 order-1 hold positions (remapping) */
 } tpf_layout;
 
-/* The record layout with positions (remapping) or without (a copy per mode). With
- * positions, records are rounded up to whole 32-byte sectors, so that the scattered
- * writes of the remapping fill sectors (a partly written sector costs the memory a read
- * first); without, every byte saved is a byte less read per pass. */
+/* The record layout with positions (remapping) or without (a copy per mode), for values
+ * of vw words. With positions, records are rounded up to whole 32-byte sectors, so that
+ * the scattered writes of the remapping fill sectors (a partly written sector costs the
+ * memory a read first); without, every byte saved is a byte less read per pass. Macros,
+ * so that the specialised kernels get constants (a runtime stride costs them spills). */
+#define TPF_VALUE_WORD(order, vw, positions)                                             \
+  (((positions) ? 2 * (order) : (order) + (vw)-1) / (vw) * (vw))
+#define TPF_STRIDE(order, vw, positions)                                                 \
+  ((positions) ? (TPF_VALUE_WORD(order, vw, 1) + (vw) + 7) / 8 * 8                       \
+               : TPF_VALUE_WORD(order, vw, 0) + (vw))
+
 static inline tpf_layout tpf_record_layout(int order, tp_dtype dtype, int positions) {
   const int vw = dtype == TP_DTYPE_F64 ? 2 : 1;
   tpf_layout l;
-  l.value_word = (positions ? 2 * order : order + vw - 1) / vw * vw;
-  l.stride = l.value_word + vw;
-  if (positions)
-    l.stride = (l.stride + 7) / 8 * 8;
+  l.value_word = TPF_VALUE_WORD(order, vw, positions);
+  l.stride = TPF_STRIDE(order, vw, positions);
+  l.positions = positions;
   return l;
 }
 
@@ -75,7 +82,8 @@ typedef struct tpf_mode_dev {
 typedef struct tpf_pass {
   const uint32_t *in;
   uint32_t *out;    /* records in next's order, or NULL */
-  int order, mode, next, stride, value_word, kappa;
+  int order, mode, next, kappa;
+  tpf_layout layout;
   int64_t rank, dim;
   const void *U[TP_COO_MAX_ORDER];
   void *G, *partial;
