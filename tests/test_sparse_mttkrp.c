@@ -113,31 +113,34 @@ static void check_g(const tp_coo *host, const factors *f, int mode, const void *
 }
 
 /* Every mode in sequence with remapping, then every mode again in a scrambled order
- * (permutation passes, no remap), for one record copy set (opts->copies). */
+ * (permutation passes, no remap), for one record copy set (opts->copies); remaps: the
+ * layout expected (-1: either). */
 static void check_flycoo(const tp_coo *host, const factors *f, void *G,
-                         const tp_flycoo_options *opts) {
+                         const tp_flycoo_options *opts, int remaps) {
   tp_flycoo *fly = NULL;
   TPT_OK(tp_flycoo_create(tpt_space, host, opts, &fly));
   tp_flycoo_stats st;
   TPT_OK(tp_flycoo_get_stats(fly, &st));
   cr_assert_eq(st.copies, opts->copies ? opts->copies : st.copies);
+  cr_assert(remaps < 0 || st.remaps == remaps, "order %d copies %d: remaps %d, not %d",
+            host->order, opts->copies, st.remaps, remaps);
   for (int m = 0; m < host->order; ++m) {
     cr_assert_eq(tp_flycoo_mode(fly), m);
     TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f->dev, m, G, 1));
-    check_g(host, f, m, G, st.copies == 2 ? "flycoo remap" : "flycoo, a copy per mode");
+    check_g(host, f, m, G, st.remaps ? "flycoo remap" : "flycoo, a copy per mode");
   }
   for (int k = 0; k < host->order; ++k) {
     int m = (3 * k + 1) % host->order;
     TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f->dev, m, G, 0));
     cr_assert_eq(tp_flycoo_mode(fly), m);
-    check_g(host, f, m, G, st.copies == 2 ? "flycoo reorder" : "flycoo, a copy per mode");
+    check_g(host, f, m, G, st.remaps ? "flycoo reorder" : "flycoo, a copy per mode");
   }
   TPT_OK(tp_flycoo_destroy(&fly));
   cr_assert_null(fly);
 }
 
 /* FLYCOO with the options given, or else with both record copy sets (two buffers with
- * remapping, and one per mode), then the baseline. */
+ * remapping, and one per mode: for 2 modes the default's), then the baseline. */
 static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options *opts) {
   factors f = make_factors(host->dtype, host->order, host->dims, R, 7);
   int64_t most = 0;
@@ -146,12 +149,12 @@ static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options 
   void *G = tpt_alloc_poisoned(tp_dtype_size(host->dtype) * (size_t)(most * R));
   tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
   if (opts) {
-    check_flycoo(host, &f, G, &o);
+    check_flycoo(host, &f, G, &o, -1);
   } else {
     o.copies = 2;
-    check_flycoo(host, &f, G, &o);
-    o.copies = host->order;
-    check_flycoo(host, &f, G, &o);
+    check_flycoo(host, &f, G, &o, 1);
+    o.copies = host->order > 2 ? host->order : 0;
+    check_flycoo(host, &f, G, &o, 0);
   }
   tp_coo dev;
   TPT_OK(tp_coo_copy_to_device(tpt_space, &dev, host));
@@ -164,15 +167,15 @@ static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options 
   free_factors(&f);
 }
 
-static const int64_t dims3[] = {17, 1, 29}, dims4[] = {7, 13, 5, 11}, dims5[] = {5, 3, 7, 2, 6},
-                     dims6[] = {3, 4, 2, 5, 3, 7};
+static const int64_t dims2[] = {23, 19}, dims3[] = {17, 1, 29}, dims4[] = {7, 13, 5, 11},
+                     dims5[] = {5, 3, 7, 2, 6}, dims6[] = {3, 4, 2, 5, 3, 7};
 
 static void check_orders(tp_dtype dtype, shape_kind kind, int64_t nnz) {
-  const int64_t *shapes[] = {dims3, dims4, dims5, dims6};
+  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   const int64_t ranks[] = {1, 3, 16, 31, 32, 100};
   tpt_rng rng = tpt_rng_fresh();
-  for (int s = 0; s < 4; ++s) {
-    tp_coo t = make_coo(&rng, dtype, 3 + s, shapes[s], nnz, kind);
+  for (int s = 0; s < 5; ++s) {
+    tp_coo t = make_coo(&rng, dtype, 2 + s, shapes[s], nnz, kind);
     for (int r = 0; r < 6; ++r)
       check_tensor(&t, ranks[r], NULL);
     tp_coo_free(NULL, &t);
@@ -299,25 +302,53 @@ static entry *sorted_entries(const tp_coo *t) {
   return e;
 }
 
-/* Compact records of a copy per mode (indices and value only) and sector-padded ones of
- * remapping: their sizes, the memory held, and every copy holding exactly the input's
- * nonzeros with each row of its mode together. */
+/* Record bytes by order 2..6: [remaps][f64] (tpf_record_layout, written out). */
+static const int record_bytes[2][2][5] = {
+    {{12, 16, 20, 24, 28}, {16, 24, 24, 32, 32}}, /* a copy per mode: indices, value */
+    {{32, 32, 64, 64, 64}, {32, 32, 64, 64, 64}}, /* remapping: + positions, sectors */
+};
+
+/* A space counts an allocation in whole units of this many bytes (space_common.c). */
+enum { SPACE_UNIT = 256 };
+
+static size_t in_units(size_t bytes) { return (bytes + SPACE_UNIT - 1) / SPACE_UNIT * SPACE_UNIT; }
+
+/* The bytes the structure should hold in the space: the record copies and every mode's
+ * plan arrays (each at least one word). */
+static size_t expected_bytes(const tp_flycoo_stats *st) {
+  const size_t n = (size_t)(st->nnz > 0 ? st->nnz : 1);
+  size_t b = (size_t)st->copies * in_units(n * (size_t)st->record_bytes);
+  for (int m = 0; m < st->order; ++m) {
+    const int64_t w[] = {st->pieces[m] + 1, st->pieces[m], st->partitions + 1,
+                         st->split_rows[m], st->split_rows[m] + 1};
+    for (int a = 0; a < 5; ++a)
+      b += in_units(sizeof(uint32_t) * (size_t)(w[a] > 0 ? w[a] : 1));
+  }
+  return b;
+}
+
+/* Both record layouts: their sizes, the memory held, and every copy holding exactly the
+ * input's nonzeros with each row of its mode together. */
 static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
   tpt_rng rng = tpt_rng_fresh();
   tp_coo t = make_coo(&rng, dtype, order, dims, 401, SKEWED);
   entry *want = sorted_entries(&t);
-  const int vw = dtype == TP_DTYPE_F64 ? 2 : 1;
-  for (int copies = 2; copies <= order; copies += order - 2) {
+  for (int remaps = 0; remaps < 2; ++remaps) {
     tp_flycoo_options o = tp_flycoo_options_default();
-    o.copies = copies, o.split_rows = 0; /* whole rows: each row's records adjacent */
+    o.copies = remaps ? 2 : (order > 2 ? order : 0); /* 2 modes: the default's copies */
+    o.split_rows = 0; /* whole rows: each row's records adjacent */
     tp_flycoo *fly = NULL;
     TPT_OK(tp_flycoo_create(tpt_space, &t, &o, &fly));
     tp_flycoo_stats st;
     TPT_OK(tp_flycoo_get_stats(fly, &st));
-    const int words = copies == 2 ? (2 * order + vw + 7) / 8 * 8 : (order + vw - 1) / vw * vw + vw;
-    cr_assert_eq(st.record_bytes, 4 * words, "order %d copies %d: %d-byte records", order,
-                 copies, st.record_bytes);
-    cr_assert(st.device_bytes >= (size_t)copies * (size_t)t.nnz * (size_t)st.record_bytes);
+    cr_assert_eq(st.remaps, remaps);
+    cr_assert_eq(st.copies, remaps ? 2 : order);
+    const int want_bytes = record_bytes[remaps][dtype == TP_DTYPE_F64][order - 2];
+    cr_assert_eq(st.record_bytes, want_bytes, "order %d %s remaps %d: %d-byte records, not %d",
+                 order, tp_dtype_name(dtype), remaps, st.record_bytes, want_bytes);
+    cr_assert_eq(st.device_bytes, expected_bytes(&st),
+                 "order %d remaps %d: %zu bytes held, not %zu", order, remaps, st.device_bytes,
+                 expected_bytes(&st));
     for (int m = 0; m < order; ++m) {
       TPT_OK(tp_flycoo_reorder(tpt_space, fly, m));
       tp_coo back;
@@ -325,10 +356,10 @@ static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
       int64_t runs = 0; /* a row's records form one run */
       for (int64_t x = 0; x < back.nnz; ++x)
         runs += x == 0 || back.indices[m][x] != back.indices[m][x - 1];
-      cr_assert_eq(runs, st.rows[m], "order %d copies %d mode %d: rows split", order, copies, m);
+      cr_assert_eq(runs, st.rows[m], "order %d remaps %d mode %d: rows split", order, remaps, m);
       entry *got = sorted_entries(&back);
       cr_assert(memcmp(got, want, sizeof(entry) * (size_t)t.nnz) == 0,
-                "order %d copies %d mode %d: the records differ from the input", order, copies,
+                "order %d remaps %d mode %d: the records differ from the input", order, remaps,
                 m);
       free(got);
       tp_coo_free(NULL, &back);
@@ -340,33 +371,59 @@ static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
 }
 
 Test(sparse_mttkrp, record_layouts) {
-  const int64_t *shapes[] = {dims3, dims4, dims5, dims6};
-  for (int s = 0; s < 4; ++s) {
-    check_layout(TP_DTYPE_F32, 3 + s, shapes[s]);
-    check_layout(TP_DTYPE_F64, 3 + s, shapes[s]);
+  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
+  for (int s = 0; s < 5; ++s) {
+    check_layout(TP_DTYPE_F32, 2 + s, shapes[s]);
+    check_layout(TP_DTYPE_F64, 2 + s, shapes[s]);
   }
 }
 
-/* The default: a copy per mode where it costs little memory (3 modes in f32 everywhere),
- * remapping for 6 modes in f64 on GPUs. */
+/* The default: a copy per mode for 2 to 5 modes, remapping from 6, in both precisions. */
 Test(sparse_mttkrp, default_copies) {
+  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   tpt_rng rng = tpt_rng_fresh();
-  tp_space_info info;
-  TPT_OK(tp_space_get_info(tpt_space, &info));
-  tp_coo t3 = make_coo(&rng, TP_DTYPE_F32, 3, dims3, 50, UNIFORM);
-  tp_coo t6 = make_coo(&rng, TP_DTYPE_F64, 6, dims6, 50, UNIFORM);
-  tp_flycoo *fly = NULL;
-  tp_flycoo_stats st;
-  TPT_OK(tp_flycoo_create(tpt_space, &t3, NULL, &fly));
-  TPT_OK(tp_flycoo_get_stats(fly, &st));
-  cr_assert_eq(st.copies, 3);
-  TPT_OK(tp_flycoo_destroy(&fly));
-  TPT_OK(tp_flycoo_create(tpt_space, &t6, NULL, &fly));
-  TPT_OK(tp_flycoo_get_stats(fly, &st));
-  cr_assert_eq(st.copies, info.is_gpu ? 2 : 6);
-  TPT_OK(tp_flycoo_destroy(&fly));
-  tp_coo_free(NULL, &t3);
-  tp_coo_free(NULL, &t6);
+  for (int s = 0; s < 5; ++s)
+    for (int d = 0; d < 2; ++d) {
+      const int order = 2 + s;
+      tp_coo t = make_coo(&rng, d ? TP_DTYPE_F64 : TP_DTYPE_F32, order, shapes[s], 50, UNIFORM);
+      tp_flycoo *fly = NULL;
+      tp_flycoo_stats st;
+      TPT_OK(tp_flycoo_create(tpt_space, &t, NULL, &fly));
+      TPT_OK(tp_flycoo_get_stats(fly, &st));
+      cr_assert_eq(st.remaps, order > 5, "order %d: remaps %d", order, st.remaps);
+      cr_assert_eq(st.copies, order > 5 ? 2 : order);
+      TPT_OK(tp_flycoo_destroy(&fly));
+      tp_coo_free(NULL, &t);
+    }
+}
+
+/* A tensor without nonzeros: G is all zeros in every mode, in both layouts. */
+Test(sparse_mttkrp, no_nonzeros) {
+  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
+  for (int s = 0; s < 5; ++s) {
+    const int order = 2 + s;
+    tp_coo t;
+    TPT_OK(tp_coo_alloc(NULL, TP_DTYPE_F64, order, shapes[s], 0, &t));
+    factors f = make_factors(TP_DTYPE_F64, order, shapes[s], 3, 11);
+    double *G = tpt_alloc_poisoned(sizeof(double) * 29 * 3), host[29 * 3];
+    for (int remaps = 0; remaps < 2; ++remaps) {
+      tp_flycoo_options o = tp_flycoo_options_default();
+      o.copies = remaps ? 2 : 0;
+      tp_flycoo *fly = NULL;
+      TPT_OK(tp_flycoo_create(tpt_space, &t, &o, &fly));
+      for (int m = 0; m < order; ++m) {
+        TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f.dev, m, G, 1));
+        tpt_to_host(host, G, sizeof(double) * (size_t)(shapes[s][m] * 3));
+        for (int64_t i = 0; i < shapes[s][m] * 3; ++i)
+          cr_assert(host[i] == 0.0, "order %d mode %d remaps %d: G[%lld] = %g", order, m, remaps,
+                    (long long)i, host[i]);
+      }
+      TPT_OK(tp_flycoo_destroy(&fly));
+    }
+    tpt_free(G);
+    free_factors(&f);
+    tp_coo_free(NULL, &t);
+  }
 }
 
 /* ---- partition invariants (the host plan) ------------------------------------------ */

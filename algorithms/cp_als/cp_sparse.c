@@ -1,6 +1,6 @@
-/* CP-ALS of a sparse tensor in FLYCOO form: every mode's MTTKRP remaps the nonzeros
- * into the next mode's order, so the modes of an iteration run back to back with one
- * pass over the nonzeros each. */
+/* CP-ALS of a sparse tensor in FLYCOO form: every mode's MTTKRP leaves the nonzeros in
+ * the next mode's order (remapping them, or naming the next copy), so the modes of an
+ * iteration run back to back with one pass over the nonzeros each. */
 #include <string.h>
 
 #include "tenport/cp_als.h"

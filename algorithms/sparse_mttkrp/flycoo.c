@@ -1,5 +1,6 @@
 /* The FLYCOO structure: building it from a host COO tensor (plans of every mode, the
- * records in mode 0's order), and the MTTKRP driver that runs a mode and remaps. */
+ * records in mode 0's order, or in every mode's with a copy per mode), and the MTTKRP
+ * driver that runs a mode and remaps or names the next copy. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,28 +33,17 @@ tp_flycoo_options tp_flycoo_options_default(void) {
 
 static int tpf_buffers(const tp_flycoo *f) { return f->per_mode ? f->order : 2; }
 
-/* Bytes of all record buffers with one copy per mode, or with two remapped ones. */
-static double tpf_copies_bytes(const tp_coo *host, int per_mode) {
-  const tpf_layout l = tpf_record_layout(host->order, host->dtype, !per_mode);
-  return 4.0 * l.stride * (per_mode ? host->order : 2);
-}
+/* Orders up to which a copy per mode is the default: there the copies take at most 1.25
+ * times the memory of remapping's two buffers (f32 less: 48 against 64 bytes per nonzero
+ * for 3 modes), and the kernels are specialised for them. */
+#define TPF_PER_MODE_MAX_ORDER 5
 
-/* One copy per mode: asked for, or by default where the copies take at most 1.25 times
- * the memory of remapping's two buffers on GPUs (up to 5 modes) and twice on CPUs,
- * whose scattered writes cost more (tp_flycoo_options.copies). */
-static tp_status tpf_choose_copies(tp_space *space, const tp_coo *host, int copies,
-                                   int *per_mode) {
+/* One copy per mode: asked for (copies == order > 2), or by default up to 5 modes. */
+static tp_status tpf_choose_copies(const tp_coo *host, int copies, int *per_mode) {
   TP_CHECK_ARG(copies == 0 || copies == 2 || copies == host->order,
                "copies %d must be 0 (automatic), 2 or the tensor's order %d", copies,
                host->order);
-  if (copies == 0) {
-    tp_space_info info;
-    TP_TRY(tp_space_get_info(space, &info));
-    const double limit = info.is_gpu ? 1.25 : 2.0;
-    *per_mode = tpf_copies_bytes(host, 1) <= limit * tpf_copies_bytes(host, 0);
-  } else {
-    *per_mode = copies == host->order && copies != 2;
-  }
+  *per_mode = copies == 0 ? host->order <= TPF_PER_MODE_MAX_ORDER : copies != 2;
   return TP_SUCCESS;
 }
 
@@ -90,15 +80,16 @@ static int tpf_default_kappa(tp_space *space) {
 
 /* The records in mode `mode`'s order, on the host (rec: nnz * stride words). */
 static void tpf_fill_records(const tp_coo *host, const tpf_mode_plan *plans, tpf_layout l,
-                             int positions, int mode, uint32_t *rec) {
+                             int mode, uint32_t *rec) {
   const int N = host->order;
   const size_t vb = tp_dtype_size(host->dtype);
-  memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride); /* padding */
+  if (l.stride > l.value_word + (int)(vb / 4) || l.value_word > (l.positions ? 2 * N : N))
+    memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride); /* padding */
   for (int64_t x = 0; x < host->nnz; ++x) {
     uint32_t *r = rec + (size_t)plans[mode].position[x] * (size_t)l.stride;
     for (int m = 0; m < N; ++m)
       r[m] = (uint32_t)host->indices[m][x];
-    for (int m = 0; positions && m < N; ++m)
+    for (int m = 0; l.positions && m < N; ++m)
       r[N + m] = plans[m].position[x];
     memcpy(r + l.value_word, (const char *)host->values + (size_t)x * vb, vb);
   }
@@ -182,7 +173,7 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
     st = tp_alloc(f->space, sizeof(uint32_t) * words, (void **)&f->records[b]);
   /* mode 0's order in buffer 0; with a copy per mode, every mode's in its own */
   for (int m = 0; m < (f->per_mode ? f->order : 1) && f->nnz > 0 && st == TP_SUCCESS; ++m) {
-    tpf_fill_records(host, plans, f->layout, !f->per_mode, m, rec);
+    tpf_fill_records(host, plans, f->layout, m, rec);
     st = tp_copy_to_device(f->space, f->records[m], rec, sizeof(uint32_t) * words);
   }
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
@@ -190,6 +181,7 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
   if (st == TP_SUCCESS)
     tpf_record_stats(f, host, plans);
   f->stats.copies = tpf_buffers(f);
+  f->stats.remaps = !f->per_mode;
   f->stats.record_bytes = 4 * f->layout.stride;
   if (st == TP_SUCCESS)
     st = tpf_norm2(host, &f->stats.norm2);
@@ -214,7 +206,7 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   f->dtype = host->dtype, f->order = host->order, f->nnz = host->nnz;
   memcpy(f->dims, host->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
-  tp_status st = tpf_choose_copies(space, host, o.copies, &f->per_mode);
+  tp_status st = tpf_choose_copies(host, o.copies, &f->per_mode);
   f->layout = tpf_record_layout(f->order, f->dtype, !f->per_mode);
   if (st != TP_SUCCESS) {
     free(f);
@@ -268,6 +260,8 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
     fly->current = fly->mode = mode;
     return TP_SUCCESS;
   }
+  if (!fly->layout.positions) /* cannot happen: only per-mode copies lack positions */
+    return TP_ERROR(TP_ERROR_INTERNAL, "FLYCOO records without positions cannot be permuted");
   TP_TRY(tpf_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
                      fly->nnz, fly->layout.stride, fly->order + mode));
   fly->current = 1 - fly->current;

@@ -33,7 +33,8 @@ typedef struct TPF_PN(tpf_split_args) {
   int64_t R;
 } TPF_PN(tpf_split_args);
 
-/* 32 bytes of a record, which is a whole number of them (tp_flycoo_internal.h). */
+/* 32 bytes of a record with positions, which is a whole number of them
+ * (tpf_record_layout). */
 typedef struct tpf_rec_block {
   TP_ALIGNAS(32) uint32_t w[8];
 } tpf_rec_block;

@@ -6,7 +6,7 @@
  * every mode's order (words N..2N-1), the value (one word for f32, two for f64, at an
  * even word so that it is 8-byte aligned), then zero padding to a multiple of 8 words.
  * With a copy per mode nothing is ever written or moved: the indices and the value only
- * (at the next even word for f64), no padding.
+ * (the value at the next even word for f64, so an odd order leaves one zero word).
  *
  * Pieces: the units Algorithm 1 places. A piece is a whole output row, or a run of at
  * most `cap` nonzeros of a row that was cut. In a mode's order, the records of

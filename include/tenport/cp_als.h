@@ -65,8 +65,9 @@ tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options 
                     tp_kruskal *model, tp_cp_als_result *result);
 
 /* CP-ALS of a sparse tensor in FLYCOO form (tp_flycoo_create), with the same options,
- * model and result: each mode's MTTKRP is FLYCOO's with dynamic remapping, one pass over
- * the nonzeros per mode (opts->mttkrp and reuse_partials do not apply). The fit uses
+ * model and result: each mode's MTTKRP is FLYCOO's, one pass over the nonzeros per mode
+ * (with dynamic remapping or a record copy per mode, as the tensor was built;
+ * opts->mttkrp and reuse_partials do not apply). The fit uses
  * ||X||^2 of the tensor the nonzeros add up to (duplicates summed). */
 tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
                            tp_kruskal *model, tp_cp_als_result *result);

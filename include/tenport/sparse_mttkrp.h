@@ -5,12 +5,18 @@
  *
  * FLYCOO (the sparse paper): for every mode, the output rows are sorted by nonzero count
  * and each goes to the least-filled of kappa partitions (Algorithm 1). The nonzeros are
- * stored as compact records (indices of every mode, their position in every mode's order
- * and the value), ordered by partition for the current mode. One team per partition
- * accumulates its rows in team scratch: there are no global atomics. While a team works
- * on mode n, it writes each record to its position in mode n+1's order. The tensor
- * therefore arrives in the next mode's order without a second pass, and two copies
- * swap.
+ * stored as compact records ordered by partition for the current mode. One team per
+ * partition accumulates its rows in team scratch: there are no global atomics.
+ *
+ * Two record layouts (tp_flycoo_options.copies):
+ * - the paper's dynamic remapping: records hold the indices of every mode, their
+ *   position in every mode's order and the value. While a team works on mode n, it
+ *   writes each record to its position in mode n+1's order, so the tensor arrives in
+ *   the next mode's order without a second pass, and two copies swap;
+ * - one copy per mode, each in its mode's order: records hold only the indices and the
+ *   value, and no pass writes records. Fewer bytes move per pass (3 modes, f32: 16 bytes
+ *   read per nonzero, against 32 read and 32 written), for at most 1.25 times the memory
+ *   (less in f32). The default up to 5 modes.
  *
  * tenport adds one thing: a row holding more than half a partition's share of the
  * nonzeros is cut into pieces. The pieces are placed like rows, and their sums are added
@@ -36,14 +42,13 @@ typedef struct tp_flycoo_options {
   int partitions; /* kappa; 0 = from the space: 2 per multiprocessor on GPUs, the
                      thread count on CPUs */
   int split_rows; /* 1 (default): cut rows heavier than half a partition's share */
-  /* Record copies: 2 = two buffers and dynamic remapping (the paper), records of 32-byte
-   * sectors (indices, positions in every mode's order, value); the tensor's order = one
-   * copy in every mode's order, so no pass writes or permutes records, and records hold
-   * only the indices and the value (3-mode f32: 16 bytes, against 32). 0 (default) = one
-   * per mode where that takes at most 1.25 times remapping's memory on GPUs (up to 5
-   * modes; 3-mode f32 takes less) and twice on CPUs, where a scattered write costs a
-   * cache-line read first (remapping added 40-80% to a pass on a 16-core Xeon, 35% on an
-   * H200); else 2. */
+  /* Record copies: 2 = two buffers and dynamic remapping (the paper; also for 2-mode
+   * tensors), records of whole 32-byte sectors (indices, positions in every mode's order,
+   * value); the tensor's order (3 and up) = one copy in every mode's order, so no pass
+   * writes or permutes records, and records hold only the indices and the value (3-mode
+   * f32: 16 bytes, against 32). 0 (default) = one copy per mode for 2 to 5 modes (their
+   * memory is then at most 1.25 times remapping's, less in f32), and remapping from 6
+   * modes. Remapping added 35-41% to a pass on an H200 and 40-80% on a 16-core Xeon. */
   int copies;
 } tp_flycoo_options;
 
@@ -62,6 +67,7 @@ typedef struct tp_flycoo_stats {
   tp_dtype dtype;
   int order, partitions;
   int copies;                              /* record buffers (tp_flycoo_options.copies) */
+  int remaps;                              /* 1: dynamic remapping; 0: a copy per mode */
   int record_bytes;                        /* bytes per record */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   double norm2;                            /* ||X||^2, duplicates summed (double) */

@@ -11,7 +11,7 @@
  *          [--rank 32] [--precision f32|f64] [--reps 5] [--warmup 1] [--partitions K]
  *          [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--seed S] [--write FILE]
  *          [--json FILE]
- * With one record copy per mode (--copies ORDER, the default up to 5 modes: see
+ * With one record copy per mode (--copies ORDER, the default for 2 to 5 modes: see
  * tp_flycoo_options.copies) the "remap" column is the pass CP-ALS runs, which then writes
  * no records; --copies 2 measures the paper's dynamic remapping. */
 #include <math.h>
@@ -43,7 +43,8 @@ typedef struct bench {
   tp_kruskal U;
   void *G, *G_base;
   double copy_gbps;
-  int copies;       /* record buffers FLYCOO holds (2: dynamic remapping) */
+  int copies;       /* record buffers FLYCOO holds */
+  int remaps;       /* 1: dynamic remapping (two buffers); 0: a copy per mode */
   int record_bytes; /* bytes per record in that layout */
   FILE *json;
 } bench;
@@ -132,7 +133,7 @@ static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->remap_ms));
   s.remap = 0;
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->plain_ms));
-  r->gbps = mode_bytes(b, mode, b->copies == 2) / (r->remap_ms * 1e6);
+  r->gbps = mode_bytes(b, mode, b->remaps) / (r->remap_ms * 1e6);
   r->base_ms = -1, r->check = -1;
   if (b->cfg->baseline) {
     TP_TRY(time_step(b, NULL, baseline_mode, &s, &r->base_ms));
@@ -205,11 +206,11 @@ static tp_status make_flycoo(bench *b) {
   TP_TRY(tp_flycoo_create(b->space, &b->host, &o, &b->fly));
   tp_flycoo_stats s;
   TP_TRY(tp_flycoo_get_stats(b->fly, &s));
-  b->copies = s.copies, b->record_bytes = s.record_bytes;
+  b->copies = s.copies, b->remaps = s.remaps, b->record_bytes = s.record_bytes;
   printf("FLYCOO: kappa = %d partitions, rows %s, %d record copies (%s) of %d-byte records, "
          "built in %.2f s, %.1f MB in the space\n",
          s.partitions, b->cfg->split ? "cut above half a share" : "never cut (the paper's)",
-         s.copies, s.copies == 2 ? "dynamic remapping" : "one per mode", s.record_bytes,
+         s.copies, s.remaps ? "dynamic remapping" : "one per mode", s.record_bytes,
          s.build_seconds, s.device_bytes / 1e6);
   const double share = (double)s.nnz / s.partitions;
   for (int m = 0; m < s.order; ++m)
@@ -268,9 +269,9 @@ static tp_status run(bench *b) {
   if (b->json)
     fprintf(b->json, "{\"backend\": \"%s\", \"device\": \"%s\", \"copy_gbps\": %.3f, "
             "\"nnz\": %lld, \"rank\": %lld, \"precision\": \"%s\", \"copies\": %d, "
-            "\"record_bytes\": %d, \"modes\": [",
+            "\"remaps\": %d, \"record_bytes\": %d, \"modes\": [",
             b->info.backend, b->info.device_name, b->copy_gbps, (long long)c->nnz,
-            (long long)c->rank, tp_dtype_name(c->dtype), b->copies, b->record_bytes);
+            (long long)c->rank, tp_dtype_name(c->dtype), b->copies, b->remaps, b->record_bytes);
   double sum = 0, sum_plain = 0, sum_base = 0;
   for (int m = 0; m < c->order; ++m) {
     mode_row r;
