@@ -9,8 +9,10 @@ static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, in
     printf("%s%lld", k ? "x" : "", (long long)s->dims[k]);
   printf(" %s, %lld nonzeros (%lld duplicates summed); rank %d\n", tp_dtype_name(s->dtype),
          (long long)s->nnz, (long long)duplicates, rank);
-  printf("mttkrp: FLYCOO, %d partitions, built in %.3f s; %d pass%s over the nonzeros per "
-         "iteration\n", s->partitions, s->build_seconds, r->passes_per_iteration,
+  printf("mttkrp: FLYCOO, %d partitions, %s (%d-byte records, %.1f MB), built in %.3f s; "
+         "%d pass%s over the nonzeros per iteration\n",
+         s->partitions, s->remaps ? "dynamic remapping" : "a record copy per mode",
+         s->record_bytes, s->device_bytes / 1e6, s->build_seconds, r->passes_per_iteration,
          r->passes_per_iteration == 1 ? "" : "es");
 }
 
