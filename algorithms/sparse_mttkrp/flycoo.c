@@ -14,8 +14,7 @@
 struct tp_flycoo {
   tp_dtype dtype;
   int order, kappa, mode, current; /* mode: the records' order; current: buffer holding it */
-  int per_mode; /* one buffer per mode, records[m] in mode m's order (else two, swapped) */
-  tpf_layout layout;
+  tpf_layout layout; /* with positions: two buffers, swapped; else records[m] per mode */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   uint32_t *records[TP_COO_MAX_ORDER];
   tpf_mode_dev modes[TP_COO_MAX_ORDER];
@@ -31,7 +30,10 @@ tp_flycoo_options tp_flycoo_options_default(void) {
   return o;
 }
 
-static int tpf_buffers(const tp_flycoo *f) { return f->per_mode ? f->order : 2; }
+/* One buffer per mode, records[m] in mode m's order (else two, swapped by remapping). */
+static int tpf_per_mode(const tp_flycoo *f) { return !f->layout.positions; }
+
+static int tpf_buffers(const tp_flycoo *f) { return tpf_per_mode(f) ? f->order : 2; }
 
 /* Orders up to which a copy per mode is the default: there the copies take at most 1.25
  * times the memory of remapping's two buffers (f32 less: 48 against 64 bytes per nonzero
@@ -83,8 +85,9 @@ static void tpf_fill_records(const tp_coo *host, const tpf_mode_plan *plans, tpf
                              int mode, uint32_t *rec) {
   const int N = host->order;
   const size_t vb = tp_dtype_size(host->dtype);
-  if (l.stride > l.value_word + (int)(vb / 4) || l.value_word > (l.positions ? 2 * N : N))
-    memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride); /* padding */
+  const int used = (l.positions ? 2 * N : N) + (int)(vb / 4); /* words holding data */
+  if (l.stride > used) /* zero the padding and the f64 alignment gap */
+    memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride);
   for (int64_t x = 0; x < host->nnz; ++x) {
     uint32_t *r = rec + (size_t)plans[mode].position[x] * (size_t)l.stride;
     for (int m = 0; m < N; ++m)
@@ -172,7 +175,8 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
   for (int b = 0; b < tpf_buffers(f) && st == TP_SUCCESS; ++b)
     st = tp_alloc(f->space, sizeof(uint32_t) * words, (void **)&f->records[b]);
   /* mode 0's order in buffer 0; with a copy per mode, every mode's in its own */
-  for (int m = 0; m < (f->per_mode ? f->order : 1) && f->nnz > 0 && st == TP_SUCCESS; ++m) {
+  const int filled = tpf_per_mode(f) ? f->order : 1;
+  for (int m = 0; m < filled && f->nnz > 0 && st == TP_SUCCESS; ++m) {
     tpf_fill_records(host, plans, f->layout, m, rec);
     st = tp_copy_to_device(f->space, f->records[m], rec, sizeof(uint32_t) * words);
   }
@@ -181,7 +185,7 @@ static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
   if (st == TP_SUCCESS)
     tpf_record_stats(f, host, plans);
   f->stats.copies = tpf_buffers(f);
-  f->stats.remaps = !f->per_mode;
+  f->stats.remaps = f->layout.positions;
   f->stats.record_bytes = 4 * f->layout.stride;
   if (st == TP_SUCCESS)
     st = tpf_norm2(host, &f->stats.norm2);
@@ -206,8 +210,9 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   f->dtype = host->dtype, f->order = host->order, f->nnz = host->nnz;
   memcpy(f->dims, host->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
-  tp_status st = tpf_choose_copies(host, o.copies, &f->per_mode);
-  f->layout = tpf_record_layout(f->order, f->dtype, !f->per_mode);
+  int per_mode = 0;
+  tp_status st = tpf_choose_copies(host, o.copies, &per_mode);
+  f->layout = tpf_record_layout(f->order, f->dtype, !per_mode);
   if (st != TP_SUCCESS) {
     free(f);
     return st;
@@ -256,12 +261,10 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
   TP_CHECK_ARG(mode >= 0 && mode < fly->order, "mode %d is outside 0..%d", mode, fly->order - 1);
   if (fly->mode == mode)
     return TP_SUCCESS;
-  if (fly->per_mode) { /* every order is at hand */
+  if (tpf_per_mode(fly)) { /* every order is at hand */
     fly->current = fly->mode = mode;
     return TP_SUCCESS;
   }
-  if (!fly->layout.positions) /* cannot happen: only per-mode copies lack positions */
-    return TP_ERROR(TP_ERROR_INTERNAL, "FLYCOO records without positions cannot be permuted");
   TP_TRY(tpf_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
                      fly->nnz, fly->layout.stride, fly->order + mode));
   fly->current = 1 - fly->current;
@@ -298,7 +301,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   tpf_pass p;
   memset(&p, 0, sizeof p);
   p.in = fly->records[fly->current];
-  p.out = remap && !fly->per_mode ? fly->records[1 - fly->current] : NULL;
+  p.out = remap && !tpf_per_mode(fly) ? fly->records[1 - fly->current] : NULL;
   p.order = fly->order, p.mode = mode, p.next = (mode + 1) % fly->order;
   p.layout = fly->layout, p.kappa = fly->kappa;
   p.rank = U->rank, p.dim = fly->dims[mode];
@@ -312,7 +315,7 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   if (p.partial)
     tp_temp_release(space, p.partial);
   if (st == TP_SUCCESS && remap) {
-    fly->current = fly->per_mode ? p.next : 1 - fly->current;
+    fly->current = tpf_per_mode(fly) ? p.next : 1 - fly->current;
     fly->mode = p.next;
   }
   return st;
