@@ -169,9 +169,10 @@ static void check_tensor(const tp_coo *host, int64_t R, const tp_flycoo_options 
 
 static const int64_t dims2[] = {23, 19}, dims3[] = {17, 1, 29}, dims4[] = {7, 13, 5, 11},
                      dims5[] = {5, 3, 7, 2, 6}, dims6[] = {3, 4, 2, 5, 3, 7};
+/* Shapes of 2 to 6 modes: shapes[order - 2]. */
+static const int64_t *const shapes[] = {dims2, dims3, dims4, dims5, dims6};
 
 static void check_orders(tp_dtype dtype, shape_kind kind, int64_t nnz) {
-  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   const int64_t ranks[] = {1, 3, 16, 31, 32, 100};
   tpt_rng rng = tpt_rng_fresh();
   for (int s = 0; s < 5; ++s) {
@@ -371,7 +372,6 @@ static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
 }
 
 Test(sparse_mttkrp, record_layouts) {
-  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   for (int s = 0; s < 5; ++s) {
     check_layout(TP_DTYPE_F32, 2 + s, shapes[s]);
     check_layout(TP_DTYPE_F64, 2 + s, shapes[s]);
@@ -380,7 +380,6 @@ Test(sparse_mttkrp, record_layouts) {
 
 /* The default: a copy per mode for 2 to 5 modes, remapping from 6, in both precisions. */
 Test(sparse_mttkrp, default_copies) {
-  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   tpt_rng rng = tpt_rng_fresh();
   for (int s = 0; s < 5; ++s)
     for (int d = 0; d < 2; ++d) {
@@ -399,7 +398,6 @@ Test(sparse_mttkrp, default_copies) {
 
 /* A tensor without nonzeros: G is all zeros in every mode, in both layouts. */
 Test(sparse_mttkrp, no_nonzeros) {
-  const int64_t *shapes[] = {dims2, dims3, dims4, dims5, dims6};
   for (int s = 0; s < 5; ++s) {
     const int order = 2 + s;
     tp_coo t;

@@ -43,9 +43,7 @@ typedef struct bench {
   tp_kruskal U;
   void *G, *G_base;
   double copy_gbps;
-  int copies;       /* record buffers FLYCOO holds */
-  int remaps;       /* 1: dynamic remapping (two buffers); 0: a copy per mode */
-  int record_bytes; /* bytes per record in that layout */
+  tp_flycoo_stats fly_stats; /* record copies, layout, record size */
   FILE *json;
 } bench;
 
@@ -118,11 +116,11 @@ static double max_rel_diff(bench *b, int mode) {
   return scale > 0 ? diff / scale : diff;
 }
 
-static double mode_bytes(const bench *b, int mode, int remap) {
+static double mode_bytes(const bench *b, int mode) {
   const config *c = b->cfg;
   const double eb = (double)tp_dtype_size(c->dtype);
-  const double record = b->record_bytes;
-  return (double)c->nnz * (record * (remap ? 2 : 1) + (c->order - 1) * c->rank * eb) +
+  const double record = b->fly_stats.record_bytes;
+  return (double)c->nnz * (record * (b->fly_stats.remaps ? 2 : 1) + (c->order - 1) * c->rank * eb) +
          (double)c->dims[mode] * c->rank * eb;
 }
 
@@ -133,7 +131,7 @@ static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->remap_ms));
   s.remap = 0;
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->plain_ms));
-  r->gbps = mode_bytes(b, mode, b->remaps) / (r->remap_ms * 1e6);
+  r->gbps = mode_bytes(b, mode) / (r->remap_ms * 1e6);
   r->base_ms = -1, r->check = -1;
   if (b->cfg->baseline) {
     TP_TRY(time_step(b, NULL, baseline_mode, &s, &r->base_ms));
@@ -206,7 +204,7 @@ static tp_status make_flycoo(bench *b) {
   TP_TRY(tp_flycoo_create(b->space, &b->host, &o, &b->fly));
   tp_flycoo_stats s;
   TP_TRY(tp_flycoo_get_stats(b->fly, &s));
-  b->copies = s.copies, b->remaps = s.remaps, b->record_bytes = s.record_bytes;
+  b->fly_stats = s;
   printf("FLYCOO: kappa = %d partitions, rows %s, %d record copies (%s) of %d-byte records, "
          "built in %.2f s, %.1f MB in the space\n",
          s.partitions, b->cfg->split ? "cut above half a share" : "never cut (the paper's)",
@@ -271,7 +269,8 @@ static tp_status run(bench *b) {
             "\"nnz\": %lld, \"rank\": %lld, \"precision\": \"%s\", \"copies\": %d, "
             "\"remaps\": %d, \"record_bytes\": %d, \"modes\": [",
             b->info.backend, b->info.device_name, b->copy_gbps, (long long)c->nnz,
-            (long long)c->rank, tp_dtype_name(c->dtype), b->copies, b->remaps, b->record_bytes);
+            (long long)c->rank, tp_dtype_name(c->dtype), b->fly_stats.copies,
+            b->fly_stats.remaps, b->fly_stats.record_bytes);
   double sum = 0, sum_plain = 0, sum_base = 0;
   for (int m = 0; m < c->order; ++m) {
     mode_row r;
