@@ -1,0 +1,1 @@
+/* Progress indicator of the command-line tool (see progress.h). */
