@@ -72,6 +72,25 @@ tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *rep
 /* Prints the report as a table: time, GB/s or items/s, % of copy bandwidth, peer. */
 void tpb_print(FILE *out, const tpb_report *report);
 
+/* Flops of one SS-HOPM iteration of order m, dimension n. Fixed shift (unrolled kernel):
+ * monomials of degree 2..m-1 (one multiply each), y = B p (n x M1 FMAs),
+ * lambda = x.y, x <- y + alpha x, the norm and the scaling (2n + 2n + 2n + n), the step
+ * test (3n). Adaptive: H = A x^(m-2) (n(n+1)/2 x M2 FMAs), y = H x, the eigenvalue
+ * bounds (counted as 40 flops), the shift and the same vector work. */
+double tpb_sshopm_flops_fixed(int m, int n);
+double tpb_sshopm_flops_adaptive(int m, int n);
+
+/* Bytes one FLYCOO MTTKRP pass of a mode with `rows` output rows must move: the records
+ * read (and written again when remapping), nnz (d-1) R gathered factor values, G. */
+double tpb_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
+                             int64_t rows);
+
+/* Microseconds of one tiny launch in a back-to-back stream and of one host round trip. */
+typedef struct tpb_launch_costs {
+  double launch_us, round_trip_us;
+} tpb_launch_costs;
+tp_status tpb_measure_launch_costs(tp_space *space, tpb_launch_costs *costs);
+
 /* Parses "a<sep>b<sep>c" of positive integers into out (at most max): 1 on success,
  * 0 on an empty, malformed or too long list. For the drivers' command lines. */
 int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count);

@@ -116,14 +116,6 @@ static double max_rel_diff(bench *b, int mode) {
   return scale > 0 ? diff / scale : diff;
 }
 
-static double mode_bytes(const bench *b, int mode) {
-  const config *c = b->cfg;
-  const double eb = (double)tp_dtype_size(c->dtype);
-  const double record = b->fly_stats.record_bytes;
-  return (double)c->nnz * (record * (b->fly_stats.remaps ? 2 : 1) + (c->order - 1) * c->rank * eb) +
-         (double)c->dims[mode] * c->rank * eb;
-}
-
 static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   memset(r, 0, sizeof *r);
   r->mode = mode;
@@ -131,7 +123,9 @@ static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->remap_ms));
   s.remap = 0;
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->plain_ms));
-  r->gbps = mode_bytes(b, mode) / (r->remap_ms * 1e6);
+  r->gbps = tpb_sparse_mode_bytes(&b->fly_stats, b->cfg->rank, tp_dtype_size(b->cfg->dtype),
+                                  b->cfg->dims[mode]) /
+            (r->remap_ms * 1e6);
   r->base_ms = -1, r->check = -1;
   if (b->cfg->baseline) {
     TP_TRY(time_step(b, NULL, baseline_mode, &s, &r->base_ms));

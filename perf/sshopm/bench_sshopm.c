@@ -4,7 +4,7 @@
  *   fixed     fixed shift, exactly --iterations iterations (tol = 0)
  *   adaptive  adaptive shift, exactly --iterations iterations
  *   converge  adaptive shift until |delta lambda| < tol and |delta x| < xtol
- * and reports tensor-start iterations per second, GFLOP/s from the flop counts below,
+ * and reports tensor-start iterations per second, GFLOP/s from the flop counts in micro.h,
  * and the share of the measured FMA ceiling. Converged results of the first tensors
  * are checked in double (residual |A x^(m-1) - lambda x|).
  *
@@ -26,32 +26,6 @@ typedef struct bench_config {
   char shapes[128];
   uint64_t seed;
 } bench_config;
-
-/* Monomials of degree d in n variables: the unique values of an order-d tensor. */
-static double monomials(int degree, int n) {
-  int64_t count = 0;
-  if (degree == 0)
-    return 1.0;
-  return tp_sym_unique_count(degree, n, &count) == TP_SUCCESS ? (double)count : 0.0;
-}
-static double monomials_2_to(int degree, int n) {
-  double c = 0;
-  for (int d = 2; d <= degree; ++d)
-    c += monomials(d, n);
-  return c;
-}
-/* Flops of one fixed-shift iteration of the unrolled kernel: monomials of degree 2..m-1
- * (one multiply each), y = B p (n x M1 FMAs), lambda = x.y, x <- y + alpha x, the
- * norm and the scaling (2n + 2n + 2n + n), the step test (3n). */
-static double flops_fixed(int m, int n) {
-  return monomials_2_to(m - 1, n) + 2.0 * n * monomials(m - 1, n) + 10.0 * n;
-}
-/* Adaptive: H = A x^(m-2) (n(n+1)/2 x M2 FMAs), y = H x, the 3 x 3 eigenvalue bounds
- * (about 40 flops, counted as 40), the shift and the same vector work. */
-static double flops_adaptive(int m, int n) {
-  return monomials_2_to(m - 2, n) + 2.0 * (n * (n + 1) / 2) * monomials(m - 2, n) +
-         2.0 * n * n + 40 + 10.0 * n;
-}
 
 typedef struct bench_run {
   tp_space *space;
@@ -218,7 +192,7 @@ static tp_status bench_shape(tp_space *s, const bench_config *c, int m, int n, d
     if (st != TP_SUCCESS)
       break;
     double its = mean_its * (double)(c->tensors * c->starts), rate = its / (ms * 1e-3);
-    double f = mode == 0 ? flops_fixed(m, n) : flops_adaptive(m, n);
+    double f = mode == 0 ? tpb_sshopm_flops_fixed(m, n) : tpb_sshopm_flops_adaptive(m, n);
     double gflops = rate * f * 1e-9;
     printf("(%d,%d) %-3s %-8s %9.3f ms  %8.2e it/s  %8.1f GFLOP/s  %5.1f%% of FMA peak  "
            "mean its %6.1f  converged %5.1f%%  worst residual %.2e  (%s kernel, %.0f flops/it)\n",

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "micro.h"
 #include "tenport/tenport.h"
 
 typedef struct test_case {
@@ -40,16 +40,6 @@ typedef struct config {
   uint64_t seed;
 } config;
 
-typedef struct floor_costs {
-  double launch_us, round_trip_us;
-} floor_costs;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int fail(const char *what) {
   fprintf(stderr, "tp-bench-sttid: %s: %s\n", what, tp_last_error());
   return 1;
@@ -58,31 +48,6 @@ static int fail(const char *what) {
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
-}
-
-/* The cost of one tiny launch in a back-to-back stream, and of one host round trip. */
-static tp_status measure_floor(tp_space *space, floor_costs *f) {
-  void *p;
-  int64_t host;
-  const int n = 2000;
-  tp_status st = tp_alloc(space, 64, &p);
-  if (st)
-    return st;
-  for (int pass = 0; pass < 2 && st == TP_SUCCESS; ++pass) { /* the first pass warms up */
-    double t0 = now_s();
-    for (int k = 0; k < n && st == TP_SUCCESS; ++k)
-      st = tp_memset(space, p, k & 0xff, 64);
-    if (st == TP_SUCCESS)
-      st = tp_space_fence(space);
-    double t1 = now_s();
-    for (int k = 0; k < n / 4 && st == TP_SUCCESS; ++k)
-      st = tp_copy_to_host(space, &host, p, sizeof host);
-    double t2 = now_s();
-    f->launch_us = 1e6 * (t1 - t0) / n;
-    f->round_trip_us = 1e6 * (t2 - t1) / (n / 4);
-  }
-  tp_free(space, p);
-  return st;
 }
 
 typedef struct run_times {
@@ -159,7 +124,7 @@ static int time_runs(tp_space *space, const tp_coo *t, const config *cfg, run_ti
 
 static int run_case(tp_space *space, const tp_space_info *si, const char *name,
                     const tp_coo *t, double paper_gpu, double paper_cpu, const config *cfg,
-                    const floor_costs *fl, FILE *json, int *first_json) {
+                    const tpb_launch_costs *fl, FILE *json, int *first_json) {
   run_times med;
   tp_sttid_info info;
   tp_tci tci;
@@ -240,10 +205,10 @@ int main(int argc, char **argv) {
     return 2;
   tp_space *space;
   tp_space_info si;
-  floor_costs fl;
+  tpb_launch_costs fl;
   if (tp_space_create(&space, NULL) || tp_space_get_info(space, &si))
     return fail("space");
-  if (measure_floor(space, &fl))
+  if (tpb_measure_launch_costs(space, &fl))
     return fail("launch floor");
   printf("tp-bench-sttid: %s on %s (%d compute units); launch %.2f us, round trip %.2f us\n",
          si.backend, si.device_name, si.compute_units, fl.launch_us, fl.round_trip_us);

@@ -20,6 +20,8 @@ int tenport_cmd_gen(int argc, char **argv);
 int tenport_cmd_cp_als(int argc, char **argv);
 int tenport_cmd_convert(int argc, char **argv);
 int tenport_cmd_sttid(int argc, char **argv);
+int tenport_cmd_bench(int argc, char **argv);
+int tenport_cmd_demo(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
 

@@ -12,6 +12,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"demo", tenport_cmd_demo,
+     "the four methods on built-in example data, each answer checked (a few seconds)"},
     {"info", tenport_cmd_info,
      "backend, device and the machine's measured ceilings, with the portable layer's "
      "micro-benchmarks (--full for the large sizes)"},
@@ -26,6 +28,9 @@ static const command commands[] = {
      "generate test data: 'tenport gen dense' (.npy) and 'tenport gen sparse' (.tns, .tpb), "
      "random or planted low-rank tensors, 'tenport gen sttid' power-law or knowledge-graph "
      "tensors"},
+    {"bench", tenport_cmd_bench,
+     "the four methods' standard cases on this backend, next to the machine's ceilings "
+     "(--quick, --full, --json)"},
     {"convert", tenport_cmd_convert,
      "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb"},
 };

@@ -1,0 +1,34 @@
+/* Flop and byte counts the benchmarks report, in one place so the drivers and the suite
+ * agree. */
+#include "micro.h"
+
+/* Monomials of degree d in n variables: the unique values of an order-d tensor. */
+static double monomials(int degree, int n) {
+  int64_t count = 0;
+  if (degree == 0)
+    return 1.0;
+  return tp_sym_unique_count(degree, n, &count) == TP_SUCCESS ? (double)count : 0.0;
+}
+
+static double monomials_2_to(int degree, int n) {
+  double c = 0;
+  for (int d = 2; d <= degree; ++d)
+    c += monomials(d, n);
+  return c;
+}
+
+double tpb_sshopm_flops_fixed(int m, int n) {
+  return monomials_2_to(m - 1, n) + 2.0 * n * monomials(m - 1, n) + 10.0 * n;
+}
+
+double tpb_sshopm_flops_adaptive(int m, int n) {
+  return monomials_2_to(m - 2, n) + 2.0 * (n * (n + 1) / 2) * monomials(m - 2, n) +
+         2.0 * n * n + 40 + 10.0 * n;
+}
+
+double tpb_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
+                             int64_t rows) {
+  const double eb = (double)value_bytes, nnz = (double)s->nnz;
+  const double records = (double)s->record_bytes * (s->remaps ? 2 : 1);
+  return nnz * (records + (s->order - 1) * (double)rank * eb) + (double)rows * (double)rank * eb;
+}

@@ -1,0 +1,35 @@
+/* The cost of one tiny operation in a back-to-back stream, and of one host round trip:
+ * the floor of work that is a long chain of small dependent steps (STTID's pivots). */
+#include <time.h>
+
+#include "micro.h"
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+tp_status tpb_measure_launch_costs(tp_space *space, tpb_launch_costs *costs) {
+  void *p;
+  int64_t host;
+  const int n = 2000;
+  tp_status st = tp_alloc(space, 64, &p);
+  if (st)
+    return st;
+  for (int pass = 0; pass < 2 && st == TP_SUCCESS; ++pass) { /* the first pass warms up */
+    double t0 = seconds_now();
+    for (int k = 0; k < n && st == TP_SUCCESS; ++k)
+      st = tp_memset(space, p, k & 0xff, 64);
+    if (st == TP_SUCCESS)
+      st = tp_space_fence(space);
+    double t1 = seconds_now();
+    for (int k = 0; k < n / 4 && st == TP_SUCCESS; ++k)
+      st = tp_copy_to_host(space, &host, p, sizeof host);
+    double t2 = seconds_now();
+    costs->launch_us = 1e6 * (t1 - t0) / n;
+    costs->round_trip_us = 1e6 * (t2 - t1) / (n / 4);
+  }
+  tp_free(space, p);
+  return st;
+}

@@ -1,0 +1,96 @@
+/* tenport bench: the standard cases of the four methods on this build's backend, next to
+ * the machine's ceilings measured in the same run (perf/suite/). */
+#include <unistd.h>
+
+#include "commands.h"
+#include "suite.h"
+
+typedef struct bench_cli {
+  int full, quiet;
+  const char *only, *json;
+} bench_cli;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: tenport bench [--quick|--full] [--only METHOD] [--json OUT.json] [--quiet]\n"
+          "  --quick        small sizes: under a minute on two CPU cores (the default)\n"
+          "  --full         the design brief's problems, where the machine's memory holds\n"
+          "                 them (minutes on a CPU)\n"
+          "  --only METHOD  one of: %s\n"
+          "  --json FILE    also write every figure, the machine, backend, compilers and\n"
+          "                 revision as JSON (plot with tools/plot/plot_bench.py)\n"
+          "  --quiet        no progress on the terminal\n",
+          tps_method_list());
+}
+
+static int parse(int argc, char **argv, bench_cli *c) {
+  memset(c, 0, sizeof *c);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return usage(stdout), -1;
+    if (!strcmp(a, "--quick") || !strcmp(a, "--full"))
+      c->full = !strcmp(a, "--full");
+    else if (!strcmp(a, "--quiet"))
+      c->quiet = 1;
+    else if (!strcmp(a, "--only") || !strcmp(a, "--json")) {
+      if (!v)
+        return tenport_option_error("bench", a, 1, 0);
+      if (!strcmp(a, "--only") && !tps_is_method(v)) {
+        fprintf(stderr, "tenport bench: no method '%s' (there are: %s)\n", v, tps_method_list());
+        return 2;
+      }
+      *(!strcmp(a, "--only") ? &c->only : &c->json) = v;
+      ++i;
+    } else
+      return tenport_option_error("bench", a, -1, 0);
+  }
+  return 0;
+}
+
+/* What is running now, on one line of the terminal. */
+static void show_step(const char *what, void *user) {
+  (void)user;
+  fprintf(stderr, "\r\033[K  tenport bench: %s ...", what);
+  fflush(stderr);
+}
+
+static int run_bench(tp_space *space, void *cli) {
+  const bench_cli *c = (const bench_cli *)cli;
+  tps_run *run = (tps_run *)malloc(sizeof *run);
+  if (!run)
+    return fprintf(stderr, "tenport bench: out of host memory\n"), 1;
+  tp_status st = tps_init(run, space, c->full, c->only);
+  if (!c->quiet && isatty(STDERR_FILENO))
+    run->progress = show_step;
+  if (st == TP_SUCCESS)
+    st = tps_run_all(run);
+  if (run->progress)
+    fprintf(stderr, "\r\033[K");
+  int code = 0;
+  if (st != TP_SUCCESS)
+    code = tenport_fail("bench", "the suite failed");
+  else {
+    tps_print(stdout, run);
+    tps_machine m;
+    tps_machine_describe(run, &m);
+    if (c->json && tps_write_json(c->json, run, &m) != TP_SUCCESS)
+      code = tenport_fail("bench", "cannot write the JSON file");
+    for (int i = 0; i < run->count; ++i)
+      if (!run->results[i].verified)
+        code = 1;
+    fflush(stdout);
+    if (code == 1)
+      fprintf(stderr, "tenport bench: a result failed its check (see the table)\n");
+  }
+  free(run);
+  return code;
+}
+
+int tenport_cmd_bench(int argc, char **argv) {
+  bench_cli cli;
+  int r = parse(argc, argv, &cli);
+  if (r)
+    return r < 0 ? 0 : r;
+  return tenport_run_in_space("bench", run_bench, &cli);
+}
