@@ -176,41 +176,76 @@ Test(cp_als, spd_solve_rejects_bad_input) {
   TPT_FAILS_WITH(tp_cp_spd_solve(V, 0, U, 1, NULL, NULL), TP_ERROR_INVALID_ARGUMENT);
 }
 
-/* The in-space wrapper: f32 and f64 factors, G and U in the space. */
+/* One in-space solve of G (I x R doubles) against V in f32 or f64, compared with the
+ * host solve; `expect_fallback` is what the factorisation should report. */
+static void check_solve_in_space(const double *G, const double *V, int64_t I, int64_t R,
+                                 int single, int expect_fallback, double rel_tol) {
+  const size_t n = (size_t)(I * R), es = single ? sizeof(float) : sizeof(double);
+  double *want = tpt_host_alloc(sizeof(double) * n);
+  double *buf = tpt_host_alloc(sizeof(double) * (n > (size_t)(R * R) ? n : (size_t)(R * R)));
+  void *hg = tpt_host_alloc(es * n), *hu = tpt_host_alloc(es * n);
+  for (size_t i = 0; i < n; ++i) {
+    /* both paths see the same rounded G */
+    double g = single ? (double)(float)G[i] : G[i];
+    want[i] = g;
+    if (single)
+      ((float *)hg)[i] = (float)g;
+    else
+      ((double *)hg)[i] = g;
+  }
+  TPT_OK(tp_cp_spd_solve(V, R, want, I, NULL, NULL));
+  void *dg = tpt_to_space(hg, es * n), *du = tpt_alloc_poisoned(es * n);
+  int fallback = -1;
+  TPT_OK(tp_cp_solve_in_space(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R, V,
+                              buf, &fallback));
+  tpt_to_host(hu, du, es * n);
+  cr_expect_eq(fallback, expect_fallback);
+  const double tol = rel_tol * max_abs(want, (int64_t)n);
+  int64_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double u = single ? (double)((float *)hu)[i] : ((double *)hu)[i];
+    bad += !(fabs(u - want[i]) <= tol);
+    if (bad == 1 && !(fabs(u - want[i]) <= tol))
+      cr_expect_leq(fabs(u - want[i]), tol, "%s, %lld rows: entry %zu: %g vs %g",
+                    single ? "f32" : "f64", (long long)I, i, u, want[i]);
+  }
+  cr_expect_eq(bad, 0, "%s, %lld rows: %lld entries off", single ? "f32" : "f64", (long long)I,
+               (long long)bad);
+  tpt_free(dg), tpt_free(du), free(hg), free(hu), free(want), free(buf);
+}
+
+/* The in-space wrapper, f32 and f64: small factors go through the host solve, tall ones
+ * (TP_CP_SOLVE_PRODUCT_MIN_ROWS rows and more, an odd count) through U = G V^-1 in the
+ * space; both must give the host solve's answer. */
 Test(cp_als, solve_in_space_matches_host_solve) {
   tpt_rng rng = tpt_rng_fresh();
-  const int64_t R = 9, I = 21;
+  const int64_t R = 9, rows[] = {21, TP_CP_SOLVE_PRODUCT_MIN_ROWS + 37};
   double *B = random_matrix(&rng, R, R);
   double *V = gram_of(B, R, R, 0.5);
-  double *G = random_matrix(&rng, I, R);
-  double *want = tpt_host_alloc(sizeof(double) * (size_t)(I * R));
-  double *buf = tpt_host_alloc(sizeof(double) * (size_t)(I * R));
-  memcpy(want, G, sizeof(double) * (size_t)(I * R));
-  TPT_OK(tp_cp_spd_solve(V, R, want, I, NULL, NULL));
-  for (int single = 0; single <= 1; ++single) {
-    size_t es = single ? sizeof(float) : sizeof(double), n = (size_t)(I * R);
-    void *hg = tpt_host_alloc(es * n), *hu = tpt_host_alloc(es * n);
-    for (size_t i = 0; i < n; ++i) {
-      if (single)
-        ((float *)hg)[i] = (float)G[i];
-      else
-        ((double *)hg)[i] = G[i];
-    }
-    void *dg = tpt_to_space(hg, es * n), *du = tpt_alloc_poisoned(es * n);
-    int fallback = -1;
-    TPT_OK(tp_cp_solve_in_space(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R,
-                                V, buf, &fallback));
-    tpt_to_host(hu, du, es * n);
-    cr_expect_eq(fallback, 0);
-    double tol = single ? 1e-4 * max_abs(want, I * R) : 1e-12 * max_abs(want, I * R);
-    for (size_t i = 0; i < n; ++i) {
-      double u = single ? (double)((float *)hu)[i] : ((double *)hu)[i];
-      cr_expect_leq(fabs(u - want[i]), tol, "%s entry %zu: %g vs %g", single ? "f32" : "f64",
-                    i, u, want[i]);
-    }
-    tpt_free(dg), tpt_free(du), free(hg), free(hu);
+  for (int k = 0; k < 2; ++k) {
+    double *G = random_matrix(&rng, rows[k], R);
+    for (int single = 0; single <= 1; ++single)
+      check_solve_in_space(G, V, rows[k], R, single, 0, single ? 1e-4 : 1e-12);
+    free(G);
   }
-  free(B), free(V), free(G), free(want), free(buf);
+  free(B), free(V);
+}
+
+/* A rank-deficient V on both paths: the fallback's generalized inverse is one linear map,
+ * so the product path must reproduce the host's basic solution. */
+Test(cp_als, solve_in_space_rank_deficient) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t R = 12, k = 5, rows[] = {17, TP_CP_SOLVE_PRODUCT_MIN_ROWS + 5};
+  double *B = random_matrix(&rng, R, k);
+  double *V = gram_of(B, R, k, 0.0);
+  for (int t = 0; t < 2; ++t) {
+    double *U0 = random_matrix(&rng, rows[t], R);
+    double *G = times(U0, V, rows[t], R);
+    for (int single = 0; single <= 1; ++single)
+      check_solve_in_space(G, V, rows[t], R, single, 1, single ? 1e-4 : 1e-10);
+    free(U0), free(G);
+  }
+  free(B), free(V);
 }
 
 /* ---- column kernels ------------------------------------------------------------------ */

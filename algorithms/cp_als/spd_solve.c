@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tenport/linalg.h"
+#include "tp_space_common.h"
 #include "tenport/memory.h"
 #include "tp_cp_internal.h"
 #include "tp_error.h"
@@ -318,6 +320,30 @@ static tp_status upload(tp_space *space, tp_dtype dtype, double *host, size_t n,
   return tp_copy_to_device(space, U, host, n * sizeof(float));
 }
 
+/* U = G W in the space, W = V^-1 as the host solve sees it: the rows of the identity
+ * solved with the same factorisation and fallback (the solve is linear in its right-hand
+ * side), so both paths apply one operator. host holds at least R x R doubles. */
+static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G, void *U,
+                                  int64_t I, int64_t R, const double *V, double *host,
+                                  int *fallback) {
+  const size_t rr = (size_t)(R * R);
+  for (size_t k = 0; k < rr; ++k)
+    host[k] = k % (size_t)(R + 1) == 0 ? 1.0 : 0.0;
+  TP_TRY(tp_cp_spd_solve(V, R, host, R, fallback, NULL));
+  const size_t elem = dtype == TP_DTYPE_F64 ? sizeof(double) : sizeof(float);
+  void *W;
+  TP_TRY(tp_temp_alloc(space, elem * rr, &W));
+  tp_status st = upload(space, dtype, host, rr, W);
+  if (st == TP_SUCCESS && dtype == TP_DTYPE_F64)
+    st = tp_gemm_f64(space, TP_NO_TRANS, TP_NO_TRANS, I, R, R, 1.0, (const double *)G, R,
+                     (const double *)W, R, 0.0, (double *)U, R);
+  else if (st == TP_SUCCESS)
+    st = tp_gemm_f32(space, TP_NO_TRANS, TP_NO_TRANS, I, R, R, 1.0f, (const float *)G, R,
+                     (const float *)W, R, 0.0f, (float *)U, R);
+  tp_temp_release(space, W);
+  return st;
+}
+
 tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
                                int *fallback) {
@@ -326,6 +352,8 @@ tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, v
                "dtype %d: the solve takes float32 or float64 factors", (int)dtype);
   TP_CHECK_ARG(I >= 0 && R >= 1, "factor shape %lld x %lld is invalid", (long long)I,
                (long long)R);
+  if (I >= TP_CP_SOLVE_PRODUCT_MIN_ROWS && I >= 4 * R && G != U)
+    return solve_by_product(space, dtype, G, U, I, R, V, host, fallback);
   size_t n = (size_t)I * (size_t)R;
   TP_TRY(download(space, dtype, G, n, host));
   TP_TRY(tp_cp_spd_solve(V, R, host, I, fallback, NULL));

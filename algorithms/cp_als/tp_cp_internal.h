@@ -54,7 +54,12 @@ tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int 
                           int64_t *rank);
 
 /* The same for G and U in the space, of dtype f32 or f64 (they may be the same array):
- * G is copied to the host buffer host (I x R doubles), solved, and U copied back. */
+ * G is copied to the host buffer host (I x R doubles, at least R x R), solved, and U
+ * copied back. Factors of at least TP_CP_SOLVE_PRODUCT_MIN_ROWS rows (and 4 R) with G
+ * and U apart are solved in the space instead, as U = G W with W the host solve applied
+ * to the identity: a host solve of a million-row factor takes seconds, the product
+ * microseconds on a GPU. */
+#define TP_CP_SOLVE_PRODUCT_MIN_ROWS 4096
 tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
                                int *fallback);

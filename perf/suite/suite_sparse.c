@@ -8,7 +8,8 @@
  * gathered factor values and G written; model: those bytes at copy speed. The baseline
  * is given the same bytes (it reads less per record but gathers the same rows), so its
  * % of ceiling compares like with like. Check: FLYCOO and the baseline agree on every
- * row of every mode within 1e-4 of the largest entry; CP-ALS: the fit is in [0, 1]. */
+ * row of every mode within 1e-3 of the largest entry (f32 sums of up to ~1e5 terms
+ * in different orders); CP-ALS: the fit is in [0, 1]. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,7 @@ static tp_status add_mttkrp(sparse_case *c, const char *shape, const mode_sums *
     r->ms = ms[k], r->bytes = s->bytes, r->ceiling = TPS_CEILING_COPY;
     r->model_ms = tps_roofline_ms(c->run, 0, s->bytes, TPS_CEILING_NONE);
     snprintf(r->model, sizeof r->model, "bytes at copy speed");
-    r->verified = s->worst <= 1e-4;
+    r->verified = s->worst <= 1e-3; /* f32 sums of ~1e5 terms in other orders */
     snprintf(r->check, sizeof r->check, "flycoo vs atomics %.1e", s->worst);
   }
   return TP_SUCCESS;
