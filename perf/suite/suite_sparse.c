@@ -4,8 +4,10 @@
  * the COO baseline with global atomics, both averaged over the modes; one sparse CP-ALS
  * iteration.
  *
- * Counts (tpb_sparse_mode_bytes): records read (and written when remapping), nnz (d-1) R
- * gathered factor values and G written; model: those bytes at copy speed. The baseline
+ * Counts: flops nnz R d per mode (the FLYCOO paper's: d - 1 multiplies and one add per
+ * nonzero and column); bytes (tpb_sparse_mode_bytes) records read (and written when
+ * remapping), nnz (d-1) R gathered factor values and G written; model: those bytes at
+ * copy speed (the kernels are memory bound). The baseline
  * is given the same bytes (it reads less per record but gathers the same rows), so its
  * % of ceiling compares like with like. Check: FLYCOO and the baseline agree on every
  * row of every mode within 1e-3 of the largest entry (f32 sums of up to ~1e5 terms
@@ -124,6 +126,7 @@ static tp_status add_mttkrp(sparse_case *c, const char *shape, const mode_sums *
     if (!r)
       return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
     r->ms = ms[k], r->bytes = s->bytes, r->ceiling = TPS_CEILING_COPY;
+    r->flops = (double)c->stats.nnz * (double)c->U.rank * 3; /* nnz R d, the paper's count */
     r->model_ms = tps_roofline_ms(c->run, 0, s->bytes, TPS_CEILING_NONE);
     snprintf(r->model, sizeof r->model, "bytes at copy speed");
     r->verified = s->worst <= 1e-3; /* f32 sums of ~1e5 terms in other orders */
@@ -165,6 +168,7 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
   r->ms = 1e3 * seconds[1 + (n - 1) / 2];
   r->bytes = 3 * mode_bytes, r->ceiling = TPS_CEILING_COPY;
+  r->flops = 3.0 * (double)c->stats.nnz * (double)c->U.rank * 3; /* the three MTTKRPs */
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);
   snprintf(r->model, sizeof r->model, "3 MTTKRP passes");
   r->verified = isfinite(res.fit) && res.fit >= 0 && res.fit <= 1;

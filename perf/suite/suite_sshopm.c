@@ -4,7 +4,8 @@
  * 2^10 (quick).
  *
  * Counts: items = tensor-start iterations; flops = items x the per-iteration count of
- * tpb_sshopm_flops_fixed; ceiling and model: those flops at the FP32 FMA rate.
+ * tpb_sshopm_flops_fixed; bytes = the tensors, read once; ceiling and model: the flops at
+ * the FP32 FMA rate.
  * Check: the same batch run untimed with the adaptive shift to convergence; every
  * converged run among the first 512 has residual |A x^(m-1) - lambda x| <= 1e-3 in
  * double, and at least 90% of all runs converge. */
@@ -162,6 +163,9 @@ static tp_status bench_shape(tps_run *run, int m, int n, int64_t T) {
   r->items = (double)T * STARTS * ITERATIONS;
   snprintf(r->items_unit, sizeof r->items_unit, "tensor-start its");
   r->flops = r->items * tpb_sshopm_flops_fixed(m, n);
+  int64_t unique = 0;
+  tp_sym_unique_count(m, n, &unique);
+  r->bytes = 4.0 * (double)T * (double)unique; /* each tensor read once: compute bound */
   r->ceiling = TPS_CEILING_FMA_F32;
   r->model_ms = tps_roofline_ms(run, r->flops, 0, TPS_CEILING_FMA_F32);
   snprintf(r->model, sizeof r->model, "FMA peak");
