@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tenport's build needs, if they are missing.
-# Usage: tools/setup/deps.sh [build|test|gpu-compile]...
+# Usage: tools/setup/deps.sh [build|test|gpu-compile|plot]...
 #   build        compilers, meson, ninja, BLIS            (always installed)
 #   test         + Criterion
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
+#   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
 set -euo pipefail
 
 packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev)
@@ -12,6 +13,7 @@ for want in "$@"; do
     build) ;;
     test) packages+=(libcriterion-dev) ;;
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
+    plot) packages+=(python3-matplotlib) ;;
     *) echo "deps.sh: unknown package set '$want'" >&2; exit 2 ;;
   esac
 done
