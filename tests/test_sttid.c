@@ -39,6 +39,7 @@ static tp_coo random_tensor(tpt_rng *rng, int order, const int64_t *dims, int64_
 
 static tp_sttid_options options(int64_t rmax, double eps, int relative) {
   tp_sttid_options o;
+  memset(&o, 0, sizeof o);
   o.rmax = rmax, o.eps = eps, o.eps_relative = relative;
   return o;
 }
@@ -303,5 +304,81 @@ Test(sttid, rejects_bad_input) {
   t.nnz = 2, t.order = 1;
   TPT_FAILS_WITH(tp_sttid(tpt_space, &t, &o, &s, NULL), TP_ERROR_INVALID_ARGUMENT);
   t.order = 3;
+  tp_coo_free(NULL, &t);
+}
+
+/* ---- progress reports ------------------------------------------------------------- */
+
+enum { MAX_REPORTS = 4096 };
+
+typedef struct report_log {
+  int count;
+  tp_sttid_progress report[MAX_REPORTS];
+} report_log;
+
+static void log_report(const tp_sttid_progress *p, void *user) {
+  report_log *log = (report_log *)user;
+  cr_assert_lt(log->count, MAX_REPORTS, "more reports than expected");
+  log->report[log->count++] = *p;
+}
+
+/* Reports in order: bonds never go back, a bond's reports end with its bond_done one,
+ * pivots and seconds only grow; every bond reported done once, with the result's rank. */
+static void expect_reports_in_order(const report_log *log, const tp_tci *s) {
+  int done = 0;
+  int64_t pivots = 0;
+  double seconds = 0;
+  for (int i = 0; i < log->count; ++i) {
+    const tp_sttid_progress *p = &log->report[i];
+    cr_assert_eq(p->bonds, s->order - 1);
+    cr_assert_eq(p->bond, done, "report %d is about bond %d while bond %d runs", i, p->bond,
+                 done);
+    cr_assert_leq(p->rank, p->rank_limit, "report %d: rank above the limit", i);
+    cr_assert_geq(p->pivots, pivots, "report %d: the pivot count fell", i);
+    cr_assert_geq(p->seconds, seconds, "report %d: the clock went back", i);
+    pivots = p->pivots, seconds = p->seconds;
+    if (p->bond_done) {
+      cr_assert_eq(p->rank, s->ranks[p->bond + 1], "bond %d: reported rank %lld, result %lld",
+                   p->bond, (long long)p->rank, (long long)s->ranks[p->bond + 1]);
+      ++done;
+    }
+  }
+  cr_assert_eq(done, s->order - 1, "%d bonds reported done of %d", done, s->order - 1);
+  int64_t total = 0;
+  for (int k = 1; k < s->order; ++k)
+    total += s->ranks[k];
+  cr_assert_eq(pivots, total);
+}
+
+/* The reports a bond made before it was done. */
+static int64_t reports_within(const report_log *log, int bond) {
+  int64_t n = 0;
+  for (int i = 0; i < log->count; ++i)
+    n += log->report[i].bond == bond && !log->report[i].bond_done;
+  return n;
+}
+
+Test(sttid, progress_reports_each_bond_and_changes_nothing) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t dims[5] = {9, 8, 7, 6, 5};
+  tp_coo t = random_tensor(&rng, 5, dims, 700, PARETO, 0);
+  static report_log sparse_log, dense_log;
+  memset(&sparse_log, 0, sizeof sparse_log), memset(&dense_log, 0, sizeof dense_log);
+  tp_sttid_options quiet = options(1000, 1e-13, 1), watched = quiet;
+  watched.progress = log_report, watched.progress_user = &sparse_log;
+  tp_sttid_info info;
+  tp_tci a, b, d;
+  TPT_OK(tp_sttid(tpt_space, &t, &quiet, &a, NULL));
+  TPT_OK(tp_sttid(tpt_space, &t, &watched, &b, &info));
+  expect_same_tci(&a, &b);
+  expect_reports_in_order(&sparse_log, &b);
+  /* one report per read-back of the PRRLU's state, and no read-back of its own */
+  for (int k = 0; k < info.bonds; ++k)
+    cr_assert_eq(reports_within(&sparse_log, k), info.bond[k].host_syncs, "bond %d", k);
+  watched.progress_user = &dense_log;
+  TPT_OK(tp_ttid_dense(&t, &watched, DENSE_LIMIT, &d, NULL));
+  expect_reports_in_order(&dense_log, &d);
+  cr_assert_eq(dense_log.count, t.order - 1, "the dense reference reports bonds only");
+  tp_tci_free(&a), tp_tci_free(&b), tp_tci_free(&d);
   tp_coo_free(NULL, &t);
 }

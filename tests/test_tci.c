@@ -409,6 +409,7 @@ static double *dense_of(const tp_coo *t) {
 
 static tp_tci decompose(const tp_coo *t, int64_t rmax) {
   tp_sttid_options o;
+  memset(&o, 0, sizeof o);
   o.rmax = rmax, o.eps = 0, o.eps_relative = 0;
   tp_tci s;
   TPT_OK(tp_ttid_dense(t, &o, DENSE_LIMIT, &s, NULL));

@@ -32,6 +32,7 @@ typedef struct tpl_run {
   tp_recording *batch;
   int64_t batch_league;
   int store_changed, no_recording;
+  const tp_prrlu_observer *observer; /* may be NULL */
 } tpl_run;
 
 static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
@@ -216,6 +217,12 @@ static tp_status launch_batch(tpl_run *r, int64_t steps) {
   return tp_space_replay(r->space, r->batch);
 }
 
+/* Passes the pivot count of the state just read back to the observer, if any. */
+static void report_pivots(const tpl_run *r) {
+  if (r->observer && r->observer->pivots)
+    r->observer->pivots(r->observer->ctx, r->host.rank);
+}
+
 /* Runs pivot steps until the device reports a stop. */
 static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
   int64_t batch = TPL_BATCH_FIRST;
@@ -228,6 +235,7 @@ static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
     TP_TRY(launch_batch(r, steps));
     TP_TRY(pull_state(r));
     *syncs += 1;
+    report_pivots(r);
     if (r->host.stop >= 0)
       return TP_SUCCESS;
     resume_update = r->host.stalled != 0;
@@ -299,6 +307,11 @@ static tp_status collect(tpl_run *r, const tp_sttid_compressed *cm, tp_prrlu_res
 
 tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
                    tp_prrlu_result *result) {
+  return tp_prrlu_observed(space, host, opt, NULL, result);
+}
+
+tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
+                            const tp_prrlu_observer *observer, tp_prrlu_result *result) {
   TP_CHECK_ARG(space && host && result, "tp_prrlu: space, matrix and result must not be NULL");
   memset(result, 0, sizeof *result);
   int64_t limit;
@@ -312,7 +325,7 @@ tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options
   tp_status st = tp_prrlu_result_init(result, room);
   tpl_run r;
   memset(&r, 0, sizeof r);
-  r.space = space, r.rows_c = cm.rows, r.cols_c = cm.cols;
+  r.space = space, r.rows_c = cm.rows, r.cols_c = cm.cols, r.observer = observer;
   tp_space_info info;
   if (st == TP_SUCCESS)
     st = tp_space_get_info(space, &info);

@@ -51,17 +51,58 @@ static void record_bond(tp_sttid_bond *b, const tp_spmat *m, const tp_prrlu_resu
   b->fill = p->fill, b->peak_entries = p->peak_entries, b->host_syncs = p->host_syncs;
 }
 
+/* What the bonds of one sweep share: the input, how to factor, and the progress reports. */
+typedef struct ttid_sweep {
+  const tp_coo *t;
+  tp_prrlu_options popt;
+  tp_ttid_factor_fn factor;
+  void *ctx;
+  tp_sttid_progress_fn progress; /* may be NULL */
+  void *progress_user;
+  tp_sttid_progress now;         /* the next report */
+  int64_t pivots_before;         /* pivots of the bonds already done */
+  double start;
+} ttid_sweep;
+
+static void report(ttid_sweep *s, int64_t rank, int bond_done) {
+  s->now.rank = rank, s->now.bond_done = bond_done;
+  s->now.pivots = s->pivots_before + rank;
+  s->now.seconds = tp_wall_seconds() - s->start;
+  s->progress(&s->now, s->progress_user);
+}
+
+/* The PRRLU's observer: pivots so far at the current bond. */
+static void report_pivots(void *ctx, int64_t rank) { report((ttid_sweep *)ctx, rank, 0); }
+
+/* Factors bond k's matrix, with the PRRLU watched when someone wants the reports. */
+static tp_status factor_bond(ttid_sweep *s, int k, const tp_spmat *m, tp_prrlu_result *piv) {
+  if (!s->progress)
+    return s->factor(s->ctx, m, &s->popt, NULL, piv);
+  s->now.bond = k;
+  int64_t limit = m->rows < m->cols ? m->rows : m->cols;
+  s->now.rank_limit = s->popt.rmax < limit ? s->popt.rmax : limit;
+  tp_prrlu_observer observer;
+  observer.pivots = report_pivots, observer.ctx = s;
+  return s->factor(s->ctx, m, &s->popt, &observer, piv);
+}
+
+static void finish_bond(ttid_sweep *s, int64_t rank) {
+  if (s->progress)
+    report(s, rank, 1);
+  s->pivots_before += rank;
+}
+
 /* One bond: factor M_k, keep its pivots, cut core k and the next residual. */
-static tp_status sweep_bond(const tp_coo *t, int k, const tp_prrlu_options *popt,
-                            tp_ttid_factor_fn factor, void *ctx, tp_ttid_residual *res,
-                            tp_tci *out, tp_sttid_bond *b) {
+static tp_status sweep_bond(ttid_sweep *s, int k, tp_ttid_residual *res, tp_tci *out,
+                            tp_sttid_bond *b) {
+  const tp_coo *t = s->t;
   tp_spmat m;
   tp_prrlu_result piv;
   memset(&piv, 0, sizeof piv);
   double t0 = tp_wall_seconds();
   TP_TRY(tp_ttid_bond_matrix(t, k, res, &m));
   double t1 = tp_wall_seconds();
-  tp_status st = factor(ctx, &m, popt, &piv);
+  tp_status st = factor_bond(s, k, &m, &piv);
   double t2 = tp_wall_seconds();
   if (st == TP_SUCCESS && piv.rank == 0)
     st = TP_ERROR(TP_ERROR_NUMERICAL,
@@ -83,6 +124,8 @@ static tp_status sweep_bond(const tp_coo *t, int k, const tp_prrlu_options *popt
   }
   b->seconds_reshape = t1 - t0, b->seconds_prrlu = t2 - t1;
   b->seconds_extract = tp_wall_seconds() - t2;
+  if (st == TP_SUCCESS)
+    finish_bond(s, piv.rank);
   tp_prrlu_result_free(&piv);
   tp_spmat_free(&m);
   return st;
@@ -102,9 +145,20 @@ static tp_status first_residual(const tp_coo *t, tp_ttid_residual *res) {
   return TP_SUCCESS;
 }
 
+static void sweep_init(ttid_sweep *s, const tp_coo *t, const tp_sttid_options *opt,
+                       tp_ttid_factor_fn factor, void *ctx) {
+  memset(s, 0, sizeof *s);
+  s->t = t, s->factor = factor, s->ctx = ctx;
+  s->popt.rmax = opt->rmax, s->popt.eps = opt->eps, s->popt.eps_relative = opt->eps_relative;
+  s->progress = opt->progress, s->progress_user = opt->progress_user;
+  s->now.bonds = t->order - 1;
+  s->start = tp_wall_seconds();
+}
+
 tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_factor_fn factor,
                         void *ctx, tp_tci *out, tp_sttid_info *info) {
-  double start = tp_wall_seconds();
+  ttid_sweep s;
+  sweep_init(&s, t, opt, factor, ctx);
   tp_sttid_info local;
   memset(&local, 0, sizeof local);
   memset(out, 0, sizeof *out);
@@ -112,13 +166,11 @@ tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_fa
   memcpy(out->dims, t->dims, (size_t)t->order * sizeof(int64_t));
   out->ranks[0] = out->ranks[t->order] = 1;
   local.bonds = t->order - 1;
-  tp_prrlu_options popt;
-  popt.rmax = opt->rmax, popt.eps = opt->eps, popt.eps_relative = opt->eps_relative;
   tp_ttid_residual res;
   TP_TRY(first_residual(t, &res));
   tp_status st = TP_SUCCESS;
   for (int k = 0; k + 1 < t->order && st == TP_SUCCESS; ++k)
-    st = sweep_bond(t, k, &popt, factor, ctx, &res, out, &local.bond[k]);
+    st = sweep_bond(&s, k, &res, out, &local.bond[k]);
   if (st == TP_SUCCESS)
     st = tp_ttid_last_core(t, &res, &out->cores[t->order - 1]);
   tp_ttid_residual_free(&res);
@@ -126,15 +178,15 @@ tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_fa
     tp_tci_free(out);
     return st;
   }
-  local.seconds_total = tp_wall_seconds() - start;
+  local.seconds_total = tp_wall_seconds() - s.start;
   if (info)
     *info = local;
   return TP_SUCCESS;
 }
 
 static tp_status factor_sparse(void *ctx, const tp_spmat *m, const tp_prrlu_options *opt,
-                               tp_prrlu_result *res) {
-  return tp_prrlu((tp_space *)ctx, m, opt, res);
+                               const tp_prrlu_observer *observer, tp_prrlu_result *res) {
+  return tp_prrlu_observed((tp_space *)ctx, m, opt, observer, res);
 }
 
 tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
@@ -156,7 +208,8 @@ typedef struct dense_ctx {
 } dense_ctx;
 
 static tp_status factor_dense(void *ctx, const tp_spmat *m, const tp_prrlu_options *opt,
-                              tp_prrlu_result *res) {
+                              const tp_prrlu_observer *observer, tp_prrlu_result *res) {
+  (void)observer; /* a reference for tests: it reports finished bonds only */
   const dense_ctx *c = (const dense_ctx *)ctx;
   if (m->rows > c->max_elements / m->cols)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,

@@ -23,6 +23,17 @@ static inline double tp_prrlu_threshold(const tp_prrlu_options *opt, double firs
   return opt->eps_relative ? opt->eps * first : opt->eps;
 }
 
+/* Told the number of pivots chosen so far each time the sparse PRRLU has read its state
+ * back from the space (once per batch of pivot steps): watching costs no extra
+ * synchronisation. */
+typedef struct tp_prrlu_observer {
+  void (*pivots)(void *ctx, int64_t rank);
+  void *ctx;
+} tp_prrlu_observer;
+
+/* tp_prrlu with an observer (may be NULL). */
+tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
+                            const tp_prrlu_observer *observer, tp_prrlu_result *result);
 
 TP_EXTERN_C_END
 #endif

@@ -6,12 +6,16 @@
 
 #include "tenport/sttid.h"
 #include "tp_extern_c.h"
+#include "tp_prrlu_internal.h"
 
 TP_EXTERN_C_BEGIN
 
-/* Factors one bond's matrix: the sparse PRRLU in a space, or the dense reference. */
+/* Factors one bond's matrix: the sparse PRRLU in a space, or the dense reference (which
+ * has no intermediate state to report and ignores the observer, which may be NULL). */
 typedef tp_status (*tp_ttid_factor_fn)(void *ctx, const tp_spmat *m,
-                                       const tp_prrlu_options *opt, tp_prrlu_result *res);
+                                       const tp_prrlu_options *opt,
+                                       const tp_prrlu_observer *observer,
+                                       tp_prrlu_result *res);
 
 /* The residual of a bond: a subset of the input's nonzeros (positions in the input) and
  * for each the position `left` of its prefix among the previous bond's pivot rows. */

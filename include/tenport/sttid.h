@@ -125,10 +125,30 @@ tp_status tp_tci_pivot_col_index(const tp_tci *t, int bond, int64_t a, int64_t *
 
 /* ---- the decomposition ------------------------------------------------------------ */
 
+/* What the progress callback sees: once when each bond is done (bond_done = 1, bonds in
+ * increasing order) and, on the way, whenever the sparse PRRLU reads its state back from
+ * the space, which it does anyway once per batch of pivot steps (bond_done = 0; the dense
+ * reference makes no such reports). No report costs a synchronisation of its own. */
+typedef struct tp_sttid_progress {
+  int bond;           /* 0-based, 0..bonds-1 */
+  int bonds;          /* order - 1 */
+  int bond_done;      /* 1: rank is the bond's final rank */
+  int64_t rank;       /* pivots chosen at this bond so far */
+  int64_t rank_limit; /* min(rmax, rows, cols) of the bond's matrix */
+  int64_t pivots;     /* pivots chosen so far over all bonds, this one included */
+  double seconds;     /* since the sweep over the bonds started */
+} tp_sttid_progress;
+
+typedef void (*tp_sttid_progress_fn)(const tp_sttid_progress *p, void *user);
+
+/* Zero-initialise and set what you need: a NULL progress makes no reports. */
 typedef struct tp_sttid_options {
   int64_t rmax;     /* largest rank of any bond, >= 1 */
   double eps;       /* PRRLU threshold, >= 0 */
   int eps_relative; /* as in tp_prrlu_options */
+  tp_sttid_progress_fn progress; /* may be NULL; runs on the calling thread while the
+                                    space waits, so keep it short */
+  void *progress_user;           /* passed to progress as user */
 } tp_sttid_options;
 
 /* What happened at one bond. */
@@ -151,11 +171,13 @@ typedef struct tp_sttid_info {
 
 /* Decomposes a host tensor (f32 or f64, duplicates merged, values finite) with one
  * sparse PRRLU per bond run in the space. *out is filled on success and zeroed on
- * failure; info may be NULL. */
+ * failure; info may be NULL. opt->progress, when set, is told of each bond's progress
+ * (tp_sttid_progress). */
 tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
                    tp_tci *out, tp_sttid_info *info);
 /* The dense reference, for tensors of at most max_elements entries (densified, then
- * tp_prrlu_dense per bond): the same pivots, ranks and cores as tp_sttid. */
+ * tp_prrlu_dense per bond): the same pivots, ranks and cores as tp_sttid, and the same
+ * reports to opt->progress when each bond is done. */
 tp_status tp_ttid_dense(const tp_coo *host, const tp_sttid_options *opt, int64_t max_elements,
                         tp_tci *out, tp_sttid_info *info);
 

@@ -1,8 +1,7 @@
 /* tenport bench: the standard cases of the four methods on this build's backend, next to
  * the machine's ceilings measured in the same run (perf/suite/). */
-#include <unistd.h>
-
 #include "commands.h"
+#include "progress.h"
 #include "suite.h"
 
 typedef struct bench_cli {
@@ -48,11 +47,9 @@ static int parse(int argc, char **argv, bench_cli *c) {
   return 0;
 }
 
-/* What is running now, on one line of the terminal. */
+/* What is running now, on the progress line of the terminal. */
 static void show_step(const char *what, void *user) {
-  (void)user;
-  fprintf(stderr, "\r\033[K  tenport bench: %s ...", what);
-  fflush(stderr);
+  tenport_progress_show((tenport_progress *)user, "%s", what);
 }
 
 static int run_bench(tp_space *space, void *cli) {
@@ -60,13 +57,13 @@ static int run_bench(tp_space *space, void *cli) {
   tps_run *run = (tps_run *)malloc(sizeof *run);
   if (!run)
     return fprintf(stderr, "tenport bench: out of host memory\n"), 1;
+  tenport_progress bar;
+  tenport_progress_begin(&bar, "bench", tenport_progress_wanted(c->quiet));
   tp_status st = tps_init(run, space, c->full, c->only);
-  if (!c->quiet && isatty(STDERR_FILENO))
-    run->progress = show_step;
+  run->progress = show_step, run->progress_user = &bar;
   if (st == TP_SUCCESS)
     st = tps_run_all(run);
-  if (run->progress)
-    fprintf(stderr, "\r\033[K");
+  tenport_progress_end(&bar);
   int code = 0;
   if (st != TP_SUCCESS)
     code = tenport_fail("bench", "the suite failed");

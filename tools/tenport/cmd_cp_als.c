@@ -2,6 +2,7 @@
  * .tpb (sparse, cmd_cp_als_sparse.c) by alternating least squares; lambda and the factor
  * matrices as .npy files and a summary on stdout. --example decomposes a planted rank-3 tensor made in memory and checks
  * that the fit reaches 0.9999. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ typedef struct cp_cli {
   const char *input, *init, *output, *precision;
   int rank, quiet, example, tol_set, iters_set;
   tp_cp_als_options solver;
+  tenport_cp_watch watch;
 } cp_cli;
 
 static void usage(FILE *out) {
@@ -38,7 +40,8 @@ static void usage(FILE *out) {
           "  --no-reuse          one full MTTKRP per mode, no partial contractions shared\n"
           "                      across modes\n"
           "  --output PREFIX     write PREFIX_lambda.npy and PREFIX_factor<k>.npy\n"
-          "  --quiet             no progress line per iteration\n"
+          "  --quiet             no progress line per iteration on stdout, and no live\n"
+          "                      progress indicator on a terminal's stderr\n"
           "  --example           a planted rank-%d tensor made in memory (no --input); checks\n"
           "                      fit >= %.4f (tol 1e-9 and 500 iterations unless given)\n"
           "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
@@ -119,10 +122,45 @@ static int parse_args(int argc, char **argv, cp_cli *c) {
   if (c->example && !c->iters_set)
     c->solver.max_iters = 500;
   if (!c->quiet) {
-    c->solver.progress = tp_cp_als_print_progress;
-    c->solver.progress_user = stdout;
+    c->watch.max_iters = c->solver.max_iters, c->watch.tol = c->solver.tol;
+    c->solver.progress = tenport_cp_watch_iteration;
+    c->solver.progress_user = &c->watch;
   }
   return 0;
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+/* The iteration after which the solver stops (its own rule: |delta| < tol from the
+ * second iteration on, or the limit). */
+static int last_iteration(const tenport_cp_watch *w, const tp_cp_als_progress *p) {
+  return p->iteration >= w->max_iters || (p->iteration > 1 && fabs(p->delta_fit) < w->tol);
+}
+
+#define ITERATION_STATUS "iteration %d (at most %d), fit %.6f, delta %+.2e"
+
+/* The line on stdout as before, and the indicator (the last iteration's state drawn at
+ * once: normalisation and writing follow it). */
+void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch) {
+  tenport_cp_watch *w = (tenport_cp_watch *)watch;
+  tenport_progress_hide(&w->bar);
+  tp_cp_als_print_progress(p, stdout);
+  if (last_iteration(w, p))
+    tenport_progress_show(&w->bar, ITERATION_STATUS, p->iteration, w->max_iters, p->fit,
+                          p->delta_fit);
+  else
+    tenport_progress_update(&w->bar, ITERATION_STATUS, p->iteration, w->max_iters, p->fit,
+                            p->delta_fit);
+}
+
+void tenport_cp_watch_begin(tenport_cp_watch *w) {
+  if (w)
+    tenport_progress_begin(&w->bar, "cp-als", tenport_progress_wanted(0));
+}
+
+void tenport_cp_watch_end(tenport_cp_watch *w) {
+  if (w)
+    tenport_progress_end(&w->bar);
 }
 
 /* ---- the file's element type ------------------------------------------------------- */
@@ -233,8 +271,11 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(j->space, h->dtype, h->order, h->dims, c->rank, &j->model);
   c->solver.rank = c->rank;
+  tenport_cp_watch *watch = c->quiet ? NULL : &c->watch;
+  tenport_cp_watch_begin(watch);
   if (st == TP_SUCCESS)
     st = tp_cp_als(j->space, &j->x, &c->solver, &j->model, &j->result);
+  tenport_cp_watch_end(watch);
   if (st == TP_SUCCESS && c->output)
     st = write_model(c, j);
   c->solver.init = NULL;
@@ -247,6 +288,7 @@ static int run_sparse_file(tp_space *space, cp_cli *c) {
   q.input = c->input, q.init = c->init, q.output = c->output, q.rank = c->rank;
   q.dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
   q.solver = &c->solver;
+  q.watch = c->quiet ? NULL : &c->watch;
   return tenport_cp_als_sparse(space, &q);
 }
 

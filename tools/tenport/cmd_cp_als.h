@@ -4,6 +4,21 @@
 #define TENPORT_CMD_CP_ALS_H
 
 #include "commands.h"
+#include "progress.h"
+
+/* The per-iteration reports of a run (solver.progress_user): a line on stdout as
+ * before, and the live indicator on a terminal. */
+typedef struct tenport_cp_watch {
+  int max_iters;
+  double tol;
+  tenport_progress bar;
+} tenport_cp_watch;
+
+/* tp_cp_als_options.progress with a tenport_cp_watch as user. */
+void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch);
+/* The indicator around the solver call; both accept NULL (--quiet). */
+void tenport_cp_watch_begin(tenport_cp_watch *w);
+void tenport_cp_watch_end(tenport_cp_watch *w);
 
 /* One decomposition of a file, as the command line asked. */
 typedef struct tenport_cp_request {
@@ -11,6 +26,7 @@ typedef struct tenport_cp_request {
   int rank;
   tp_dtype dtype;
   const tp_cp_als_options *solver;
+  tenport_cp_watch *watch; /* NULL with --quiet */
 } tenport_cp_request;
 
 /* The fit, iterations, time and fallback lines of the summary. */

@@ -36,8 +36,10 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   solver.rank = q->rank;
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(space, host.dtype, host.order, host.dims, q->rank, &model);
+  tenport_cp_watch_begin(q->watch);
   if (st == TP_SUCCESS)
     st = tp_cp_als_sparse(space, fly, &solver, &model, &res);
+  tenport_cp_watch_end(q->watch);
   if (st == TP_SUCCESS && q->output) {
     st = tp_kruskal_alloc(NULL, host.dtype, host.order, host.dims, q->rank, &host_model);
     if (st == TP_SUCCESS)

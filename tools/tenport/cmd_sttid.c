@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "tenport/tenport.h"
 
 typedef struct sttid_cli {
@@ -31,7 +32,8 @@ static void usage(FILE *out) {
           "  --no-error          skip the relative error (its cost grows with the square of\n"
           "                      the largest rank)\n"
           "  --backend-info      print the backend and device\n"
-          "  --quiet             leave out the per-bond and per-core lines\n",
+          "  --quiet             leave out the per-bond and per-core lines, and the live\n"
+          "                      progress indicator on a terminal's stderr\n",
           TP_COO_MAX_ORDER);
 }
 
@@ -221,6 +223,41 @@ static tp_status read_input(const sttid_cli *c, tp_coo *host, tp_coo_read_info *
   return tp_coo_read(c->input, TP_DTYPE_F64, host, info);
 }
 
+/* The indicator's line for a report of tp_sttid (bonds counted from 1 there). */
+static void show_progress(const tp_sttid_progress *p, void *user) {
+  tenport_progress *bar = (tenport_progress *)user;
+  if (p->bond_done)
+    tenport_progress_show(bar, "bond %d of %d done, rank %lld; %lld pivots in all",
+                          p->bond + 1, p->bonds, (long long)p->rank, (long long)p->pivots);
+  else
+    tenport_progress_update(bar, "bond %d of %d: %lld pivots (at most %lld); %lld in all",
+                            p->bond + 1, p->bonds, (long long)p->rank,
+                            (long long)p->rank_limit, (long long)p->pivots);
+}
+
+static tp_status decompose(tp_space *space, const sttid_cli *c, const tp_coo *host,
+                           tenport_progress *bar, tp_tci *tci, tp_sttid_info *info) {
+  tp_sttid_options opt = c->opt;
+  if (bar->enabled)
+    opt.progress = show_progress, opt.progress_user = bar;
+  tp_status st = tp_sttid(space, host, &opt, tci, info);
+  tenport_progress_hide(bar); /* the report follows on stdout */
+  return st;
+}
+
+static tp_status report_error(const sttid_cli *c, const tp_tci *tci, const tp_coo *host,
+                              tenport_progress *bar) {
+  if (c->no_error)
+    return TP_SUCCESS;
+  tp_tci_error_info err;
+  tenport_progress_show(bar, "the relative error ||X - X~|| / ||X||");
+  tp_status st = tp_tci_error(tci, host, &err);
+  tenport_progress_hide(bar);
+  if (st == TP_SUCCESS)
+    print_error(&err);
+  return st;
+}
+
 static int run(tp_space *space, void *cli) {
   const sttid_cli *c = (const sttid_cli *)cli;
   double t0 = tenport_seconds();
@@ -228,14 +265,15 @@ static int run(tp_space *space, void *cli) {
   tp_coo_read_info read_info = {0, 0};
   tp_tci tci;
   tp_sttid_info info;
-  tp_tci_error_info err;
+  tenport_progress bar;
   memset(&host, 0, sizeof host), memset(&tci, 0, sizeof tci), memset(&info, 0, sizeof info);
+  tenport_progress_begin(&bar, "sttid", tenport_progress_wanted(c->quiet));
   if (c->backend_info)
     print_backend(space);
   tp_status st = read_input(c, &host, &read_info);
   if (st == TP_SUCCESS) {
     print_tensor(c, &host, &read_info);
-    st = tp_sttid(space, &host, &c->opt, &tci, &info);
+    st = decompose(space, c, &host, &bar, &tci, &info);
   }
   for (int k = 0; st == TP_SUCCESS && !c->quiet && k < info.bonds; ++k)
     print_bond(c, k, &info.bond[k]);
@@ -243,12 +281,11 @@ static int run(tp_space *space, void *cli) {
     print_ranks(&tci);
     st = print_cores(&tci, c->quiet);
   }
-  if (st == TP_SUCCESS && !c->no_error)
-    st = tp_tci_error(&tci, &host, &err);
-  if (st == TP_SUCCESS && !c->no_error)
-    print_error(&err);
+  if (st == TP_SUCCESS)
+    st = report_error(c, &tci, &host, &bar);
   if (st == TP_SUCCESS && c->output)
     st = tp_tci_write(c->output, &tci);
+  tenport_progress_end(&bar); /* before any message on stderr */
   int code = st == TP_SUCCESS ? 0 : tenport_fail("sttid", "failed");
   if (code == 0) {
     printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
