@@ -17,6 +17,7 @@
 typedef struct cp_cli {
   const char *input, *init, *output, *precision;
   int rank, quiet, example, tol_set, iters_set;
+  double check_fit; /* < 0: none */
   tp_cp_als_options solver;
   tenport_cp_watch watch;
 } cp_cli;
@@ -40,6 +41,8 @@ static void usage(FILE *out) {
           "  --no-reuse          one full MTTKRP per mode, no partial contractions shared\n"
           "                      across modes\n"
           "  --output PREFIX     write PREFIX_lambda.npy and PREFIX_factor<k>.npy\n"
+          "  --check-fit F       exit with status 1 unless the final fit is at least F (for\n"
+          "                      scripts and tests)\n"
           "  --quiet             no progress line per iteration on stdout, and no live\n"
           "                      progress indicator on a terminal's stderr\n"
           "  --example           a planted rank-%d tensor made in memory (no --input); checks\n"
@@ -71,6 +74,8 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
     return tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS;
   if (!strcmp(a, "--precision"))
     return c->precision = v, !strcmp(v, "f32") || !strcmp(v, "f64");
+  if (!strcmp(a, "--check-fit"))
+    return tenport_parse_double(v, &c->check_fit) && c->check_fit >= 0 && c->check_fit <= 1;
   return -1;
 }
 
@@ -104,6 +109,7 @@ static int check_args(const cp_cli *c) {
 static int parse_args(int argc, char **argv, cp_cli *c) {
   memset(c, 0, sizeof *c);
   c->solver = tp_cp_als_options_default();
+  c->check_fit = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -289,6 +295,7 @@ static int run_sparse_file(tp_space *space, cp_cli *c) {
   q.dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
   q.solver = &c->solver;
   q.watch = c->quiet ? NULL : &c->watch;
+  q.check_fit = c->check_fit;
   return tenport_cp_als_sparse(space, &q);
 }
 
@@ -310,6 +317,8 @@ static int run_file(tp_space *space, cp_cli *c) {
     if (c->output)
       printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output,
              j.x.order - 1);
+    if (c->check_fit >= 0)
+      code = tenport_cp_check_fit(j.result.fit, c->check_fit);
   }
   job_free(&j);
   return code;
@@ -334,12 +343,16 @@ static int run_example(tp_space *space, cp_cli *c) {
   int code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0) {
     print_summary(c, &j, "planted (in memory)", tenport_seconds() - t0);
-    int pass = j.result.fit >= EXAMPLE_FIT;
-    printf("check: fit %.10f >= %.4f: %s\n", j.result.fit, EXAMPLE_FIT, pass ? "PASS" : "FAIL");
-    code = pass ? 0 : 1;
+    code = tenport_cp_check_fit(j.result.fit, c->check_fit >= 0 ? c->check_fit : EXAMPLE_FIT);
   }
   job_free(&j);
   return code;
+}
+
+int tenport_cp_check_fit(double fit, double want) {
+  int pass = fit >= want;
+  printf("check: fit %.10f >= %.4f: %s\n", fit, want, pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
 }
 
 /* The example or the input file, as the options say. */

@@ -27,7 +27,11 @@ typedef struct tenport_cp_request {
   tp_dtype dtype;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch; /* NULL with --quiet */
+  double check_fit;        /* --check-fit: fail below this fit (< 0: no check) */
 } tenport_cp_request;
+
+/* Prints "check: fit F >= WANT: PASS|FAIL"; returns the exit code, 0 or 1. */
+int tenport_cp_check_fit(double fit, double want);
 
 /* The fit, iterations, time and fallback lines of the summary. */
 void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);

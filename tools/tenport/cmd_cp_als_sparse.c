@@ -55,6 +55,8 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
     tenport_cp_print_result(&res, tenport_seconds() - t0);
     if (q->output)
       printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, host.order - 1);
+    if (q->check_fit >= 0)
+      code = tenport_cp_check_fit(res.fit, q->check_fit);
   }
   tp_kruskal_free(NULL, &host_model), tp_kruskal_free(space, &model);
   tp_kruskal_free(NULL, &init);

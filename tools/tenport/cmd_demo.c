@@ -4,9 +4,10 @@
  *      --example) and the eigenpairs of the Kofidis-Regalia tensor (sshopm --example);
  *   2. dense CP-ALS of a planted rank-3 tensor (cp-als --example), checked by its fit;
  *   3. sparse CP-ALS on FLYCOO of a planted low-rank sparse tensor, written as .tns and
- *      read back (gen sparse, then cp-als);
+ *      read back (gen sparse, then cp-als), checked by its fit;
  *   4. an exact sparse tensor train (STTID) of a random power-law tensor (gen sttid, then
- *      sttid), checked by its relative error.
+ *      sttid), checked by its relative error (at most 1e-6: the error formula's floor in
+ *      double precision is a few 1e-7).
  * Each step is the subcommand of the same name, run in this process; files go to a
  * temporary folder that is removed afterwards. */
 #include <unistd.h>
@@ -33,13 +34,13 @@ static const demo_step steps[] = {
       "--output", "@/planted.tns"}},
     {"3b. sparse CP-ALS of it (FLYCOO)", tenport_cmd_cp_als,
      {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--maxiters",
-      "200", "--quiet"}},
+      "200", "--check-fit", "0.9999", "--quiet"}},
     {"4a. a random power-law tensor 30^4 with 2000 nonzeros", tenport_cmd_gen,
      {"gen", "sttid", "--kind", "power-law", "--dims", "30,30,30,30", "--nnz", "2000",
       "--alpha", "2", "--seed", "3", "--output", "@/powerlaw.tns"}},
     {"4b. its exact sparse tensor train (STTID)", tenport_cmd_sttid,
      {"sttid", "--input", "@/powerlaw.tns", "--rmax", "100000", "--eps", "1e-12",
-      "--eps-relative", "--quiet"}},
+      "--eps-relative", "--check-error", "1e-6", "--quiet"}},
 };
 enum { NUM_STEPS = sizeof steps / sizeof steps[0] };
 

@@ -13,6 +13,7 @@ typedef struct sttid_cli {
   int64_t dims[TP_COO_MAX_ORDER];
   int order;
   int has_rmax, has_eps, backend_info, quiet, no_error;
+  double check_error; /* --check-error: fail above this relative error (< 0: none) */
   tp_sttid_options opt;
 } sttid_cli;
 
@@ -31,6 +32,8 @@ static void usage(FILE *out) {
           "  --output PREFIX     write PREFIX.tci and PREFIX.core<k>.tns\n"
           "  --no-error          skip the relative error (its cost grows with the square of\n"
           "                      the largest rank)\n"
+          "  --check-error E     exit with status 1 unless the relative error is at most E\n"
+          "                      (a bound at the formula's floor counts as that bound)\n"
           "  --backend-info      print the backend and device\n"
           "  --quiet             leave out the per-bond and per-core lines, and the live\n"
           "                      progress indicator on a terminal's stderr\n",
@@ -59,6 +62,8 @@ static int parse_value(sttid_cli *c, const char *a, const char *v) {
     return c->has_rmax = 1, parse_rmax(v, &c->opt.rmax);
   if (!strcmp(a, "--eps"))
     return c->has_eps = 1, tenport_parse_double(v, &c->opt.eps) && c->opt.eps >= 0;
+  if (!strcmp(a, "--check-error"))
+    return tenport_parse_double(v, &c->check_error) && c->check_error >= 0;
   return -1;
 }
 
@@ -104,6 +109,10 @@ static int check_args(sttid_cli *c) {
     fprintf(stderr, "tenport sttid: %s is required ('tenport sttid --help')\n", missing);
     return 2;
   }
+  if (c->no_error && c->check_error >= 0) {
+    fprintf(stderr, "tenport sttid: --check-error needs the relative error: drop --no-error\n");
+    return 2;
+  }
   if (c->dims_text && tenport_coo_format(c->input) == 'b') {
     fprintf(stderr, "tenport sttid: --dims is for .tns input; '%s' holds its own dims\n",
             c->input);
@@ -135,6 +144,7 @@ static int option_error(const char *a, const char *v, int r, int had_value) {
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
 static int parse_args(int argc, char **argv, sttid_cli *c) {
   memset(c, 0, sizeof *c);
+  c->check_error = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -246,7 +256,8 @@ static tp_status decompose(tp_space *space, const sttid_cli *c, const tp_coo *ho
 }
 
 static tp_status report_error(const sttid_cli *c, const tp_tci *tci, const tp_coo *host,
-                              tenport_progress *bar) {
+                              tenport_progress *bar, tp_tci_error_info *err_out) {
+  err_out->relative_error = -1;
   if (c->no_error)
     return TP_SUCCESS;
   tp_tci_error_info err;
@@ -254,7 +265,7 @@ static tp_status report_error(const sttid_cli *c, const tp_tci *tci, const tp_co
   tp_status st = tp_tci_error(tci, host, &err);
   tenport_progress_hide(bar);
   if (st == TP_SUCCESS)
-    print_error(&err);
+    print_error(&err), *err_out = err;
   return st;
 }
 
@@ -281,8 +292,9 @@ static int run(tp_space *space, void *cli) {
     print_ranks(&tci);
     st = print_cores(&tci, c->quiet);
   }
+  tp_tci_error_info err;
   if (st == TP_SUCCESS)
-    st = report_error(c, &tci, &host, &bar);
+    st = report_error(c, &tci, &host, &bar, &err);
   if (st == TP_SUCCESS && c->output)
     st = tp_tci_write(c->output, &tci);
   tenport_progress_end(&bar); /* before any message on stderr */
@@ -292,6 +304,12 @@ static int run(tp_space *space, void *cli) {
            info.seconds_total, tenport_seconds() - t0);
     if (c->output)
       printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci.order - 1);
+    if (c->check_error >= 0) {
+      int pass = err.relative_error <= c->check_error;
+      printf("check: relative error %.3g <= %.3g: %s\n", err.relative_error, c->check_error,
+             pass ? "PASS" : "FAIL");
+      code = pass ? 0 : 1;
+    }
   }
   tp_tci_free(&tci);
   tp_coo_free(NULL, &host);
