@@ -6,7 +6,9 @@
 #
 # Usage: tools/gpu/run-bench.sh [RESULTS_DIR]    (default $OUT, else ./)
 # Environment:
-#   STEPS="..."     a subset of: build gpu gpu-peers cpu cpu-peers examples (default: all)
+#   STEPS="..."     a subset of: build tests gpu gpu-peers cpu cpu-peers examples (default:
+#                   all); tests runs the GPU suites of what the suite's cases call last
+#                   changed (cp_als, cp_als_sparse, sttid, prrlu, tci)
 #   SIZE            full (default) or quick
 #   TP_REVISION     the revision to log when the tree is a copy without .git
 # Run from the repository root with .deps/ carried along (BLIS for the OpenMP build).
@@ -14,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}
 mkdir -p "$out"
-steps=${STEPS:-build gpu gpu-peers cpu cpu-peers examples}
+steps=${STEPS:-build tests gpu gpu-peers cpu cpu-peers examples}
 size=${SIZE:-full}
 build=${TP_BUILD_DIR:-build-gpu}
 cpu=${TP_CPU_BUILD_DIR:-build-openmp}
@@ -28,16 +30,31 @@ echo "host: $(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) cores"
 cores=$(nproc)
 status=0
 
-if want build; then
-  say build
+gpu_steps() { want tests || want gpu || want gpu-peers; }
+cpu_steps() { want cpu || want cpu-peers; }
+if want build && gpu_steps; then
+  say "build: cuda"
   [[ -f $build/build.ninja ]] || meson setup "$build" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
-    -Dtests=disabled >/dev/null
+    -Dtests=enabled >/dev/null
   ninja -C "$build" tools/tenport >/dev/null || exit 1
+  if want tests; then
+    ninja -C "$build" tests/test_cp_als tests/test_cp_als_sparse tests/test_sttid \
+      tests/test_prrlu tests/test_tci >/dev/null || exit 1
+  fi
+fi
+if want build && cpu_steps; then
+  say "build: openmp"
   [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
     -Dcpu_native=true ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >/dev/null
   ninja -C "$cpu" tools/tenport >/dev/null || exit 1
 fi
 
+if want tests; then
+  say "GPU tests: cp_als, cp_als_sparse, sttid, prrlu, tci"
+  meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs cp_als cp_als_sparse \
+    sttid prrlu tci || status=1
+  cp "$build/meson-logs/testlog.txt" "$out/gpu-testlog.txt" 2>/dev/null
+fi
 if want gpu; then
   say "GPU: tenport bench --$size"
   timeout 500 "$build/tools/tenport" bench --"$size" --quiet --json "$out/bench-cuda.json" ||
