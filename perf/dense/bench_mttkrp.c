@@ -424,19 +424,6 @@ static tp_status check_output(bench *b, int mode, row *r) {
 
 /* ---- output ------------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static double flops_paper(const bench *b) {
   return (double)b->count * (double)b->rank * b->X.order;
 }
@@ -510,7 +497,7 @@ static void json_row(bench *b, const row *r) {
   else
     fprintf(f, "\"mode\": %d, ", r->mode);
   fprintf(f, "\"state\": \"%s\", \"note\": ", state_name(r->state));
-  json_string(f, r->note);
+  tpb_json_string(f, r->note);
   fprintf(f, ", \"estimate_bytes\": %.0f", r->estimate_bytes);
   if (r->state == ROW_OK)
     fprintf(f,
@@ -842,7 +829,7 @@ static void print_problem(bench *b) {
   if (b->json) {
     b->json_open = 1;
     fprintf(b->json, "{\n  \"device\": ");
-    json_string(b->json, b->info.device_name);
+    tpb_json_string(b->json, b->info.device_name);
     fprintf(b->json, ",\n  \"backend\": \"%s\",\n  \"shape\": [", b->info.backend);
     for (int m = 0; m < cfg->order; ++m)
       fprintf(b->json, m ? ", %lld" : "%lld", (long long)cfg->dims[m]);

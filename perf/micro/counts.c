@@ -1,5 +1,5 @@
 /* Flop and byte counts the benchmarks report, in one place so the drivers and the suite
- * agree. */
+ * agree; and the JSON string writer they share. */
 #include "micro.h"
 
 /* Monomials of degree d in n variables: the unique values of an order-d tensor. */
@@ -31,4 +31,17 @@ double tpb_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t valu
   const double eb = (double)value_bytes, nnz = (double)s->nnz;
   const double records = (double)s->record_bytes * (s->remaps ? 2 : 1);
   return nnz * (records + (s->order - 1) * (double)rank * eb) + (double)rows * (double)rank * eb;
+}
+
+void tpb_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
 }

@@ -91,6 +91,10 @@ typedef struct tpb_launch_costs {
 } tpb_launch_costs;
 tp_status tpb_measure_launch_costs(tp_space *space, tpb_launch_costs *costs);
 
+/* Writes s as a JSON string (quoted, with quotes, backslashes and control characters
+ * escaped). */
+void tpb_json_string(FILE *f, const char *s);
+
 /* Parses "a<sep>b<sep>c" of positive integers into out (at most max): 1 on success,
  * 0 on an empty, malformed or too long list. For the drivers' command lines. */
 int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count);

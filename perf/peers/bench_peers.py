@@ -59,6 +59,16 @@ def peer_result(base, kernel, ms, note):
     return r
 
 
+def mean_of_modes(res, path, kernel, what):
+    """The peer result of a peer's JSON file: the mean time of its per-mode rows."""
+    with open(path) as f:
+        rows = [r for r in json.load(f)['rows'] if r.get('ms')]
+    if not rows:
+        return None
+    return peer_result(res, kernel, statistics.mean(r['ms'] for r in rows),
+                       '%s, mean of %d modes' % (what, len(rows)))
+
+
 def dense_peer(res, args):
     m = re.search(r'(\d+(?:x\d+)+) (f32|f64) R=(\d+)', res['case'])
     if not m:
@@ -72,12 +82,7 @@ def dense_peer(res, args):
         cmd += ['--threads', str(args.threads)]
     if run(cmd, args.timeout) is None:
         return None
-    with open(out) as f:
-        rows = [r for r in json.load(f)['rows'] if r.get('ms')]
-    if not rows:
-        return None
-    return peer_result(res, 'einsum', statistics.mean(r['ms'] for r in rows),
-                       'torch einsum, C order, mean of %d modes' % len(rows))
+    return mean_of_modes(res, out, 'einsum', 'torch einsum, C order')
 
 
 def sshopm_peer(res, args):
@@ -112,12 +117,7 @@ def sparse_peer(res, args):
     os.remove(tpb)
     if text is None:
         return None
-    with open(out) as f:
-        rows = [r for r in json.load(f)['rows'] if r.get('ms')]
-    if not rows:
-        return None
-    return peer_result(res, 'index_add', statistics.mean(r['ms'] for r in rows),
-                       'torch index_add, mean of %d modes' % len(rows))
+    return mean_of_modes(res, out, 'index_add', 'torch index_add')
 
 
 PEERS = {'dense-mttkrp': ('dense', dense_peer), 'sshopm': ('sshopm', sshopm_peer),

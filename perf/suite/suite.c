@@ -1,7 +1,9 @@
 /* The suite's driver: ceilings first, then each selected method in turn. */
 #include "suite.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_error.h"
@@ -104,4 +106,36 @@ double tps_roofline_ms(const tps_run *run, double flops, double bytes, tps_ceili
   double t_bytes = copy > 0 ? bytes / (copy * 1e6) : 0;
   double t_flops = rate > 0 ? flops / (rate * 1e6) : 0;
   return t_bytes > t_flops ? t_bytes : t_flops;
+}
+
+static double value_at(const void *p, size_t i, tp_dtype dtype) {
+  return dtype == TP_DTYPE_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n,
+                           tp_dtype dtype, double *rel) {
+  const size_t bytes = n * tp_dtype_size(dtype);
+  void *ha = malloc(bytes ? bytes : 1), *hb = malloc(bytes ? bytes : 1);
+  tp_status st = ha && hb ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room to check");
+  if (st == TP_SUCCESS) st = tp_copy_to_host(space, ha, a, bytes);
+  if (st == TP_SUCCESS) st = tp_copy_to_host(space, hb, b, bytes);
+  double diff = 0, scale = 0;
+  for (size_t i = 0; st == TP_SUCCESS && i < n; ++i) {
+    double x = value_at(ha, i, dtype), y = value_at(hb, i, dtype);
+    diff = fmax(diff, isfinite(x) ? fabs(x - y) : INFINITY);
+    scale = fmax(scale, fabs(y));
+  }
+  *rel = scale > 0 ? diff / scale : diff;
+  free(ha), free(hb);
+  return st;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double tps_median(double *values, int n) {
+  qsort(values, (size_t)n, sizeof *values, compare_doubles);
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }

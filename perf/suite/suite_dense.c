@@ -62,23 +62,6 @@ static void free_inputs(dense_case *c) {
   tp_free(s, c->G_auto), tp_free(s, c->G_gemm);
 }
 
-/* Largest |a - b| over the largest |b|, of the two variants' outputs of one mode. */
-static tp_status compare_outputs(dense_case *c, int mode, double *rel) {
-  const size_t n = (size_t)(c->X.dims[mode] * c->rank);
-  double *a = (double *)malloc(n * sizeof *a), *b = (double *)malloc(n * sizeof *b);
-  tp_status st = a && b ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room to check");
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->run->space, a, c->G_auto, n * sizeof *a);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->run->space, b, c->G_gemm, n * sizeof *b);
-  double diff = 0, scale = 0;
-  for (size_t i = 0; st == TP_SUCCESS && i < n; ++i) {
-    diff = fmax(diff, isfinite(a[i]) ? fabs(a[i] - b[i]) : INFINITY);
-    scale = fmax(scale, fabs(b[i]));
-  }
-  *rel = scale > 0 ? diff / scale : diff;
-  free(a), free(b);
-  return st;
-}
-
 /* Times one variant on every mode into G; *mean_ms averages the modes. */
 static tp_status time_variant(dense_case *c, tp_mttkrp_variant v, void *G, double *mean_ms) {
   c->opts = tp_mttkrp_options_default();
@@ -119,7 +102,8 @@ static tp_status bench_mttkrp(dense_case *c, const char *shape) {
     tp_mttkrp_options g = tp_mttkrp_options_default();
     g.variant = TP_MTTKRP_GEMM;
     TP_TRY(tp_mttkrp(c->run->space, &c->X, &c->U, m, c->G_gemm, &g));
-    TP_TRY(compare_outputs(c, m, &rel));
+    TP_TRY(tps_max_rel_diff(c->run->space, c->G_auto, c->G_gemm,
+                            (size_t)(c->X.dims[m] * c->rank), TP_DTYPE_F64, &rel));
     worst = fmax(worst, rel);
   }
   const double ms[2] = {ms_auto, ms_gemm};
@@ -147,11 +131,6 @@ static void keep_iteration(const tp_cp_als_progress *p, void *user) {
     t->seconds[t->count++] = p->seconds;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* One CP-ALS iteration: the median over iterations 2.. of a short run (tol 0). */
 static tp_status bench_cp_als(dense_case *c, const char *shape) {
   tps_announce(c->run, "dense CP-ALS");
@@ -168,12 +147,11 @@ static tp_status bench_cp_als(dense_case *c, const char *shape) {
   TP_TRY(st);
   if (t.count < 2)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "CP-ALS stopped after %d iteration(s)", t.count);
-  qsort(t.seconds + 1, (size_t)(t.count - 1), sizeof(double), compare_doubles);
   tps_result *r = tps_add(c->run, "cp-als", "iteration", "%s f64 R=%lld", shape,
                           (long long)c->rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * t.seconds[1 + (t.count - 1) / 2];
+  r->ms = 1e3 * tps_median(t.seconds + 1, t.count - 1);
   r->bytes = 8.0 * (double)c->count * res.passes_per_iteration;
   r->ceiling = TPS_CEILING_COPY;
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

@@ -98,19 +98,6 @@ void tps_machine_describe(const tps_run *run, tps_machine *m) {
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 /* A number, or null when the figure does not apply (v <= 0, or < 0 with zero_ok). */
 static void json_number(FILE *f, double v, int zero_ok) {
   if (v > 0 || (zero_ok && v == 0))
@@ -121,7 +108,7 @@ static void json_number(FILE *f, double v, int zero_ok) {
 
 static void json_key(FILE *f, const char *key, const char *value) {
   fprintf(f, "\"%s\": ", key);
-  json_string(f, value);
+  tpb_json_string(f, value);
 }
 
 static double rate(double amount, double ms, double scale) {
@@ -140,9 +127,9 @@ static void json_result(FILE *f, const tps_run *run, const tps_result *r) {
   json_number(f, rate(r->flops, r->ms, 1e9), 0), fputs(", \"gbps\": ", f);
   json_number(f, rate(r->bytes, r->ms, 1e9), 0), fputs(", \"items_per_s\": ", f);
   json_number(f, rate(r->items, r->ms, 1), 0), fputs(", \"items\": ", f);
-  if (*r->items_unit) json_string(f, r->items_unit); else fputs("null", f);
+  if (*r->items_unit) tpb_json_string(f, r->items_unit); else fputs("null", f);
   fputs(",\n     \"ceiling\": ", f);
-  if (tps_ceiling_name(r->ceiling)) json_string(f, tps_ceiling_name(r->ceiling)); else fputs("null", f);
+  if (tps_ceiling_name(r->ceiling)) tpb_json_string(f, tps_ceiling_name(r->ceiling)); else fputs("null", f);
   fputs(", \"percent_of_ceiling\": ", f);
   json_number(f, tps_percent_of_ceiling(run, r), 1), fputs(", \"model_ms\": ", f);
   json_number(f, r->model_ms, 1), fputs(", ", f);

@@ -82,23 +82,6 @@ static void free_case(sparse_case *c) {
   tp_free(s, c->G), tp_free(s, c->G_base);
 }
 
-/* Largest |FLYCOO - baseline| over the baseline's largest entry, for the current mode. */
-static tp_status compare_outputs(sparse_case *c, double *rel) {
-  const size_t n = (size_t)(c->host.dims[c->mode] * c->U.rank);
-  float *a = (float *)malloc(n * sizeof *a), *b = (float *)malloc(n * sizeof *b);
-  tp_status st = a && b ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room to check");
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->run->space, a, c->G, n * sizeof *a);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->run->space, b, c->G_base, n * sizeof *b);
-  double diff = 0, scale = 0;
-  for (size_t i = 0; st == TP_SUCCESS && i < n; ++i) {
-    diff = fmax(diff, isfinite(a[i]) ? fabs((double)a[i] - b[i]) : INFINITY);
-    scale = fmax(scale, fabs((double)b[i]));
-  }
-  *rel = scale > 0 ? diff / scale : diff;
-  free(a), free(b);
-  return st;
-}
-
 typedef struct mode_sums {
   double flycoo_ms, atomic_ms, bytes, worst;
 } mode_sums;
@@ -110,7 +93,8 @@ static tp_status measure_modes(sparse_case *c, mode_sums *s) {
     double fly = 0, atomic = 0, rel = 0;
     TP_TRY(tpb_time(run->space, reorder_op, flycoo_op, c, run->warmup, run->reps, &fly));
     TP_TRY(tpb_time(run->space, NULL, atomic_op, c, run->warmup, run->reps, &atomic));
-    TP_TRY(compare_outputs(c, &rel));
+    TP_TRY(tps_max_rel_diff(run->space, c->G, c->G_base,
+                            (size_t)(c->host.dims[c->mode] * c->U.rank), TP_DTYPE_F32, &rel));
     s->flycoo_ms += fly / 3, s->atomic_ms += atomic / 3, s->worst = fmax(s->worst, rel);
     s->bytes += tpb_sparse_mode_bytes(&c->stats, c->U.rank, sizeof(float), c->host.dims[c->mode]) / 3;
   }
@@ -135,11 +119,6 @@ static tp_status add_mttkrp(sparse_case *c, const char *shape, const mode_sums *
   return TP_SUCCESS;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static void keep_seconds(const tp_cp_als_progress *p, void *user) {
   double *t = (double *)user;
   if (p->iteration <= 16)
@@ -161,12 +140,11 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
   int n = res.iterations < 16 ? res.iterations : 16;
   if (n < 2)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "sparse CP-ALS stopped after %d iteration(s)", n);
-  qsort(seconds + 1, (size_t)(n - 1), sizeof(double), compare_doubles);
   tps_result *r = tps_add(c->run, "sparse-cp-als", "iteration", "%s f32 R=%lld", shape,
                           (long long)c->U.rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * seconds[1 + (n - 1) / 2];
+  r->ms = 1e3 * tps_median(seconds + 1, n - 1);
   r->bytes = 3 * mode_bytes, r->ceiling = TPS_CEILING_COPY;
   r->flops = 3.0 * (double)c->stats.nnz * (double)c->U.rank * 3; /* the three MTTKRPs */
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

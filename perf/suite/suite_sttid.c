@@ -19,11 +19,6 @@ typedef struct sttid_case {
   int64_t dims[5], nnz;
 } sttid_case;
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static int64_t count_pivots(const tp_sttid_info *info, int64_t *syncs) {
   int64_t pivots = 0;
   *syncs = 0;
@@ -44,8 +39,7 @@ static tp_status time_decompositions(tps_run *run, const tp_coo *t, const tp_stt
     if (k >= run->warmup)
       seconds[k - run->warmup] = info->seconds_total;
   }
-  qsort(seconds, (size_t)reps, sizeof *seconds, compare_doubles);
-  *median = seconds[reps / 2];
+  *median = tps_median(seconds, reps);
   return TP_SUCCESS;
 }
 

@@ -58,16 +58,21 @@ static void set_text(tenport_progress *p, const char *fmt, va_list args) {
   vsnprintf(p->text, sizeof p->text, fmt, args);
 }
 
+/* Sets the status from fmt and args; draws it when forced or when the throttle allows. */
+static void set_and_draw(tenport_progress *p, int force, const char *fmt, va_list args) {
+  set_text(p, fmt, args);
+  double now = tenport_seconds();
+  if (force || !p->shown || now - p->last_draw >= MIN_REDRAW_SECONDS)
+    draw(p, now);
+}
+
 void tenport_progress_update(tenport_progress *p, const char *fmt, ...) {
   if (!p->enabled)
     return;
   va_list args;
   va_start(args, fmt);
-  set_text(p, fmt, args);
+  set_and_draw(p, 0, fmt, args);
   va_end(args);
-  double now = tenport_seconds();
-  if (!p->shown || now - p->last_draw >= MIN_REDRAW_SECONDS)
-    draw(p, now);
 }
 
 void tenport_progress_show(tenport_progress *p, const char *fmt, ...) {
@@ -75,9 +80,8 @@ void tenport_progress_show(tenport_progress *p, const char *fmt, ...) {
     return;
   va_list args;
   va_start(args, fmt);
-  set_text(p, fmt, args);
+  set_and_draw(p, 1, fmt, args);
   va_end(args);
-  draw(p, tenport_seconds());
 }
 
 static void clear_line(tenport_progress *p) {
