@@ -57,10 +57,13 @@ tp_cp_als_options tp_cp_als_options_default(void);
  * nonzero) to the FILE* passed as user (stdout when NULL). */
 void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user);
 
-/* Decomposes X (data in the space). *model must have been allocated in the space with
- * tp_kruskal_alloc for X's dtype, order, dims and opts->rank; it receives lambda and
- * the factors. result may be NULL. Errors: rank < 1, non-finite values in X or init,
- * a zero tensor, shapes that disagree. */
+/* Decomposes X (data in memory the space's device can access). *model describes such
+ * memory too, from tp_kruskal_alloc(space, ...) or the caller's own allocation (for
+ * example cudaMalloc on the space's device): lambda holds rank values and factors[k]
+ * dims[k] x rank (row-major), apart from X, with X's dtype, order and dims and
+ * opts->rank; tenport neither tracks nor frees it. On return it holds lambda and the
+ * factors. result may be NULL. Errors: rank < 1, non-finite values in X or init, a zero
+ * tensor, shapes that disagree. */
 tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
                     tp_kruskal *model, tp_cp_als_result *result);
 
