@@ -322,7 +322,9 @@ static tp_status upload(tp_space *space, tp_dtype dtype, double *host, size_t n,
 
 /* U = G W in the space, W = V^-1 as the host solve sees it: the rows of the identity
  * solved with the same factorisation and fallback (the solve is linear in its right-hand
- * side), so both paths apply one operator. host holds at least R x R doubles. */
+ * side), so both paths apply one operator. host holds at least R x R doubles. In f32 the
+ * product adds an error of about eps_f32 |G| |W|: the order of what the f32 rounding of G
+ * itself already costs any solve (eps_f32 |G| amplified by |V^-1|). */
 static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                   int64_t I, int64_t R, const double *V, double *host,
                                   int *fallback) {

@@ -46,10 +46,11 @@ def run(cmd, timeout):
     return p.stdout
 
 
-def peer_result(base, kernel, ms, note):
+def peer_result(base, kernel, ms, note, verified=False):
+    """A result of the peer for base's case; verified only where the peer checked itself."""
     r = copy.deepcopy(base)
     r.update({'tool': 'pytorch', 'kernel': kernel, 'ms': ms, 'model_ms': None, 'model': '',
-              'check': note, 'verified': True})
+              'check': note, 'verified': verified})
     for key, amount, scale in (('gflops', 'flops', 1e9), ('gbps', 'bytes', 1e9)):
         r[key] = r[amount] / (ms * 1e-3) / scale if r.get(amount) else None
     if r.get('items_per_s') and base.get('ms'):
@@ -62,11 +63,13 @@ def peer_result(base, kernel, ms, note):
 def mean_of_modes(res, path, kernel, what):
     """The peer result of a peer's JSON file: the mean time of its per-mode rows."""
     with open(path) as f:
-        rows = [r for r in json.load(f)['rows'] if r.get('ms')]
+        record = json.load(f)
+    rows = [r for r in record['rows'] if r.get('ms')]
     if not rows:
         return None
     return peer_result(res, kernel, statistics.mean(r['ms'] for r in rows),
-                       '%s, mean of %d modes' % (what, len(rows)))
+                       '%s, mean of %d modes' % (what, len(rows)),
+                       verified=bool(record.get('check_ok')))
 
 
 def dense_peer(res, args):
@@ -157,7 +160,7 @@ def main():
                 added.append(peer)
     bench['results'] += added
     with open(args.output, 'w') as f:
-        json.dump(bench, f, indent=1)
+        json.dump(bench, f, indent=1, allow_nan=False)
     print('%d peer results added; written to %s' % (len(added), args.output))
 
 

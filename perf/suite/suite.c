@@ -122,8 +122,8 @@ tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t
   double diff = 0, scale = 0;
   for (size_t i = 0; st == TP_SUCCESS && i < n; ++i) {
     double x = value_at(ha, i, dtype), y = value_at(hb, i, dtype);
-    diff = fmax(diff, isfinite(x) ? fabs(x - y) : INFINITY);
-    scale = fmax(scale, fabs(y));
+    diff = isfinite(x) && isfinite(y) ? fmax(diff, fabs(x - y)) : INFINITY;
+    scale = isfinite(y) ? fmax(scale, fabs(y)) : scale;
   }
   *rel = scale > 0 ? diff / scale : diff;
   free(ha), free(hb);

@@ -89,7 +89,7 @@ const char *tps_ceiling_name(tps_ceiling c);
 double tps_roofline_ms(const tps_run *run, double flops, double bytes, tps_ceiling compute);
 
 /* Largest |a - b| over the largest |b|, for two arrays of n values of dtype (f32, f64)
- * in the space; a non-finite value of a counts as infinitely far. */
+ * in the space; a non-finite value on either side counts as infinitely far. */
 tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n,
                            tp_dtype dtype, double *rel);
 /* The median of n values (sorts them). */

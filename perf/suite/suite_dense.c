@@ -93,7 +93,13 @@ static void fill_mttkrp(dense_case *c, tps_result *r, double ms) {
 static tp_status bench_mttkrp(dense_case *c, const char *shape) {
   tps_announce(c->run, "dense MTTKRP");
   double ms_auto = 0, ms_gemm = 0, worst = 0;
-  tp_mttkrp_variant chosen = tp_mttkrp_choose(c->run->space, &c->X, 0, c->rank, NULL);
+  char chosen[24]; /* the variant auto runs, when it is the same on every mode */
+  snprintf(chosen, sizeof chosen, "%s",
+           tp_mttkrp_variant_name(tp_mttkrp_choose(c->run->space, &c->X, 0, c->rank, NULL)));
+  for (int m = 1; m < c->X.order; ++m)
+    if (tp_mttkrp_choose(c->run->space, &c->X, m, c->rank, NULL) !=
+        tp_mttkrp_choose(c->run->space, &c->X, 0, c->rank, NULL))
+      snprintf(chosen, sizeof chosen, "auto (mixed)");
   TP_TRY(time_variant(c, TP_MTTKRP_AUTO, c->G_auto, &ms_auto));
   TP_TRY(time_variant(c, TP_MTTKRP_GEMM, c->G_gemm, &ms_gemm));
   for (int m = 0; m < c->X.order; ++m) {
@@ -107,7 +113,7 @@ static tp_status bench_mttkrp(dense_case *c, const char *shape) {
     worst = fmax(worst, rel);
   }
   const double ms[2] = {ms_auto, ms_gemm};
-  const char *kernel[2] = {tp_mttkrp_variant_name(chosen), "gemm"};
+  const char *kernel[2] = {chosen, "gemm"};
   for (int k = 0; k < 2; ++k) {
     tps_result *r = tps_add(c->run, "dense-mttkrp", kernel[k], "%s f64 R=%lld, mode avg", shape,
                             (long long)c->rank);

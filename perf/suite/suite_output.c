@@ -1,4 +1,5 @@
 /* The suite's table and its JSON record (schema tenport-bench/1). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,7 +101,7 @@ void tps_machine_describe(const tps_run *run, tps_machine *m) {
 
 /* A number, or null when the figure does not apply (v <= 0, or < 0 with zero_ok). */
 static void json_number(FILE *f, double v, int zero_ok) {
-  if (v > 0 || (zero_ok && v == 0))
+  if (isfinite(v) && (v > 0 || (zero_ok && v == 0)))
     fprintf(f, "%.6g", v);
   else
     fputs("null", f);
@@ -165,10 +166,11 @@ tp_status tps_write_json(const char *path, const tps_run *run, const tps_machine
           run->full ? "full" : "quick");
   json_machine(f, run, m);
   const tps_ceilings *c = &run->ceilings;
-  fprintf(f, "  \"ceilings\": {\"copy_gbps\": %.6g, \"gemm_f64_gflops\": %.6g, ", c->copy_gbps,
-          c->gemm_f64_gflops);
-  json_key(f, "gemm_provider", c->gemm_provider);
-  fprintf(f, ", \"fma_f32_gflops\": %.6g},\n  \"results\": [\n", c->fma_f32_gflops);
+  fputs("  \"ceilings\": {\"copy_gbps\": ", f);
+  json_number(f, c->copy_gbps, 0), fputs(", \"gemm_f64_gflops\": ", f);
+  json_number(f, c->gemm_f64_gflops, 0), fputs(", ", f);
+  json_key(f, "gemm_provider", c->gemm_provider), fputs(", \"fma_f32_gflops\": ", f);
+  json_number(f, c->fma_f32_gflops, 0), fputs("},\n  \"results\": [\n", f);
   for (int i = 0; i < run->count; ++i) {
     json_result(f, run, &run->results[i]);
     fputs(i + 1 < run->count ? ",\n" : "\n", f);

@@ -73,7 +73,7 @@ static tp_status bench_case(tps_run *run, const sttid_case *c, const tpb_launch_
   o.rmax = 100000, o.eps = 1e-12, o.eps_relative = 1;
   tp_sttid_info info;
   tp_tci tci;
-  memset(&tci, 0, sizeof tci);
+  memset(&info, 0, sizeof info), memset(&tci, 0, sizeof tci);
   double seconds = 0;
   tp_tci_error_info err;
   memset(&err, 0, sizeof err);
@@ -81,11 +81,12 @@ static tp_status bench_case(tps_run *run, const sttid_case *c, const tpb_launch_
   tp_status st = time_decompositions(run, &t, &o, &seconds, &info, &tci);
   if (st == TP_SUCCESS)
     st = tp_tci_error(&tci, &t, &err);
-  int64_t syncs, pivots = count_pivots(&info, &syncs);
-  double floor_ms = 1e-3 * ((double)pivots * 3 * costs->launch_us +
-                            (double)syncs * costs->round_trip_us);
-  if (st == TP_SUCCESS)
+  if (st == TP_SUCCESS) {
+    int64_t syncs, pivots = count_pivots(&info, &syncs);
+    double floor_ms = 1e-3 * ((double)pivots * 3 * costs->launch_us +
+                              (double)syncs * costs->round_trip_us);
     st = record(run, c, seconds, pivots, floor_ms, &err);
+  }
   tp_tci_free(&tci);
   tp_coo_free(NULL, &t);
   return st;
