@@ -25,6 +25,11 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
+double tpb_median(double *values, int n) {
+  qsort(values, (size_t)n, sizeof *values, cmp_double);
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 /* Median milliseconds of `reps` runs of op after `warmup` runs; prepare (may be NULL)
  * runs before each, outside the timing. */
 tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
@@ -47,8 +52,7 @@ tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, in
       times[r - warmup] = ms;
   }
   if (st == TP_SUCCESS) {
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
-    *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    *median_ms = tpb_median(times, reps);
   }
   free(times);
   tp_timer_destroy(&timer);

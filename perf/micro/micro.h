@@ -59,6 +59,9 @@ typedef tp_status (*tpb_step)(void *ctx);
 tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
                    int reps, double *median_ms);
 
+/* The median of n values (sorts them in place). */
+double tpb_median(double *values, int n);
+
 /* FP32 fused multiply-add rate of the space (GFLOP/s, 2 flops per FMA), measured by a
  * kernel of independent FMA chains: the compute ceiling for FP32 kernels. */
 tp_status tpb_fp32_fma_ceiling(tp_space *space, double *gflops);

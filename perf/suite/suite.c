@@ -129,13 +129,3 @@ tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t
   free(ha), free(hb);
   return st;
 }
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-double tps_median(double *values, int n) {
-  qsort(values, (size_t)n, sizeof *values, compare_doubles);
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}

@@ -92,8 +92,6 @@ double tps_roofline_ms(const tps_run *run, double flops, double bytes, tps_ceili
  * in the space; a non-finite value on either side counts as infinitely far. */
 tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n,
                            tp_dtype dtype, double *rel);
-/* The median of n values (sorts them). */
-double tps_median(double *values, int n);
 
 /* ---- output ---------------------------------------------------------------------- */
 

@@ -157,7 +157,7 @@ static tp_status bench_cp_als(dense_case *c, const char *shape) {
                           (long long)c->rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * tps_median(t.seconds + 1, t.count - 1);
+  r->ms = 1e3 * tpb_median(t.seconds + 1, t.count - 1);
   r->bytes = 8.0 * (double)c->count * res.passes_per_iteration;
   r->ceiling = TPS_CEILING_COPY;
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

@@ -144,7 +144,7 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
                           (long long)c->U.rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * tps_median(seconds + 1, n - 1);
+  r->ms = 1e3 * tpb_median(seconds + 1, n - 1);
   r->bytes = 3 * mode_bytes, r->ceiling = TPS_CEILING_COPY;
   r->flops = 3.0 * (double)c->stats.nnz * (double)c->U.rank * 3; /* the three MTTKRPs */
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

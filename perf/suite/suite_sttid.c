@@ -39,7 +39,7 @@ static tp_status time_decompositions(tps_run *run, const tp_coo *t, const tp_stt
     if (k >= run->warmup)
       seconds[k - run->warmup] = info->seconds_total;
   }
-  *median = tps_median(seconds, reps);
+  *median = tpb_median(seconds, reps);
   return TP_SUCCESS;
 }
 
