@@ -72,14 +72,15 @@ static tp_status check_finite(const char *path, const tp_dense *t, const char *n
                   path, text, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", note);
 }
 
-tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t) {
+tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t) {
   TP_CHECK_ARG(t, "t is NULL");
   memset(t, 0, sizeof *t);
-  TP_CHECK_ARG(path, "path is NULL");
+  TP_CHECK_ARG(in, "in is NULL");
   TP_CHECK_ARG(is_float(want_dtype), "want_dtype %s is not float32 or float64",
                tp_dtype_name(want_dtype));
+  const char *path = tp_input_name(in);
   tp_npy_array a;
-  TP_TRY(tp_npy_read(path, &a));
+  TP_TRY(tp_npy_read_input(in, &a));
   tp_status st = check_dense_file(path, &a);
   if (st != TP_SUCCESS) {
     tp_npy_free(&a);
@@ -102,11 +103,32 @@ tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t) 
   return st;
 }
 
-tp_status tp_dense_write_npy(const char *path, const tp_dense *host) {
+tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t) {
+  TP_CHECK_ARG(t, "t is NULL");
+  memset(t, 0, sizeof *t);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = tp_dense_read_npy_input(in, want_dtype, t);
+  tp_input_close(&in);
+  return st;
+}
+
+static tp_status check_dense_host(const tp_dense *host) {
   TP_TRY(tp_dense_check(host));
   TP_CHECK_ARG(host->data, "the tensor's data is NULL");
+  return TP_SUCCESS;
+}
+
+tp_status tp_dense_write_npy(const char *path, const tp_dense *host) {
+  TP_TRY(check_dense_host(host));
   return tp_npy_write(path, host->dtype, host->order, host->dims,
                       host->layout == TP_LAYOUT_LEFT, host->data);
+}
+
+tp_status tp_dense_write_npy_to(tp_output_set *set, const char *path, const tp_dense *host) {
+  TP_TRY(check_dense_host(host));
+  return tp_npy_write_to(set, path, host->dtype, host->order, host->dims,
+                         host->layout == TP_LAYOUT_LEFT, host->data);
 }
 
 /* ---- Kruskal tensors -------------------------------------------------------------- */
@@ -126,28 +148,52 @@ static tp_status no_path(const char *prefix) {
   return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a file name for prefix %s", prefix);
 }
 
-/* Writes one array of the Kruskal tensor: lambda (k < 0) or factor k. */
-static tp_status write_part(const char *prefix, const tp_kruskal *u, int k) {
+/* Writes one array of the Kruskal tensor into the set: lambda (k < 0) or factor k. */
+static tp_status write_part(tp_output_set *set, const char *prefix, const tp_kruskal *u, int k) {
   char *path = path_of(prefix, k < 0 ? "lambda" : "factor", k);
   if (!path)
     return no_path(prefix);
   int64_t shape[2] = {k < 0 ? u->rank : u->dims[k], u->rank};
-  tp_status st = tp_npy_write(path, u->dtype, k < 0 ? 1 : 2, shape, 0,
-                              k < 0 ? u->lambda : u->factors[k]);
+  tp_status st = tp_npy_write_to(set, path, u->dtype, k < 0 ? 1 : 2, shape, 0,
+                                 k < 0 ? u->lambda : u->factors[k]);
   free(path);
   return st;
 }
 
-tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host) {
+tp_status tp_kruskal_reserve_npy(tp_output_set *set, const char *prefix, int order) {
+  TP_CHECK_ARG(set && prefix && *prefix, "set or prefix is NULL or empty");
+  TP_CHECK_ARG(order >= 1 && order <= TP_DENSE_MAX_ORDER, "order %d is outside [1, %d]", order,
+               TP_DENSE_MAX_ORDER);
+  tp_status st = TP_SUCCESS;
+  for (int k = -1; k < order && st == TP_SUCCESS; ++k) {
+    char *path = path_of(prefix, k < 0 ? "lambda" : "factor", k);
+    st = path ? tp_output_set_add(set, path) : no_path(prefix);
+    free(path);
+  }
+  return st;
+}
+
+tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix,
+                                  const tp_kruskal *host) {
+  TP_CHECK_ARG(set, "set is NULL");
   TP_CHECK_ARG(prefix && *prefix, "prefix is NULL or empty");
   TP_TRY(tp_kruskal_check(host));
   TP_CHECK_ARG(host->lambda, "lambda is NULL");
   for (int k = 0; k < host->order; ++k)
     TP_CHECK_ARG(host->factors[k], "factors[%d] is NULL", k);
-  TP_TRY(write_part(prefix, host, -1));
-  for (int k = 0; k < host->order; ++k)
-    TP_TRY(write_part(prefix, host, k));
+  for (int k = -1; k < host->order; ++k)
+    TP_TRY(write_part(set, prefix, host, k));
   return TP_SUCCESS;
+}
+
+tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host) {
+  tp_output_set *set;
+  TP_TRY(tp_output_set_create(&set));
+  tp_status st = tp_kruskal_write_npy_to(set, prefix, host);
+  if (st == TP_SUCCESS)
+    st = tp_output_set_commit(set);
+  tp_output_set_destroy(&set);
+  return st;
 }
 
 /* "(5, 3)" or "(5,)", as NumPy prints shapes. */

@@ -13,6 +13,7 @@
 
 #include "tenport/npy.h"
 #include "tp_error.h"
+#include "tp_io_internal.h"
 
 enum {
   NPY_MAGIC_LEN = 6,
@@ -363,115 +364,107 @@ static void fill_array(const npy_layout *l, void *data, tp_npy_array *out) {
 }
 
 /* ---- reading ---------------------------------------------------------------- */
-tp_status tp_npy_read_buffer(const void *bytes, size_t size, tp_npy_array *out) {
+/* Every reader goes through a tp_input: the preamble is looked at without consuming it,
+ * so that tp_npy_peek_header leaves the input as it was, and a pipe is read once. */
+
+static tp_status header_too_long(const char *name, size_t header_len) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: the header claims %zu bytes; tenport reads headers of "
+                  "at most %d bytes", name, header_len, TP_INPUT_PEEK_MAX - NPY_PREFIX_MAX);
+}
+
+/* Parses the preamble at the input's position; *start receives its length. */
+static tp_status peek_layout(tp_input *in, npy_layout *l, size_t *start) {
+  const unsigned char *p;
+  size_t got, prefix_len = 0, header_len = 0;
+  TP_TRY(tp_input_peek(in, NPY_PREFIX_MAX, &p, &got));
+  TP_TRY(parse_prefix(p, got, in->name, &prefix_len, &header_len));
+  uint64_t avail = tp_input_remaining(in);
+  if (avail != UINT64_MAX && header_len > avail - prefix_len)
+    return truncated_header(in->name, header_len, (size_t)(avail - prefix_len));
+  if (header_len > (size_t)TP_INPUT_PEEK_MAX - prefix_len)
+    return header_too_long(in->name, header_len);
+  TP_TRY(tp_input_peek(in, prefix_len + header_len, &p, &got));
+  if (got < prefix_len + header_len)
+    return truncated_header(in->name, header_len, got - prefix_len);
+  TP_TRY(parse_header((const char *)p + prefix_len, header_len, in->name, l));
+  *start = prefix_len + header_len;
+  return TP_SUCCESS;
+}
+
+static tp_status skip(tp_input *in, size_t n) {
+  unsigned char buf[256];
+  while (n > 0) {
+    size_t take = n < sizeof buf ? n : sizeof buf, got;
+    TP_TRY(tp_input_read(in, buf, take, &got));
+    if (got < take)
+      return TP_ERROR(TP_ERROR_INTERNAL, "%s: %zu bytes looked at could not be read", in->name,
+                      take);
+    n -= take;
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status read_data(tp_input *in, const npy_layout *l, void **data) {
+  uint64_t avail = tp_input_remaining(in);
+  if (avail != UINT64_MAX && l->nbytes > avail)
+    return truncated_data(in->name, l->nbytes, (size_t)avail);
+  TP_TRY(alloc_data(in->name, l->nbytes, data));
+  size_t got;
+  tp_status st = tp_input_read(in, *data, l->nbytes, &got);
+  if (st == TP_SUCCESS && got < l->nbytes)
+    st = truncated_data(in->name, l->nbytes, got);
+  if (st != TP_SUCCESS) {
+    free(*data);
+    *data = NULL;
+  }
+  return st;
+}
+
+tp_status tp_npy_peek_header(tp_input *in, tp_npy_header *h) {
+  TP_CHECK_ARG(in && h, "in and h must not be NULL");
+  memset(h, 0, sizeof *h);
+  npy_layout l;
+  size_t start;
+  TP_TRY(peek_layout(in, &l, &start));
+  h->dtype = l.dtype, h->ndim = l.ndim, h->fortran_order = l.fortran_order;
+  memcpy(h->shape, l.shape, sizeof l.shape);
+  h->count = l.count;
+  h->data_offset = in->consumed + start;
+  return TP_SUCCESS;
+}
+
+tp_status tp_npy_read_input(tp_input *in, tp_npy_array *out) {
   TP_CHECK_ARG(out, "out is NULL");
   memset(out, 0, sizeof *out);
-  TP_CHECK_ARG(bytes || size == 0, "bytes is NULL but size is %zu", size);
-  const char *name = "npy buffer";
-  const unsigned char *p = bytes ? bytes : (const unsigned char *)"";
-  size_t prefix_len, header_len;
-  TP_TRY(parse_prefix(p, size < NPY_PREFIX_MAX ? size : NPY_PREFIX_MAX, name, &prefix_len,
-                      &header_len));
-  if (header_len > size - prefix_len)
-    return truncated_header(name, header_len, size - prefix_len);
+  TP_CHECK_ARG(in, "in is NULL");
   npy_layout l;
-  TP_TRY(parse_header((const char *)p + prefix_len, header_len, name, &l));
-  size_t start = prefix_len + header_len;
-  if (l.nbytes > size - start)
-    return truncated_data(name, l.nbytes, size - start);
-  void *data;
-  TP_TRY(alloc_data(name, l.nbytes, &data));
-  memcpy(data, p + start, l.nbytes);
+  size_t start;
+  void *data = NULL;
+  TP_TRY(peek_layout(in, &l, &start));
+  TP_TRY(skip(in, start));
+  TP_TRY(read_data(in, &l, &data));
   fill_array(&l, data, out);
   return TP_SUCCESS;
 }
 
-/* Reads up to n bytes, stopping early only at the end of the file; returns 0 or errno. */
-static int read_fully(int fd, void *buf, size_t n, size_t *got) {
-  *got = 0;
-  while (*got < n) {
-    ssize_t r = read(fd, (char *)buf + *got, n - *got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      return errno;
-    if (r == 0)
-      break;
-    *got += (size_t)r;
-  }
-  return 0;
-}
-
-static tp_status read_error(const char *path, int err) {
-  return TP_ERROR(TP_ERROR_IO, "cannot read %s: %s", path, strerror(err));
-}
-
-/* Bytes of a regular file from offset on, or SIZE_MAX when its size is unknown (a pipe),
- * so that sizes claimed by a header are checked before anything is allocated. */
-static size_t bytes_after(int fd, size_t offset) {
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return SIZE_MAX;
-  return (uint64_t)st.st_size > offset ? (size_t)st.st_size - offset : 0;
-}
-
-/* Reads the preamble; the file position is left at the start of the data. */
-static tp_status read_file_header(int fd, const char *path, npy_layout *l, size_t *start) {
-  unsigned char prefix[NPY_PREFIX_MAX];
-  size_t got, more = 0, prefix_len, header_len;
-  int err = read_fully(fd, prefix, NPY_MAGIC_LEN + 2, &got);
-  if (!err && got == NPY_MAGIC_LEN + 2) /* the length field is 2 or 4 bytes by version */
-    err = read_fully(fd, prefix + got, (prefix[6] == 1 ? 10 : 12) - got, &more);
-  if (err)
-    return read_error(path, err);
-  TP_TRY(parse_prefix(prefix, got + more, path, &prefix_len, &header_len));
-  size_t avail = bytes_after(fd, prefix_len);
-  if (header_len > avail)
-    return truncated_header(path, header_len, avail);
-  char *text = malloc(header_len ? header_len : 1);
-  if (!text)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte header", path,
-                    header_len);
-  tp_status st = TP_SUCCESS;
-  if ((err = read_fully(fd, text, header_len, &got)) != 0)
-    st = read_error(path, err);
-  else if (got < header_len)
-    st = truncated_header(path, header_len, got);
-  else
-    st = parse_header(text, header_len, path, l);
-  free(text);
-  *start = prefix_len + header_len;
+tp_status tp_npy_read_buffer(const void *bytes, size_t size, tp_npy_array *out) {
+  TP_CHECK_ARG(out, "out is NULL");
+  memset(out, 0, sizeof *out);
+  TP_CHECK_ARG(bytes || size == 0, "bytes is NULL but size is %zu", size);
+  tp_input in;
+  tp_input_init_buffer(&in, "npy buffer", bytes, size);
+  tp_status st = tp_npy_read_input(&in, out);
+  tp_input_release(&in);
   return st;
-}
-
-static tp_status read_file(int fd, const char *path, npy_layout *l, void **data) {
-  size_t start = 0, got;
-  TP_TRY(read_file_header(fd, path, l, &start));
-  size_t avail = bytes_after(fd, start);
-  if (l->nbytes > avail)
-    return truncated_data(path, l->nbytes, avail);
-  TP_TRY(alloc_data(path, l->nbytes, data));
-  int err = read_fully(fd, *data, l->nbytes, &got);
-  if (!err && got == l->nbytes)
-    return TP_SUCCESS;
-  free(*data);
-  *data = NULL;
-  return err ? read_error(path, err) : truncated_data(path, l->nbytes, got);
 }
 
 tp_status tp_npy_read(const char *path, tp_npy_array *out) {
   TP_CHECK_ARG(out, "out is NULL");
   memset(out, 0, sizeof *out);
-  TP_CHECK_ARG(path, "path is NULL");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return TP_ERROR(TP_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-  npy_layout l;
-  void *data = NULL;
-  tp_status st = read_file(fd, path, &l, &data);
-  close(fd);
-  if (st == TP_SUCCESS)
-    fill_array(&l, data, out);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = tp_npy_read_input(in, out);
+  tp_input_close(&in);
   return st;
 }
 
@@ -521,19 +514,19 @@ static void convert_to_c_order(const tp_npy_array *a, void *dst, int to_f32) {
   }
 }
 
-static tp_status read_converted(const char *path, int required_ndim, tp_dtype to,
+static tp_status read_converted(tp_input *in, int required_ndim, tp_dtype to,
                                 tp_npy_array *out) {
   TP_CHECK_ARG(out, "out is NULL");
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(required_ndim >= -1 && required_ndim <= TP_NPY_MAX_DIMS,
                "required_ndim %d is outside [-1, %d]", required_ndim, TP_NPY_MAX_DIMS);
   tp_npy_array a;
-  TP_TRY(tp_npy_read(path, &a));
+  TP_TRY(tp_npy_read_input(in, &a));
   if (required_ndim >= 0 && a.ndim != required_ndim) {
     int ndim = a.ndim;
     tp_npy_free(&a);
     return TP_ERROR(TP_ERROR_FORMAT, "%s holds a %d-dimensional array, expected %d dimensions",
-                    path, ndim, required_ndim);
+                    in->name, ndim, required_ndim);
   }
   size_t size = npy_dtypes[to].size;
   if (a.dtype != to || (a.fortran_order && a.ndim > 1)) {
@@ -543,7 +536,7 @@ static tp_status read_converted(const char *path, int required_ndim, tp_dtype to
     if (!dst) {
       tp_npy_free(&a);
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s copy of %lld elements",
-                      path, npy_dtypes[to].name, (long long)a.count);
+                      in->name, npy_dtypes[to].name, (long long)a.count);
     }
     convert_to_c_order(&a, dst, to == TP_DTYPE_F32);
     free(a.data);
@@ -555,12 +548,30 @@ static tp_status read_converted(const char *path, int required_ndim, tp_dtype to
   return TP_SUCCESS;
 }
 
+tp_status tp_npy_read_converted_input(tp_input *in, tp_dtype to, int required_ndim,
+                                      tp_npy_array *out) {
+  TP_CHECK_ARG(to == TP_DTYPE_F32 || to == TP_DTYPE_F64, "to is %s, not float32 or float64",
+               tp_dtype_name(to));
+  return read_converted(in, required_ndim, to, out);
+}
+
+static tp_status read_converted_path(const char *path, int required_ndim, tp_dtype to,
+                                     tp_npy_array *out) {
+  TP_CHECK_ARG(out, "out is NULL");
+  memset(out, 0, sizeof *out);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = read_converted(in, required_ndim, to, out);
+  tp_input_close(&in);
+  return st;
+}
+
 tp_status tp_npy_read_f64(const char *path, int required_ndim, tp_npy_array *out) {
-  return read_converted(path, required_ndim, TP_DTYPE_F64, out);
+  return read_converted_path(path, required_ndim, TP_DTYPE_F64, out);
 }
 
 tp_status tp_npy_read_f32(const char *path, int required_ndim, tp_npy_array *out) {
-  return read_converted(path, required_ndim, TP_DTYPE_F32, out);
+  return read_converted_path(path, required_ndim, TP_DTYPE_F32, out);
 }
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -591,88 +602,74 @@ static size_t format_preamble(tp_dtype dtype, int ndim, const int64_t *shape, in
   return total;
 }
 
-/* Writes all n bytes; returns 0 or errno (EFBIG, ENOSPC...). */
-static int write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return w < 0 ? errno : EIO;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Writes count elements little-endian, through a small swapped copy on big-endian hosts. */
-static int write_data(int fd, const void *data, int64_t count, size_t size) {
-  if (size == 1 || host_is_little())
-    return write_all(fd, data, (size_t)count * size);
+static void write_data(tp_output *f, const void *data, int64_t count, size_t size) {
+  if (size == 1 || host_is_little()) {
+    tp_output_write(f, data, (size_t)count * size);
+    return;
+  }
   unsigned char chunk[4096];
   const unsigned char *p = data;
   int64_t per = (int64_t)(sizeof chunk / size);
-  for (int64_t done = 0; done < count;) {
+  for (int64_t done = 0; done < count && !tp_output_failed(f); done += per) {
     int64_t n = count - done < per ? count - done : per;
     memcpy(chunk, p + (size_t)done * size, (size_t)n * size);
     swap_bytes(chunk, n, size);
-    int err = write_all(fd, chunk, (size_t)n * size);
-    if (err)
-      return err;
-    done += n;
+    tp_output_write(f, chunk, (size_t)n * size);
   }
-  return 0;
 }
 
-/* Writes the file under a temporary name beside path and renames it over path only once
- * it is complete and synced, so path is either the old file or the whole new one. */
-static tp_status write_atomically(const char *path, const char *preamble, size_t preamble_len,
-                                  const void *data, int64_t count, size_t size) {
-  size_t cap = strlen(path) + 32;
-  char *tmp = malloc(cap);
-  if (!tmp)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a file name for %s", path);
-  snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  int err = fd < 0 ? errno : write_all(fd, preamble, preamble_len);
-  if (fd >= 0) {
-    if (!err)
-      err = write_data(fd, data, count, size);
-    if (!err && fsync(fd) != 0)
-      err = errno;
-    if (close(fd) != 0 && !err)
-      err = errno;
-    if (!err && rename(tmp, path) != 0)
-      err = errno;
-    if (err)
-      unlink(tmp);
-  }
-  free(tmp);
-  if (err)
-    return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", path, strerror(err));
+/* An array to write, checked. */
+typedef struct npy_out {
+  tp_dtype dtype;
+  int ndim, fortran_order;
+  const int64_t *shape;
+  const void *data;
+  int64_t count;
+} npy_out;
+
+static tp_status write_array(tp_output *f, const void *what) {
+  const npy_out *a = (const npy_out *)what;
+  char preamble[NPY_PREAMBLE_MAX];
+  size_t len = format_preamble(a->dtype, a->ndim, a->shape, a->fortran_order != 0, preamble);
+  tp_output_write(f, preamble, len);
+  write_data(f, a->data, a->count, npy_dtypes[a->dtype].size);
   return TP_SUCCESS;
 }
 
-tp_status tp_npy_write(const char *path, tp_dtype dtype, int ndim, const int64_t *shape,
-                       int fortran_order, const void *data) {
+static tp_status check_array(const char *path, tp_dtype dtype, int ndim, const int64_t *shape,
+                             int fortran_order, const void *data, npy_out *a) {
   TP_CHECK_ARG(path && *path, "path is NULL or empty");
   TP_CHECK_ARG(dtype_valid(dtype), "dtype %d is not a tp_dtype", (int)dtype);
-  TP_CHECK_ARG(ndim >= 0 && ndim <= TP_NPY_MAX_DIMS, "ndim %d is outside [0, %d]", ndim,
-               TP_NPY_MAX_DIMS);
+  TP_CHECK_ARG(ndim >= 0 && ndim <= TP_NPY_MAX_DIMS, "%s: ndim %d is outside [0, %d]", path,
+               ndim, TP_NPY_MAX_DIMS);
   TP_CHECK_ARG(shape || ndim == 0, "shape is NULL");
   for (int i = 0; i < ndim; ++i)
     TP_CHECK_ARG(shape[i] >= 0, "shape[%d] is negative (%lld)", i, (long long)shape[i]);
-  int64_t count;
   size_t nbytes, size = npy_dtypes[dtype].size;
-  if (!shape_size(ndim, shape, size, &count, &nbytes)) {
+  if (!shape_size(ndim, shape, size, &a->count, &nbytes)) {
     char text[NPY_SHAPE_TEXT];
     format_shape(ndim, shape, text);
     return TP_ERROR(TP_ERROR_OVERFLOW, "%s: the size of shape %s of %s overflows", path, text,
                     npy_dtypes[dtype].name);
   }
-  TP_CHECK_ARG(data || count == 0, "data is NULL for %lld elements", (long long)count);
-  char preamble[NPY_PREAMBLE_MAX];
-  size_t len = format_preamble(dtype, ndim, shape, fortran_order != 0, preamble);
-  return write_atomically(path, preamble, len, data, count, size);
+  TP_CHECK_ARG(data || a->count == 0, "data is NULL for %lld elements", (long long)a->count);
+  a->dtype = dtype, a->ndim = ndim, a->shape = shape, a->fortran_order = fortran_order;
+  a->data = data;
+  return TP_SUCCESS;
+}
+
+tp_status tp_npy_write_to(tp_output_set *set, const char *path, tp_dtype dtype, int ndim,
+                          const int64_t *shape, int fortran_order, const void *data) {
+  TP_CHECK_ARG(set, "set is NULL");
+  npy_out a;
+  TP_TRY(check_array(path, dtype, ndim, shape, fortran_order, data, &a));
+  return tp_output_write_in(set, path, write_array, &a);
+}
+
+tp_status tp_npy_write(const char *path, tp_dtype dtype, int ndim, const int64_t *shape,
+                       int fortran_order, const void *data) {
+  npy_out a;
+  TP_TRY(check_array(path, dtype, ndim, shape, fortran_order, data, &a));
+  return tp_output_write_one(path, write_array, &a);
 }

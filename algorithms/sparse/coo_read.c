@@ -1,6 +1,7 @@
 /* Reading a COO tensor in either format, told apart by the binary format's magic, and
  * what both readers do last: merge duplicates. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tp_error.h"
@@ -40,15 +41,71 @@ tp_status tp_coo_finish_read(tp_status st, const char *name, tp_coo *host,
   return st;
 }
 
-/* Binary when the source starts with the magic; a source too short for it is text. */
-static tp_status read_source(tp_coo_source *src, tp_dtype dtype, tp_coo *host,
-                             tp_coo_read_info *info) {
-  unsigned char head[TP_TPB_MAGIC_BYTES];
+/* "AxBxC" */
+static void format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int m = 0; m < order && n < cap; ++m)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? "x" : "", (long long)dims[m]);
+}
+
+/* A .tpb read with an order or dims must have them. */
+static tp_status check_binary_shape(const char *name, int order, const int64_t *dims,
+                                    const tp_coo *t) {
+  int same = order == 0 || t->order == order;
+  for (int m = 0; same && dims && m < order; ++m)
+    same = t->dims[m] == dims[m];
+  if (same)
+    return TP_SUCCESS;
+  char found[TP_COO_COORD_TEXT], given[TP_COO_COORD_TEXT];
+  format_dims(t->order, t->dims, found, sizeof found);
+  if (!dims)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of %d modes (dims %s), expected %d "
+                    "modes", name, t->order, found, order);
+  format_dims(order, dims, given, sizeof given);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of dims %s, not the dims %s asked for",
+                  name, found, given);
+}
+
+static tp_status read_binary(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                             tp_coo *host, tp_coo_read_info *info) {
+  TP_TRY(tp_coo_read_binary_input(in, dtype, host, info));
+  tp_status st = check_binary_shape(in->name, order, dims, host);
+  if (st != TP_SUCCESS) {
+    tp_coo_host_free(host);
+    memset(host, 0, sizeof *host);
+  }
+  return st;
+}
+
+tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                            tp_coo *host, tp_coo_read_info *info) {
+  if (host)
+    memset(host, 0, sizeof *host);
+  if (info)
+    memset(info, 0, sizeof *info);
+  TP_CHECK_ARG(in && host, "in and host must not be NULL");
+  tp_file_format format;
+  TP_TRY(tp_input_format(in, &format));
+  if (format == TP_FILE_TPB)
+    return read_binary(in, dtype, order, dims, host, info);
+  if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
+    return tp_coo_read_tns_input(in, 0, dtype, order, dims, host, info);
+  return tp_input_wrong_format(in, format, "a sparse tensor (.tns text or .tpb)");
+}
+
+tp_status tp_coo_input_dtype(tp_input *in, tp_dtype *dtype) {
+  TP_CHECK_ARG(in && dtype, "in and dtype must not be NULL");
+  *dtype = TP_DTYPE_F64;
+  tp_file_format format;
+  TP_TRY(tp_input_format(in, &format));
+  const unsigned char *p;
   size_t got;
-  TP_TRY(tp_coo_source_peek(src, head, sizeof head, &got));
-  if (got == sizeof head && memcmp(head, TP_TPB_MAGIC, sizeof head) == 0)
-    return tp_coo_read_binary_source(src, dtype, host, info);
-  return tp_coo_read_tns_source(src, 0, dtype, 0, NULL, host, info);
+  TP_TRY(tp_input_peek(in, TP_TPB_FIXED_HEADER, &p, &got));
+  if (format == TP_FILE_TPB && got == TP_TPB_FIXED_HEADER && p[16] == 4 && !p[17] && !p[18] &&
+      !p[19])
+    *dtype = TP_DTYPE_F32;
+  return TP_SUCCESS;
 }
 
 tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
@@ -57,10 +114,10 @@ tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_rea
   if (info)
     memset(info, 0, sizeof *info);
   TP_CHECK_ARG(host, "host is NULL");
-  tp_coo_source src;
-  TP_TRY(tp_coo_source_open(&src, path));
-  tp_status st = read_source(&src, dtype, host, info);
-  tp_coo_source_close(&src);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = tp_coo_read_input(in, dtype, 0, NULL, host, info);
+  tp_input_close(&in);
   return st;
 }
 
@@ -69,7 +126,9 @@ tp_status tp_coo_read_buffer(const char *name, const void *bytes, size_t size, t
   if (host)
     memset(host, 0, sizeof *host);
   TP_CHECK_ARG(host, "host is NULL");
-  tp_coo_source src;
-  tp_coo_source_buffer(&src, name, bytes, size);
-  return read_source(&src, dtype, host, info);
+  tp_input in;
+  tp_input_init_buffer(&in, name, bytes, size);
+  tp_status st = tp_coo_read_input(&in, dtype, 0, NULL, host, info);
+  tp_input_release(&in);
+  return st;
 }

@@ -260,11 +260,19 @@ static tp_status parse_line(tp_tns_parser *ps, const char *line, const char *end
   return st;
 }
 
+tp_status tp_tns_line_too_long(const char *name, int64_t line) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a .tns line holds the "
+                  "indices and the value of one nonzero", name, (long long)line,
+                  TP_TNS_MAX_LINE_BYTES);
+}
+
 tp_status tp_tns_parse_lines(tp_tns_parser *ps, const char *text, const char *end) {
   for (const char *p = text; p < end;) {
     const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
     const char *line_end = nl ? nl : end;
     ++ps->line;
+    if (line_end - p > TP_TNS_MAX_LINE_BYTES)
+      return tp_tns_line_too_long(ps->name, ps->line);
     TP_TRY(parse_line(ps, p, line_end));
     p = nl ? nl + 1 : end;
   }

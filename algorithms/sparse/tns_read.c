@@ -1,7 +1,7 @@
 /* Reading FROSTT .tns text: the source is read in large chunks, each cut after its last
  * complete line and parsed in place (tns_parse.c, in parallel pieces by tns_pieces.c);
  * the rest of the chunk moves to the front for the next read. A line longer than the
- * buffer doubles the buffer. */
+ * buffer doubles the buffer, up to TP_TNS_MAX_LINE_BYTES. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +29,10 @@ static size_t complete_lines(const char *buf, size_t len) {
   return len;
 }
 
-static tp_status grow(char **buf, size_t *cap, const char *name) {
+static tp_status grow(char **buf, size_t *cap, const tp_tns_parser *ps) {
+  const char *name = ps->name;
+  if (*cap > TP_TNS_MAX_LINE_BYTES) /* every line before this one is counted */
+    return tp_tns_line_too_long(ps->name, ps->line + 1);
   size_t want = *cap > (SIZE_MAX - 1) / 2 ? 0 : *cap * 2;
   char *p = want ? (char *)realloc(*buf, want + 1) : NULL;
   if (!p)
@@ -40,12 +43,12 @@ static tp_status grow(char **buf, size_t *cap, const char *name) {
 }
 
 /* Reads the source through a buffer of cap + 1 bytes (one for the terminating NUL). */
-static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns_parser *ps,
+static tp_status parse_chunks(tp_input *in, char **buf, size_t cap, tp_tns_parser *ps,
                               tp_tns_pieces *pieces) {
   size_t len = 0;
   for (;;) {
     size_t got;
-    TP_TRY(tp_coo_source_read(src, *buf + len, cap - len, &got));
+    TP_TRY(tp_input_read(in, *buf + len, cap - len, &got));
     len += got;
     if (len < cap) { /* the end of the source */
       (*buf)[len] = '\0';
@@ -53,7 +56,7 @@ static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns
     }
     size_t done = complete_lines(*buf, len);
     if (done == 0) {
-      TP_TRY(grow(buf, &cap, src->name));
+      TP_TRY(grow(buf, &cap, ps));
       continue;
     }
     TP_TRY(tp_tns_parse_block(ps, pieces, *buf, *buf + done));
@@ -62,17 +65,18 @@ static tp_status parse_chunks(tp_coo_source *src, char **buf, size_t cap, tp_tns
   }
 }
 
-static tp_status parse_source(tp_coo_source *src, size_t chunk, tp_tns_parser *ps) {
+static tp_status parse_source(tp_input *in, size_t chunk, tp_tns_parser *ps) {
   size_t cap = chunk ? chunk : TP_TNS_CHUNK_BYTES;
-  if (src->total < cap) /* small files: no larger buffer than needed */
-    cap = (size_t)src->total + 1;
+  uint64_t remaining = tp_input_remaining(in);
+  if (remaining < cap) /* small files: no larger buffer than needed */
+    cap = (size_t)remaining + 1;
   char *buf = (char *)malloc(cap + 1);
   if (!buf)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte read buffer",
-                    src->name, cap + 1);
+                    in->name, cap + 1);
   tp_tns_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
-  tp_status st = parse_chunks(src, &buf, cap, ps, &pieces);
+  tp_status st = parse_chunks(in, &buf, cap, ps, &pieces);
   tp_tns_pieces_free(&pieces);
   free(buf);
   return st;
@@ -95,40 +99,43 @@ static tp_status take_tensor(tp_tns_parser *ps, const int64_t *dims, tp_coo *hos
   return tp_coo_host_alloc(shape.dtype, shape.order, shape.dims, 0, host);
 }
 
-tp_status tp_coo_read_tns_source(tp_coo_source *src, size_t chunk, tp_dtype dtype, int order,
-                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
+tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                                const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_TRY(check_args(dtype, order, dims, host));
   tp_tns_parser ps;
   memset(&ps, 0, sizeof ps);
-  ps.name = src->name, ps.dtype = dtype, ps.order = order, ps.dims = dims;
-  ps.expected_nnz = src->total == UINT64_MAX ? 0 : (int64_t)(src->total / BYTES_PER_LINE_GUESS);
+  ps.name = in->name, ps.dtype = dtype, ps.order = order, ps.dims = dims;
+  uint64_t remaining = tp_input_remaining(in);
+  ps.expected_nnz = remaining == UINT64_MAX ? 0 : (int64_t)(remaining / BYTES_PER_LINE_GUESS);
   tp_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
-  tp_status st = parse_source(src, chunk, &ps);
+  tp_status st = parse_source(in, chunk, &ps);
   if (st == TP_SUCCESS)
     st = take_tensor(&ps, dims, host);
   tp_coo_builder_free(&ps.b);
   if (info)
     info->lines = ps.line;
-  return tp_coo_finish_read(st, src->name, host, info);
+  return tp_coo_finish_read(st, in->name, host, info);
 }
 
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
                           tp_coo *host, tp_coo_read_info *info) {
   if (host)
     memset(host, 0, sizeof *host);
-  tp_coo_source src;
-  TP_TRY(tp_coo_source_open(&src, path));
-  tp_status st = tp_coo_read_tns_source(&src, 0, dtype, order, dims, host, info);
-  tp_coo_source_close(&src);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = tp_coo_read_tns_input(in, 0, dtype, order, dims, host, info);
+  tp_input_close(&in);
   return st;
 }
 
 tp_status tp_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
                                  tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
                                  tp_coo_read_info *info) {
-  tp_coo_source src;
-  tp_coo_source_buffer(&src, name, bytes, size);
-  return tp_coo_read_tns_source(&src, chunk, dtype, order, dims, host, info);
+  tp_input in;
+  tp_input_init_buffer(&in, name, bytes, size);
+  tp_status st = tp_coo_read_tns_input(&in, chunk, dtype, order, dims, host, info);
+  tp_input_release(&in);
+  return st;
 }

@@ -40,7 +40,7 @@ static char *format_line(const tp_coo *t, int64_t k, char *p) {
 
 /* Formats nonzeros [first, first + PIECES * PIECE_NONZEROS) into the pieces, then writes
  * them out in order. */
-static void write_batch(tp_coo_sink *s, const tp_coo *t, int64_t first, char *text,
+static void write_batch(tp_output *s, const tp_coo *t, int64_t first, char *text,
                         size_t piece_bytes) {
   size_t len[PIECES];
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
@@ -52,20 +52,29 @@ static void write_batch(tp_coo_sink *s, const tp_coo *t, int64_t first, char *te
     len[i] = (size_t)(p - begin);
   }
   for (int i = 0; i < PIECES; ++i)
-    tp_coo_sink_write(s, text + (size_t)i * piece_bytes, len[i]);
+    tp_output_write(s, text + (size_t)i * piece_bytes, len[i]);
+}
+
+static tp_status write_tns(tp_output *f, const void *what) {
+  const tp_coo *host = (const tp_coo *)what;
+  size_t piece_bytes = line_bytes(host->order) * PIECE_NONZEROS;
+  char *text = (char *)malloc(piece_bytes * PIECES);
+  if (!text)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the text buffers",
+                    tp_output_path(f));
+  for (int64_t k = 0; !tp_output_failed(f) && k < host->nnz; k += PIECES * PIECE_NONZEROS)
+    write_batch(f, host, k, text, piece_bytes);
+  free(text);
+  return TP_SUCCESS;
 }
 
 tp_status tp_coo_write_tns(const char *path, const tp_coo *host) {
   TP_TRY(tp_coo_validate(host));
-  size_t piece_bytes = line_bytes(host->order) * PIECE_NONZEROS;
-  char *text = (char *)malloc(piece_bytes * PIECES);
-  if (!text)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the text buffers", path);
-  tp_coo_sink s;
-  tp_status st = tp_coo_sink_open(&s, path);
-  for (int64_t k = 0; st == TP_SUCCESS && !s.err && k < host->nnz;
-       k += PIECES * PIECE_NONZEROS)
-    write_batch(&s, host, k, text, piece_bytes);
-  free(text);
-  return st == TP_SUCCESS ? tp_coo_sink_commit(&s) : st;
+  return tp_output_write_one(path, write_tns, host);
+}
+
+tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host) {
+  TP_CHECK_ARG(set, "set is NULL");
+  TP_TRY(tp_coo_validate(host));
+  return tp_output_write_in(set, path, write_tns, host);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tenport/sparse.h"
+#include "tp_io_internal.h"
 
 /* ---- values --------------------------------------------------------------------- */
 
@@ -60,47 +61,6 @@ tp_status tp_coo_sort(tp_coo *host);
 /* tp_coo_sum_duplicates for a tensor whose arrays and indices are known to be valid. */
 tp_status tp_coo_merge_duplicates(tp_coo *host, int64_t *merged);
 
-/* ---- bytes from a file or a buffer (coo_source.c) ------------------------------------ */
-
-typedef struct tp_coo_source {
-  const char *name;            /* the file or buffer, for messages */
-  int fd;                      /* -1 for a buffer */
-  const unsigned char *bytes;  /* the buffer */
-  size_t size, pos;
-  uint64_t total;              /* bytes in the source, UINT64_MAX when unknown (a pipe) */
-  unsigned char peeked[8];     /* bytes read ahead by tp_coo_source_peek */
-  size_t peeked_len, peeked_pos;
-} tp_coo_source;
-
-tp_status tp_coo_source_open(tp_coo_source *s, const char *path);
-void tp_coo_source_buffer(tp_coo_source *s, const char *name, const void *bytes, size_t size);
-/* Reads up to n bytes; fewer only at the end of the source. */
-tp_status tp_coo_source_read(tp_coo_source *s, void *dst, size_t n, size_t *got);
-/* The first up to n <= 8 bytes, which later reads still return. */
-tp_status tp_coo_source_peek(tp_coo_source *s, void *dst, size_t n, size_t *got);
-void tp_coo_source_close(tp_coo_source *s);
-
-/* ---- files written atomically (coo_sink.c) ------------------------------------------- */
-
-/* Output buffered in memory, written beside path and renamed over it on commit, so a
- * failed write leaves any existing file as it was. */
-typedef struct tp_coo_sink {
-  const char *path;
-  char *tmp_path;
-  int fd, err;
-  char *buf;
-  size_t len, cap;
-} tp_coo_sink;
-
-tp_status tp_coo_sink_open(tp_coo_sink *s, const char *path);
-/* Room for n <= the sink's capacity bytes at s->buf + s->len (flushing first if needed);
- * the caller adds what it wrote to s->len. NULL after a write error. */
-char *tp_coo_sink_reserve(tp_coo_sink *s, size_t n);
-void tp_coo_sink_write(tp_coo_sink *s, const void *bytes, size_t n);
-tp_status tp_coo_sink_commit(tp_coo_sink *s);
-void tp_coo_sink_abort(tp_coo_sink *s);
-enum { TP_COO_SINK_BYTES = 1 << 20 };
-
 /* ---- a tensor filled one nonzero at a time (coo_builder.c) ------------------------------ */
 
 typedef struct tp_coo_builder {
@@ -132,8 +92,13 @@ typedef struct tp_tns_parser {
 /* Parses the lines in [text, end), counting them in p->line: the text ends with '\n', or
  * *end is '\0' (so that strtod stops there). */
 tp_status tp_tns_parse_lines(tp_tns_parser *p, const char *text, const char *end);
+/* The error of a line longer than TP_TNS_MAX_LINE_BYTES. */
+tp_status tp_tns_line_too_long(const char *name, int64_t line);
 
 enum { TP_TNS_CHUNK_BYTES = 16 << 20, TP_TNS_PIECES = 16 };
+/* The longest .tns line read (a line holds at most 16 indices and a value; comments are
+ * the only long lines), so that a source without line ends cannot take all memory. */
+enum { TP_TNS_MAX_LINE_BYTES = TP_TNS_MAX_LINE };
 
 /* Parsers of the pieces of a block (tns_pieces.c); zero-initialise, free when done. */
 typedef struct tp_tns_pieces {
@@ -147,12 +112,12 @@ tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *t
                              const char *end);
 void tp_tns_pieces_free(tp_tns_pieces *pc);
 
-/* Readers of a source; on failure *host is zeroed and owns nothing. chunk: bytes read at
+/* Readers of an input; on failure *host is zeroed and owns nothing. chunk: bytes read at
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */
-tp_status tp_coo_read_tns_source(tp_coo_source *src, size_t chunk, tp_dtype dtype, int order,
-                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
-tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *host,
-                                    tp_coo_read_info *info);
+tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                                const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
+tp_status tp_coo_read_binary_input(tp_input *in, tp_dtype dtype, tp_coo *host,
+                                   tp_coo_read_info *info);
 
 /* The same on a memory buffer, name standing for the file in messages. */
 tp_status tp_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,

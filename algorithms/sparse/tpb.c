@@ -54,7 +54,7 @@ static uint32_t index_width(const tp_coo *t) {
   return 4;
 }
 
-static void write_header(tp_coo_sink *s, const tp_coo *t) {
+static void write_header(tp_output *s, const tp_coo *t) {
   unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
   memcpy(h, TP_TPB_MAGIC, TP_TPB_MAGIC_BYTES);
   put_u32(h + 8, TP_TPB_VERSION);
@@ -64,7 +64,7 @@ static void write_header(tp_coo_sink *s, const tp_coo *t) {
   put_u64(h + 24, (uint64_t)t->nnz);
   for (int m = 0; m < t->order; ++m)
     put_u64(h + TP_TPB_FIXED_HEADER + 8 * m, (uint64_t)t->dims[m]);
-  tp_coo_sink_write(s, h, TP_TPB_FIXED_HEADER + 8 * (size_t)t->order);
+  tp_output_write(s, h, TP_TPB_FIXED_HEADER + 8 * (size_t)t->order);
 }
 
 /* Element k of the index array (width w) or of the values, as little-endian bytes. */
@@ -87,33 +87,42 @@ static void put_value(unsigned char *p, const tp_coo *t, int64_t k) {
   }
 }
 
-/* One array (mode m, or the values for m = -1) in blocks that fit the sink. */
-static void write_array(tp_coo_sink *s, const tp_coo *t, int m) {
+/* One array (mode m, or the values for m = -1) in blocks that fit the output's buffer. */
+static void write_array(tp_output *s, const tp_coo *t, int m) {
   uint32_t w = m >= 0 ? index_width(t) : (uint32_t)tp_dtype_size(t->dtype);
-  int64_t per_block = (int64_t)(TP_COO_SINK_BYTES / w);
+  int64_t per_block = (int64_t)(TP_OUTPUT_BUFFER_BYTES / w);
   for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
     int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
-    unsigned char *p = (unsigned char *)tp_coo_sink_reserve(s, (size_t)n * w);
+    unsigned char *p = (unsigned char *)tp_output_reserve(s, (size_t)n * w);
     if (!p)
-      return; /* the sink keeps the error */
+      return; /* the output keeps the error */
     for (int64_t k = 0; k < n; ++k, p += w)
       if (m >= 0)
         put_index(p, w, t->indices[m][k0 + k]);
       else
         put_value(p, t, k0 + k);
-    s->len += (size_t)n * w;
+    tp_output_advance(s, (size_t)n * w);
   }
+}
+
+static tp_status write_tpb(tp_output *f, const void *what) {
+  const tp_coo *host = (const tp_coo *)what;
+  write_header(f, host);
+  for (int m = 0; m < host->order; ++m)
+    write_array(f, host, m);
+  write_array(f, host, -1);
+  return TP_SUCCESS;
 }
 
 tp_status tp_coo_write_binary(const char *path, const tp_coo *host) {
   TP_TRY(tp_coo_validate(host));
-  tp_coo_sink s;
-  TP_TRY(tp_coo_sink_open(&s, path));
-  write_header(&s, host);
-  for (int m = 0; m < host->order; ++m)
-    write_array(&s, host, m);
-  write_array(&s, host, -1);
-  return tp_coo_sink_commit(&s);
+  return tp_output_write_one(path, write_tpb, host);
+}
+
+tp_status tp_coo_write_binary_to(tp_output_set *set, const char *path, const tp_coo *host) {
+  TP_CHECK_ARG(set, "set is NULL");
+  TP_TRY(tp_coo_validate(host));
+  return tp_output_write_in(set, path, write_tpb, host);
 }
 
 /* ---- reading ----------------------------------------------------------------------------- */
@@ -164,31 +173,32 @@ static tp_status parse_dims(const char *name, const unsigned char *d, tpb_header
 }
 
 /* The bytes the header promises must be what the source holds. */
-static tp_status check_size(const tp_coo_source *src, tpb_header *t) {
+static tp_status check_size(const tp_input *src, tpb_header *t) {
   uint64_t per_nonzero = (uint64_t)t->order * t->index_width + t->value_width;
   t->header_bytes = TP_TPB_FIXED_HEADER + 8 * (uint64_t)t->order;
   if (t->nnz > (UINT64_MAX - t->header_bytes) / per_nonzero)
     return bad_header(src->name, "nnz is too large: the file size would overflow 64 bits",
                       t->nnz);
   t->data_bytes = t->nnz * per_nonzero;
-  uint64_t expected = t->header_bytes + t->data_bytes;
-  if (src->total == UINT64_MAX || src->total == expected)
+  uint64_t expected = t->header_bytes + t->data_bytes, after = tp_input_remaining(src);
+  uint64_t total = after == UINT64_MAX ? after : after + t->header_bytes; /* header read */
+  if (total == UINT64_MAX || total == expected)
     return TP_SUCCESS;
   return TP_ERROR(TP_ERROR_FORMAT, "%s: %s: the file holds %llu bytes, the header (order %u, "
                   "nnz %llu, widths %u and %u) says %llu", src->name,
-                  src->total < expected ? "truncated" : "bytes after the data",
-                  (unsigned long long)src->total, t->order, (unsigned long long)t->nnz,
+                  total < expected ? "truncated" : "bytes after the data",
+                  (unsigned long long)total, t->order, (unsigned long long)t->nnz,
                   t->index_width, t->value_width, (unsigned long long)expected);
 }
 
-static tp_status read_header(tp_coo_source *src, tpb_header *t) {
+static tp_status read_header(tp_input *src, tpb_header *t) {
   unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
   size_t got;
   memset(t, 0, sizeof *t);
-  TP_TRY(tp_coo_source_read(src, h, TP_TPB_FIXED_HEADER, &got));
+  TP_TRY(tp_input_read(src, h, TP_TPB_FIXED_HEADER, &got));
   TP_TRY(parse_fixed(src->name, h, got, t));
   size_t dims_bytes = 8 * (size_t)t->order;
-  TP_TRY(tp_coo_source_read(src, h + TP_TPB_FIXED_HEADER, dims_bytes, &got));
+  TP_TRY(tp_input_read(src, h + TP_TPB_FIXED_HEADER, dims_bytes, &got));
   if (got < dims_bytes)
     return bad_header(src->name, "truncated header: bytes read of the dims", (uint64_t)got);
   TP_TRY(parse_dims(src->name, h + TP_TPB_FIXED_HEADER, t));
@@ -237,14 +247,14 @@ static tp_status decode_values(const char *name, const unsigned char *p, uint32_
 }
 
 /* Mode m's indices (m >= 0) or the values (m = -1), block by block through buf. */
-static tp_status read_array(tp_coo_source *src, const tpb_header *h, int m, unsigned char *buf,
+static tp_status read_array(tp_input *src, const tpb_header *h, int m, unsigned char *buf,
                             tp_coo *t) {
   uint32_t w = m >= 0 ? h->index_width : h->value_width;
   int64_t per_block = BLOCK_BYTES / w;
   for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
     int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
     size_t got;
-    TP_TRY(tp_coo_source_read(src, buf, (size_t)n * w, &got));
+    TP_TRY(tp_input_read(src, buf, (size_t)n * w, &got));
     if (got < (size_t)n * w)
       return truncated(src->name);
     TP_TRY(m >= 0 ? decode_indices(src->name, buf, w, k0, n, m, t)
@@ -253,7 +263,7 @@ static tp_status read_array(tp_coo_source *src, const tpb_header *h, int m, unsi
   return TP_SUCCESS;
 }
 
-static tp_status read_arrays(tp_coo_source *src, const tpb_header *h, tp_coo *t) {
+static tp_status read_arrays(tp_input *src, const tpb_header *h, tp_coo *t) {
   unsigned char *buf = (unsigned char *)malloc(BLOCK_BYTES);
   if (!buf)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", src->name);
@@ -266,8 +276,8 @@ static tp_status read_arrays(tp_coo_source *src, const tpb_header *h, tp_coo *t)
   return st;
 }
 
-tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *host,
-                                    tp_coo_read_info *info) {
+tp_status tp_coo_read_binary_input(tp_input *src, tp_dtype dtype, tp_coo *host,
+                                   tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_CHECK_ARG(host, "host is NULL");
@@ -285,16 +295,18 @@ tp_status tp_coo_read_binary_source(tp_coo_source *src, tp_dtype dtype, tp_coo *
 tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
   if (host)
     memset(host, 0, sizeof *host);
-  tp_coo_source src;
-  TP_TRY(tp_coo_source_open(&src, path));
-  tp_status st = tp_coo_read_binary_source(&src, dtype, host, NULL);
-  tp_coo_source_close(&src);
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  tp_status st = tp_coo_read_binary_input(in, dtype, host, NULL);
+  tp_input_close(&in);
   return st;
 }
 
 tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
                                     tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
-  tp_coo_source src;
-  tp_coo_source_buffer(&src, name, bytes, size);
-  return tp_coo_read_binary_source(&src, dtype, host, info);
+  tp_input in;
+  tp_input_init_buffer(&in, name, bytes, size);
+  tp_status st = tp_coo_read_binary_input(&in, dtype, host, info);
+  tp_input_release(&in);
+  return st;
 }

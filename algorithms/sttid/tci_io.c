@@ -9,9 +9,9 @@
  *   bond k rows i_1 ... i_{r_{k+1}}    for k = 0..D-2: bond k's pivot rows of M_k,
  *   bond k cols j_1 ... j_{r_{k+1}}    then its pivot columns, in pivot order
  *
- * Files are written beside their targets and renamed over them, the cores first and the
- * manifest last, so an interrupted write never leaves a manifest that names missing
- * cores. The reader trusts nothing: every count, rank and pivot is checked against the
+ * The files are one output set (tenport/files.h): written to temporaries and renamed over
+ * their targets only when all are complete, the cores first and the manifest last, so a
+ * failed write leaves the earlier tensor train whole. The reader trusts nothing: every count, rank and pivot is checked against the
  * others, with the file, line and problem in the message. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,11 +19,14 @@
 #include <string.h>
 
 #include "tp_error.h"
+#include "tp_io_internal.h"
 #include "tp_sparse_internal.h"
 #include "tp_tci_internal.h"
 
 #define TCI_MAGIC "tenport-tci"
 #define TCI_VERSION 1
+/* A manifest lists every pivot: 2 x 16 bonds of up to millions of 20-digit indices. */
+#define TCI_MANIFEST_MAX (1 << 30)
 
 /* ---- shared by the writer and the reader ------------------------------------------ */
 
@@ -104,39 +107,53 @@ static tp_status check_bonds(const tp_tci *t) {
   return TP_SUCCESS;
 }
 
-static void put_text(tp_coo_sink *s, const char *text) { tp_coo_sink_write(s, text, strlen(text)); }
-
 /* " v_0 v_1 ... v_{n-1}\n" */
-static void put_list(tp_coo_sink *s, const int64_t *v, int64_t n) {
+static void put_list(tp_output *f, const int64_t *v, int64_t n) {
   char buf[32];
   for (int64_t a = 0; a < n; ++a) {
     snprintf(buf, sizeof buf, " %lld", (long long)v[a]);
-    put_text(s, buf);
+    tp_output_text(f, buf);
   }
-  put_text(s, "\n");
+  tp_output_text(f, "\n");
 }
 
-static tp_status write_manifest(const char *path, const tp_tci *t) {
-  tp_coo_sink s;
-  TP_TRY(tp_coo_sink_open(&s, path));
+static tp_status write_manifest(tp_output *f, const void *what) {
+  const tp_tci *t = (const tp_tci *)what;
   char buf[64];
   snprintf(buf, sizeof buf, "%s %d\norder %d\ndims", TCI_MAGIC, TCI_VERSION, t->order);
-  put_text(&s, buf);
-  put_list(&s, t->dims, t->order);
-  put_text(&s, "ranks");
-  put_list(&s, t->ranks, t->order + 1);
+  tp_output_text(f, buf);
+  put_list(f, t->dims, t->order);
+  tp_output_text(f, "ranks");
+  put_list(f, t->ranks, t->order + 1);
   for (int k = 0; k + 1 < t->order; ++k) {
     snprintf(buf, sizeof buf, "bond %d rows", k);
-    put_text(&s, buf);
-    put_list(&s, t->pivot_rows[k], t->ranks[k + 1]);
+    tp_output_text(f, buf);
+    put_list(f, t->pivot_rows[k], t->ranks[k + 1]);
     snprintf(buf, sizeof buf, "bond %d cols", k);
-    put_text(&s, buf);
-    put_list(&s, t->pivot_cols[k], t->ranks[k + 1]);
+    tp_output_text(f, buf);
+    put_list(f, t->pivot_cols[k], t->ranks[k + 1]);
   }
-  return tp_coo_sink_commit(&s);
+  return TP_SUCCESS;
 }
 
-tp_status tp_tci_write(const char *prefix, const tp_tci *t) {
+/* Adds PREFIX.core<k>.tns for every core, then PREFIX.tci: the manifest is renamed last. */
+tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order) {
+  TP_CHECK_ARG(set && prefix && *prefix, "tp_tci_reserve: set or prefix is NULL or empty");
+  TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER, "tp_tci_reserve: order %d is outside "
+               "[2, %d]", order, TP_COO_MAX_ORDER);
+  tp_status st = TP_SUCCESS;
+  for (int k = 0; k <= order && st == TP_SUCCESS; ++k) {
+    char *path = NULL;
+    st = tci_path(prefix, k < order ? k : -1, &path);
+    if (st == TP_SUCCESS)
+      st = tp_output_set_add(set, path);
+    free(path);
+  }
+  return st;
+}
+
+tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *t) {
+  TP_CHECK_ARG(set, "tp_tci_write_to: the set is NULL");
   TP_CHECK_ARG(prefix && *prefix, "tp_tci_write: the prefix is NULL or empty");
   TP_TRY(tp_tci_check_contents(t));
   TP_TRY(check_bonds(t));
@@ -145,15 +162,25 @@ tp_status tp_tci_write(const char *prefix, const tp_tci *t) {
   for (int k = 0; k < t->order && st == TP_SUCCESS; ++k) {
     st = tci_path(prefix, k, &path);
     if (st == TP_SUCCESS)
-      st = tp_coo_write_tns(path, &t->cores[k]);
+      st = tp_coo_write_tns_to(set, path, &t->cores[k]);
     free(path);
     path = NULL;
   }
   if (st == TP_SUCCESS)
     st = tci_path(prefix, -1, &path);
   if (st == TP_SUCCESS)
-    st = write_manifest(path, t);
+    st = tp_output_write_in(set, path, write_manifest, t);
   free(path);
+  return st;
+}
+
+tp_status tp_tci_write(const char *prefix, const tp_tci *t) {
+  tp_output_set *set;
+  TP_TRY(tp_output_set_create(&set));
+  tp_status st = tp_tci_write_to(set, prefix, t);
+  if (st == TP_SUCCESS)
+    st = tp_output_set_commit(set);
+  tp_output_set_destroy(&set);
   return st;
 }
 
@@ -168,29 +195,31 @@ typedef struct manifest {
   int64_t line;          /* the current line's number (1-based) */
 } manifest;
 
+/* The whole manifest in memory, through a tp_input (a FIFO works too). */
 static tp_status manifest_load(manifest *m, const char *path) {
   memset(m, 0, sizeof *m);
   m->path = path;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return TP_ERROR(TP_ERROR_IO, "cannot open %s", path);
-  size_t cap = 4096;
+  tp_input *in;
+  TP_TRY(tp_input_open(&in, path));
+  size_t cap = 4096, got = 0;
+  tp_status st = TP_SUCCESS;
   m->text = (char *)malloc(cap);
-  while (m->text) {
-    m->size += fread(m->text + m->size, 1, cap - m->size, f);
+  while (m->text && st == TP_SUCCESS) {
+    st = tp_input_read(in, m->text + m->size, cap - m->size, &got);
+    m->size += got;
     if (m->size < cap)
       break;
-    char *grown = (char *)realloc(m->text, cap * 2);
+    char *grown = cap <= TCI_MANIFEST_MAX / 2 ? (char *)realloc(m->text, cap * 2) : NULL;
     if (!grown)
       free(m->text);
     m->text = grown, cap *= 2;
   }
-  int failed = ferror(f);
-  fclose(f);
+  tp_input_close(&in);
+  if (st != TP_SUCCESS)
+    return st;
   if (!m->text)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to read %s", path);
-  if (failed)
-    return TP_ERROR(TP_ERROR_IO, "cannot read %s", path);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to read it, or longer than %d bytes",
+                    path, TCI_MANIFEST_MAX);
   m->next = m->text;
   return TP_SUCCESS;
 }
@@ -449,6 +478,23 @@ static tp_status read_all(const char *prefix, tp_tci *t) {
   /* Everything was checked above; this catches a reader and a checker that disagree. */
   if (st == TP_SUCCESS)
     st = tp_tci_check_contents(t);
+  return st;
+}
+
+tp_status tp_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
+                                      tp_tci *t) {
+  TP_CHECK_ARG(t, "tp_tci_read_manifest_buffer: the output is NULL");
+  memset(t, 0, sizeof *t);
+  TP_CHECK_ARG(bytes || size == 0, "tp_tci_read_manifest_buffer: bytes is NULL");
+  manifest m;
+  memset(&m, 0, sizeof m);
+  m.path = name ? name : "manifest buffer";
+  m.text = (char *)(bytes ? bytes : ""); /* only read */
+  m.size = size;
+  m.next = m.text;
+  tp_status st = read_manifest(&m, t);
+  if (st != TP_SUCCESS)
+    tp_tci_free(t);
   return st;
 }
 

@@ -11,6 +11,13 @@
 
 TP_EXTERN_C_BEGIN
 
+/* ---- files (tci_io.c) ---------------------------------------------------------------- */
+
+/* Parses a manifest held in memory into t's order, dims, ranks and pivots (no cores), for
+ * the fuzzer and the tests; on failure t owns nothing. */
+tp_status tp_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
+                                      tp_tci *t);
+
 /* ---- checks (tci.c) ------------------------------------------------------------------ */
 
 /* The descriptor: order, dims, ranks (ranks[0] = ranks[d] = 1, M_k's row count

@@ -75,12 +75,21 @@ tp_status tp_kruskal_copy_to_host(tp_space *space, tp_kruskal *host, const tp_kr
  * TP_DTYPE_F64). Non-finite values are rejected with TP_ERROR_NUMERICAL naming the
  * first offending element. */
 tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t);
+/* The same from an opened input (a pipe or standard input too). */
+tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t);
 
 /* Writes a host tensor as .npy in its own layout (LEFT as fortran_order True). */
 tp_status tp_dense_write_npy(const char *path, const tp_dense *host);
 
-/* Writes a host Kruskal tensor as prefix_lambda.npy and prefix_factor<k>.npy. */
+/* Writes a host Kruskal tensor as prefix_lambda.npy and prefix_factor<k>.npy, one output
+ * set (tenport/files.h): all the files replace an earlier model, or none does. The _to
+ * forms write into a caller's set, which the caller commits; tp_kruskal_reserve_npy adds
+ * the file names of a model of `order` modes to a set before the work. */
 tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host);
+tp_status tp_dense_write_npy_to(tp_output_set *set, const char *path, const tp_dense *host);
+tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix,
+                                  const tp_kruskal *host);
+tp_status tp_kruskal_reserve_npy(tp_output_set *set, const char *prefix, int order);
 
 /* Reads factor matrices prefix_factor<k>.npy (and prefix_lambda.npy when present, else
  * lambda = 1) into a host Kruskal tensor of the given shape and rank; each file's shape

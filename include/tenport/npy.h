@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tenport/files.h"
 #include "tenport/status.h"
 
 #ifdef __cplusplus
@@ -49,12 +50,31 @@ typedef struct tp_npy_array {
  * Bytes after the data are ignored, as NumPy does. */
 tp_status tp_npy_read(const char *path, tp_npy_array *out);
 tp_status tp_npy_read_buffer(const void *bytes, size_t size, tp_npy_array *out);
+/* The same from an opened input (a pipe or standard input too), which is left after the
+ * array's data. */
+tp_status tp_npy_read_input(tp_input *in, tp_npy_array *out);
+
+/* What a .npy header says, read without consuming the input: a reader that takes the
+ * input afterwards sees the whole file. data_offset counts from the input's start. */
+typedef struct tp_npy_header {
+  tp_dtype dtype;
+  int ndim;
+  int64_t shape[TP_NPY_MAX_DIMS];
+  int fortran_order;
+  int64_t count;
+  uint64_t data_offset;
+} tp_npy_header;
+tp_status tp_npy_peek_header(tp_input *in, tp_npy_header *header);
 
 /* Writes count = prod(shape) elements (shape may be NULL when ndim is 0) as a version 1.0
  * file, little-endian, header padded to 64 bytes. The file is written beside path and
- * renamed over it, so a failure (TP_ERROR_IO) leaves any existing file as it was. */
+ * renamed over it (see tenport/files.h), so a failure (TP_ERROR_IO) leaves any existing
+ * file as it was. tp_npy_write_to writes the file as part of an output set, replacing
+ * path only when the set is committed. */
 tp_status tp_npy_write(const char *path, tp_dtype dtype, int ndim, const int64_t *shape,
                        int fortran_order, const void *data);
+tp_status tp_npy_write_to(tp_output_set *set, const char *path, tp_dtype dtype, int ndim,
+                          const int64_t *shape, int fortran_order, const void *data);
 
 /* Frees a->data and zeroes *a; safe on a zeroed struct and on NULL. */
 void tp_npy_free(tp_npy_array *a);
@@ -64,6 +84,9 @@ void tp_npy_free(tp_npy_array *a);
  * have, or -1 for any; a mismatch is TP_ERROR_FORMAT. Error messages name the file. */
 tp_status tp_npy_read_f64(const char *path, int required_ndim, tp_npy_array *out);
 tp_status tp_npy_read_f32(const char *path, int required_ndim, tp_npy_array *out);
+/* The same from an opened input; to is TP_DTYPE_F32 or TP_DTYPE_F64. */
+tp_status tp_npy_read_converted_input(tp_input *in, tp_dtype to, int required_ndim,
+                                      tp_npy_array *out);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/files.h"
 #include "tenport/npy.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
@@ -69,22 +70,24 @@ typedef struct tp_coo_read_info {
 
 /* Reads a FROSTT .tns file into host memory: one nonzero per line, `order` 1-based
  * indices then the value, separated by blanks; `#` starts a comment; blank lines are
- * skipped. order 0: taken from the first nonzero line; > 0: required of every line.
- * dims: when not NULL (order must then be given), the shape, every index within it;
- * else each mode's maximum index. A file without nonzeros needs dims ("no nonzeros and
- * no dims" otherwise). Duplicates are summed; the nonzeros come out sorted as by
- * tp_coo_sum_duplicates. Malformed lines (missing, extra or garbage fields), index 0 or
- * negative, out-of-range or 64-bit-overflowing indices, non-finite values or values beyond
- * dtype give TP_ERROR_FORMAT naming the file, line and problem. Free the tensor with
+ * skipped; a line holds at most TP_TNS_MAX_LINE bytes. order 0: taken from the first
+ * nonzero line; > 0: required of every line. dims: when not NULL (order must then be
+ * given), the shape, every index within it; else each mode's maximum index. A file
+ * without nonzeros needs dims ("no nonzeros and no dims" otherwise). Duplicates are
+ * summed; the nonzeros come out sorted as by tp_coo_sum_duplicates. Malformed lines
+ * (missing, extra or garbage fields), index 0 or negative, out-of-range or
+ * 64-bit-overflowing indices, non-finite values or values beyond dtype give
+ * TP_ERROR_FORMAT naming the file, line and problem. Free the tensor with
  * tp_coo_free(NULL, host); on failure *host is zeroed and owns nothing. info may be
  * NULL. */
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
                           tp_coo *host, tp_coo_read_info *info);
+#define TP_TNS_MAX_LINE (1 << 20)
 
 /* Writes a host tensor as .tns (1-based indices, values with enough digits to read back
  * exactly). The tensor is validated first (tp_coo_validate); the file is written beside
- * path and renamed over it, so a failure (TP_ERROR_IO) leaves any existing file as it
- * was. */
+ * path and renamed over it (tenport/files.h), so a failure (TP_ERROR_IO) leaves any
+ * existing file as it was. */
 tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
 
 /* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1", then
@@ -97,9 +100,24 @@ tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
 tp_status tp_coo_write_binary(const char *path, const tp_coo *host);
 tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host);
 
+/* The writers as part of an output set: path is replaced when the set is committed. */
+tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host);
+tp_status tp_coo_write_binary_to(tp_output_set *set, const char *path, const tp_coo *host);
+
 /* Reads either format: binary when the file starts with the magic, else .tns (order
  * and dims from the file). info->lines is 0 for binary files. */
 tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
+
+/* Reads either format from an opened input (a pipe or standard input too), recognised
+ * from its first bytes; anything else (a .npy array, gzip data, unknown binary data) is
+ * TP_ERROR_FORMAT saying what the input is. order and dims as for tp_coo_read_tns (0 and
+ * NULL: from the file); a .tpb input must have them when given. */
+tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                            tp_coo *host, tp_coo_read_info *info);
+
+/* The value type a sparse input holds: float32 for a .tpb of 4-byte values, float64
+ * otherwise (text is read as float64 unless asked). Nothing is consumed. */
+tp_status tp_coo_input_dtype(tp_input *in, tp_dtype *dtype);
 
 /* Value distributions of the generator. */
 typedef enum tp_coo_values {

@@ -214,8 +214,14 @@ tp_status tp_tci_density(const tp_tci *t, double *per_core, double *average);
 
 /* Files: PREFIX.tci (text: order, dims, ranks, then each bond's pivot rows and columns)
  * and PREFIX.core<k>.tns for k = 0..d-1 (values printed to read back exactly). Reading
- * checks every count, rank and index against the others. */
+ * checks every count, rank and index against the others. The files are written as one
+ * output set (tenport/files.h): all or none of them replace an earlier tensor train, the
+ * manifest last. tp_tci_write_to writes them into a caller's set (committed by the
+ * caller); tp_tci_reserve adds their names to a set before the work, so that a run finds
+ * out at once whether it can write them. */
 tp_status tp_tci_write(const char *prefix, const tp_tci *t);
+tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *t);
+tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order);
 tp_status tp_tci_read(const char *prefix, tp_tci *t);
 
 /* ---- generator ----------------------------------------------------------------------- */

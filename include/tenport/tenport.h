@@ -11,6 +11,7 @@
 #include "tenport/symtensor.h"
 #include "tenport/sshopm.h"
 #include "tenport/dwmri.h"
+#include "tenport/files.h"
 #include "tenport/npy.h"
 #include "tenport/dense.h"
 #include "tenport/mttkrp.h"

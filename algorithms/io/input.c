@@ -1,0 +1,166 @@
+/* Inputs: a file, pipe, FIFO, standard input or memory buffer, opened once and read front
+ * to back. Bytes a reader looks at before deciding what to do (the format's magic, a
+ * header) are kept in a look-ahead buffer that later reads return first, so nothing is
+ * read twice and nothing is lost on a source that cannot seek. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tp_error.h"
+#include "tp_io_internal.h"
+
+static const char STDIN_NAME[] = "standard input";
+
+static tp_status take_identity(tp_input *in) {
+  struct stat st;
+  if (fstat(in->fd, &st) != 0)
+    return TP_ERROR(TP_ERROR_IO, "cannot examine %s: %s", in->name, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return TP_ERROR(TP_ERROR_IO, "%s is a folder, not a file", in->name);
+  in->known_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+  in->dev = st.st_dev, in->ino = st.st_ino, in->has_identity = 1;
+  return TP_SUCCESS;
+}
+
+static tp_status open_source(tp_input *in, const char *path) {
+  int is_stdin = strcmp(path, "-") == 0;
+  in->name = strdup(is_stdin ? STDIN_NAME : path);
+  if (!in->name)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the name %s", path);
+  in->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+  in->owns_fd = !is_stdin;
+  if (in->fd < 0)
+    return TP_ERROR(TP_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+  return take_identity(in);
+}
+
+tp_status tp_input_open(tp_input **in, const char *path) {
+  TP_CHECK_ARG(in, "in is NULL");
+  *in = NULL;
+  TP_CHECK_ARG(path && *path, "the path is NULL or empty");
+  tp_input *p = (tp_input *)calloc(1, sizeof *p);
+  if (!p)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to open %s", path);
+  p->fd = -1;
+  tp_status st = open_source(p, path);
+  if (st != TP_SUCCESS) {
+    tp_input_close(&p);
+    return st;
+  }
+  *in = p;
+  return TP_SUCCESS;
+}
+
+void tp_input_init_buffer(tp_input *in, const char *name, const void *bytes, size_t size) {
+  memset(in, 0, sizeof *in);
+  in->fd = -1;
+  in->name = (char *)(name ? name : "buffer");
+  in->bytes = (const unsigned char *)bytes;
+  in->size = bytes ? size : 0;
+  in->known_size = in->size;
+}
+
+void tp_input_release(tp_input *in) {
+  if (in->fd >= 0 && in->owns_fd)
+    close(in->fd);
+  free(in->ahead);
+  in->fd = -1, in->ahead = NULL;
+}
+
+void tp_input_close(tp_input **in) {
+  if (!in || !*in)
+    return;
+  tp_input_release(*in);
+  free((*in)->name);
+  free(*in);
+  *in = NULL;
+}
+
+const char *tp_input_name(const tp_input *in) { return in ? in->name : "(no input)"; }
+
+int tp_input_is_file(const tp_input *in, const char *path) {
+  struct stat st;
+  return in && in->has_identity && path && stat(path, &st) == 0 && st.st_dev == in->dev &&
+         st.st_ino == in->ino;
+}
+
+uint64_t tp_input_remaining(const tp_input *in) {
+  if (in->known_size == UINT64_MAX)
+    return UINT64_MAX;
+  return in->known_size > in->consumed ? in->known_size - in->consumed : 0;
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+/* Up to n bytes from the source itself (not the look-ahead), stopping early only at its
+ * end. */
+static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+  *got = 0;
+  if (in->fd < 0) {
+    size_t take = in->size - in->pos < n ? in->size - in->pos : n;
+    if (take)
+      memcpy(dst, in->bytes + in->pos, take);
+    in->pos += take, *got = take;
+    return TP_SUCCESS;
+  }
+  while (*got < n) {
+    ssize_t r = read(in->fd, dst + *got, n - *got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      return TP_ERROR(TP_ERROR_IO, "cannot read %s: %s", in->name, strerror(errno));
+    if (r == 0)
+      break;
+    *got += (size_t)r;
+  }
+  return TP_SUCCESS;
+}
+
+tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got) {
+  unsigned char *out = (unsigned char *)dst;
+  size_t ahead = in->ahead_len - in->ahead_pos, take = ahead < n ? ahead : n, more = 0;
+  if (take)
+    memcpy(out, in->ahead + in->ahead_pos, take);
+  in->ahead_pos += take;
+  tp_status st = take < n ? read_source(in, out + take, n - take, &more) : TP_SUCCESS;
+  *got = take + more;
+  in->consumed += *got;
+  return st;
+}
+
+/* Moves the unread look-ahead to the front and makes room for n bytes in all. */
+static tp_status make_room(tp_input *in, size_t n) {
+  size_t unread = in->ahead_len - in->ahead_pos;
+  memmove(in->ahead, in->ahead + in->ahead_pos, unread);
+  in->ahead_len = unread, in->ahead_pos = 0;
+  if (in->ahead_cap >= n)
+    return TP_SUCCESS;
+  size_t cap = in->ahead_cap ? in->ahead_cap : 256;
+  while (cap < n)
+    cap *= 2;
+  unsigned char *p = (unsigned char *)realloc(in->ahead, cap);
+  if (!p)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to look %zu bytes ahead", in->name,
+                    n);
+  in->ahead = p, in->ahead_cap = cap;
+  return TP_SUCCESS;
+}
+
+tp_status tp_input_peek(tp_input *in, size_t n, const unsigned char **bytes, size_t *got) {
+  TP_CHECK_ARG(n <= TP_INPUT_PEEK_MAX, "%s: cannot look %zu bytes ahead (at most %d)", in->name,
+               n, TP_INPUT_PEEK_MAX);
+  if (in->ahead_len - in->ahead_pos < n) {
+    TP_TRY(make_room(in, n));
+    size_t more = 0;
+    tp_status st = read_source(in, in->ahead + in->ahead_len, n - in->ahead_len, &more);
+    in->ahead_len += more;
+    TP_TRY(st);
+  }
+  size_t unread = in->ahead_len - in->ahead_pos;
+  *got = unread < n ? unread : n;
+  *bytes = in->ahead ? in->ahead + in->ahead_pos : (const unsigned char *)"";
+  return TP_SUCCESS;
+}

@@ -1,0 +1,320 @@
+/* Output sets: each file is written to a temporary beside its target (created exclusively,
+ * never through a link) and renamed over the target only at commit, once every file of
+ * the set is complete, synced and has its permissions. Until then the targets keep their
+ * old contents; a set that is not committed removes its temporaries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tp_error.h"
+#include "tp_io_internal.h"
+#include "tp_output_names.h"
+
+struct tp_output {
+  char *path, *folder, *tmp_path;
+  int fd, err;          /* err: the first errno of a failed write, kept until finish */
+  int finished;         /* written completely and synced: may be committed */
+  mode_t mode;          /* given to the file before it replaces its target */
+  char *buf;
+  size_t len;
+};
+
+typedef struct file_id {
+  dev_t dev;
+  ino_t ino;
+} file_id;
+
+struct tp_output_set {
+  tp_output **files;
+  size_t count, cap;
+  file_id *inputs;
+  size_t input_count, input_cap;
+  int committed;
+};
+
+tp_status tp_output_set_create(tp_output_set **set) {
+  TP_CHECK_ARG(set, "set is NULL");
+  *set = (tp_output_set *)calloc(1, sizeof **set);
+  if (!*set)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for an output set");
+  return TP_SUCCESS;
+}
+
+/* Closes f's temporary, removes it unless it replaced its target, and frees f. */
+static void output_free(tp_output *f, int committed) {
+  if (f->fd >= 0)
+    close(f->fd);
+  if (!committed && f->tmp_path)
+    unlink(f->tmp_path);
+  free(f->path), free(f->folder), free(f->tmp_path), free(f->buf);
+  free(f);
+}
+
+void tp_output_set_destroy(tp_output_set **set) {
+  if (!set || !*set)
+    return;
+  for (size_t i = 0; i < (*set)->count; ++i)
+    output_free((*set)->files[i], (*set)->committed);
+  free((*set)->files);
+  free((*set)->inputs);
+  free(*set);
+  *set = NULL;
+}
+
+/* ---- protected inputs ------------------------------------------------------------- */
+
+static tp_status protect_id(tp_output_set *set, dev_t dev, ino_t ino) {
+  if (set->input_count == set->input_cap) {
+    size_t cap = set->input_cap ? 2 * set->input_cap : 8;
+    file_id *p = (file_id *)realloc(set->inputs, cap * sizeof *p);
+    if (!p)
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to list the inputs");
+    set->inputs = p, set->input_cap = cap;
+  }
+  set->inputs[set->input_count].dev = dev;
+  set->inputs[set->input_count++].ino = ino;
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_set_protect(tp_output_set *set, const char *path) {
+  TP_CHECK_ARG(set && path, "set and path must not be NULL");
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return TP_SUCCESS; /* a missing input cannot be replaced */
+  return protect_id(set, st.st_dev, st.st_ino);
+}
+
+tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in) {
+  TP_CHECK_ARG(set && in, "set and in must not be NULL");
+  return in->has_identity ? protect_id(set, in->dev, in->ino) : TP_SUCCESS;
+}
+
+static int is_protected(const tp_output_set *set, const struct stat *st) {
+  for (size_t i = 0; i < set->input_count; ++i)
+    if (set->inputs[i].dev == st->st_dev && set->inputs[i].ino == st->st_ino)
+      return 1;
+  return 0;
+}
+
+/* ---- adding a file ------------------------------------------------------------------ */
+
+static tp_output *find(const tp_output_set *set, const char *path) {
+  for (size_t i = 0; i < set->count; ++i)
+    if (strcmp(set->files[i]->path, path) == 0)
+      return set->files[i];
+  return NULL;
+}
+
+/* What is at path now: nothing (mode for a new file), or a regular file that is no input
+ * (its mode is kept); anything else is refused. */
+static tp_status check_target(const tp_output_set *set, const char *path, mode_t *mode) {
+  struct stat st;
+  if (lstat(path, &st) != 0) {
+    if (errno != ENOENT)
+      return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+    *mode = 0666 & ~tp_output_umask();
+    return TP_SUCCESS;
+  }
+  if (S_ISLNK(st.st_mode))
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is a symbolic link, and tenport never "
+                    "writes through links; remove it or choose another name", path);
+  if (S_ISDIR(st.st_mode))
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is a folder", path);
+  if (!S_ISREG(st.st_mode))
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is not a regular file (a device, FIFO "
+                    "or socket)", path);
+  if (is_protected(set, &st))
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "cannot write %s: it is one of this run's "
+                    "inputs, which would be lost; choose another output name", path);
+  *mode = st.st_mode & 07777;
+  return TP_SUCCESS;
+}
+
+static tp_status check_folder(const char *folder, const char *path) {
+  struct stat st;
+  if (stat(folder, &st) != 0)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: the folder %s %s", path, folder,
+                    errno == ENOENT ? "does not exist" : strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s is not a folder", path, folder);
+  return TP_SUCCESS;
+}
+
+static tp_status push(tp_output_set *set, tp_output *f) {
+  if (set->count == set->cap) {
+    size_t cap = set->cap ? 2 * set->cap : 8;
+    tp_output **p = (tp_output **)realloc(set->files, cap * sizeof *p);
+    if (!p)
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to add %s to the output set", f->path);
+    set->files = p, set->cap = cap;
+  }
+  set->files[set->count++] = f;
+  return TP_SUCCESS;
+}
+
+static tp_status prepare(tp_output_set *set, tp_output *f) {
+  f->folder = f->path ? tp_output_folder_of(f->path) : NULL;
+  if (!f->folder)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for an output name");
+  TP_TRY(check_target(set, f->path, &f->mode));
+  TP_TRY(check_folder(f->folder, f->path));
+  tp_output_remove_stale(f->folder, f->path);
+  return tp_output_create_temporary(f->folder, f->path, &f->tmp_path, &f->fd);
+}
+
+tp_status tp_output_set_add(tp_output_set *set, const char *path) {
+  TP_CHECK_ARG(set && path && *path, "set and path must not be NULL or empty");
+  TP_CHECK_ARG(!set->committed, "the output set was committed already");
+  TP_CHECK_ARG(!find(set, path), "%s is in the output set twice", path);
+  tp_output *f = (tp_output *)calloc(1, sizeof *f);
+  if (!f)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to add %s to the output set", path);
+  f->path = strdup(path);
+  f->fd = -1;
+  tp_status st = prepare(set, f);
+  if (st == TP_SUCCESS)
+    st = push(set, f);
+  if (st != TP_SUCCESS)
+    output_free(f, 0);
+  return st;
+}
+
+/* ---- writing a file ------------------------------------------------------------------ */
+
+static tp_status restart(tp_output *f) {
+  if (f->fd < 0)
+    f->fd = open(f->tmp_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (f->fd < 0 || ftruncate(f->fd, 0) != 0 || lseek(f->fd, 0, SEEK_SET) != 0)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s (temporary %s): %s", f->path, f->tmp_path,
+                    strerror(errno));
+  if (!f->buf && !(f->buf = (char *)malloc(TP_OUTPUT_BUFFER_BYTES)))
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the write buffer of %s", f->path);
+  f->err = 0, f->len = 0, f->finished = 0;
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file) {
+  TP_CHECK_ARG(set && path && file, "set, path and file must not be NULL");
+  tp_output *f = find(set, path);
+  if (!f) {
+    TP_TRY(tp_output_set_add(set, path));
+    f = set->files[set->count - 1];
+  }
+  TP_TRY(restart(f));
+  *file = f;
+  return TP_SUCCESS;
+}
+
+/* Writes the buffer out; a failure is kept in f->err. */
+static void flush(tp_output *f) {
+  const char *p = f->buf;
+  size_t n = f->len;
+  while (n > 0 && !f->err) {
+    ssize_t w = write(f->fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      f->err = w < 0 ? errno : EIO;
+    else
+      p += w, n -= (size_t)w;
+  }
+  f->len = 0;
+}
+
+char *tp_output_reserve(tp_output *f, size_t n) {
+  if (TP_OUTPUT_BUFFER_BYTES - f->len < n)
+    flush(f);
+  return f->err || n > TP_OUTPUT_BUFFER_BYTES ? NULL : f->buf + f->len;
+}
+
+void tp_output_advance(tp_output *f, size_t n) { f->len += n; }
+
+void tp_output_write(tp_output *f, const void *bytes, size_t n) {
+  const char *p = (const char *)bytes;
+  while (n > 0 && !f->err) {
+    if (f->len == TP_OUTPUT_BUFFER_BYTES)
+      flush(f);
+    size_t room = TP_OUTPUT_BUFFER_BYTES - f->len, take = room < n ? room : n;
+    memcpy(f->buf + f->len, p, take);
+    f->len += take, p += take, n -= take;
+  }
+}
+
+void tp_output_text(tp_output *f, const char *text) { tp_output_write(f, text, strlen(text)); }
+
+int tp_output_failed(const tp_output *f) { return f->err != 0; }
+
+const char *tp_output_path(const tp_output *f) { return f->path; }
+
+tp_status tp_output_finish(tp_output *f) {
+  flush(f);
+  if (!f->err && fchmod(f->fd, f->mode) != 0)
+    f->err = errno;
+  if (!f->err && fsync(f->fd) != 0)
+    f->err = errno;
+  if (close(f->fd) != 0 && !f->err)
+    f->err = errno;
+  f->fd = -1;
+  free(f->buf);
+  f->buf = NULL;
+  if (f->err)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", f->path, strerror(f->err));
+  f->finished = 1;
+  return TP_SUCCESS;
+}
+
+/* ---- committing ----------------------------------------------------------------------- */
+
+static tp_status rename_all(tp_output_set *set) {
+  for (size_t i = 0; i < set->count; ++i) {
+    tp_output *f = set->files[i];
+    if (rename(f->tmp_path, f->path) == 0)
+      continue;
+    int err = errno;
+    for (size_t j = 0; j < i; ++j) /* replaced already: their temporaries are gone */
+      free(set->files[j]->tmp_path), set->files[j]->tmp_path = NULL;
+    return TP_ERROR(TP_ERROR_IO, "cannot replace %s: %s (%zu of the set's %zu files were "
+                    "replaced before it)", f->path, strerror(err), i, set->count);
+  }
+  set->committed = 1;
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_set_commit(tp_output_set *set) {
+  TP_CHECK_ARG(set, "set is NULL");
+  TP_CHECK_ARG(!set->committed, "the output set was committed already");
+  for (size_t i = 0; i < set->count; ++i)
+    if (!set->files[i]->finished)
+      return TP_ERROR(TP_ERROR_IO, "%s was not written completely; no file of the set was "
+                      "replaced", set->files[i]->path);
+  TP_TRY(rename_all(set));
+  for (size_t i = 0; i < set->count; ++i)
+    tp_output_sync_folder(set->files[i]->folder);
+  return TP_SUCCESS;
+}
+
+/* ---- one-file writes ------------------------------------------------------------------- */
+
+tp_status tp_output_write_in(tp_output_set *set, const char *path, tp_output_writer write,
+                             const void *what) {
+  tp_output *f;
+  TP_TRY(tp_output_open(set, path, &f));
+  tp_status st = write(f, what);
+  tp_status done = tp_output_finish(f); /* closes the file in every case */
+  return st != TP_SUCCESS ? st : done;
+}
+
+tp_status tp_output_write_one(const char *path, tp_output_writer write, const void *what) {
+  TP_CHECK_ARG(path && *path, "the path is NULL or empty");
+  tp_output_set *set;
+  TP_TRY(tp_output_set_create(&set));
+  tp_status st = tp_output_write_in(set, path, write, what);
+  if (st == TP_SUCCESS)
+    st = tp_output_set_commit(set);
+  tp_output_set_destroy(&set);
+  return st;
+}

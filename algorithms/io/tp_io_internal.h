@@ -1,0 +1,79 @@
+/* Internals of the file layer: the input's byte source with its look-ahead, and the
+ * buffered writing of one file of an output set. */
+#ifndef TP_IO_INTERNAL_H
+#define TP_IO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tenport/files.h"
+
+/* ---- inputs (input.c) ------------------------------------------------------------ */
+
+struct tp_input {
+  char *name;                  /* for messages (owned) */
+  int fd, owns_fd;             /* -1 for a memory buffer */
+  const unsigned char *bytes;  /* the memory buffer */
+  size_t size, pos;
+  uint64_t known_size;         /* bytes in a regular file or buffer, UINT64_MAX if unknown */
+  uint64_t consumed;           /* bytes handed to readers so far */
+  unsigned char *ahead;        /* bytes read from the source but not yet consumed */
+  size_t ahead_len, ahead_pos, ahead_cap;
+  dev_t dev;                   /* identity of the source, when it has one */
+  ino_t ino;
+  int has_identity;
+};
+
+/* An input over memory (the fuzzers' and tests' entry point); name stands for the file in
+ * messages and must outlive the input. Release with tp_input_release. */
+void tp_input_init_buffer(tp_input *in, const char *name, const void *bytes, size_t size);
+void tp_input_release(tp_input *in);
+
+/* Reads up to n bytes; fewer only at the end of the source. */
+tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got);
+
+/* Makes the next n bytes (fewer at the end: *got) visible at *bytes without consuming
+ * them; n is at most TP_INPUT_PEEK_MAX. */
+tp_status tp_input_peek(tp_input *in, size_t n, const unsigned char **bytes, size_t *got);
+enum { TP_INPUT_PEEK_MAX = 1 << 24 };
+
+/* Bytes left to read when the source's size is known, else UINT64_MAX. */
+uint64_t tp_input_remaining(const tp_input *in);
+
+/* The message of a source of the wrong kind for a reader: what the first bytes say it is
+ * and what the reader wants ("a sparse tensor (.tns, .tpb)"). */
+tp_status tp_input_wrong_format(tp_input *in, tp_file_format found, const char *wanted);
+
+/* ---- one file of an output set (output_set.c) --------------------------------------
+ * Writes go through a memory buffer; the first failure is kept and reported by
+ * tp_output_finish with the target's name. */
+typedef struct tp_output tp_output;
+
+/* The file of the set that will replace path, added to the set if it is not yet in it;
+ * its temporary is emptied, so a writer starts from nothing. */
+tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file);
+/* Room for n <= TP_OUTPUT_BUFFER_BYTES bytes (NULL after a write error); the caller
+ * writes there and then calls tp_output_advance with what it wrote. */
+char *tp_output_reserve(tp_output *f, size_t n);
+void tp_output_advance(tp_output *f, size_t n);
+void tp_output_write(tp_output *f, const void *bytes, size_t n);
+void tp_output_text(tp_output *f, const char *text);
+/* 1 once a write failed (later writes do nothing). */
+int tp_output_failed(const tp_output *f);
+/* Flushes and syncs the file; its error, if any, names the target. The file is complete:
+ * the set may commit it. */
+tp_status tp_output_finish(tp_output *f);
+/* The target's path. */
+const char *tp_output_path(const tp_output *f);
+enum { TP_OUTPUT_BUFFER_BYTES = 1 << 20 };
+
+/* Writes one complete file to path through a set of its own: add, write (a callback that
+ * fills the file), finish and commit. The path writers' shared shape. */
+typedef tp_status (*tp_output_writer)(tp_output *file, const void *what);
+tp_status tp_output_write_one(const char *path, tp_output_writer write, const void *what);
+/* The same into an existing set (the file is finished but not committed). */
+tp_status tp_output_write_in(tp_output_set *set, const char *path, tp_output_writer write,
+                             const void *what);
+
+#endif

@@ -1,0 +1,89 @@
+/* Files in and out. An input is opened once and read front to back, so pipes, FIFOs and
+ * standard input work like regular files, and its format is recognised from its first
+ * bytes without consuming them. Outputs are written as a set: every file goes to a
+ * temporary beside its target, and only when all of them are complete are they renamed
+ * over their targets, in the order they were added (a manifest last), so a failed run
+ * leaves the previous set untouched. */
+#ifndef TENPORT_FILES_H
+#define TENPORT_FILES_H
+
+#include <stdint.h>
+
+#include "tenport/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the first bytes of an input say it holds. */
+typedef enum tp_file_format {
+  TP_FILE_UNKNOWN = 0, /* binary data of no format tenport reads */
+  TP_FILE_EMPTY = 1,   /* no bytes at all */
+  TP_FILE_NPY = 2,     /* a NumPy .npy array ("\x93NUMPY") */
+  TP_FILE_TPB = 3,     /* tenport's binary sparse tensor ("TPCOO") */
+  TP_FILE_TCI = 4,     /* a tensor-train manifest ("tenport-tci") */
+  TP_FILE_GZIP = 5,    /* gzip-compressed data */
+  TP_FILE_TEXT = 6     /* text, read as FROSTT .tns */
+} tp_file_format;
+
+/* "npy", "tpb", "tci", "gzip", "text", "empty" or "unknown". */
+const char *tp_file_format_name(tp_file_format format);
+
+/* ---- inputs ---------------------------------------------------------------------- */
+
+typedef struct tp_input tp_input;
+
+/* Opens path for reading; "-" reads standard input (left open by tp_input_close). The
+ * source is opened exactly once: regular files, pipes, FIFOs, /dev/stdin and character
+ * devices all work. Errors: TP_ERROR_IO naming the path and the system's reason. */
+tp_status tp_input_open(tp_input **in, const char *path);
+
+/* Closes the input and sets *in to NULL; safe on NULL. */
+void tp_input_close(tp_input **in);
+
+/* The path as given, or "standard input" for "-". */
+const char *tp_input_name(const tp_input *in);
+
+/* The format recognised from the next bytes (at most 64 are looked at; a source that
+ * shows fewer, such as a terminal, waits for them or its end). The bytes stay unread:
+ * the readers that take a tp_input see the whole source. */
+tp_status tp_input_format(tp_input *in, tp_file_format *format);
+
+/* 1 when the input and the file at path are the same file (same device and inode);
+ * 0 otherwise, also when path does not exist. */
+int tp_input_is_file(const tp_input *in, const char *path);
+
+/* ---- output sets ------------------------------------------------------------------ */
+
+typedef struct tp_output_set tp_output_set;
+
+tp_status tp_output_set_create(tp_output_set **set);
+
+/* No file of the set may replace this input: path names an existing file (missing paths
+ * are ignored), in the opened input. Checked by tp_output_set_add. */
+tp_status tp_output_set_protect(tp_output_set *set, const char *path);
+tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
+
+/* Adds path to the set before anything is written, so that a run finds out at once
+ * whether it can write its results. It fails (TP_ERROR_IO, naming the path and the
+ * reason) when the folder is missing or not writable, when path is a folder, a symbolic
+ * link (tenport never writes through a link) or not a regular file, when it is one of the
+ * protected inputs, or when the set already holds it. A temporary file is created beside
+ * path with a name no other run uses (".NAME.PID.RANDOM.tenport-tmp", never following a
+ * link); temporaries of the same NAME left by runs that no longer exist are removed. */
+tp_status tp_output_set_add(tp_output_set *set, const char *path);
+
+/* Renames every temporary over its target, in the order the files were added, once each
+ * is written, synced and given its permissions: those of the file it replaces, or the
+ * usual mode (0666 less the umask) for a new file. Fails without renaming anything when a
+ * file of the set was not written or a write failed. */
+tp_status tp_output_set_commit(tp_output_set *set);
+
+/* Removes the temporaries of a set that was not committed (the targets keep their old
+ * contents), frees the set and sets *set to NULL; safe on NULL. */
+void tp_output_set_destroy(tp_output_set **set);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
