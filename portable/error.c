@@ -5,7 +5,8 @@
 
 #include "tp_error.h"
 
-enum { TP_ERROR_MESSAGE_BYTES = 1024 };
+/* Room for messages that name two paths of PATH_MAX (4096) bytes and an errno text. */
+enum { TP_ERROR_MESSAGE_BYTES = 16384 };
 
 static _Thread_local char tp_last_error_message[TP_ERROR_MESSAGE_BYTES];
 
@@ -16,7 +17,7 @@ static const char *tp_basename(const char *path) {
 
 tp_status tp_error_raise(tp_status code, const char *file, int line, const char *func,
                          const char *fmt, ...) {
-  char detail[TP_ERROR_MESSAGE_BYTES / 2];
+  char detail[TP_ERROR_MESSAGE_BYTES - 256]; /* the rest: function, code and location */
   va_list args;
   va_start(args, fmt);
   vsnprintf(detail, sizeof detail, fmt, args);

@@ -144,6 +144,19 @@ static tp_status check_folder(const char *folder, const char *path) {
   return TP_SUCCESS;
 }
 
+tp_status tp_output_check_folder(const char *path) {
+  TP_CHECK_ARG(path && *path, "the path is NULL or empty");
+  char *folder = tp_output_folder_of(path);
+  if (!folder)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a folder name");
+  tp_status st = check_folder(folder, path);
+  if (st == TP_SUCCESS && access(folder, W_OK | X_OK) != 0)
+    st = TP_ERROR(TP_ERROR_IO, "cannot write %s: the folder %s is not writable: %s", path,
+                  folder, strerror(errno));
+  free(folder);
+  return st;
+}
+
 static tp_status push(tp_output_set *set, tp_output *f) {
   if (set->count == set->cap) {
     size_t cap = set->cap ? 2 * set->cap : 8;
@@ -306,6 +319,24 @@ tp_status tp_output_write_in(tp_output_set *set, const char *path, tp_output_wri
   tp_status st = write(f, what);
   tp_status done = tp_output_finish(f); /* closes the file in every case */
   return st != TP_SUCCESS ? st : done;
+}
+
+typedef struct bytes_out {
+  const void *bytes;
+  size_t n;
+} bytes_out;
+
+static tp_status write_bytes(tp_output *f, const void *what) {
+  const bytes_out *b = (const bytes_out *)what;
+  tp_output_write(f, b->bytes, b->n);
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes,
+                              size_t n) {
+  TP_CHECK_ARG(set && path && (bytes || n == 0), "set, path and bytes must not be NULL");
+  bytes_out b = {bytes, n};
+  return tp_output_write_in(set, path, write_bytes, &b);
 }
 
 tp_status tp_output_write_one(const char *path, tp_output_writer write, const void *what) {

@@ -41,9 +41,6 @@ enum { TP_INPUT_PEEK_MAX = 1 << 24 };
 /* Bytes left to read when the source's size is known, else UINT64_MAX. */
 uint64_t tp_input_remaining(const tp_input *in);
 
-/* The message of a source of the wrong kind for a reader: what the first bytes say it is
- * and what the reader wants ("a sparse tensor (.tns, .tpb)"). */
-tp_status tp_input_wrong_format(tp_input *in, tp_file_format found, const char *wanted);
 
 /* ---- one file of an output set (output_set.c) --------------------------------------
  * Writes go through a memory buffer; the first failure is kept and reported by

@@ -52,11 +52,13 @@ static const char *field_text(const char *p, const char *end, char buf[FIELD_TEX
   return buf;
 }
 
+/* With dims given, the count they imply may be what is wrong, not the file. */
 static tp_status field_count_error(const tp_tns_parser *ps, const char *line, const char *end) {
   int64_t found = count_fields(line, end);
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld field%s, expected %d (%d ind%s and a "
-                  "value)", ps->name, (long long)ps->line, (long long)found, found == 1 ? "" : "s",
-                  ps->order + 1, ps->order, ps->order == 1 ? "ex" : "ices");
+                  "value%s)", ps->name, (long long)ps->line, (long long)found,
+                  found == 1 ? "" : "s", ps->order + 1, ps->order, ps->order == 1 ? "ex" : "ices",
+                  ps->dims ? ", as the dims given have that many modes" : "");
 }
 
 /* ---- the order, from the first nonzero line ------------------------------------------- */

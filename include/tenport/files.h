@@ -7,6 +7,7 @@
 #ifndef TENPORT_FILES_H
 #define TENPORT_FILES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tenport/status.h"
@@ -49,6 +50,11 @@ const char *tp_input_name(const tp_input *in);
  * the readers that take a tp_input see the whole source. */
 tp_status tp_input_format(tp_input *in, tp_file_format *format);
 
+/* Raises TP_ERROR_FORMAT for an input of the wrong kind, saying what its first bytes show
+ * it is (found, from tp_input_format) and what was wanted ("a sparse tensor (.tns or
+ * .tpb)"); returns TP_ERROR_FORMAT. */
+tp_status tp_input_wrong_format(tp_input *in, tp_file_format found, const char *wanted);
+
 /* 1 when the input and the file at path are the same file (same device and inode);
  * 0 otherwise, also when path does not exist. */
 int tp_input_is_file(const tp_input *in, const char *path);
@@ -72,6 +78,16 @@ tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
  * path with a name no other run uses (".NAME.PID.RANDOM.tenport-tmp", never following a
  * link); temporaries of the same NAME left by runs that no longer exist are removed. */
 tp_status tp_output_set_add(tp_output_set *set, const char *path);
+
+/* Writes a whole file of n bytes into the set (added to it if it is not yet in it); it
+ * replaces path when the set is committed. */
+tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes,
+                              size_t n);
+
+/* Whether a file could be made at path: its folder exists and this process may write
+ * there (TP_ERROR_IO naming the folder otherwise). For outputs whose full names are known
+ * only later (PREFIX_factor<k>.npy once the order is read), checked before the work. */
+tp_status tp_output_check_folder(const char *path);
 
 /* Renames every temporary over its target, in the order the files were added, once each
  * is written, synced and given its permissions: those of the file it replaces, or the

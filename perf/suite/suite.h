@@ -106,6 +106,7 @@ typedef struct tps_machine {
 void tps_machine_describe(const tps_run *run, tps_machine *m);
 
 /* Writes the run as JSON (schema tenport-bench/1) to path; TP_ERROR_IO names the file. */
-tp_status tps_write_json(const char *path, const tps_run *run, const tps_machine *m);
+tp_status tps_write_json(tp_output_set *set, const char *path, const tps_run *run,
+                         const tps_machine *m);
 
 #endif

@@ -158,10 +158,15 @@ static void json_machine(FILE *f, const tps_run *run, const tps_machine *m) {
           TENPORT_VERSION_MINOR, TENPORT_VERSION_PATCH);
 }
 
-tp_status tps_write_json(const char *path, const tps_run *run, const tps_machine *m) {
-  FILE *f = fopen(path, "w");
+/* The document is made in memory and written as one file of the output set, so that an
+ * existing file is replaced only by a complete new one. */
+tp_status tps_write_json(tp_output_set *set, const char *path, const tps_run *run,
+                         const tps_machine *m) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
   if (!f)
-    return TP_ERROR(TP_ERROR_IO, "cannot write %s", path);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the JSON text of %s", path);
   fprintf(f, "{\n  \"schema\": \"tenport-bench/1\",\n  \"size\": \"%s\",\n",
           run->full ? "full" : "quick");
   json_machine(f, run, m);
@@ -176,7 +181,9 @@ tp_status tps_write_json(const char *path, const tps_run *run, const tps_machine
     fputs(i + 1 < run->count ? ",\n" : "\n", f);
   }
   fputs("  ]\n}\n", f);
-  if (fclose(f) != 0)
-    return TP_ERROR(TP_ERROR_IO, "writing %s failed", path);
-  return TP_SUCCESS;
+  tp_status st = fclose(f) == 0 ? tp_output_set_write(set, path, text, len)
+                                : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the JSON "
+                                           "text of %s", path);
+  free(text);
+  return st;
 }

@@ -1,5 +1,6 @@
 /* tenport bench: the standard cases of the four methods on this build's backend, next to
  * the machine's ceilings measured in the same run (perf/suite/). */
+#include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
 #include "suite.h"
@@ -25,7 +26,7 @@ static void usage(FILE *out) {
 static int parse(int argc, char **argv, bench_cli *c) {
   memset(c, 0, sizeof *c);
   for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    const char *a = argv[i], *v = tenport_option_value(argc, argv, i);
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return usage(stdout), -1;
     if (!strcmp(a, "--quick") || !strcmp(a, "--full"))
@@ -34,7 +35,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
       c->quiet = 1;
     else if (!strcmp(a, "--only") || !strcmp(a, "--json")) {
       if (!v)
-        return tenport_option_error("bench", a, 1, 0);
+        return tenport_option_error("bench", a, 1, NULL);
       if (!strcmp(a, "--only") && !tps_is_method(v)) {
         fprintf(stderr, "tenport bench: no method '%s' (there are: %s)\n", v, tps_method_list());
         return 2;
@@ -42,7 +43,7 @@ static int parse(int argc, char **argv, bench_cli *c) {
       *(!strcmp(a, "--only") ? &c->only : &c->json) = v;
       ++i;
     } else
-      return tenport_option_error("bench", a, -1, 0);
+      return tenport_option_error("bench", a, -1, NULL);
   }
   return 0;
 }
@@ -52,8 +53,7 @@ static void show_step(const char *what, void *user) {
   tenport_progress_show((tenport_progress *)user, "%s", what);
 }
 
-static int run_bench(tp_space *space, void *cli) {
-  const bench_cli *c = (const bench_cli *)cli;
+static int run_suite(tp_space *space, const bench_cli *c, tp_output_set *set) {
   tps_run *run = (tps_run *)malloc(sizeof *run);
   if (!run)
     return fprintf(stderr, "tenport bench: out of host memory\n"), 1;
@@ -71,7 +71,8 @@ static int run_bench(tp_space *space, void *cli) {
     tps_print(stdout, run);
     tps_machine m;
     tps_machine_describe(run, &m);
-    if (c->json && tps_write_json(c->json, run, &m) != TP_SUCCESS)
+    if (c->json && (tps_write_json(set, c->json, run, &m) != TP_SUCCESS ||
+                    tp_output_set_commit(set) != TP_SUCCESS))
       code = tenport_fail("bench", "cannot write the JSON file");
     int unverified = 0;
     for (int i = 0; i < run->count; ++i)
@@ -82,6 +83,22 @@ static int run_bench(tp_space *space, void *cli) {
     code |= unverified;
   }
   free(run);
+  return code;
+}
+
+/* With --json, the file is added to an output set before the suite runs: a path that
+ * cannot be written stops the run at once, and an existing file is replaced only by a
+ * complete new one. */
+static int run_bench(tp_space *space, void *cli) {
+  const bench_cli *c = (const bench_cli *)cli;
+  tp_output_set *set = NULL;
+  int code = 0;
+  if (c->json)
+    code = tenport_outputs_begin("bench", &set, NULL, NULL, 0) ||
+           tenport_outputs_add("bench", set, c->json);
+  if (code == 0)
+    code = run_suite(space, c, set);
+  tp_output_set_destroy(&set);
   return code;
 }
 

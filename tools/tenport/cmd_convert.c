@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "commands.h"
 #include "tenport/tenport.h"
 
@@ -20,21 +21,23 @@ static void usage(FILE *out) {
           "value, one nonzero per line, '#' comments) and tenport's binary format (.tpb).\n"
           "The input's format is recognised by its content, the output's by its extension.\n"
           "Nonzeros are written sorted, with duplicates summed.\n"
-          "  --input X           the tensor to read\n"
+          "  --input X           the tensor to read ('-': standard input)\n"
           "  --output Y          Y.tns or Y.tpb\n"
           "  --precision P       f32 or f64 (default: a .tpb input's own, f64 for text)\n"
           "  --dims I0xI1x...    the shape of a .tns input (default: each mode's largest\n"
-          "                      index); a .tpb input must have these dims\n");
+          "                      index); a .tpb input must have these dims\n"
+          "The output is written beside its name and renamed over it once complete; it may\n"
+          "not be the input.\n");
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
 static int parse_value(convert_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--input"))
-    return c->input = v, *v != '\0';
+    return tenport_parse_text(v, &c->input);
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--precision"))
-    return c->precision = v, !strcmp(v, "f32") || !strcmp(v, "f64");
+    return tenport_parse_precision(v, &c->precision);
   if (!strcmp(a, "--dims"))
     return c->dims_text = v, 1; /* checked with its own messages in parse_args */
   return -1;
@@ -67,8 +70,9 @@ static int parse_args(int argc, char **argv, convert_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("convert", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = parse_value(c, a, v ? v : "");
+    if (tenport_option_error("convert", a, r, v))
       return 2;
     ++i;
   }
@@ -77,71 +81,61 @@ static int parse_args(int argc, char **argv, convert_cli *c) {
 
 /* ---- converting ---------------------------------------------------------------------- */
 
-/* Whether path starts with the binary magic, and the precision of its values: float32
- * when a binary header says 4-byte values, else float64 (the reader reports bad files). */
-static int peek_binary(const char *path, tp_dtype *dtype) {
-  unsigned char head[20];
-  FILE *f = fopen(path, "rb");
-  size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-  if (f)
-    fclose(f);
-  int binary = got >= 8 && !memcmp(head, "TPCOO\0\0\1", 8);
-  *dtype = binary && got == 20 && head[16] == 4 ? TP_DTYPE_F32 : TP_DTYPE_F64;
-  return binary;
-}
-
-/* A .tpb input read with --dims must have those dims. */
-static int check_dims(const convert_cli *c, const tp_coo *t) {
-  int same = t->order == c->order;
-  for (int m = 0; same && m < t->order; ++m)
-    same = t->dims[m] == c->dims[m];
-  if (same)
-    return 0;
-  fprintf(stderr, "tenport convert: %s has dims ", c->input);
-  for (int m = 0; m < t->order; ++m)
-    fprintf(stderr, "%s%lld", m ? "x" : "", (long long)t->dims[m]);
-  fprintf(stderr, ", not --dims %s\n", c->dims_text);
-  return 1;
-}
-
-static void print_summary(const convert_cli *c, const tp_coo *t, const tp_coo_read_info *info,
-                          double read_s, double write_s) {
+static void print_summary(const convert_cli *c, const tp_input *in, const tp_coo *t,
+                          const tp_coo_read_info *info, double read_s, double write_s) {
   printf("%s: %d mode%s, dims ", c->output, t->order, t->order == 1 ? "" : "s");
   for (int m = 0; m < t->order; ++m)
     printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
   printf(", nnz %lld, %s, duplicates merged %lld\n", (long long)t->nnz, tp_dtype_name(t->dtype),
          (long long)info->duplicates);
   if (info->lines)
-    printf("read %s (%lld lines) in %.3f s, wrote in %.3f s\n", c->input,
+    printf("read %s (%lld lines) in %.3f s, wrote in %.3f s\n", tp_input_name(in),
            (long long)info->lines, read_s, write_s);
   else
-    printf("read %s in %.3f s, wrote in %.3f s\n", c->input, read_s, write_s);
+    printf("read %s in %.3f s, wrote in %.3f s\n", tp_input_name(in), read_s, write_s);
+}
+
+/* Reads the input: its precision unless --precision says, the shape --dims gives. */
+static int read_tensor(const convert_cli *c, tp_input *in, tp_coo *t, tp_coo_read_info *info) {
+  tp_dtype dtype = TP_DTYPE_F64;
+  tp_status st = tp_coo_input_dtype(in, &dtype);
+  if (c->precision)
+    dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  if (st == TP_SUCCESS)
+    st = tp_coo_read_input(in, dtype, c->order, c->dims_text ? c->dims : NULL, t, info);
+  return st == TP_SUCCESS ? 0 : tenport_fail("convert", "cannot read the input");
+}
+
+static tp_status write_tensor(const convert_cli *c, tp_output_set *set, const tp_coo *t) {
+  return tenport_coo_format(c->output) == 'b' ? tp_coo_write_binary_to(set, c->output, t)
+                                              : tp_coo_write_tns_to(set, c->output, t);
 }
 
 static int convert(const convert_cli *c) {
-  tp_dtype dtype;
-  int binary = peek_binary(c->input, &dtype);
-  if (c->precision)
-    dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  tp_input *in = NULL;
+  tp_output_set *set = NULL;
   tp_coo t;
   tp_coo_read_info info;
+  memset(&t, 0, sizeof t);
   memset(&info, 0, sizeof info);
-  double t0 = tenport_seconds();
-  tp_status st = c->dims_text && !binary
-                     ? tp_coo_read_tns(c->input, dtype, c->order, c->dims, &t, &info)
-                     : tp_coo_read(c->input, dtype, &t, &info);
-  if (st != TP_SUCCESS)
-    return tenport_fail("convert", "cannot read the input");
-  int code = c->dims_text && binary ? check_dims(c, &t) : 0;
-  double t1 = tenport_seconds();
-  if (code == 0) {
-    st = tenport_coo_format(c->output) == 'b' ? tp_coo_write_binary(c->output, &t)
-                                              : tp_coo_write_tns(c->output, &t);
-    code = st == TP_SUCCESS ? 0 : tenport_fail("convert", "cannot write the output");
-  }
+  int code = tenport_open_input("convert", c->input, &in);
   if (code == 0)
-    print_summary(c, &t, &info, t1 - t0, tenport_seconds() - t1);
+    code = tenport_outputs_begin("convert", &set, in, NULL, 0);
+  if (code == 0)
+    code = tenport_outputs_add("convert", set, c->output);
+  double t0 = tenport_seconds(), t1 = t0;
+  if (code == 0)
+    code = read_tensor(c, in, &t, &info);
+  t1 = tenport_seconds();
+  if (code == 0 && write_tensor(c, set, &t) != TP_SUCCESS)
+    code = tenport_fail("convert", "cannot write the output");
+  if (code == 0)
+    code = tenport_outputs_commit("convert", set);
+  if (code == 0)
+    print_summary(c, in, &t, &info, t1 - t0, tenport_seconds() - t1);
   tp_coo_free(NULL, &t);
+  tp_output_set_destroy(&set);
+  tp_input_close(&in);
   return code;
 }
 

@@ -57,11 +57,11 @@ static void usage(FILE *out) {
 static int parse_value(cp_cli *c, const char *a, const char *v) {
   tp_cp_als_options *s = &c->solver;
   if (!strcmp(a, "--input"))
-    return c->input = v, *v != '\0';
+    return tenport_parse_text(v, &c->input);
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--init"))
-    return c->init = v, *v != '\0';
+    return tenport_parse_text(v, &c->init);
   if (!strcmp(a, "--rank"))
     return tenport_parse_int(v, 1, 1 << 20, &c->rank);
   if (!strcmp(a, "--maxiters"))
@@ -69,13 +69,14 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &s->seed);
   if (!strcmp(a, "--tol"))
-    return c->tol_set = 1, tenport_parse_double(v, &s->tol) && s->tol >= 0;
+    return c->tol_set = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &s->tol);
   if (!strcmp(a, "--mttkrp"))
-    return tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS;
+    return tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS ||
+           tenport_expected("auto, elem, slice, tile, gemm or blocked");
   if (!strcmp(a, "--precision"))
-    return c->precision = v, !strcmp(v, "f32") || !strcmp(v, "f64");
+    return tenport_parse_precision(v, &c->precision);
   if (!strcmp(a, "--check-fit"))
-    return tenport_parse_double(v, &c->check_fit) && c->check_fit >= 0 && c->check_fit <= 1;
+    return tenport_parse_number(v, 0, 0, 1, 0, &c->check_fit);
   return -1;
 }
 
@@ -116,8 +117,9 @@ static int parse_args(int argc, char **argv, cp_cli *c) {
       return 1;
     if (parse_flag(c, a))
       continue;
-    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("cp-als", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = parse_value(c, a, v ? v : "");
+    if (tenport_option_error("cp-als", a, r, v))
       return 2;
     ++i;
   }
@@ -169,38 +171,6 @@ void tenport_cp_watch_end(tenport_cp_watch *w) {
     tenport_progress_end(&w->bar);
 }
 
-/* ---- the file's element type ------------------------------------------------------- */
-
-/* float32 when the .npy header's descr is a 4-byte float, else float64 (the library
- * reader reports malformed files itself). */
-static tp_dtype file_dtype(const char *path) {
-  unsigned char head[12];
-  char text[4097];
-  tp_dtype dtype = TP_DTYPE_F64;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return dtype;
-  size_t got = fread(head, 1, sizeof head, f);
-  if (got >= 10 && !memcmp(head, "\x93NUMPY", 6)) {
-    size_t start = head[6] == 1 ? 10 : 12;
-    size_t len = head[6] == 1 ? (size_t)(head[8] | head[9] << 8)
-                              : ((size_t)head[8] | (size_t)head[9] << 8 |
-                                 (size_t)head[10] << 16 | (size_t)head[11] << 24);
-    len = len < sizeof text - 1 ? len : sizeof text - 1;
-    if (fseek(f, (long)start, SEEK_SET) == 0) {
-      size_t n = fread(text, 1, len, f);
-      text[n] = '\0';
-      const char *d = strstr(text, "descr");
-      const char *q = d ? strchr(d + 6, '\'') : NULL;
-      if (q && (!strncmp(q + 1, "<f4", 3) || !strncmp(q + 1, "|f4", 3) ||
-                !strncmp(q + 1, "=f4", 3) || !strncmp(q + 1, ">f4", 3)))
-        dtype = TP_DTYPE_F32;
-    }
-  }
-  fclose(f);
-  return dtype;
-}
-
 /* ---- running ------------------------------------------------------------------------- */
 
 static int fail(void) { return tenport_fail("cp-als", "failed"); }
@@ -208,6 +178,7 @@ static int fail(void) { return tenport_fail("cp-als", "failed"); }
 /* Everything one decomposition holds, freed by job_free. */
 typedef struct cp_job {
   tp_space *space;
+  tp_output_set *set; /* NULL without --output */
   tp_dense host_x, x;
   tp_kruskal init, model, host_model;
   tp_cp_als_result result;
@@ -260,7 +231,9 @@ static tp_status write_model(const cp_cli *c, cp_job *j) {
   if (st == TP_SUCCESS)
     st = tp_kruskal_copy_to_host(j->space, &j->host_model, m);
   if (st == TP_SUCCESS)
-    st = tp_kruskal_write_npy(c->output, &j->host_model);
+    st = tp_kruskal_write_npy_to(j->set, c->output, &j->host_model);
+  if (st == TP_SUCCESS)
+    st = tp_output_set_commit(j->set);
   return st;
 }
 
@@ -289,31 +262,51 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
 }
 
 /* A .tns or .tpb input goes to the sparse path. */
-static int run_sparse_file(tp_space *space, cp_cli *c) {
+static int run_sparse_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_set *set) {
   tenport_cp_request q;
-  q.input = c->input, q.init = c->init, q.output = c->output, q.rank = c->rank;
-  q.dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  q.in = in, q.set = set, q.init = c->init, q.output = c->output, q.rank = c->rank;
+  q.dtype = TP_DTYPE_F64;
+  if (c->precision)
+    q.dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  else if (tp_coo_input_dtype(in, &q.dtype) != TP_SUCCESS)
+    return fail();
   q.solver = &c->solver;
   q.watch = c->quiet ? NULL : &c->watch;
   q.check_fit = c->check_fit;
   return tenport_cp_als_sparse(space, &q);
 }
 
-static int run_file(tp_space *space, cp_cli *c) {
-  if (tenport_coo_format(c->input))
-    return run_sparse_file(space, c);
+/* The precision of the run: --precision, else the file's float type (float64 for other
+ * element types). With --output, the model's files are added to the set now that the
+ * order is known, before the tensor is read. */
+static int plan_dense(const cp_cli *c, tp_input *in, tp_output_set *set, tp_dtype *dtype) {
+  tp_npy_header h;
+  if (tp_npy_peek_header(in, &h) != TP_SUCCESS)
+    return fail();
+  *dtype = h.dtype == TP_DTYPE_F32 ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  if (c->precision)
+    *dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  int order_ok = h.ndim >= 2 && h.ndim <= TP_DENSE_MAX_ORDER; /* else the reader says why */
+  if (set && order_ok && tp_kruskal_reserve_npy(set, c->output, h.ndim) != TP_SUCCESS)
+    return fail();
+  return 0;
+}
+
+static int run_dense_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_set *set) {
   cp_job j;
   memset(&j, 0, sizeof j);
-  j.space = space;
+  j.space = space, j.set = set;
   double t0 = tenport_seconds();
-  tp_dtype dtype = c->precision ? (!strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64)
-                                : file_dtype(c->input);
-  tp_status st = tp_dense_read_npy(c->input, dtype, &j.host_x);
+  tp_dtype dtype = TP_DTYPE_F64;
+  int code = plan_dense(c, in, set, &dtype);
+  if (code)
+    return code;
+  tp_status st = tp_dense_read_npy_input(in, dtype, &j.host_x);
   if (st == TP_SUCCESS)
     st = decompose(c, &j);
-  int code = st == TP_SUCCESS ? 0 : fail();
+  code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0) {
-    print_summary(c, &j, c->input, tenport_seconds() - t0);
+    print_summary(c, &j, tp_input_name(in), tenport_seconds() - t0);
     if (c->output)
       printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output,
              j.x.order - 1);
@@ -321,6 +314,45 @@ static int run_file(tp_space *space, cp_cli *c) {
       code = tenport_cp_check_fit(j.result.fit, c->check_fit);
   }
   job_free(&j);
+  return code;
+}
+
+/* Inputs no output may replace: the tensor and the --init files. */
+static int begin_outputs(const cp_cli *c, const tp_input *in, tp_output_set **set) {
+  char names[TP_DENSE_MAX_ORDER + 1][4096];
+  const char *inputs[TP_DENSE_MAX_ORDER + 1];
+  int n = 0;
+  for (int k = -1; c->init && k < TP_DENSE_MAX_ORDER; ++k, ++n) {
+    if (k < 0)
+      snprintf(names[n], sizeof names[n], "%s_lambda.npy", c->init);
+    else
+      snprintf(names[n], sizeof names[n], "%s_factor%d.npy", c->init, k);
+    inputs[n] = names[n];
+  }
+  if (tenport_outputs_begin("cp-als", set, in, inputs, n))
+    return 1;
+  return tenport_outputs_check_folder("cp-als", c->output);
+}
+
+/* The input's content says which path it takes: .npy dense, .tns or .tpb sparse. */
+static int run_file(tp_space *space, cp_cli *c) {
+  tp_input *in = NULL;
+  tp_output_set *set = NULL;
+  tp_file_format format = TP_FILE_UNKNOWN;
+  int code = tenport_open_input("cp-als", c->input, &in);
+  if (code == 0 && c->output)
+    code = begin_outputs(c, in, &set);
+  if (code == 0 && tp_input_format(in, &format) != TP_SUCCESS)
+    code = fail();
+  if (code == 0 && format == TP_FILE_NPY)
+    code = run_dense_file(space, c, in, set);
+  else if (code == 0 && (format == TP_FILE_TPB || format == TP_FILE_TEXT))
+    code = run_sparse_file(space, c, in, set);
+  else if (code == 0)
+    code = (tp_input_wrong_format(in, format, "a dense .npy or a sparse .tns or .tpb tensor"),
+            fail());
+  tp_output_set_destroy(&set);
+  tp_input_close(&in);
   return code;
 }
 
@@ -335,16 +367,21 @@ static int run_example(tp_space *space, cp_cli *c) {
   printf("planted rank-%d tensor 30x40x20 (%s, no noise, seed %d), random start seed %llu\n",
          EXAMPLE_RANK, tp_dtype_name(dtype), EXAMPLE_TENSOR_SEED,
          (unsigned long long)c->solver.seed);
-  tp_status st = tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT, &j.host_x);
-  if (st == TP_SUCCESS)
+  int code = c->output ? begin_outputs(c, NULL, &j.set) : 0;
+  if (code == 0 && c->output && tp_kruskal_reserve_npy(j.set, c->output, 3) != TP_SUCCESS)
+    code = fail();
+  tp_status st = code ? TP_SUCCESS : tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT,
+                                                     &j.host_x);
+  if (code == 0 && st == TP_SUCCESS)
     st = tp_dense_random_planted(&j.host_x, EXAMPLE_RANK, 0.0, EXAMPLE_TENSOR_SEED, NULL);
-  if (st == TP_SUCCESS)
+  if (code == 0 && st == TP_SUCCESS)
     st = decompose(c, &j);
-  int code = st == TP_SUCCESS ? 0 : fail();
+  code = code ? code : st == TP_SUCCESS ? 0 : fail();
   if (code == 0) {
     print_summary(c, &j, "planted (in memory)", tenport_seconds() - t0);
     code = tenport_cp_check_fit(j.result.fit, c->check_fit >= 0 ? c->check_fit : EXAMPLE_FIT);
   }
+  tp_output_set_destroy(&j.set);
   job_free(&j);
   return code;
 }

@@ -3,6 +3,7 @@
 #ifndef TENPORT_CMD_CP_ALS_H
 #define TENPORT_CMD_CP_ALS_H
 
+#include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
 
@@ -22,7 +23,9 @@ void tenport_cp_watch_end(tenport_cp_watch *w);
 
 /* One decomposition of a file, as the command line asked. */
 typedef struct tenport_cp_request {
-  const char *input, *init, *output;
+  tp_input *in;
+  tp_output_set *set; /* with --output: receives the model's files, committed at the end */
+  const char *init, *output;
   int rank;
   tp_dtype dtype;
   const tp_cp_als_options *solver;

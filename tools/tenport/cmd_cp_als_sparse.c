@@ -26,7 +26,9 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   memset(&model, 0, sizeof model), memset(&host_model, 0, sizeof host_model);
   tp_cp_als_options solver = *q->solver;
   tp_cp_als_result res;
-  tp_status st = tp_coo_read(q->input, q->dtype, &host, &info);
+  tp_status st = tp_coo_read_input(q->in, q->dtype, 0, NULL, &host, &info);
+  if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
+    st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   if (st == TP_SUCCESS)
     st = tp_flycoo_create(space, &host, NULL, &fly);
   if (st == TP_SUCCESS && q->init) {
@@ -45,13 +47,15 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
     if (st == TP_SUCCESS)
       st = tp_kruskal_copy_to_host(space, &host_model, &model);
     if (st == TP_SUCCESS)
-      st = tp_kruskal_write_npy(q->output, &host_model);
+      st = tp_kruskal_write_npy_to(q->set, q->output, &host_model);
+    if (st == TP_SUCCESS)
+      st = tp_output_set_commit(q->set);
   }
   int code = st == TP_SUCCESS ? 0 : tenport_fail("cp-als", "failed");
   if (code == 0) {
     tp_flycoo_stats s;
     tp_flycoo_get_stats(fly, &s);
-    print_sparse_summary(&s, q->input, q->rank, &res, info.duplicates);
+    print_sparse_summary(&s, tp_input_name(q->in), q->rank, &res, info.duplicates);
     tenport_cp_print_result(&res, tenport_seconds() - t0);
     if (q->output)
       printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, host.order - 1);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "commands.h"
 #include "tenport/tenport.h"
 
@@ -84,22 +85,24 @@ static int dense_value(dense_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--shape"))
     return c->shape_text = v, 1; /* checked with its own messages in dense_shape */
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--truth"))
-    return c->truth = v, *v != '\0';
+    return tenport_parse_text(v, &c->truth);
   if (!strcmp(a, "--rank"))
     return tenport_parse_int(v, 1, 1 << 30, &c->rank);
   if (!strcmp(a, "--noise"))
-    return tenport_parse_double(v, &c->noise) && c->noise >= 0;
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &c->noise);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &c->seed);
-  if (!strcmp(a, "--precision")) {
-    c->single = !strcmp(v, "f32");
-    return c->single || !strcmp(v, "f64");
-  }
+  if (!strcmp(a, "--precision"))
+    return tenport_parse_choice(v, tenport_precisions, 2, &c->single);
   if (!strcmp(a, "--layout")) {
-    c->layout = !strcmp(v, "left") ? TP_LAYOUT_LEFT : TP_LAYOUT_RIGHT;
-    return !strcmp(v, "left") || !strcmp(v, "right");
+    static const char *const names[] = {"right", "left"};
+    int k;
+    if (!tenport_parse_choice(v, names, 2, &k))
+      return 0;
+    c->layout = k ? TP_LAYOUT_LEFT : TP_LAYOUT_RIGHT;
+    return 1;
   }
   return -1;
 }
@@ -150,8 +153,9 @@ static int dense_args(int argc, char **argv, dense_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    int r = dense_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("gen", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = dense_value(c, a, v ? v : "");
+    if (tenport_option_error("gen", a, r, v))
       return 2;
     ++i;
   }
@@ -159,6 +163,24 @@ static int dense_args(int argc, char **argv, dense_cli *c) {
 }
 
 static int fail(void) { return tenport_fail("gen", "failed"); }
+
+/* The output set of a generator, ready before the work: the tensor, then the truth's
+ * files (a model of `order` modes) when asked for. */
+static int begin_outputs(const char *output, const char *truth, int order,
+                         tp_output_set **set) {
+  if (tenport_outputs_begin("gen", set, NULL, NULL, 0) ||
+      tenport_outputs_add("gen", *set, output))
+    return 1;
+  if (truth && tp_kruskal_reserve_npy(*set, truth, order) != TP_SUCCESS)
+    return fail();
+  return 0;
+}
+
+/* Writes the truth (if asked for) into the set and commits it. */
+static tp_status finish_outputs(tp_output_set *set, const char *truth, const tp_kruskal *k) {
+  tp_status st = truth ? tp_kruskal_write_npy_to(set, truth, k) : TP_SUCCESS;
+  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
+}
 
 static void dense_summary(const dense_cli *c, double seconds) {
   printf("%s: %s", c->output, c->shape_text);
@@ -176,22 +198,27 @@ static void dense_summary(const dense_cli *c, double seconds) {
 static int dense_generate(const dense_cli *c) {
   tp_dense t;
   tp_kruskal truth;
+  tp_output_set *set = NULL;
   memset(&truth, 0, sizeof truth);
+  memset(&t, 0, sizeof t);
   double t0 = tenport_seconds();
   tp_dtype dtype = c->single ? TP_DTYPE_F32 : TP_DTYPE_F64;
-  if (tp_dense_alloc(NULL, dtype, c->order, c->dims, c->layout, &t) != TP_SUCCESS)
-    return fail();
-  tp_status st = c->rank ? tp_dense_random_planted(&t, c->rank, c->noise, c->seed,
-                                                   c->truth ? &truth : NULL)
-                         : tp_dense_random_uniform(&t, c->seed);
+  if (begin_outputs(c->output, c->truth, c->order, &set))
+    return 1;
+  tp_status st = tp_dense_alloc(NULL, dtype, c->order, c->dims, c->layout, &t);
+  if (st == TP_SUCCESS)
+    st = c->rank ? tp_dense_random_planted(&t, c->rank, c->noise, c->seed,
+                                           c->truth ? &truth : NULL)
+                 : tp_dense_random_uniform(&t, c->seed);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
-    st = tp_dense_write_npy(c->output, &t);
-  if (st == TP_SUCCESS && c->truth)
-    st = tp_kruskal_write_npy(c->truth, &truth);
+    st = tp_dense_write_npy_to(set, c->output, &t);
+  if (st == TP_SUCCESS)
+    st = finish_outputs(set, c->truth, &truth);
   int code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0)
     dense_summary(c, seconds);
+  tp_output_set_destroy(&set);
   tp_kruskal_free(NULL, &truth);
   tp_dense_free(NULL, &t);
   return code;
@@ -221,17 +248,21 @@ typedef struct sparse_cli {
 static int parse_count(const char *v, int64_t lo, int64_t *out) {
   uint64_t u;
   if (!tenport_parse_u64(v, &u) || u > INT64_MAX || (int64_t)u < lo)
-    return 0;
+    return tenport_expected("an integer from %lld to %lld", (long long)lo, (long long)INT64_MAX);
   *out = (int64_t)u;
   return 1;
 }
 
 static int parse_values(sparse_cli *c, const char *v) {
+  static const char *const names[] = {"uniform", "pareto", "ones"};
+  static const tp_coo_values kinds[] = {TP_COO_VALUES_UNIFORM, TP_COO_VALUES_PARETO,
+                                        TP_COO_VALUES_ONES};
+  int k;
   c->values_text = v;
-  tp_coo_values *to = &c->random.values;
-  *to = !strcmp(v, "pareto") ? TP_COO_VALUES_PARETO
-        : !strcmp(v, "ones") ? TP_COO_VALUES_ONES : TP_COO_VALUES_UNIFORM;
-  return !strcmp(v, "uniform") || !strcmp(v, "pareto") || !strcmp(v, "ones");
+  if (!tenport_parse_choice(v, names, 3, &k))
+    return 0;
+  c->random.values = kinds[k];
+  return 1;
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
@@ -242,26 +273,29 @@ static int sparse_value(sparse_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--skew"))
     return c->skew_text = v, 1; /* likewise in sparse_skew */
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--truth"))
-    return c->truth = v, *v != '\0';
+    return tenport_parse_text(v, &c->truth);
   if (!strcmp(a, "--nnz"))
     return c->has_nnz = 1, parse_count(v, 0, &o->nnz);
   if (!strcmp(a, "--values"))
     return parse_values(c, v);
   if (!strcmp(a, "--alpha"))
-    return c->has_alpha = 1, tenport_parse_double(v, &o->alpha) && o->alpha > 0;
+    return c->has_alpha = 1, tenport_parse_number(v, 0, 1, INFINITY, 0, &o->alpha);
   if (!strcmp(a, "--rank"))
     return tenport_parse_int(v, 1, 1 << 30, &c->rank);
   if (!strcmp(a, "--support"))
     return parse_count(v, 1, &c->support);
   if (!strcmp(a, "--noise"))
-    return c->has_noise = 1, tenport_parse_double(v, &c->noise) && c->noise >= 0;
+    return c->has_noise = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &c->noise);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &o->seed);
   if (!strcmp(a, "--precision")) {
-    o->dtype = !strcmp(v, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
-    return !strcmp(v, "f32") || !strcmp(v, "f64");
+    int single;
+    if (!tenport_parse_choice(v, tenport_precisions, 2, &single))
+      return 0;
+    o->dtype = single ? TP_DTYPE_F32 : TP_DTYPE_F64;
+    return 1;
   }
   return -1;
 }
@@ -342,8 +376,9 @@ static int sparse_args(int argc, char **argv, sparse_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    int r = sparse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("gen", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = sparse_value(c, a, v ? v : "");
+    if (tenport_option_error("gen", a, r, v))
       return 2;
     ++i;
   }
@@ -377,9 +412,9 @@ static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
     printf("truth: %s_lambda.npy, %s_factor{0..%d}.npy\n", c->truth, c->truth, t->order - 1);
 }
 
-static tp_status write_coo(const char *path, const tp_coo *t) {
-  return tenport_coo_format(path) == 'b' ? tp_coo_write_binary(path, t)
-                                         : tp_coo_write_tns(path, t);
+static tp_status write_coo(tp_output_set *set, const char *path, const tp_coo *t) {
+  return tenport_coo_format(path) == 'b' ? tp_coo_write_binary_to(set, path, t)
+                                         : tp_coo_write_tns_to(set, path, t);
 }
 
 static int sparse_generate(const sparse_cli *c) {
@@ -388,19 +423,24 @@ static int sparse_generate(const sparse_cli *c) {
   memset(&truth, 0, sizeof truth);
   int64_t merged = 0;
   const tp_coo_random_options *o = &c->random;
+  tp_output_set *set = NULL;
+  memset(&t, 0, sizeof t);
   double t0 = tenport_seconds();
+  if (begin_outputs(c->output, c->truth, o->order, &set))
+    return 1;
   tp_status st = c->rank ? tp_coo_random_planted(o->dtype, o->order, o->dims, c->rank,
                                                  c->support, c->noise, o->seed, &t,
                                                  c->truth ? &truth : NULL)
                          : tp_coo_random(o, &t, &merged);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
-    st = write_coo(c->output, &t);
-  if (st == TP_SUCCESS && c->truth)
-    st = tp_kruskal_write_npy(c->truth, &truth);
+    st = write_coo(set, c->output, &t);
+  if (st == TP_SUCCESS)
+    st = finish_outputs(set, c->truth, &truth);
   int code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0)
     sparse_summary(c, &t, merged, seconds);
+  tp_output_set_destroy(&set);
   tp_kruskal_free(NULL, &truth);
   tp_coo_free(NULL, &t);
   return code;
@@ -450,9 +490,13 @@ typedef struct sttid_gen_cli {
 } sttid_gen_cli;
 
 static int parse_kind(sttid_gen_cli *c, const char *v) {
+  static const char *const names[] = {"power-law", "knowledge"};
+  int k;
   c->kind_text = v;
-  c->kind = !strcmp(v, "knowledge") ? TP_STTID_RANDOM_KNOWLEDGE : TP_STTID_RANDOM_POWER_LAW;
-  return !strcmp(v, "power-law") || !strcmp(v, "knowledge");
+  if (!tenport_parse_choice(v, names, 2, &k))
+    return 0;
+  c->kind = k ? TP_STTID_RANDOM_KNOWLEDGE : TP_STTID_RANDOM_POWER_LAW;
+  return 1;
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
@@ -462,11 +506,11 @@ static int sttid_value(sttid_gen_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--dims"))
     return c->dims_text = v, 1; /* checked with its own messages in sttid_dims */
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--nnz"))
     return c->has_nnz = 1, parse_count(v, 0, &c->nnz);
   if (!strcmp(a, "--alpha"))
-    return c->has_alpha = 1, tenport_parse_double(v, &c->alpha) && c->alpha > 0;
+    return c->has_alpha = 1, tenport_parse_number(v, 0, 1, INFINITY, 0, &c->alpha);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &c->seed);
   return -1;
@@ -505,28 +549,6 @@ static int sttid_dims(sttid_gen_cli *c) {
   return 0;
 }
 
-/* What a valid value of option a looks like, for the message about an invalid one. */
-static const char *sttid_value_rule(const char *a) {
-  if (!strcmp(a, "--kind"))
-    return "power-law or knowledge";
-  if (!strcmp(a, "--nnz") || !strcmp(a, "--seed"))
-    return "an integer of at least 0";
-  if (!strcmp(a, "--alpha"))
-    return "a finite number above 0";
-  return "a non-empty path";
-}
-
-/* Reports an unknown option, a missing value or an invalid one; 2, or 0 if all is well. */
-static int sttid_option_error(const char *a, const char *v, int r, int had_value) {
-  if (r < 0 || !had_value)
-    return tenport_option_error("gen", a, r, had_value);
-  if (r == 0) {
-    fprintf(stderr, "tenport gen: %s '%s': expected %s\n", a, v, sttid_value_rule(a));
-    return 2;
-  }
-  return 0;
-}
-
 /* argv[0] is "sttid". 0: run; 1: help was asked for; 2: usage error (reported). */
 static int sttid_args(int argc, char **argv, sttid_gen_cli *c) {
   memset(c, 0, sizeof *c);
@@ -535,8 +557,8 @@ static int sttid_args(int argc, char **argv, sttid_gen_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    const char *v = i + 1 < argc ? argv[i + 1] : "";
-    if (sttid_option_error(a, v, sttid_value(c, a, v), i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    if (tenport_option_error("gen", a, sttid_value(c, a, v ? v : ""), v))
       return 2;
     ++i;
   }
@@ -556,14 +578,21 @@ static void sttid_summary(const sttid_gen_cli *c, const tp_coo *t, double second
 
 static int sttid_generate(const sttid_gen_cli *c) {
   tp_coo t;
+  tp_output_set *set = NULL;
+  memset(&t, 0, sizeof t);
   double t0 = tenport_seconds();
+  if (begin_outputs(c->output, NULL, c->order, &set))
+    return 1;
   tp_status st = tp_sttid_random(c->kind, c->order, c->dims, c->nnz, c->alpha, c->seed, &t);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
-    st = write_coo(c->output, &t);
+    st = write_coo(set, c->output, &t);
+  if (st == TP_SUCCESS)
+    st = finish_outputs(set, NULL, NULL);
   int code = st == TP_SUCCESS ? 0 : fail();
   if (code == 0)
     sttid_summary(c, &t, seconds);
+  tp_output_set_destroy(&set);
   tp_coo_free(NULL, &t);
   return code;
 }

@@ -28,8 +28,12 @@ int tenport_cmd_info(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--full") == 0) {
       cfg = tpb_config_full();
-    } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-      opts.device = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--device") == 0) {
+      const char *v = tenport_option_value(argc, argv, i);
+      if (tenport_option_error("info", argv[i], v && tenport_parse_int(v, 0, 1023, &opts.device),
+                               v))
+        return 2;
+      ++i;
     } else {
       fprintf(stderr, "usage: tenport info [--full] [--device D]\n"
                       "  --full      micro-benchmarks at the design sizes (2^28 elements; "

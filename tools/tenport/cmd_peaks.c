@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "commands.h"
 #include "tenport/npy.h"
 #include "tenport/tenport.h"
@@ -52,14 +53,12 @@ static void usage(FILE *out) {
 static int parse_value(peaks_cli *c, const char *a, const char *v) {
   tp_peaks_options *o = &c->opt;
   if (!strcmp(a, "--sh"))
-    return c->sh = v, *v != '\0';
-  if (!strcmp(a, "--output")) {
-    c->output_set = 1;
-    c->output = v;
-    return *v != '\0';
-  }
+    return tenport_parse_text(v, &c->sh);
+  if (!strcmp(a, "--output"))
+    return c->output_set = 1, tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--lmax"))
-    return tenport_parse_int(v, 2, 16, &c->lmax) && c->lmax % 2 == 0;
+    return (tenport_parse_int(v, 2, 16, &c->lmax) && c->lmax % 2 == 0) ||
+           tenport_expected("an even number from 2 to 16");
   if (!strcmp(a, "--max-peaks"))
     return tenport_parse_int(v, 1, 1 << 10, &o->max_peaks);
   if (!strcmp(a, "--starts"))
@@ -69,16 +68,13 @@ static int parse_value(peaks_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &o->seed);
   if (!strcmp(a, "--min-amplitude"))
-    return tenport_parse_double(v, &o->min_amplitude) && o->min_amplitude >= 0 &&
-           o->min_amplitude <= 1;
+    return tenport_parse_number(v, 0, 0, 1, 0, &o->min_amplitude);
   if (!strcmp(a, "--tol"))
-    return tenport_parse_double(v, &o->tol) && o->tol > 0;
+    return tenport_parse_number(v, 0, 1, INFINITY, 0, &o->tol);
   if (!strcmp(a, "--xtol"))
-    return tenport_parse_double(v, &o->xtol) && o->xtol > 0;
-  if (!strcmp(a, "--precision")) {
-    o->single_precision = !strcmp(v, "f32");
-    return o->single_precision || !strcmp(v, "f64");
-  }
+    return tenport_parse_number(v, 0, 1, INFINITY, 0, &o->xtol);
+  if (!strcmp(a, "--precision"))
+    return tenport_parse_choice(v, tenport_precisions, 2, &o->single_precision);
   return -1;
 }
 
@@ -95,8 +91,9 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
       c->example = 1;
       continue;
     }
-    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("peaks", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = parse_value(c, a, v ? v : "");
+    if (tenport_option_error("peaks", a, r, v))
       return 2;
     ++i;
   }
@@ -142,32 +139,54 @@ static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh
   return st == TP_SUCCESS;
 }
 
-/* Writes PREFIX_name.npy with the leading shape followed by tail dimensions; reports
- * failures. */
-static int write_array(const char *prefix, const char *name, const peaks_result *r,
-                       int tail_ndim, const int64_t *tail, tp_dtype dtype, const void *data) {
+/* PREFIX_name.npy; 0 (reported) when it does not fit the buffer. */
+static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+  if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
+    return 1;
+  fprintf(stderr, "tenport peaks: --output '%s' is too long\n", prefix);
+  return 0;
+}
+
+/* Adds the output files to the set before any work (the phantom's own coefficients
+ * too, with the example). */
+static int reserve_outputs(const peaks_cli *c, tp_output_set *set) {
+  static const char *const names[4] = {"directions", "amplitudes", "counts", "sh"};
+  char path[4096];
+  for (int k = 0; k < (c->example ? 4 : 3); ++k)
+    if (!output_path(c->output, names[k], path, sizeof path) ||
+        tenport_outputs_add("peaks", set, path))
+      return 1;
+  return 0;
+}
+
+/* Writes PREFIX_name.npy into the set with the leading shape followed by tail
+ * dimensions; reports failures. */
+static int write_array(tp_output_set *set, const char *prefix, const char *name,
+                       const peaks_result *r, int tail_ndim, const int64_t *tail,
+                       tp_dtype dtype, const void *data) {
   int64_t shape[TP_NPY_MAX_DIMS + 2];
   char path[4096];
   memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
   for (int i = 0; i < tail_ndim; ++i)
     shape[r->lead_ndim + i] = tail[i];
-  if (snprintf(path, sizeof path, "%s_%s.npy", prefix, name) >= (int)sizeof path) {
-    fprintf(stderr, "tenport peaks: output prefix too long\n");
+  if (!output_path(prefix, name, path, sizeof path))
     return 0;
-  }
-  if (tp_npy_write(path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) != TP_SUCCESS) {
+  if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) !=
+      TP_SUCCESS) {
     fail();
     return 0;
   }
   return 1;
 }
 
-static int write_result(const char *prefix, const peaks_result *r, int k) {
+static int write_result(tp_output_set *set, const char *prefix, const peaks_result *r, int k) {
   const int64_t dir_tail[2] = {k, 3}, amp_tail[1] = {k};
-  return write_array(prefix, "directions", r, 2, dir_tail, TP_DTYPE_F64, r->dir) &&
-         write_array(prefix, "amplitudes", r, 1, amp_tail, TP_DTYPE_F64, r->amp) &&
-         write_array(prefix, "counts", r, 0, NULL, TP_DTYPE_I32, r->count);
+  return write_array(set, prefix, "directions", r, 2, dir_tail, TP_DTYPE_F64, r->dir) &&
+         write_array(set, prefix, "amplitudes", r, 1, amp_tail, TP_DTYPE_F64, r->amp) &&
+         write_array(set, prefix, "counts", r, 0, NULL, TP_DTYPE_I32, r->count);
 }
+
+static int commit(tp_output_set *set) { return tenport_outputs_commit("peaks", set) == 0; }
 
 static void print_shape(const int64_t *shape, int ndim) {
   for (int i = 0; i < ndim; ++i)
@@ -224,19 +243,34 @@ static int input_shape(const peaks_cli *c, const tp_npy_array *arr, peaks_result
   return 0;
 }
 
-static int run_file(tp_space *s, const peaks_cli *c) {
+/* The outputs add two dimensions to the input's leading ones: a .npy holds at most
+ * TP_NPY_MAX_DIMS, which is checked before the input is read. */
+static int check_input_dims(tp_input *in) {
+  tp_npy_header h;
+  if (tp_npy_peek_header(in, &h) != TP_SUCCESS)
+    return fail();
+  if (h.ndim + 1 <= TP_NPY_MAX_DIMS)
+    return 0;
+  fprintf(stderr, "tenport peaks: %s has %d dimensions; the directions of its voxels would "
+          "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
+          "most %d)\n", tp_input_name(in), h.ndim, h.ndim + 1, TP_NPY_MAX_DIMS,
+          TP_NPY_MAX_DIMS - 1);
+  return 1;
+}
+
+static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_set *set) {
   tp_npy_array arr;
   peaks_result r;
   int lmax = 0, code = 0;
   memset(&arr, 0, sizeof arr);
   memset(&r, 0, sizeof r);
-  if (tp_npy_read_f64(c->sh, -1, &arr) != TP_SUCCESS)
+  if (tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, &arr) != TP_SUCCESS)
     return fail();
   if (input_shape(c, &arr, &r, &lmax) != 0)
     code = 1; /* reported */
   else if (!run_peaks(s, c, lmax, (const double *)arr.data, &r))
     code = fail();
-  else if (!write_result(c->output, &r, c->opt.max_peaks))
+  else if (!write_result(set, c->output, &r, c->opt.max_peaks) || !commit(set))
     code = 1; /* reported */
   if (code == 0) {
     printf("%s: ", c->sh);
@@ -254,6 +288,24 @@ static int run_file(tp_space *s, const peaks_cli *c) {
   }
   result_free(&r);
   tp_npy_free(&arr);
+  return code;
+}
+
+/* The input opened once, its shape checked and the output set ready before the work. */
+static int run_file(tp_space *s, const peaks_cli *c) {
+  tp_input *in = NULL;
+  tp_output_set *set = NULL;
+  int code = tenport_open_input("peaks", c->sh, &in);
+  if (code == 0)
+    code = check_input_dims(in);
+  if (code == 0)
+    code = tenport_outputs_begin("peaks", &set, in, NULL, 0);
+  if (code == 0)
+    code = reserve_outputs(c, set);
+  if (code == 0)
+    code = run_input(s, c, in, set);
+  tp_output_set_destroy(&set);
+  tp_input_close(&in);
   return code;
 }
 
@@ -429,7 +481,7 @@ static int ph_report(const ph_stats *st) {
   return ok;
 }
 
-static int run_example(tp_space *s, const peaks_cli *c) {
+static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
   const int64_t voxels = PH_SIZE * PH_SIZE;
   peaks_result r;
   memset(&r, 0, sizeof r);
@@ -449,9 +501,9 @@ static int run_example(tp_space *s, const peaks_cli *c) {
   if (code == 0 && !run_peaks(s, c, PH_LMAX, sh, &r))
     code = fail();
   const int64_t sh_tail[1] = {PH_COEFFS};
-  if (code == 0 && c->output_set &&
-      !(write_array(c->output, "sh", &r, 1, sh_tail, TP_DTYPE_F64, sh) &&
-        write_result(c->output, &r, c->opt.max_peaks)))
+  if (code == 0 && set &&
+      !(write_array(set, c->output, "sh", &r, 1, sh_tail, TP_DTYPE_F64, sh) &&
+        write_result(set, c->output, &r, c->opt.max_peaks) && commit(set)))
     code = 1;
   if (code == 0) {
     ph_stats st[4];
@@ -469,6 +521,20 @@ static int run_example(tp_space *s, const peaks_cli *c) {
   }
   result_free(&r);
   free(sh), free(truth);
+  return code;
+}
+
+/* The phantom; with --output its files go to a set made before the work. */
+static int run_example(tp_space *s, const peaks_cli *c) {
+  tp_output_set *set = NULL;
+  int code = 0;
+  if (c->output_set)
+    code = tenport_outputs_begin("peaks", &set, NULL, NULL, 0);
+  if (code == 0 && c->output_set)
+    code = reserve_outputs(c, set);
+  if (code == 0)
+    code = run_phantom(s, c, set);
+  tp_output_set_destroy(&set);
   return code;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "commands.h"
 #include "tenport/npy.h"
 #include "tenport/tenport.h"
@@ -59,9 +60,9 @@ static void usage(FILE *out) {
 static int parse_value(sshopm_cli *c, const char *a, const char *v) {
   tp_sshopm_options *s = &c->solver;
   if (!strcmp(a, "--input"))
-    return c->input = v, 1;
+    return tenport_parse_text(v, &c->input);
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--order"))
     return tenport_parse_int(v, 2, TP_SYM_MAX_ORDER, &c->order);
   if (!strcmp(a, "--dim"))
@@ -74,26 +75,25 @@ static int parse_value(sshopm_cli *c, const char *a, const char *v) {
     return tenport_parse_u64(v, &c->seed);
   if (!strcmp(a, "--tol")) {
     c->tol_set = 1;
-    return tenport_parse_double(v, &s->tol) && s->tol >= 0;
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &s->tol);
   }
   if (!strcmp(a, "--xtol"))
-    return tenport_parse_double(v, &s->xtol) && s->xtol >= 0;
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &s->xtol);
   if (!strcmp(a, "--shift")) {
     if (!strcmp(v, "adaptive"))
       return s->shift = TP_SHIFT_ADAPTIVE, 1;
     s->shift = TP_SHIFT_FIXED;
-    return tenport_parse_double(v, &s->alpha);
+    return tenport_parse_double(v, &s->alpha) ||
+           tenport_expected("'adaptive' or a finite number (a fixed shift)");
   }
-  if (!strcmp(a, "--precision")) {
-    c->single = !strcmp(v, "f32");
-    return c->single || !strcmp(v, "f64");
-  }
+  if (!strcmp(a, "--precision"))
+    return tenport_parse_choice(v, tenport_precisions, 2, &c->single);
   if (!strcmp(a, "--kernel")) {
-    const char *names[3] = {"auto", "generic", "unrolled"};
-    for (int k = 0; k < 3; ++k)
-      if (!strcmp(v, names[k]))
-        return s->kernel = (tp_sshopm_kernel)k, 1;
-    return 0;
+    static const char *const names[3] = {"auto", "generic", "unrolled"};
+    int k;
+    if (!tenport_parse_choice(v, names, 3, &k))
+      return 0;
+    return s->kernel = (tp_sshopm_kernel)k, 1;
   }
   return -1;
 }
@@ -115,8 +115,9 @@ static int parse_args(int argc, char **argv, sshopm_cli *c) {
       c->solver.concave = 1;
       continue;
     }
-    int r = parse_value(c, a, i + 1 < argc ? argv[i + 1] : "");
-    if (tenport_option_error("sshopm", a, r, i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    int r = parse_value(c, a, v ? v : "");
+    if (tenport_option_error("sshopm", a, r, v))
       return 2;
     ++i;
   }
@@ -420,18 +421,34 @@ static void print_totals(const sshopm_cli *c, const runs *r) {
          c->single ? "f32" : "f64", shift, unrolled ? "unrolled" : "generic");
 }
 
-static int write_file(const char *prefix, const char *name, tp_dtype dtype, int ndim,
-                      const int64_t *shape, const void *data) {
-  size_t len = strlen(prefix) + strlen(name) + 8;
-  char *path = (char *)malloc(len);
-  if (!path) {
-    host_oom();
-    return 0;
+/* The files of a run, PREFIX_<name>.npy, in the order they are written. */
+static const char *const output_names[5] = {"lambda", "x", "flag", "iterations", "eigenpairs"};
+
+static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+  if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
+    return 1;
+  fprintf(stderr, "tenport sshopm: --output '%s' is too long\n", prefix);
+  return 0;
+}
+
+/* Adds every output file to the set before the work, so that a run that could not write
+ * them, or would replace its input, stops at once. */
+static int reserve_outputs(const sshopm_cli *c, tp_output_set *set) {
+  char path[4096];
+  for (int k = 0; k < 5; ++k) {
+    if (!output_path(c->output, output_names[k], path, sizeof path))
+      return 1;
+    if (tenport_outputs_add("sshopm", set, path))
+      return 1;
   }
-  snprintf(path, len, "%s_%s.npy", prefix, name);
-  tp_status st = tp_npy_write(path, dtype, ndim, shape, 0, data);
-  free(path);
-  return st == TP_SUCCESS;
+  return 0;
+}
+
+static int write_file(tp_output_set *set, const char *prefix, const char *name, tp_dtype dtype,
+                      int ndim, const int64_t *shape, const void *data) {
+  char path[4096];
+  return output_path(prefix, name, path, sizeof path) &&
+         tp_npy_write_to(set, path, dtype, ndim, shape, 0, data) == TP_SUCCESS;
 }
 
 /* The eigenpair table padded with NaN rows to its largest count (P), as one array. */
@@ -448,22 +465,23 @@ static double *padded_pairs(const pair_table *tab) {
   return out;
 }
 
-static int write_outputs(const sshopm_cli *c, const runs *r, const pair_table *tab,
-                         int one_tensor) {
+static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
+                         const pair_table *tab, int one_tensor) {
   int64_t shape[4] = {r->tensors, r->starts, r->dim, 0};
   const int64_t *s = one_tensor ? shape + 1 : shape;
   int lead = one_tensor ? 0 : 1, ok = 1;
   double *pairs = padded_pairs(tab);
   if (!pairs)
     host_oom();
-  ok = ok && write_file(c->output, "lambda", TP_DTYPE_F64, lead + 1, s, r->lambda);
-  ok = ok && write_file(c->output, "x", TP_DTYPE_F64, lead + 2, s, r->x);
-  ok = ok && write_file(c->output, "flag", TP_DTYPE_I8, lead + 1, s, r->flag);
-  ok = ok && write_file(c->output, "iterations", TP_DTYPE_I32, lead + 1, s, r->iterations);
+  ok = ok && write_file(set, c->output, "lambda", TP_DTYPE_F64, lead + 1, s, r->lambda);
+  ok = ok && write_file(set, c->output, "x", TP_DTYPE_F64, lead + 2, s, r->x);
+  ok = ok && write_file(set, c->output, "flag", TP_DTYPE_I8, lead + 1, s, r->flag);
+  ok = ok && write_file(set, c->output, "iterations", TP_DTYPE_I32, lead + 1, s, r->iterations);
   shape[1] = tab->max_count, shape[2] = tab->width;
-  ok = ok && pairs && write_file(c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
+  ok = ok && pairs &&
+       write_file(set, c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
   free(pairs);
-  return ok;
+  return ok && tp_output_set_commit(set) == TP_SUCCESS;
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */
@@ -478,11 +496,11 @@ static int fail(const char *what) {
 }
 
 /* The input as T x U doubles; 1-D input is one tensor. */
-static int read_input(const sshopm_cli *c, tp_npy_array *arr, int64_t *tensors,
+static int read_input(const sshopm_cli *c, tp_input *in, tp_npy_array *arr, int64_t *tensors,
                       int *one_tensor) {
   int64_t unique;
   if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS ||
-      tp_npy_read_f64(c->input, -1, arr) != TP_SUCCESS)
+      tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, arr) != TP_SUCCESS)
     return fail(NULL);
   if (arr->ndim != 1 && arr->ndim != 2) {
     fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
@@ -500,12 +518,12 @@ static int read_input(const sshopm_cli *c, tp_npy_array *arr, int64_t *tensors,
   return 0;
 }
 
-static int run_file(tp_space *s, const sshopm_cli *c) {
+static int run_input(tp_space *s, const sshopm_cli *c, tp_input *in, tp_output_set *set) {
   tp_npy_array arr;
   int64_t tensors, unique;
   int one_tensor, code;
   memset(&arr, 0, sizeof arr);
-  if ((code = read_input(c, &arr, &tensors, &one_tensor)) != 0) {
+  if ((code = read_input(c, in, &arr, &tensors, &one_tensor)) != 0) {
     tp_npy_free(&arr);
     return code;
   }
@@ -519,7 +537,7 @@ static int run_file(tp_space *s, const sshopm_cli *c) {
     code = fail(NULL);
   else if (all_pairs(&r, a, unique, &tab, message, sizeof message) != TP_SUCCESS)
     code = fail(message);
-  else if (!write_outputs(c, &r, &tab, one_tensor))
+  else if (!write_outputs(c, set, &r, &tab, one_tensor))
     code = fail(NULL);
   if (code == 0) {
     printf("%s: %lld tensor%s of order %d, dimension %d\n", c->input, (long long)tensors,
@@ -537,6 +555,22 @@ static int run_file(tp_space *s, const sshopm_cli *c) {
   table_free(&tab);
   runs_free(&r);
   tp_npy_free(&arr);
+  return code;
+}
+
+/* The input opened once, and the output set ready before the work. */
+static int run_file(tp_space *s, const sshopm_cli *c) {
+  tp_input *in = NULL;
+  tp_output_set *set = NULL;
+  int code = tenport_open_input("sshopm", c->input, &in);
+  if (code == 0)
+    code = tenport_outputs_begin("sshopm", &set, in, NULL, 0);
+  if (code == 0)
+    code = reserve_outputs(c, set);
+  if (code == 0)
+    code = run_input(s, c, in, set);
+  tp_output_set_destroy(&set);
+  tp_input_close(&in);
   return code;
 }
 

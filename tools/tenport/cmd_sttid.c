@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
 #include "tenport/tenport.h"
@@ -45,7 +46,7 @@ static void usage(FILE *out) {
 static int parse_rmax(const char *v, int64_t *out) {
   uint64_t u;
   if (!tenport_parse_u64(v, &u) || u < 1 || u > INT64_MAX)
-    return 0;
+    return tenport_expected("an integer from 1 to %lld", (long long)INT64_MAX);
   *out = (int64_t)u;
   return 1;
 }
@@ -53,17 +54,17 @@ static int parse_rmax(const char *v, int64_t *out) {
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
 static int parse_value(sttid_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--input"))
-    return c->input = v, *v != '\0';
+    return tenport_parse_text(v, &c->input);
   if (!strcmp(a, "--output"))
-    return c->output = v, *v != '\0';
+    return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--dims"))
     return c->dims_text = v, 1; /* checked with its own messages in parse_dims */
   if (!strcmp(a, "--rmax"))
     return c->has_rmax = 1, parse_rmax(v, &c->opt.rmax);
   if (!strcmp(a, "--eps"))
-    return c->has_eps = 1, tenport_parse_double(v, &c->opt.eps) && c->opt.eps >= 0;
+    return c->has_eps = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &c->opt.eps);
   if (!strcmp(a, "--check-error"))
-    return tenport_parse_double(v, &c->check_error) && c->check_error >= 0;
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &c->check_error);
   return -1;
 }
 
@@ -113,32 +114,7 @@ static int check_args(sttid_cli *c) {
     fprintf(stderr, "tenport sttid: --check-error needs the relative error: drop --no-error\n");
     return 2;
   }
-  if (c->dims_text && tenport_coo_format(c->input) == 'b') {
-    fprintf(stderr, "tenport sttid: --dims is for .tns input; '%s' holds its own dims\n",
-            c->input);
-    return 2;
-  }
   return c->dims_text ? parse_dims(c) : 0;
-}
-
-/* What a valid value of option a looks like, for the message about an invalid one. */
-static const char *value_rule(const char *a) {
-  if (!strcmp(a, "--rmax"))
-    return "an integer of at least 1";
-  if (!strcmp(a, "--eps"))
-    return "a finite number of at least 0";
-  return "a non-empty path";
-}
-
-/* Reports an unknown option, a missing value or an invalid one; 2, or 0 if all is well. */
-static int option_error(const char *a, const char *v, int r, int had_value) {
-  if (r < 0 || !had_value)
-    return tenport_option_error("sttid", a, r, had_value);
-  if (r == 0) {
-    fprintf(stderr, "tenport sttid: %s '%s': expected %s\n", a, v, value_rule(a));
-    return 2;
-  }
-  return 0;
 }
 
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
@@ -151,8 +127,8 @@ static int parse_args(int argc, char **argv, sttid_cli *c) {
       return 1;
     if (parse_flag(c, a))
       continue;
-    const char *v = i + 1 < argc ? argv[i + 1] : "";
-    if (option_error(a, v, parse_value(c, a, v), i + 1 < argc))
+    const char *v = tenport_option_value(argc, argv, i);
+    if (tenport_option_error("sttid", a, parse_value(c, a, v ? v : ""), v))
       return 2;
     ++i;
   }
@@ -227,10 +203,15 @@ static void print_error(const tp_tci_error_info *e) {
 
 /* ---- running --------------------------------------------------------------------------- */
 
-static tp_status read_input(const sttid_cli *c, tp_coo *host, tp_coo_read_info *info) {
-  if (c->dims_text)
-    return tp_coo_read_tns(c->input, TP_DTYPE_F64, c->order, c->dims, host, info);
-  return tp_coo_read(c->input, TP_DTYPE_F64, host, info);
+/* The tensor (a .tpb must have the --dims when they are given), and with --output the
+ * tensor train's files added to the set now that the order is known. */
+static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set,
+                            tp_coo *host, tp_coo_read_info *info) {
+  tp_status st = tp_coo_read_input(in, TP_DTYPE_F64, c->dims_text ? c->order : 0,
+                                   c->dims_text ? c->dims : NULL, host, info);
+  if (st == TP_SUCCESS && set)
+    st = tp_tci_reserve(set, c->output, host->order);
+  return st;
 }
 
 /* The indicator's line for a report of tp_sttid (bonds counted from 1 there). */
@@ -269,8 +250,29 @@ static tp_status report_error(const sttid_cli *c, const tp_tci *tci, const tp_co
   return st;
 }
 
-static int run(tp_space *space, void *cli) {
-  const sttid_cli *c = (const sttid_cli *)cli;
+static void print_done(const sttid_cli *c, const tp_tci *tci, const tp_sttid_info *info,
+                       double seconds) {
+  printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
+         info->seconds_total, seconds);
+  if (c->output)
+    printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci->order - 1);
+}
+
+static int check_error(const sttid_cli *c, const tp_tci_error_info *err) {
+  if (c->check_error < 0)
+    return 0;
+  int pass = err->relative_error <= c->check_error;
+  printf("check: relative error %.3g <= %.3g: %s\n", err->relative_error, c->check_error,
+         pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
+
+static tp_status write_output(const sttid_cli *c, tp_output_set *set, const tp_tci *tci) {
+  tp_status st = tp_tci_write_to(set, c->output, tci);
+  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
+}
+
+static int run_input(tp_space *space, const sttid_cli *c, tp_input *in, tp_output_set *set) {
   double t0 = tenport_seconds();
   tp_coo host;
   tp_coo_read_info read_info = {0, 0};
@@ -281,7 +283,7 @@ static int run(tp_space *space, void *cli) {
   tenport_progress_begin(&bar, "sttid", tenport_progress_wanted(c->quiet));
   if (c->backend_info)
     print_backend(space);
-  tp_status st = read_input(c, &host, &read_info);
+  tp_status st = read_input(c, in, set, &host, &read_info);
   if (st == TP_SUCCESS) {
     print_tensor(c, &host, &read_info);
     st = decompose(space, c, &host, &bar, &tci, &info);
@@ -295,24 +297,34 @@ static int run(tp_space *space, void *cli) {
   tp_tci_error_info err;
   if (st == TP_SUCCESS)
     st = report_error(c, &tci, &host, &bar, &err);
-  if (st == TP_SUCCESS && c->output)
-    st = tp_tci_write(c->output, &tci);
+  if (st == TP_SUCCESS && set)
+    st = write_output(c, set, &tci);
   tenport_progress_end(&bar); /* before any message on stderr */
   int code = st == TP_SUCCESS ? 0 : tenport_fail("sttid", "failed");
   if (code == 0) {
-    printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
-           info.seconds_total, tenport_seconds() - t0);
-    if (c->output)
-      printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci.order - 1);
-    if (c->check_error >= 0) {
-      int pass = err.relative_error <= c->check_error;
-      printf("check: relative error %.3g <= %.3g: %s\n", err.relative_error, c->check_error,
-             pass ? "PASS" : "FAIL");
-      code = pass ? 0 : 1;
-    }
+    print_done(c, &tci, &info, tenport_seconds() - t0);
+    code = check_error(c, &err);
   }
   tp_tci_free(&tci);
   tp_coo_free(NULL, &host);
+  return code;
+}
+
+/* The input opened once; with --output, the set that will hold the tensor train, its
+ * folder checked before anything is read. */
+static int run(tp_space *space, void *cli) {
+  const sttid_cli *c = (const sttid_cli *)cli;
+  tp_input *in = NULL;
+  tp_output_set *set = NULL;
+  int code = tenport_open_input("sttid", c->input, &in);
+  if (code == 0 && c->output)
+    code = tenport_outputs_begin("sttid", &set, in, NULL, 0);
+  if (code == 0 && c->output)
+    code = tenport_outputs_check_folder("sttid", c->output);
+  if (code == 0)
+    code = run_input(space, c, in, set);
+  tp_output_set_destroy(&set);
+  tp_input_close(&in);
   return code;
 }
 

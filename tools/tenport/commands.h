@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "options.h"
 #include "tenport/tenport.h"
 
 int tenport_cmd_info(int argc, char **argv);
@@ -24,27 +25,6 @@ int tenport_cmd_bench(int argc, char **argv);
 int tenport_cmd_demo(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
-
-/* Whole-string integer in [lo, hi]; 1 on success. */
-static inline int tenport_parse_int(const char *s, long lo, long hi, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi)
-    return 0;
-  *out = (int)v;
-  return 1;
-}
-
-static inline int tenport_parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || *s == '-')
-    return 0;
-  *out = (uint64_t)v;
-  return 1;
-}
 
 /* "401x201x12" into *order sizes in dims, at most max_order, each an integer >= 1; 1 on
  * success, else 0 with the reason in why. */
@@ -83,31 +63,6 @@ static inline char tenport_coo_format(const char *path) {
     return 'b';
   if (n > 4 && !strcmp(path + n - 4, ".tns"))
     return 't';
-  return 0;
-}
-
-/* Whole-string finite number; 1 on success. */
-static inline int tenport_parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v))
-    return 0;
-  *out = v;
-  return 1;
-}
-
-/* Reports an option whose parse result r was negative (unknown option) or zero, or
- * that had no value; returns 2 (the usage-error exit code), or 0 if the value was taken. */
-static inline int tenport_option_error(const char *cmd, const char *opt, int r, int had_value) {
-  if (r < 0) {
-    fprintf(stderr, "tenport %s: unknown option '%s'\n", cmd, opt);
-    return 2;
-  }
-  if (r == 0 || !had_value) {
-    fprintf(stderr, "tenport %s: %s needs a valid value ('tenport %s --help')\n", cmd, opt, cmd);
-    return 2;
-  }
   return 0;
 }
 

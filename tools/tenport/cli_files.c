@@ -1,0 +1,36 @@
+/* The commands' inputs and output sets, with their messages. */
+#include <stdio.h>
+
+#include "cli_files.h"
+#include "commands.h"
+
+int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
+  return tp_input_open(in, path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot open the input");
+}
+
+int tenport_outputs_begin(const char *cmd, tp_output_set **set, const tp_input *in,
+                          const char *const *inputs, int n) {
+  tp_status st = tp_output_set_create(set);
+  if (st == TP_SUCCESS && in)
+    st = tp_output_set_protect_input(*set, in);
+  for (int k = 0; k < n && st == TP_SUCCESS; ++k)
+    if (inputs[k])
+      st = tp_output_set_protect(*set, inputs[k]);
+  if (st == TP_SUCCESS)
+    return 0;
+  tp_output_set_destroy(set);
+  return tenport_fail(cmd, "cannot prepare the outputs");
+}
+
+int tenport_outputs_add(const char *cmd, tp_output_set *set, const char *path) {
+  return tp_output_set_add(set, path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot write");
+}
+
+int tenport_outputs_commit(const char *cmd, tp_output_set *set) {
+  return tp_output_set_commit(set) == TP_SUCCESS ? 0
+                                                  : tenport_fail(cmd, "cannot write the results");
+}
+
+int tenport_outputs_check_folder(const char *cmd, const char *path) {
+  return tp_output_check_folder(path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot write");
+}
