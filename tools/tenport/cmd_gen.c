@@ -168,12 +168,14 @@ static int fail(void) { return tenport_fail("gen", "failed"); }
  * files (a model of `order` modes) when asked for. */
 static int begin_outputs(const char *output, const char *truth, int order,
                          tp_output_set **set) {
-  if (tenport_outputs_begin("gen", set, NULL, NULL, 0) ||
-      tenport_outputs_add("gen", *set, output))
+  if (tenport_outputs_begin("gen", set, NULL, NULL, 0))
     return 1;
-  if (truth && tp_kruskal_reserve_npy(*set, truth, order) != TP_SUCCESS)
-    return fail();
-  return 0;
+  int code = tenport_outputs_add("gen", *set, output);
+  if (code == 0 && truth && tp_kruskal_reserve_npy(*set, truth, order) != TP_SUCCESS)
+    code = fail();
+  if (code)
+    tp_output_set_destroy(set);
+  return code;
 }
 
 /* Writes the truth (if asked for) into the set and commits it. */

@@ -216,11 +216,11 @@ static int lmax_from_count(int64_t count) {
 }
 
 /* Voxel count, leading shape and lmax of the input; 0 on success. */
-static int input_shape(const peaks_cli *c, const tp_npy_array *arr, peaks_result *r,
-                       int *lmax) {
+static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array *arr,
+                       peaks_result *r, int *lmax) {
   if (arr->ndim < 1) {
     fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n",
-            c->sh);
+            name);
     return 1;
   }
   int64_t count = arr->shape[arr->ndim - 1];
@@ -228,10 +228,10 @@ static int input_shape(const peaks_cli *c, const tp_npy_array *arr, peaks_result
   if (*lmax == 0 || tp_sh_count(*lmax) != count) {
     if (c->lmax)
       fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n",
-              c->sh, (long long)count, c->lmax, tp_sh_count(c->lmax));
+              name, (long long)count, c->lmax, tp_sh_count(c->lmax));
     else
       fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel, not (L+1)(L+2)/2 "
-              "for an even L in 2..16\n", c->sh, (long long)count);
+              "for an even L in 2..16\n", name, (long long)count);
     return 1;
   }
   r->lead_ndim = arr->ndim - 1;
@@ -266,14 +266,14 @@ static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_se
   memset(&r, 0, sizeof r);
   if (tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, &arr) != TP_SUCCESS)
     return fail();
-  if (input_shape(c, &arr, &r, &lmax) != 0)
+  if (input_shape(c, tp_input_name(in), &arr, &r, &lmax) != 0)
     code = 1; /* reported */
   else if (!run_peaks(s, c, lmax, (const double *)arr.data, &r))
     code = fail();
   else if (!write_result(set, c->output, &r, c->opt.max_peaks) || !commit(set))
     code = 1; /* reported */
   if (code == 0) {
-    printf("%s: ", c->sh);
+    printf("%s: ", tp_input_name(in));
     if (r.lead_ndim == 0) {
       printf("one voxel");
     } else {

@@ -504,13 +504,13 @@ static int read_input(const sshopm_cli *c, tp_input *in, tp_npy_array *arr, int6
     return fail(NULL);
   if (arr->ndim != 1 && arr->ndim != 2) {
     fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
-            "tensor)\n", c->input, arr->ndim);
+            "tensor)\n", tp_input_name(in), arr->ndim);
     return 1;
   }
   int64_t u = arr->shape[arr->ndim - 1];
   if (u != unique) {
     fprintf(stderr, "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
-            "needs %lld\n", c->input, (long long)u, c->order, c->dim, (long long)unique);
+            "needs %lld\n", tp_input_name(in), (long long)u, c->order, c->dim, (long long)unique);
     return 1;
   }
   *one_tensor = arr->ndim == 1;
@@ -540,8 +540,8 @@ static int run_input(tp_space *s, const sshopm_cli *c, tp_input *in, tp_output_s
   else if (!write_outputs(c, set, &r, &tab, one_tensor))
     code = fail(NULL);
   if (code == 0) {
-    printf("%s: %lld tensor%s of order %d, dimension %d\n", c->input, (long long)tensors,
-           tensors == 1 ? "" : "s", c->order, c->dim);
+    printf("%s: %lld tensor%s of order %d, dimension %d\n", tp_input_name(in),
+           (long long)tensors, tensors == 1 ? "" : "s", c->order, c->dim);
     for (int64_t t = 0; t < tensors && t < SUMMARY_TENSORS; ++t) {
       printf("tensor %lld: %d distinct eigenpairs\n", (long long)t, tab.count[t]);
       print_pairs(&tab, t, c->dim, NULL, 0);

@@ -147,9 +147,10 @@ static void print_backend(tp_space *space) {
          info.compute_units, info.is_gpu ? "multiprocessors" : "threads");
 }
 
-static void print_tensor(const sttid_cli *c, const tp_coo *t, const tp_coo_read_info *info) {
+static void print_tensor(const sttid_cli *c, const tp_input *in, const tp_coo *t,
+                         const tp_coo_read_info *info) {
   double entries = 1;
-  printf("tensor: %s, ", c->input);
+  printf("tensor: %s, ", tp_input_name(in));
   for (int m = 0; m < t->order; ++m) {
     printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
     entries *= (double)t->dims[m];
@@ -285,7 +286,7 @@ static int run_input(tp_space *space, const sttid_cli *c, tp_input *in, tp_outpu
     print_backend(space);
   tp_status st = read_input(c, in, set, &host, &read_info);
   if (st == TP_SUCCESS) {
-    print_tensor(c, &host, &read_info);
+    print_tensor(c, in, &host, &read_info);
     st = decompose(space, c, &host, &bar, &tci, &info);
   }
   for (int k = 0; st == TP_SUCCESS && !c->quiet && k < info.bonds; ++k)

@@ -1,0 +1,102 @@
+"""Shared helpers of the command-line tests: the tenport binary (TENPORT in the
+environment, set by meson), runs with resource limits, and small inputs written with
+numpy, independently of tenport's own writers."""
+import os
+import resource
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+
+TENPORT = os.environ.get("TENPORT", "tenport")
+
+
+def run(*args, stdin=None, input=None, fsize=None, umask=None, timeout=120, cwd=None):
+    """Runs tenport with args; fsize caps the bytes any file may grow to (RLIMIT_FSIZE,
+    with SIGXFSZ ignored, so a write fails with EFBIG as on a full disk)."""
+
+    def limits():
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if umask is not None:
+            os.umask(umask)
+
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", TENPORT_NO_PROGRESS="1")
+    return subprocess.run([TENPORT, *map(str, args)], stdin=stdin, input=input,
+                          capture_output=True, timeout=timeout, cwd=cwd, env=env,
+                          preexec_fn=limits, text=False)
+
+
+def out(r):
+    return r.stdout.decode(errors="replace")
+
+
+def err(r):
+    return r.stderr.decode(errors="replace")
+
+
+def ok(r):
+    assert r.returncode == 0, f"exit {r.returncode}\n{out(r)}\n{err(r)}"
+    return r
+
+
+def write_tns(path, dims, nnz, seed=1):
+    """A .tns of nnz distinct nonzeros (1-based indices), returned as a dict."""
+    rng = np.random.default_rng(seed)
+    entries = {}
+    while len(entries) < nnz:
+        idx = tuple(int(rng.integers(0, d)) for d in dims)
+        entries[idx] = float(rng.uniform(0.5, 1.5))
+    with open(path, "w") as f:
+        for idx, v in entries.items():
+            f.write(" ".join(str(i + 1) for i in idx) + f" {v!r}\n")
+    return entries
+
+
+def read_tns(path):
+    entries = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#")[0].split()
+            if fields:
+                entries[tuple(int(x) - 1 for x in fields[:-1])] = float(fields[-1])
+    return entries
+
+
+def planted_dense(path, shape, rank=3, seed=2):
+    rng = np.random.default_rng(seed)
+    factors = [rng.uniform(0.5, 1.5, (n, rank)) for n in shape]
+    x = np.einsum("ir,jr,kr->ijk", *factors)
+    np.save(path, x)
+    return x
+
+
+def kofidis_regalia():
+    return np.array([0.2883, -0.0031, 0.1973, -0.2485, -0.2939, 0.3847, 0.2972, 0.1862,
+                     0.0919, -0.3619, 0.1241, -0.3420, 0.2127, 0.2727, -0.3054])
+
+
+def sh_voxels(count, seed=3):
+    """count voxels of lmax-4 spherical-harmonic coefficients (15 each): a dominant
+    positive l = 0 term and small others, so that each voxel has peaks."""
+    rng = np.random.default_rng(seed)
+    sh = rng.normal(0, 0.2, (count, 15))
+    sh[:, 0] = 1.0
+    return sh
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def snapshot(folder):
+    """Every file in folder (not hidden) and its bytes."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def temporaries(folder):
+    return [p.name for p in folder.iterdir() if p.name.endswith(".tenport-tmp")]
