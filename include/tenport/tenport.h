@@ -19,6 +19,7 @@
 #include "tenport/sparse.h"
 #include "tenport/sparse_mttkrp.h"
 #include "tenport/sttid.h"
+#include "tenport/comm.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,0 +1,57 @@
+/* A small harness for the MPI test programs (Criterion forks a process per test, which
+ * MPI does not allow): CHECK records a failure with its rank and place and goes on;
+ * mpi_check_finish makes the exit code every rank's verdict. */
+#ifndef MPI_CHECK_H
+#define MPI_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tenport/tenport.h"
+
+static int mpi_check_failures;
+
+#define CHECK(cond, ...)                                                                \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      int check_rank_;                                                                  \
+      MPI_Comm_rank(MPI_COMM_WORLD, &check_rank_);                                      \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", check_rank_, __FILE__,      \
+              __LINE__, #cond);                                                         \
+      fprintf(stderr, __VA_ARGS__);                                                     \
+      fprintf(stderr, "\n");                                                            \
+      ++mpi_check_failures;                                                             \
+    }                                                                                   \
+  } while (0)
+
+#define CHECK_OK(expr)                                                                  \
+  do {                                                                                  \
+    tp_status check_st_ = (expr);                                                       \
+    CHECK(check_st_ == TP_SUCCESS, "%s returned %s: %s", #expr,                         \
+          tp_status_name(check_st_), tp_last_error());                                  \
+  } while (0)
+
+/* 0 when no rank failed a check; prints the verdict once. */
+static inline int mpi_check_finish(const char *name) {
+  int failures = 0, rank, size;
+  MPI_Allreduce(&mpi_check_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0)
+    printf("%s on %d rank%s: %s (%d failed check%s)\n", name, size, size == 1 ? "" : "s",
+           failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
+  return failures ? 1 : 0;
+}
+
+/* The same pseudo-random stream on every rank for a seed: every rank can compute what
+ * any other rank holds. */
+static inline double mpi_check_value(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53 - 0.5;
+}
+
+#endif
