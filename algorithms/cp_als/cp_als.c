@@ -14,6 +14,8 @@
 #include "tenport/memory.h"
 #include "tp_cp_internal.h"
 #include "tp_clock.h"
+#include "tp_dense_internal.h"
+#include "tp_dist_internal.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
 
@@ -51,6 +53,7 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user) {
 typedef struct cp_run {
   tp_space *space;
   const tp_cp_tensor *X;
+  const tp_cp_layout *layout; /* distributed: the rows each rank owns; NULL: one process */
   tp_kruskal *M;
   const tp_cp_als_options *opts;
   tp_dtype dtype;
@@ -64,11 +67,60 @@ typedef struct cp_run {
   double *dots;     /* host: R, column inner products of the fit */
   double *host_buf; /* host: max(max_dim, R) x R, solves and downloads */
   void *G;          /* space: max_dim x R, the MTTKRP (and the final gather) */
+  void *G_own;      /* space, distributed: the owned rows of the summed MTTKRP */
+  int64_t *layer_elems[TP_COO_MAX_ORDER]; /* distributed: owned elements of each rank of
+                                             the slab of each mode (rows x R) */
   void *gram_dev;   /* space: R x R */
 } cp_run;
 
 static size_t cp_elem(const cp_run *run) {
   return run->dtype == TP_DTYPE_F32 ? sizeof(float) : sizeof(double);
+}
+
+/* ---- the rows a rank owns ------------------------------------------------------------
+ * One process owns every row of every factor; distributed, a rank holds its slab of
+ * each factor and solves, normalises and measures only the rows it owns, the results
+ * summed (or maxed) over all ranks. */
+
+static int64_t cp_own_rows(const cp_run *run, int k) {
+  return run->layout ? run->layout->own_rows[k] : run->X->dims[k];
+}
+
+static int64_t cp_own_offset(const cp_run *run, int k) {
+  return run->layout ? run->layout->own_offset[k] : 0;
+}
+
+/* Row `row` of this rank's rows of factor k. */
+static void *cp_factor_row(const cp_run *run, int k, int64_t row) {
+  return (char *)run->M->factors[k] + cp_elem(run) * (size_t)(row * run->R);
+}
+
+static tp_status cp_world_reduce(cp_run *run, double *v, int64_t n, tp_comm_op op) {
+  if (!run->layout)
+    return TP_SUCCESS;
+  return tp_comm_allreduce_host(run->layout->world, v, n, TP_DTYPE_F64, op);
+}
+
+/* Per-column reductions over the owned rows of A (factor k's rows, or the owned MTTKRP
+ * when A is given), over all ranks: a 2-norm is summed as squares. */
+static tp_status cp_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
+                                  const void *B, int k, double *out) {
+  const int64_t R = run->R, rows = cp_own_rows(run, k);
+  if (rows == 0)
+    for (int64_t r = 0; r < R; ++r)
+      out[r] = 0.0;
+  else
+    TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
+  if (!run->layout)
+    return TP_SUCCESS;
+  if (op == TP_CP_COLUMN_NORM2)
+    for (int64_t r = 0; r < R; ++r)
+      out[r] *= out[r];
+  TP_TRY(cp_world_reduce(run, out, R, op == TP_CP_COLUMN_MAXABS ? TP_COMM_MAX : TP_COMM_SUM));
+  if (op == TP_CP_COLUMN_NORM2)
+    for (int64_t r = 0; r < R; ++r)
+      out[r] = sqrt(out[r]);
+  return TP_SUCCESS;
 }
 
 static void cp_release(cp_run *run) {
@@ -80,23 +132,27 @@ static void cp_release(cp_run *run) {
   }
   free(run->grams), free(run->V), free(run->lambda), free(run->scale), free(run->dots);
   free(run->host_buf);
-  run->G = run->gram_dev = NULL;
+  if (run->space)
+    tp_free(run->space, run->G_own);
+  for (int k = 0; k < TP_COO_MAX_ORDER; ++k)
+    free(run->layer_elems[k]), run->layer_elems[k] = NULL;
+  run->G = run->gram_dev = run->G_own = NULL;
   run->grams = run->V = run->lambda = run->scale = run->dots = run->host_buf = NULL;
 }
 
 /* ---- validation ------------------------------------------------------------------ */
 
-/* K (model or initial guess) agrees with X and the rank. */
-static tp_status cp_check_kruskal(const tp_cp_tensor *X, int64_t rank, const tp_kruskal *K,
-                                  const char *what, int need_lambda) {
+/* K (model or initial guess) agrees with X (of these dims) and the rank. */
+static tp_status cp_check_kruskal(const tp_cp_tensor *X, const int64_t *dims, int64_t rank,
+                                  const tp_kruskal *K, const char *what, int need_lambda) {
   TP_TRY(tp_kruskal_check(K));
   TP_CHECK_ARG(K->dtype == X->dtype, "%s is %s but X is %s", what, tp_dtype_name(K->dtype),
                tp_dtype_name(X->dtype));
   TP_CHECK_ARG(K->order == X->order, "%s has order %d but X has order %d", what, K->order,
                X->order);
   for (int k = 0; k < X->order; ++k)
-    TP_CHECK_ARG(K->dims[k] == X->dims[k], "%s has dims[%d] = %lld but X has dims[%d] = %lld",
-                 what, k, (long long)K->dims[k], k, (long long)X->dims[k]);
+    TP_CHECK_ARG(K->dims[k] == dims[k], "%s has dims[%d] = %lld but X has dims[%d] = %lld",
+                 what, k, (long long)K->dims[k], k, (long long)dims[k]);
   TP_CHECK_ARG(K->rank == rank, "%s has rank %lld but opts->rank is %lld", what,
                (long long)K->rank, (long long)rank);
   TP_CHECK_ARG(!need_lambda || K->lambda, "%s->lambda must not be NULL", what);
@@ -114,9 +170,10 @@ static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
   TP_CHECK_ARG(o->rank <= INT32_MAX, "rank = %lld is too large", (long long)o->rank);
   TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0, "tol = %g must be finite and >= 0", o->tol);
   TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
-  TP_TRY(cp_check_kruskal(X, o->rank, M, "model", 1));
-  if (o->init)
-    TP_TRY(cp_check_kruskal(X, o->rank, o->init, "opts->init", 0));
+  TP_TRY(cp_check_kruskal(X, X->dims, o->rank, M, "model", 1));
+  if (o->init) /* the whole tensor's factors, also when distributed */
+    TP_TRY(cp_check_kruskal(X, X->layout ? X->layout->dims : X->dims, o->rank, o->init,
+                            "opts->init", 0));
   return TP_SUCCESS;
 }
 
@@ -141,6 +198,21 @@ static tp_status cp_tensor_norm(cp_run *run) {
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* The owned rows' MTTKRP buffer and the element counts of the slab's ranks. */
+static tp_status cp_alloc_distributed(cp_run *run) {
+  int64_t own = 1;
+  for (int k = 0; k < run->d; ++k) {
+    int q = tp_comm_size(run->layout->layer[k]);
+    own = cp_own_rows(run, k) > own ? cp_own_rows(run, k) : own;
+    run->layer_elems[k] = (int64_t *)malloc(sizeof(int64_t) * (size_t)q);
+    if (!run->layer_elems[k])
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", q);
+    for (int j = 0; j < q; ++j)
+      run->layer_elems[k][j] = run->layout->layer_rows[k][j] * run->R;
+  }
+  return tp_alloc(run->space, cp_elem(run) * (size_t)(own * run->R), &run->G_own);
+}
+
 static tp_status cp_alloc(cp_run *run) {
   size_t R = (size_t)run->R, rows = (size_t)(run->max_dim > run->R ? run->max_dim : run->R);
   run->grams = (double *)malloc(sizeof(double) * (size_t)run->d * R * R);
@@ -154,6 +226,8 @@ static tp_status cp_alloc(cp_run *run) {
                     (long long)run->R);
   TP_TRY(tp_alloc(run->space, cp_elem(run) * (size_t)run->max_dim * R, &run->G));
   TP_TRY(tp_alloc(run->space, cp_elem(run) * R * R, &run->gram_dev));
+  if (run->layout)
+    TP_TRY(cp_alloc_distributed(run));
   return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts)
                          : TP_SUCCESS;
 }
@@ -174,10 +248,32 @@ static tp_status cp_check_init_finite(const tp_kruskal *K) {
   return TP_SUCCESS;
 }
 
-static tp_status cp_upload_factors(cp_run *run, const tp_kruskal *host) {
-  for (int k = 0; k < run->d; ++k)
-    TP_TRY(tp_copy_to_device(run->space, run->M->factors[k], host->factors[k],
-                             cp_elem(run) * (size_t)(run->X->dims[k] * run->R)));
+/* This rank's rows of factor k: the whole factor in one process, the slab's rows when
+ * distributed (a slab without rows keeps one zero row, its dims being at least 1). */
+static void cp_slab(const cp_run *run, int k, int64_t *first, int64_t *rows) {
+  *first = run->layout ? run->layout->slab_begin[k] : 0;
+  *rows = run->layout ? run->layout->rows[k] : run->X->dims[k];
+}
+
+/* Rows of factor k of the starting guess into the model, through the host buffer in
+ * pieces of at most max_dim rows: from opts->init, else tenport's random factors (any
+ * rows of them, so every rank count starts from the same guess). */
+static tp_status cp_start_factor(cp_run *run, int k) {
+  const int64_t R = run->R;
+  const size_t elem = cp_elem(run);
+  int64_t first, rows;
+  cp_slab(run, k, &first, &rows);
+  TP_TRY(tp_memset(run->space, run->M->factors[k], 0, elem * (size_t)(run->X->dims[k] * R)));
+  const tp_kruskal *init = run->opts->init;
+  for (int64_t done = 0; done < rows; done += run->max_dim) {
+    int64_t n = rows - done < run->max_dim ? rows - done : run->max_dim;
+    const char *from = init ? (const char *)init->factors[k] + elem * (size_t)((first + done) * R)
+                            : (const char *)run->host_buf;
+    if (!init)
+      tp_kruskal_random_rows(run->dtype, run->opts->seed, k, first + done, n, R, run->host_buf);
+    TP_TRY(tp_copy_to_device(run->space, cp_factor_row(run, k, done), from,
+                             elem * (size_t)(n * R)));
+  }
   return TP_SUCCESS;
 }
 
@@ -185,40 +281,44 @@ static tp_status cp_upload_factors(cp_run *run, const tp_kruskal *host) {
 static tp_status cp_initial_guess(cp_run *run) {
   for (int64_t r = 0; r < run->R; ++r)
     run->lambda[r] = 1.0;
-  if (run->opts->init) {
+  if (run->opts->init)
     TP_TRY(cp_check_init_finite(run->opts->init));
-    return cp_upload_factors(run, run->opts->init);
-  }
-  tp_kruskal host;
-  memset(&host, 0, sizeof host);
-  TP_TRY(tp_kruskal_alloc(NULL, run->dtype, run->d, run->X->dims, run->R, &host));
-  tp_status st = tp_kruskal_random(&host, run->opts->seed);
-  if (st == TP_SUCCESS)
-    st = cp_upload_factors(run, &host);
-  tp_kruskal_free(NULL, &host);
-  return st;
+  for (int k = 0; k < run->d; ++k)
+    TP_TRY(cp_start_factor(run, k));
+  return TP_SUCCESS;
 }
 
 /* ---- Grams and the Hadamard products -------------------------------------------------- */
 
-/* Gram k = U_k^T U_k, computed in the space and kept on the host in double. */
-static tp_status cp_gram(cp_run *run, int k) {
-  const int64_t R = run->R, I = run->X->dims[k];
-  double *out = run->grams + (size_t)k * (size_t)(R * R);
+/* U^T U of the I rows at U into out (host, double). */
+static tp_status cp_gram_rows(cp_run *run, const void *U, int64_t I, double *out) {
+  const int64_t R = run->R;
+  if (I == 0) {
+    memset(out, 0, sizeof(double) * (size_t)(R * R));
+    return TP_SUCCESS;
+  }
   if (run->dtype == TP_DTYPE_F64) {
-    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0,
-                       (const double *)run->M->factors[k], R, (const double *)run->M->factors[k],
-                       R, 0.0, (double *)run->gram_dev, R));
+    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0, (const double *)U, R,
+                       (const double *)U, R, 0.0, (double *)run->gram_dev, R));
     return tp_copy_to_host(run->space, out, run->gram_dev, sizeof(double) * (size_t)(R * R));
   }
-  TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0f,
-                     (const float *)run->M->factors[k], R, (const float *)run->M->factors[k], R,
-                     0.0f, (float *)run->gram_dev, R));
+  TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, I, 1.0f, (const float *)U, R,
+                     (const float *)U, R, 0.0f, (float *)run->gram_dev, R));
   float *f = (float *)(void *)run->host_buf;
   TP_TRY(tp_copy_to_host(run->space, f, run->gram_dev, sizeof(float) * (size_t)(R * R)));
   for (int64_t i = 0; i < R * R; ++i)
     out[i] = (double)f[i];
   return TP_SUCCESS;
+}
+
+/* Gram k = U_k^T U_k, computed in the space (over the owned rows, summed over the ranks)
+ * and kept on the host in double. */
+static tp_status cp_gram(cp_run *run, int k) {
+  const int64_t RR = run->R * run->R;
+  double *out = run->grams + (size_t)k * (size_t)RR;
+  TP_TRY(cp_gram_rows(run, cp_factor_row(run, k, cp_own_offset(run, k)), cp_own_rows(run, k),
+                      out));
+  return cp_world_reduce(run, out, RR, TP_COMM_SUM);
 }
 
 /* V = the elementwise product of every Gram but skip's (skip = -1: all of them). */
@@ -238,35 +338,59 @@ static void cp_hadamard(const cp_run *run, int skip, double *V) {
 
 /* ---- one mode -------------------------------------------------------------------------- */
 
-static tp_status cp_mttkrp(cp_run *run, int n) {
-  return run->X->mttkrp(run->X->ctx, run->space, run->M, n, run->G);
+/* The MTTKRP of mode n; distributed, each rank's partial rows summed onto the rank that
+ * owns them (a reduce-scatter among the ranks of the slab). Returns where the owned rows
+ * of the sum are. */
+static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
+  tp_status st = run->X->mttkrp(run->X->ctx, run->space, run->M, n, run->G);
+  *G_own = run->G;
+  if (!run->layout)
+    return st;
+  TP_TRY(tp_comm_agree(run->layout->world, st)); /* no rank waits for a failed one */
+  *G_own = run->G_own;
+  return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
+                                run->layer_elems[n], run->dtype);
+}
+
+/* Distributed: the owned rows of factor n go to every rank of the slab. */
+static tp_status cp_share_rows(cp_run *run, int n) {
+  if (!run->layout)
+    return TP_SUCCESS;
+  return tp_comm_allgatherv(run->layout->layer[n],
+                            cp_factor_row(run, n, run->layout->own_offset[n]),
+                            run->M->factors[n], run->layer_elems[n], run->dtype);
 }
 
 /* lambda = column norms of factor n (2-norm on the first iteration, max-norm after);
  * the columns are divided by them, a zero column is left as it is. */
 static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
   const int64_t R = run->R;
+  void *own = cp_factor_row(run, n, cp_own_offset(run, n));
   tp_cp_column_op op = first_iteration ? TP_CP_COLUMN_NORM2 : TP_CP_COLUMN_MAXABS;
-  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, run->M->factors[n], NULL,
-                              run->X->dims[n], R, run->lambda));
+  TP_TRY(cp_owned_columns(run, op, own, NULL, n, run->lambda));
   for (int64_t r = 0; r < R; ++r) {
     if (!isfinite(run->lambda[r]))
       return TP_ERROR(TP_ERROR_NUMERICAL, "mode %d: the updated factor has non-finite values "
                       "in column %lld", n, (long long)r);
     run->scale[r] = run->lambda[r] > 0 ? 1.0 / run->lambda[r] : 1.0;
   }
-  return tp_cp_columns_scale(run->space, run->dtype, run->M->factors[n], run->X->dims[n], R,
-                             run->scale);
+  if (cp_own_rows(run, n) == 0)
+    return TP_SUCCESS;
+  return tp_cp_columns_scale(run->space, run->dtype, own, cp_own_rows(run, n), R, run->scale);
 }
 
 static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {
   int fallback = 0;
-  TP_TRY(cp_mttkrp(run, n));
+  void *G;
+  TP_TRY(cp_mttkrp(run, n, &G));
   cp_hadamard(run, n, run->V);
-  TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, run->G, run->M->factors[n],
-                              run->X->dims[n], run->R, run->V, run->host_buf, &fallback));
+  if (cp_own_rows(run, n) > 0)
+    TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, G,
+                                cp_factor_row(run, n, cp_own_offset(run, n)),
+                                cp_own_rows(run, n), run->R, run->V, run->host_buf, &fallback));
   *fallbacks += fallback;
   TP_TRY(cp_normalise(run, n, first_iteration));
+  TP_TRY(cp_share_rows(run, n));
   return cp_gram(run, n);
 }
 
@@ -276,8 +400,9 @@ static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fa
 static tp_status cp_fit(cp_run *run, double *fit) {
   const int64_t R = run->R;
   const int last = run->d - 1;
-  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, TP_CP_COLUMN_DOT, run->G,
-                              run->M->factors[last], run->X->dims[last], R, run->dots));
+  const void *G = run->layout ? run->G_own : run->G; /* the last mode's owned rows */
+  TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_DOT, G,
+                          cp_factor_row(run, last, cp_own_offset(run, last)), last, run->dots));
   cp_hadamard(run, -1, run->V);
   double inner = 0.0, norm_m2 = 0.0;
   for (int64_t r = 0; r < R; ++r) {
@@ -314,8 +439,8 @@ static tp_status cp_sort_components(cp_run *run, double *norms, cp_component *or
   const int64_t R = run->R;
   for (int k = 0; k < run->d; ++k) {
     double *nk = norms + (size_t)k * (size_t)R;
-    TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, TP_CP_COLUMN_NORM2, run->M->factors[k],
-                                NULL, run->X->dims[k], R, nk));
+    TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_NORM2,
+                            cp_factor_row(run, k, cp_own_offset(run, k)), NULL, k, nk));
     for (int64_t r = 0; r < R; ++r) {
       run->lambda[r] *= nk[r];
       nk[r] = nk[r] > 0 ? 1.0 / nk[r] : 1.0;
@@ -400,10 +525,29 @@ static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
   return TP_SUCCESS;
 }
 
+/* Distributed, every rank learns of a failure in its own setup before the collectives. */
+static tp_status cp_setup(cp_run *run) {
+  tp_status st = cp_tensor_norm(run);
+  if (st == TP_SUCCESS)
+    st = cp_alloc(run);
+  if (st == TP_SUCCESS)
+    st = cp_initial_guess(run);
+  return run->layout ? tp_comm_agree(run->layout->world, st) : st;
+}
+
+/* Seconds in the collectives of the distributed run's communicators so far. */
+static double cp_comm_seconds(const cp_run *run) {
+  if (!run->layout)
+    return 0.0;
+  double s = tp_comm_seconds(run->layout->world);
+  for (int k = 0; k < run->d; ++k)
+    s += tp_comm_seconds(run->layout->layer[k]);
+  return s;
+}
+
 static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
-  TP_TRY(cp_tensor_norm(run));
-  TP_TRY(cp_alloc(run));
-  TP_TRY(cp_initial_guess(run));
+  double comm0 = cp_comm_seconds(run);
+  TP_TRY(cp_setup(run));
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
   res->passes_per_iteration = run->X->passes(run->X->ctx);
@@ -411,7 +555,9 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   if (run->opts->normalize)
     TP_TRY(cp_final_normalise(run));
   TP_TRY(cp_store_lambda(run));
-  return tp_space_fence(run->space);
+  TP_TRY(tp_space_fence(run->space));
+  res->comm_seconds = cp_comm_seconds(run) - comm0;
+  return TP_SUCCESS;
 }
 
 tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_options *opts,
@@ -420,7 +566,7 @@ tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_
   TP_TRY(cp_validate(space, X, opts, model));
   cp_run run;
   memset(&run, 0, sizeof run);
-  run.space = space, run.X = X, run.M = model, run.opts = opts;
+  run.space = space, run.X = X, run.M = model, run.opts = opts, run.layout = X->layout;
   run.dtype = X->dtype, run.d = X->order, run.R = opts->rank;
   for (int k = 0; k < X->order; ++k)
     run.max_dim = X->dims[k] > run.max_dim ? X->dims[k] : run.max_dim;

@@ -16,6 +16,7 @@ TP_EXTERN_C_BEGIN
 struct tp_cp_als_options;
 struct tp_kruskal;
 struct tp_cp_als_result;
+struct tp_cp_layout;
 
 /* What the iteration needs of a tensor: its shape, ||X||^2 (norm2 >= 0 when the source
  * knows it, else the sum of squares of `count` stored values in the space, checked
@@ -34,6 +35,10 @@ typedef struct tp_cp_tensor {
   int (*passes)(void *ctx);
   void (*release)(void *ctx);
   void *ctx;
+  /* Distributed (tp_dist_internal.h): dims are this rank's slab rows (at least 1), norm2
+   * the whole tensor's, and the layout says which rows the rank owns and with whom it
+   * shares them. NULL: one process. */
+  const struct tp_cp_layout *layout;
 } tp_cp_tensor;
 
 /* CP-ALS of any tensor source (cp_als.c). */

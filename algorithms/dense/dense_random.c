@@ -80,6 +80,15 @@ tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
 
 /* ---- Kruskal tensors ------------------------------------------------------------------- */
 
+void tp_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
+                            int64_t rows, int64_t rank, void *out) {
+  uint64_t key = tp_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)mode);
+  int64_t first = first_row * rank, n = rows * rank;
+  for (int64_t e = 0; e < n; ++e)
+    tp_dense_store(out, dtype, e,
+                   tp_rng_uniform(tp_rng_draw(key, (uint64_t)(first + e)), dtype));
+}
+
 tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
   TP_TRY(tp_kruskal_check(host));
   TP_CHECK_ARG(host->lambda, "lambda is NULL");
@@ -87,13 +96,9 @@ tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
     TP_CHECK_ARG(host->factors[k], "factors[%d] is NULL", k);
   for (int64_t r = 0; r < host->rank; ++r)
     tp_dense_store(host->lambda, host->dtype, r, 1.0);
-  for (int k = 0; k < host->order; ++k) {
-    uint64_t key = tp_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)k);
-    int64_t n = host->dims[k] * host->rank;
-    for (int64_t e = 0; e < n; ++e)
-      tp_dense_store(host->factors[k], host->dtype, e,
-                     tp_rng_uniform(tp_rng_draw(key, (uint64_t)e), host->dtype));
-  }
+  for (int k = 0; k < host->order; ++k)
+    tp_kruskal_random_rows(host->dtype, seed, k, 0, host->dims[k], host->rank,
+                           host->factors[k]);
   return TP_SUCCESS;
 }
 

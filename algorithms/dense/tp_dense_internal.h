@@ -93,4 +93,9 @@ static inline double tp_kruskal_fiber_value(const tp_kruskal *u, int f, const do
   return s;
 }
 
+/* Rows [first_row, first_row + rows) of factor `mode` of tp_kruskal_random(seed) (rank
+ * columns, row-major, in dtype) at out: any part of a factor, without the rest. */
+void tp_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
+                            int64_t rows, int64_t rank, void *out);
+
 #endif

@@ -49,6 +49,7 @@ typedef struct tp_cp_als_result {
   int fallback_solves;  /* total solves that used the rank-revealing fallback */
   int passes_per_iteration; /* full reads of the tensor per iteration by the MTTKRPs */
   double seconds;
+  double comm_seconds;  /* distributed runs: in collectives (tenport/distributed.h) */
 } tp_cp_als_result;
 
 tp_cp_als_options tp_cp_als_options_default(void);

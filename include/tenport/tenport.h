@@ -20,6 +20,7 @@
 #include "tenport/sparse_mttkrp.h"
 #include "tenport/sttid.h"
 #include "tenport/comm.h"
+#include "tenport/distributed.h"
 
 #define TENPORT_VERSION_MAJOR 0
 #define TENPORT_VERSION_MINOR 1

@@ -1,0 +1,91 @@
+/* Tensors spread over the ranks of a communicator, and CP-ALS on them: the
+ * medium-grained decomposition of SPLATT and GenTen. The ranks form a grid over the
+ * modes (parts[0] x ... x parts[d-1] = P); each mode's indices are cut into parts[m]
+ * slabs holding about the same number of nonzeros; the rank at grid coordinates
+ * (c_0, ..., c_{d-1}) holds the nonzeros of its block (slab c_m of every mode) and, for
+ * each mode m, the factor rows of its slab c_m. Those rows are shared by the P /
+ * parts[m] ranks of the slab (its layer), each of which owns an equal run of them: it
+ * solves for them and sends them to the others. */
+#ifndef TENPORT_DISTRIBUTED_H
+#define TENPORT_DISTRIBUTED_H
+
+#include <stdint.h>
+
+#include "tenport/comm.h"
+#include "tenport/cp_als.h"
+#include "tenport/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ranks along each mode. */
+typedef struct tp_grid {
+  int order;
+  int parts[TP_COO_MAX_ORDER];
+} tp_grid;
+
+/* The grid for a tensor of these dims on `ranks` ranks, as SPLATT chooses it: the prime
+ * factors of ranks, largest first, each to the mode with the most indices per part. */
+tp_status tp_grid_choose(int order, const int64_t *dims, int ranks, tp_grid *grid);
+
+/* "2x2x1" into a grid of that many modes; TP_ERROR_INVALID_ARGUMENT saying why not. */
+tp_status tp_grid_parse(const char *text, tp_grid *grid);
+
+/* ---- reading a share of a file ---------------------------------------------------- */
+
+/* Each rank reads about 1/P of a sparse tensor file (collective): of a .tpb its share of
+ * the nonzeros by positioned reads of each array, of a .tns its share of the bytes cut at
+ * line ends (a malformed line is reported with its line number in the whole file, by
+ * whichever rank read it, and every rank fails with that message). *share gets the
+ * nonzeros read (global zero-based indices, duplicates summed within the share) with the
+ * whole tensor's dims: the header's, the given dims, or each mode's largest index over
+ * all ranks. order and dims as for tp_coo_read_tns (0 and NULL: from the file). The file
+ * must be a regular file (positioned reads). */
+tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int order,
+                            const int64_t *dims, tp_coo *share, tp_coo_read_info *info);
+
+/* ---- a distributed sparse tensor ---------------------------------------------------- */
+
+typedef struct tp_dist_coo tp_dist_coo;
+
+/* Spreads the nonzeros every rank holds (share: host memory, global indices, the same
+ * order, dims and dtype on every rank, duplicates anywhere) over the grid (NULL: chosen
+ * by tp_grid_choose; its product must be the communicator's size): slabs balanced by
+ * nonzero count, one exchange (alltoallv) to the owners, duplicates summed there, and
+ * each rank's block built as FLYCOO in the space (tp_flycoo_create; opts may be NULL).
+ * Collective; a failure on any rank is every rank's error. */
+tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share,
+                             const tp_grid *grid, const tp_flycoo_options *opts,
+                             tp_dist_coo **X);
+void tp_dist_coo_destroy(tp_dist_coo **X);
+
+typedef struct tp_dist_coo_info {
+  tp_grid grid;
+  int coords[TP_COO_MAX_ORDER];        /* this rank's place in the grid */
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_COO_MAX_ORDER];      /* the whole tensor */
+  int64_t nnz;                         /* all ranks, duplicates summed */
+  int64_t local_nnz, min_local_nnz, max_local_nnz;
+  int64_t slab_begin[TP_COO_MAX_ORDER], slab_end[TP_COO_MAX_ORDER]; /* this rank's rows */
+  int64_t own_begin[TP_COO_MAX_ORDER], own_end[TP_COO_MAX_ORDER];   /* rows it solves */
+  double exchange_seconds, build_seconds;
+} tp_dist_coo_info;
+
+tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info);
+
+/* CP-ALS of a distributed sparse tensor with the options and the result of
+ * tp_cp_als_sparse (result->comm_seconds: time in collectives). model is a host Kruskal
+ * tensor of the whole dims on every rank (tp_kruskal_alloc(NULL, ...)); every rank gets
+ * the final lambda and factors. The random start is the one tp_cp_als_sparse makes for
+ * the same seed, and opts->init (host, whole dims, the same on every rank) is taken as
+ * it is, so that the answer does not depend on the number of ranks beyond rounding.
+ * Collective. */
+tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als_options *opts,
+                                tp_kruskal *model, tp_cp_als_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
