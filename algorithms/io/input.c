@@ -67,7 +67,26 @@ void tp_input_release(tp_input *in) {
   if (in->fd >= 0 && in->owns_fd)
     close(in->fd);
   free(in->ahead);
-  in->fd = -1, in->ahead = NULL;
+  free(in->pieces);
+  in->fd = -1, in->ahead = NULL, in->pieces = NULL;
+}
+
+tp_status tp_input_open_pieces(tp_input **in, const char *path, const tp_input_piece *pieces,
+                               int count) {
+  TP_CHECK_ARG(pieces && count >= 1, "no pieces");
+  TP_TRY(tp_input_open(in, path));
+  tp_input *p = *in;
+  p->pieces = (tp_input_piece *)malloc(sizeof *pieces * (size_t)count);
+  if (!p->pieces) {
+    tp_input_close(in);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the pieces of %s", path);
+  }
+  memcpy(p->pieces, pieces, sizeof *pieces * (size_t)count);
+  p->piece_count = count;
+  p->known_size = 0;
+  for (int i = 0; i < count; ++i)
+    p->known_size += pieces[i].length;
+  return TP_SUCCESS;
 }
 
 void tp_input_close(tp_input **in) {
@@ -95,10 +114,37 @@ uint64_t tp_input_remaining(const tp_input *in) {
 
 /* ---- reading ------------------------------------------------------------------------ */
 
+/* Up to n bytes from the current piece on, by positioned reads. */
+static tp_status read_pieces(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+  while (*got < n && in->piece < in->piece_count) {
+    const tp_input_piece *p = &in->pieces[in->piece];
+    uint64_t left = p->length - in->piece_pos;
+    size_t take = left < n - *got ? (size_t)left : n - *got;
+    ssize_t r = (ssize_t)take;
+    if (p->bytes)
+      memcpy(dst + *got, (const unsigned char *)p->bytes + in->piece_pos, take);
+    else if (take)
+      r = pread(in->fd, dst + *got, take, (off_t)(p->offset + in->piece_pos));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      return TP_ERROR(TP_ERROR_IO, "cannot read %s: %s", in->name, strerror(errno));
+    if (r == 0 && take > 0)
+      return TP_ERROR(TP_ERROR_IO, "cannot read %s: it ends before byte %llu", in->name,
+                      (unsigned long long)(p->offset + in->piece_pos));
+    *got += (size_t)r, in->piece_pos += (uint64_t)r;
+    if (in->piece_pos == p->length)
+      ++in->piece, in->piece_pos = 0;
+  }
+  return TP_SUCCESS;
+}
+
 /* Up to n bytes from the source itself (not the look-ahead), stopping early only at its
  * end. */
 static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
   *got = 0;
+  if (in->pieces)
+    return read_pieces(in, dst, n, got);
   if (in->fd < 0) {
     size_t take = in->size - in->pos < n ? in->size - in->pos : n;
     if (take)

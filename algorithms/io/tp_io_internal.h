@@ -11,6 +11,12 @@
 
 /* ---- inputs (input.c) ------------------------------------------------------------ */
 
+/* A piece of a pieced input: bytes in memory, or length bytes of the file at offset. */
+typedef struct tp_input_piece {
+  const void *bytes;
+  uint64_t offset, length;
+} tp_input_piece;
+
 struct tp_input {
   char *name;                  /* for messages (owned) */
   int fd, owns_fd;             /* -1 for a memory buffer */
@@ -23,12 +29,23 @@ struct tp_input {
   dev_t dev;                   /* identity of the source, when it has one */
   ino_t ino;
   int has_identity;
+  tp_input_piece *pieces;      /* a pieced input: read in turn by positioned reads */
+  int piece_count, piece;
+  uint64_t piece_pos;
+  int64_t first_line;          /* line number before the first line (text readers) */
 };
 
 /* An input over memory (the fuzzers' and tests' entry point); name stands for the file in
  * messages and must outlive the input. Release with tp_input_release. */
 void tp_input_init_buffer(tp_input *in, const char *name, const void *bytes, size_t size);
 void tp_input_release(tp_input *in);
+
+/* An input made of pieces of one regular file and of memory, read in order: part of a
+ * file as if it were a whole one (a rank's share of a .tpb behind a header of its own,
+ * a range of a .tns's lines). The pieces are copied; their memory must outlive the
+ * input. Close with tp_input_close. */
+tp_status tp_input_open_pieces(tp_input **in, const char *path, const tp_input_piece *pieces,
+                               int count);
 
 /* Reads up to n bytes; fewer only at the end of the source. */
 tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got);

@@ -107,6 +107,7 @@ tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int 
   tp_tns_parser ps;
   memset(&ps, 0, sizeof ps);
   ps.name = in->name, ps.dtype = dtype, ps.order = order, ps.dims = dims;
+  ps.line = in->first_line; /* a range of a file's lines counts from its first */
   uint64_t remaining = tp_input_remaining(in);
   ps.expected_nnz = remaining == UINT64_MAX ? 0 : (int64_t)(remaining / BYTES_PER_LINE_GUESS);
   tp_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
@@ -115,7 +116,7 @@ tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int 
     st = take_tensor(&ps, dims, host);
   tp_coo_builder_free(&ps.b);
   if (info)
-    info->lines = ps.line;
+    info->lines = ps.line - in->first_line;
   return tp_coo_finish_read(st, in->name, host, info);
 }
 
