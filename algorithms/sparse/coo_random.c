@@ -57,19 +57,20 @@ static double draw_value(const tp_coo_random_options *o, uint64_t key, int64_t n
   return v < top ? v : top;
 }
 
-static void draw_nonzeros(const tp_coo_random_options *o, tp_coo *t) {
+/* Draws first .. first + t->nnz - 1 into t. */
+static void draw_nonzeros(const tp_coo_random_options *o, int64_t first, tp_coo *t) {
   uint64_t value_key = tp_rng_stream_key(o->seed, STREAM_VALUES);
   for (int m = 0; m < o->order; ++m) {
     uint64_t key = tp_rng_stream_key(o->seed, STREAM_INDEX + (uint64_t)m);
     double skew = skew_of(o, m);
     int64_t *idx = t->indices[m];
     TP_HOST_OMP(omp parallel for schedule(static))
-    for (int64_t n = 0; n < o->nnz; ++n)
-      idx[n] = draw_index(key, n, skew, o->dims[m]);
+    for (int64_t n = 0; n < t->nnz; ++n)
+      idx[n] = draw_index(key, first + n, skew, o->dims[m]);
   }
   TP_HOST_OMP(omp parallel for schedule(static))
-  for (int64_t n = 0; n < o->nnz; ++n)
-    tp_coo_set_value(t, n, draw_value(o, value_key, n));
+  for (int64_t n = 0; n < t->nnz; ++n)
+    tp_coo_set_value(t, n, draw_value(o, value_key, first + n));
 }
 
 /* After merging: binary tensors back to 1, sums past the dtype's range clamped. */
@@ -85,13 +86,21 @@ static void fix_merged_values(const tp_coo_random_options *o, tp_coo *t) {
 }
 
 tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged) {
+  return tp_coo_random_part(opt, 0, opt ? opt->nnz : 0, host, merged);
+}
+
+tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, int64_t count,
+                             tp_coo *host, int64_t *merged) {
   if (merged)
     *merged = 0;
   TP_CHECK_ARG(host, "host is NULL");
   memset(host, 0, sizeof *host);
   TP_TRY(check_options(opt));
-  TP_TRY(tp_coo_host_alloc(opt->dtype, opt->order, opt->dims, opt->nnz, host));
-  draw_nonzeros(opt, host);
+  TP_CHECK_ARG(first >= 0 && count >= 0 && first <= opt->nnz - count, "draws [%lld, %lld) "
+               "are not within the %lld draws", (long long)first, (long long)(first + count),
+               (long long)opt->nnz);
+  TP_TRY(tp_coo_host_alloc(opt->dtype, opt->order, opt->dims, count, host));
+  draw_nonzeros(opt, first, host);
   tp_status st = tp_coo_merge_duplicates(host, merged);
   if (st != TP_SUCCESS) {
     tp_coo_host_free(host);

@@ -299,6 +299,9 @@ static tp_status read_share(tp_comm *comm, share_file *f, tp_dtype dtype, int or
   tp_status st = open_file(f, f->path);
   if (st == TP_SUCCESS)
     st = read_at(f, magic, sizeof magic, 0, &got);
+  if (st == TP_SUCCESS && got >= 6 && memcmp(magic, "\x93NUMPY", 6) == 0)
+    st = TP_ERROR(TP_ERROR_FORMAT, "%s is a NumPy .npy array, not a sparse tensor (.tns or "
+                  ".tpb)", f->path);
   TP_TRY(tp_comm_agree(comm, st));
   if (got >= 5 && memcmp(magic, "TPCOO", 5) == 0) {
     TP_TRY(tp_comm_agree(comm, read_tpb_share(f, dtype, share, info)));

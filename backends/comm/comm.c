@@ -90,6 +90,40 @@ tp_status tp_comm_create(tp_comm **comm, const void *mpi_comm, tp_space *space) 
   return make(comm, dup, space);
 }
 
+static int world_started; /* tp_comm_init_world called MPI_Init */
+
+tp_status tp_comm_init_world(tp_comm **comm, tp_space *space) {
+  TP_CHECK_ARG(comm, "comm is NULL");
+  *comm = NULL;
+  int ready = 0, provided = 0;
+  MPI_Initialized(&ready);
+  if (!ready) {
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      return TP_ERROR(TP_ERROR_DEVICE, "MPI_Init_thread failed");
+    world_started = 1;
+  }
+  MPI_Comm world = MPI_COMM_WORLD;
+  return tp_comm_create(comm, &world, space);
+}
+
+tp_status tp_comm_finalize_world(tp_comm **comm) {
+  tp_comm_destroy(comm);
+  int done = 0;
+  MPI_Finalized(&done);
+  if (world_started && !done)
+    MPI_Finalize();
+  world_started = 0;
+  return TP_SUCCESS;
+}
+
+tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out) {
+  TP_CHECK_ARG(comm && out, "comm and out must not be NULL");
+  *out = NULL;
+  MPI_Comm dup;
+  TP_TRY(tp_comm_check_mpi(comm, MPI_Comm_dup(comm->mpi, &dup), "MPI_Comm_dup"));
+  return make(out, dup, space);
+}
+
 tp_status tp_comm_destroy(tp_comm **comm) {
   if (!comm || !*comm)
     return TP_SUCCESS;

@@ -43,6 +43,17 @@ tp_status tp_comm_create(tp_comm **comm, const void *mpi_comm, tp_space *space);
 /* Sets *comm to NULL; safe on NULL. */
 tp_status tp_comm_destroy(tp_comm **comm);
 
+/* For programs that own MPI, such as the tenport command: initialises MPI (threads
+ * funnelled) unless it is already, and makes a communicator over MPI_COMM_WORLD.
+ * tp_comm_finalize_world destroys it and ends MPI if tp_comm_init_world started it.
+ * Libraries embedding tenport use tp_comm_create on their own communicator instead. */
+tp_status tp_comm_init_world(tp_comm **comm, tp_space *space);
+tp_status tp_comm_finalize_world(tp_comm **comm);
+
+/* A communicator over the same ranks whose data lives in another space (NCCL set up on
+ * its device): made once each rank has chosen its GPU (tp_comm_node_rank). Collective. */
+tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out);
+
 int tp_comm_rank(const tp_comm *comm);
 int tp_comm_size(const tp_comm *comm);
 /* The rank among the ranks of this node and their number (to choose a GPU each). */

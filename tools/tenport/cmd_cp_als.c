@@ -20,6 +20,11 @@ typedef struct cp_cli {
   double check_fit; /* < 0: none */
   tp_cp_als_options solver;
   tenport_cp_watch watch;
+  /* distributed runs */
+  const char *grid, *dims_text, *gen_dims_text;
+  int distributed, order;
+  int64_t dims[TP_COO_MAX_ORDER];
+  tp_coo_random_options generate; /* nnz > 0: draw the tensor instead of reading it */
 } cp_cli;
 
 static void usage(FILE *out) {
@@ -47,6 +52,15 @@ static void usage(FILE *out) {
           "                      progress indicator on a terminal's stderr\n"
           "  --example           a planted rank-%d tensor made in memory (no --input); checks\n"
           "                      fit >= %.4f (tol 1e-9 and 500 iterations unless given)\n"
+          "  --dims I0xI1x...    the shape of a sparse input (default: each mode's largest\n"
+          "                      index)\n"
+          "Distributed (sparse tensors; started by mpirun, or with --distributed):\n"
+          "  --grid P0xP1x...    ranks along each mode (default: chosen from the shape)\n"
+          "  --gen-dims I0x...   draw a random tensor on the ranks instead of reading one:\n"
+          "  --gen-nnz N         N draws with indices floor(u^skew I) (tenport gen sparse),\n"
+          "  --gen-skew S        each rank drawing its share in place (skew 1; seed 1)\n"
+          "  --gen-seed S\n"
+          "  --distributed       run distributed even if no MPI launcher is seen\n"
           "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
           TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT);
 }
@@ -75,6 +89,21 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
            tenport_expected("auto, elem, slice, tile, gemm or blocked");
   if (!strcmp(a, "--precision"))
     return tenport_parse_precision(v, &c->precision);
+  if (!strcmp(a, "--grid"))
+    return tenport_parse_text(v, &c->grid);
+  if (!strcmp(a, "--dims"))
+    return tenport_parse_text(v, &c->dims_text);
+  if (!strcmp(a, "--gen-dims"))
+    return tenport_parse_text(v, &c->gen_dims_text);
+  if (!strcmp(a, "--gen-nnz")) {
+    uint64_t n;
+    return (tenport_parse_u64(v, &n) && n >= 1 && n <= INT64_MAX && (c->generate.nnz =
+            (int64_t)n)) || tenport_expected("an integer from 1 to %lld", (long long)INT64_MAX);
+  }
+  if (!strcmp(a, "--gen-skew"))
+    return tenport_parse_number(v, 0, 1, INFINITY, 0, &c->generate.skew[0]);
+  if (!strcmp(a, "--gen-seed"))
+    return tenport_parse_u64(v, &c->generate.seed);
   if (!strcmp(a, "--check-fit"))
     return tenport_parse_number(v, 0, 0, 1, 0, &c->check_fit);
   return -1;
@@ -90,20 +119,65 @@ static int parse_flag(cp_cli *c, const char *a) {
     c->solver.reuse_partials = 0;
     return 1;
   }
+  if (!strcmp(a, "--distributed"))
+    return c->distributed = 1;
   return 0;
 }
 
-static int check_args(const cp_cli *c) {
-  if (c->example && (c->input || c->init || c->rank)) {
-    fprintf(stderr, "tenport cp-als: --example takes no --input, --init or --rank\n");
+/* "I0xI1x..." (or with commas) of option opt into *order and dims; 0 or 2 (reported). */
+static int parse_shape(const char *opt, const char *text, int *order, int64_t *dims) {
+  char buf[512], why[160];
+  if (strlen(text) >= sizeof buf) {
+    fprintf(stderr, "tenport cp-als: %s is too long\n", opt);
     return 2;
   }
-  if (!c->example && (!c->input || !c->rank)) {
-    fprintf(stderr, "tenport cp-als: --input and --rank are required ('tenport cp-als "
-            "--help')\n");
+  strcpy(buf, text);
+  for (char *p = buf; *p; ++p)
+    *p = *p == ',' ? 'x' : *p;
+  if (tenport_parse_dims(buf, TP_COO_MAX_ORDER, dims, order, why, sizeof why))
+    return 0;
+  fprintf(stderr, "tenport cp-als: %s '%s': %s\n", opt, text, why);
+  return 2;
+}
+
+/* The random tensor the ranks draw (--gen-*), as tenport gen sparse draws it. */
+static int parse_generate(cp_cli *c) {
+  tp_coo_random_options *g = &c->generate;
+  if (!c->gen_dims_text != !g->nnz) {
+    fprintf(stderr, "tenport cp-als: --gen-dims and --gen-nnz go together\n");
     return 2;
   }
+  if (!g->nnz)
+    return 0;
+  double skew = g->skew[0] ? g->skew[0] : 1.0;
+  g->dtype = c->precision && !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  g->values = TP_COO_VALUES_UNIFORM;
+  g->seed = g->seed ? g->seed : 1;
+  if (parse_shape("--gen-dims", c->gen_dims_text, &g->order, g->dims))
+    return 2;
+  for (int m = 0; m < g->order; ++m)
+    g->skew[m] = skew;
   return 0;
+}
+
+static int check_args(cp_cli *c) {
+  int generated = c->gen_dims_text || c->generate.nnz;
+  if (c->example && (c->input || c->init || c->rank || generated)) {
+    fprintf(stderr, "tenport cp-als: --example takes no --input, --gen-*, --init or --rank\n");
+    return 2;
+  }
+  if (!c->example && ((!c->input && !generated) || !c->rank)) {
+    fprintf(stderr, "tenport cp-als: --input (or --gen-dims and --gen-nnz) and --rank are "
+            "required ('tenport cp-als --help')\n");
+    return 2;
+  }
+  if (c->input && generated) {
+    fprintf(stderr, "tenport cp-als: --input and --gen-* exclude each other\n");
+    return 2;
+  }
+  if (c->dims_text && parse_shape("--dims", c->dims_text, &c->order, c->dims))
+    return 2;
+  return parse_generate(c);
 }
 
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
@@ -265,6 +339,7 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
 static int run_sparse_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_set *set) {
   tenport_cp_request q;
   q.in = in, q.set = set, q.init = c->init, q.output = c->output, q.rank = c->rank;
+  q.order = c->order, q.dims = c->order ? c->dims : NULL;
   q.dtype = TP_DTYPE_F64;
   if (c->precision)
     q.dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
@@ -398,6 +473,24 @@ static int run(tp_space *space, void *cli) {
   return c->example ? run_example(space, c) : run_file(space, c);
 }
 
+/* mpirun ... tenport cp-als (or --distributed): every rank runs this. */
+static int run_distributed(cp_cli *c) {
+  if (!tp_comm_has_mpi()) {
+    fprintf(stderr, "tenport cp-als: started by an MPI launcher (or with --distributed), but "
+            "this tenport was built without MPI: configure with -Dmpi=enabled\n");
+    return 2;
+  }
+  tenport_cp_dist_request q;
+  memset(&q, 0, sizeof q);
+  q.input = c->input, q.init = c->init, q.output = c->output, q.grid = c->grid;
+  q.rank = c->rank, q.order = c->order;
+  memcpy(q.dims, c->dims, sizeof q.dims);
+  q.generate = c->generate;
+  q.solver = &c->solver, q.watch = c->quiet ? NULL : &c->watch, q.check_fit = c->check_fit;
+  q.precision = c->precision;
+  return tenport_cp_als_distributed(&q);
+}
+
 int tenport_cmd_cp_als(int argc, char **argv) {
   cp_cli c;
   int code = parse_args(argc, argv, &c);
@@ -405,5 +498,7 @@ int tenport_cmd_cp_als(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
+  if (!c.example && (c.distributed || c.generate.nnz || tp_comm_launched()))
+    return run_distributed(&c);
   return tenport_run_in_space("cp-als", run, &c);
 }

@@ -26,7 +26,8 @@ typedef struct tenport_cp_request {
   tp_input *in;
   tp_output_set *set; /* with --output: receives the model's files, committed at the end */
   const char *init, *output;
-  int rank;
+  int rank, order;                  /* order and dims: --dims, else 0 */
+  const int64_t *dims;
   tp_dtype dtype;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch; /* NULL with --quiet */
@@ -40,5 +41,19 @@ int tenport_cp_check_fit(double fit, double want);
 void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
 
 int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q);
+
+/* One distributed decomposition (cmd_cp_als_dist.c): of a file read in shares, or of a
+ * random tensor each rank draws its share of (generate.nnz > 0). */
+typedef struct tenport_cp_dist_request {
+  const char *input, *init, *output, *grid, *precision;
+  int rank, order;                  /* order and dims: --dims, else 0 */
+  int64_t dims[TP_COO_MAX_ORDER];
+  tp_coo_random_options generate;
+  const tp_cp_als_options *solver;
+  tenport_cp_watch *watch;          /* NULL with --quiet */
+  double check_fit;
+} tenport_cp_dist_request;
+
+int tenport_cp_als_distributed(const tenport_cp_dist_request *q);
 
 #endif

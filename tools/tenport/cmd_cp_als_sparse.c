@@ -26,7 +26,7 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   memset(&model, 0, sizeof model), memset(&host_model, 0, sizeof host_model);
   tp_cp_als_options solver = *q->solver;
   tp_cp_als_result res;
-  tp_status st = tp_coo_read_input(q->in, q->dtype, 0, NULL, &host, &info);
+  tp_status st = tp_coo_read_input(q->in, q->dtype, q->order, q->dims, &host, &info);
   if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   if (st == TP_SUCCESS)
