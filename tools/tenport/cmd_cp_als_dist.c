@@ -16,6 +16,7 @@ typedef struct dist_job {
   tp_kruskal init, model;
   tp_cp_als_result result;
   double read_seconds, write_seconds;
+  int64_t peak_bytes; /* the most any rank's space held */
   int rank;
 } dist_job;
 
@@ -151,6 +152,13 @@ static int decompose(dist_job *j) {
   return st == TP_SUCCESS ? 0 : root(j) ? tenport_fail("cp-als", "failed") : 1;
 }
 
+/* The largest memory any rank's space held (device memory on GPUs). */
+static int measure_memory(dist_job *j) {
+  j->peak_bytes = (int64_t)tp_space_bytes_peak(j->space);
+  return agree(j, tp_comm_allreduce_host(j->world, &j->peak_bytes, 1, TP_DTYPE_I64,
+                                         TP_COMM_MAX));
+}
+
 static int write_model(dist_job *j) {
   double t0 = tenport_seconds();
   tp_status st = TP_SUCCESS;
@@ -180,8 +188,8 @@ static void report(const dist_job *j, const tp_dist_coo_info *info, double total
   printf("distributed: %d ranks (%s), grid ", tp_comm_size(j->world),
          tp_comm_uses_nccl(j->comm) ? "NCCL between GPUs" : "MPI");
   print_grid(&info->grid);
-  printf(", nonzeros per rank %lld to %lld\n", (long long)info->min_local_nnz,
-         (long long)info->max_local_nnz);
+  printf(", nonzeros per rank %lld to %lld, memory per rank at most %.2f GB\n",
+         (long long)info->min_local_nnz, (long long)info->max_local_nnz, j->peak_bytes / 1e9);
   printf("phases: read %.3f s, exchange %.3f s, build %.3f s, iterations %.3f s "
          "(communication %.3f s), write %.3f s\n", j->read_seconds, info->exchange_seconds,
          info->build_seconds, j->result.seconds, j->result.comm_seconds, j->write_seconds);
@@ -211,6 +219,8 @@ int tenport_cp_als_distributed(const tenport_cp_dist_request *q) {
     code = prepare_model(&j, &info);
   if (code == 0)
     code = decompose(&j);
+  if (code == 0)
+    code = measure_memory(&j);
   if (code == 0)
     code = write_model(&j);
   if (code == 0 && root(&j)) {
