@@ -182,8 +182,8 @@ Test(space, lanes_order_and_join) {
   const int64_t n = 1 << 20;
   double *buf[3];
   for (int l = 0; l < got; ++l) {
+    TPT_OK(tp_space_lane_select(tpt_space, l)); /* the poison too: lanes are unordered */
     buf[l] = tpt_alloc_poisoned(sizeof(double) * (size_t)n);
-    TPT_OK(tp_space_lane_select(tpt_space, l));
     TPT_OK(tp_fill_f64(tpt_space, buf[l], n, 1.0 + l));
     TPT_OK(tp_fill_f64(tpt_space, buf[l], n, 10.0 + l)); /* later work on the lane wins */
   }

@@ -93,7 +93,7 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   s->common.memory_limit = o.memory_limit;
   tp_status st = tpg_select(s);
   if (st == TP_SUCCESS)
-    st = tpg_status(TPG(GetDeviceProperties)(&s->props, s->device), "GetDeviceProperties",
+    st = tpg_status(tpg_get_device_properties(&s->props, s->device), "GetDeviceProperties",
                     __FILE__, __LINE__, __func__);
   if (st == TP_SUCCESS && s->props.warpSize != TPG_WARP_SIZE)
     st = TP_ERROR(TP_ERROR_NOT_SUPPORTED,
@@ -324,9 +324,10 @@ struct tp_recording {
   tpg_graph_exec_t exec;
 };
 
-/* Debug builds wait after every launch, which a recording stream cannot do. */
+/* Debug builds wait after every launch, which a recording stream cannot do; some
+ * runtimes have no graphs (TPG_NO_GRAPHS: the HIP CPU runtime). */
 int tp_space_can_record(const tp_space *space) {
-#ifdef TP_DEBUG_SYNC
+#if defined(TP_DEBUG_SYNC) || defined(TPG_NO_GRAPHS)
   (void)space;
   return 0;
 #else
@@ -336,6 +337,8 @@ int tp_space_can_record(const tp_space *space) {
 
 tp_status tp_space_record_begin(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
+  if (!tp_space_can_record(space))
+    return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "this %s space cannot record work", TP_BACKEND_NAME);
   TP_TRY(tpg_select(space));
   TPG_CHECK(TPG(StreamBeginCapture)(space->current, TPG_CAPTURE_THREAD_LOCAL));
   return TP_SUCCESS;

@@ -275,11 +275,21 @@ tp_status tpg_team_setup(tp_space *space, const tp_team_policy *policy, const vo
 tp_status tpg_launch_check(tp_space *space, const char *kernel, const char *file, int line);
 TP_EXTERN_C_END
 
+/* A backend may define these three itself (the HIP CPU runtime launches through a macro
+ * and corrects the device properties its runtime reports). */
+#ifndef TPG_SMEM
 #define TPG_SMEM(name) extern __shared__ __attribute__((aligned(16))) unsigned char name[]
+#endif
 
+#ifndef TPG_LAUNCH
 #define TPG_LAUNCH(entry, cfg, ...)                                                     \
   entry<<<dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y), (cfg).shared_bytes,     \
           (cfg).stream>>>(__VA_ARGS__)
+#endif
+
+#ifndef tpg_get_device_properties
+#define tpg_get_device_properties(p, device) TPG(GetDeviceProperties)((p), (device))
+#endif
 
 /* ---- kernels (same contract as backends/host/tp_host.h) -------------------- */
 #include "tp_range_check.h"

@@ -1,12 +1,18 @@
 /* HIP backend: maps the GPU layer's tpg_* names onto HIP. The GPU layer itself is the
- * one the CUDA backend runs, so CUDA runs vouch for this path. */
+ * one the CUDA backend runs. Two platforms compile it (meson -Dhip_platform): amd, hipcc
+ * for an AMD GPU, and cpu, the HIP CPU runtime (TP_HIP_CPU), which executes this same
+ * code on a CPU in CI; tp_hip_cpu.h holds what that runtime needs beyond the AMD build. */
 #ifndef TP_BACKEND_H
 #define TP_BACKEND_H
 
+#ifdef TP_HIP_CPU
+#include "tp_hip_cpu.h"
+#else
 #include <hip/hip_runtime.h>
+#endif
 
 #define TP_BACKEND_NAME "hip"
-#define TPG_WARP_SIZE 64 /* wavefront of CDNA GPUs (gfx90a and later) */
+#define TPG_WARP_SIZE 64 /* wavefront of CDNA GPUs (gfx90a and later) and of the CPU runtime */
 
 #define TPG(name) hip##name
 typedef hipError_t tpg_error_t;
@@ -23,12 +29,27 @@ typedef hipGraphExec_t tpg_graph_exec_t;
 #define TPG_CAPTURE_THREAD_LOCAL hipStreamCaptureModeThreadLocal
 #define tpg_prop_shared_per_sm(p) ((size_t)(p)->maxSharedMemoryPerMultiProcessor)
 
+#ifdef TP_HIP_CPU
+/* Wavefronts of fibers: the lanes of the mask exchange through the block's thread. */
+#define tpg_get_device_properties(p, device) tp_hip_cpu::device_properties((p), (device))
+#define tpg_syncwarp(mask) tp_hip_cpu::wave_sync(mask)
+#define tpg_ballot(mask, pred) tp_hip_cpu::ballot((mask), (pred))
+#define tpg_shfl(mask, v, src, width) tp_hip_cpu::shfl((mask), (v), (src), (width))
+#define tpg_shfl_xor(mask, v, off, width) tp_hip_cpu::shfl_xor((mask), (v), (off), (width))
+#define tpg_shfl_up(mask, v, off, width) tp_hip_cpu::shfl_up((mask), (v), (off), (width))
+/* Kernels are launched by the runtime's macro, dynamic shared memory is its vector. */
+#define TPG_LAUNCH(entry, cfg, ...)                                                     \
+  hipLaunchKernelGGL(entry, dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y),       \
+                     (cfg).shared_bytes, (cfg).stream, __VA_ARGS__)
+#define TPG_SMEM(name) HIP_DYNAMIC_SHARED(unsigned char, name)
+#else
 /* Wavefronts run in lockstep: intrinsics take no mask. */
 #define tpg_syncwarp(mask) __builtin_amdgcn_wave_barrier()
 #define tpg_ballot(mask, pred) ((uint64_t)__ballot(pred))
 #define tpg_shfl(mask, v, src, width) __shfl((v), (src), (width))
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor((v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up((v), (off), (width))
+#endif
 
 /* Device-scope atomics are also correct at team scope. */
 #define tpg_atomic_add_block atomicAdd

@@ -11,6 +11,16 @@ tp_space *tpt_space = NULL;
 const int64_t tpt_sizes[] = {0, 1, 2, 3, 31, 97, 1000, 4099, 65537, 1000003};
 const int tpt_sizes_count = (int)(sizeof tpt_sizes / sizeof tpt_sizes[0]);
 
+int tpt_on_fibers(void) {
+#ifdef TPT_HIP_CPU
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+int64_t tpt_size(int64_t full, int64_t on_fibers) { return tpt_on_fibers() ? on_fibers : full; }
+
 void tpt_setup(void) {
   tp_space_options opts = tp_space_options_default();
   tp_status st = tp_space_create(&tpt_space, &opts);

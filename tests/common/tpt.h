@@ -49,6 +49,13 @@ int64_t tpt_int(tpt_rng *rng, int64_t lo, int64_t hi); /* inclusive bounds */
 extern const int64_t tpt_sizes[];
 extern const int tpt_sizes_count;
 
+/* The hip backend on the HIP CPU runtime runs every work-item as a fiber: a team kernel
+ * takes about a thousand times its GPU time, so suites shrink their largest inputs there
+ * (never below sizes past a block and a wavefront: 65, 129, 1000+). tpt_size(full,
+ * on_fibers) is on_fibers there and full everywhere else. */
+int tpt_on_fibers(void);
+int64_t tpt_size(int64_t full, int64_t on_fibers);
+
 /* ---- space memory --------------------------------------------------------- */
 /* Allocates bytes in the space and fills them with 0xFF (NaN for floats, -1 for
  * integers), so unwritten outputs are caught. */

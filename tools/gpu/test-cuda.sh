@@ -90,7 +90,20 @@ if ((status == 0)); then
     logged ninja -C "$build" || status=$?
 fi
 if ((status == 0)); then
-    section "tests" | tee -a "$log"
+    # every tests/test_*.c must be a suite of this build: none is skipped unseen
+    listed=$(meson test -C "$build" --list --no-rebuild 2>/dev/null || true)
+    missing=()
+    for f in tests/test_*.c; do
+        s=$(basename "$f" .c)
+        grep -qx "tenport / ${s#test_}" <<<"$listed" || missing+=("${s#test_}")
+    done
+    if ((${#missing[@]} > 0)); then
+        echo "suites this build lacks: ${missing[*]}" | tee -a "$log"
+        status=1
+    fi
+fi
+if ((status == 0)); then
+    section "tests ($(grep -c '^tenport / ' <<<"$listed") suites)" | tee -a "$log"
     logged meson test -C "$build" --num-processes 1 --print-errorlogs || status=$?
     if [[ -f $build/meson-logs/testlog.txt ]]; then
         cp "$build/meson-logs/testlog.txt" "$out/gpu-testlog.txt"
