@@ -46,6 +46,13 @@ static tp_status node_ranks(tp_comm *c) {
   return TP_SUCCESS;
 }
 
+/* TENPORT_NO_NCCL (set, not "0") stages GPU data through the host even where NCCL is
+ * built in: the path of builds without it, and a way around a NCCL that misbehaves. */
+static int nccl_wanted(void) {
+  const char *no = getenv("TENPORT_NO_NCCL");
+  return tp_comm_nccl_built() && !(no && *no && strcmp(no, "0") != 0);
+}
+
 static tp_status bind_space(tp_comm *c, tp_space *space) {
   c->space = space;
   if (!space)
@@ -53,7 +60,7 @@ static tp_status bind_space(tp_comm *c, tp_space *space) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   c->gpu = info.is_gpu;
-  return c->gpu && tp_comm_nccl_built() ? tp_comm_nccl_create(c) : TP_SUCCESS;
+  return c->gpu && nccl_wanted() ? tp_comm_nccl_create(c) : TP_SUCCESS;
 }
 
 /* A communicator over mpi, which it owns from here on. */

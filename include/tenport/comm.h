@@ -59,7 +59,8 @@ int tp_comm_size(const tp_comm *comm);
 /* The rank among the ranks of this node and their number (to choose a GPU each). */
 int tp_comm_node_rank(const tp_comm *comm);
 int tp_comm_node_size(const tp_comm *comm);
-/* 1 when device data moves by NCCL. */
+/* 1 when device data moves by NCCL (not with TENPORT_NO_NCCL set in the environment,
+ * which stages it through the host instead). */
 int tp_comm_uses_nccl(const tp_comm *comm);
 /* Seconds spent in this communicator's collectives so far (agreement included). */
 double tp_comm_seconds(const tp_comm *comm);
