@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Distributed sparse CP-ALS on a machine of several GPUs: builds the CUDA backend with
+# MPI and NCCL (and the OpenMP one with MPI for the CPU step), runs the MPI test programs
+# on the GPUs (NCCL, and staged through the host with TENPORT_NO_NCCL), then:
+#   scale  strong scaling on 1, 2 and 4 GPUs: CP-ALS (R = 32, f32) of a 3-mode power-law
+#          tensor of SCALE_NNZ nonzeros (default 1e9), each rank drawing its share in place
+#   big    a 4-mode tensor of BIG_NNZ nonzeros (default 2e9) on all the GPUs, more than
+#          one GPU holds: time per iteration and memory per GPU
+#   cpu    4 ranks x 4 threads on the host against SPLATT's MPI build (each its own
+#          medium-grained grid, the same .tns file: the 3-mode 20 M-nonzero tensor)
+# Every run prints its phases (read, exchange, build, iterations with the communication
+# time, write) and the grid.
+#
+# Usage: STEPS="build tests scale big cpu" tools/gpu/run-dist.sh [RESULTS_DIR]
+# Environment: SCALE_NNZ, BIG_NNZ, ITERS (default 10), RANKS_LIST (default "1 2 4"),
+#   TP_REVISION. Carry .deps/debs (Criterion) and .deps/peers/splatt (the cpu step).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+out=${1:-${OUT:-$PWD}}
+mkdir -p "$out"
+steps=${STEPS:-build tests scale big cpu}
+gpu=${TP_BUILD_DIR:-build-dist-cuda}
+cpu=${TP_CPU_BUILD_DIR:-build-dist-openmp}
+data=${TP_DATA_DIR:-/tmp/tenport-dist}
+iters=${ITERS:-10}
+mkdir -p "$data"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. tools/gpu/setup-deps.sh >/dev/null 2>&1 || echo "run-dist: no .deps (tests will not build)"
+want() { [[ " $steps " == *" $1 "* ]]; }
+say() { echo "== $* ($(date -u '+%H:%M:%S'))"; }
+revision=${TP_REVISION:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+echo "tenport $revision, $(date -u '+%Y-%m-%dT%H:%M:%SZ'): run-dist.sh, steps: $steps"
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | sed 's/^/GPU: /'
+nvidia-smi topo -m 2>/dev/null | head -n 6
+echo "host: $(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) cores;" \
+     "$(mpirun --version | head -n1); NCCL $(ls /usr/lib/x86_64-linux-gnu/libnccl.so.* 2>/dev/null | head -n1)"
+gpus=$(nvidia-smi -L | wc -l)
+
+if want build; then
+  say build
+  [[ -f $gpu/build.ninja ]] || meson setup "$gpu" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
+    -Dtests=enabled -Dmpi=enabled -Dnccl=enabled >"$out/setup-cuda.log" 2>&1 ||
+    { tail -n 30 "$out/setup-cuda.log"; exit 1; }
+  ninja -C "$gpu" tools/tenport tests/mpi/test_mpi_comm tests/mpi/test_mpi_cp_sparse_dist \
+    tests/mpi/test_mpi_read_share >"$out/build-cuda.log" 2>&1 || { tail -n 40 "$out/build-cuda.log"; exit 1; }
+  if want cpu; then
+    [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
+      -Dmpi=enabled -Dcpu_native=true >/dev/null
+    ninja -C "$cpu" tools/tenport >"$out/build-openmp.log" 2>&1 || { tail -n 30 "$out/build-openmp.log"; exit 1; }
+    tools/peers/build-splatt.sh single 64 mpi >"$out/build-splatt.log" 2>&1 || tail -n 20 "$out/build-splatt.log"
+  fi
+  "$gpu/tools/tenport" version
+fi
+
+if want tests; then
+  for np in 1 2 "$gpus"; do
+    for t in comm cp_sparse_dist read_share; do
+      say "test_$t on $np GPUs (NCCL)"
+      timeout 300 mpirun --oversubscribe -np "$np" "$gpu/tests/mpi/test_mpi_$t" || echo "FAILED: test_$t np=$np"
+    done
+    say "test_comm on $np GPUs (staged through the host)"
+    TENPORT_NO_NCCL=1 timeout 300 mpirun --oversubscribe -x TENPORT_NO_NCCL -np "$np" \
+      "$gpu/tests/mpi/test_mpi_comm" || echo "FAILED: test_comm staged np=$np"
+  done
+fi
+
+# cp-als on np GPUs of a tensor drawn in place: the rank-0 report.
+drawn() { # np dims nnz skew label
+  say "$5: $3 nonzeros, $2, skew $4, on $1 GPU(s)"
+  timeout 590 mpirun --oversubscribe -np "$1" --bind-to none -x NCCL_NVLS_ENABLE \
+    "$gpu/tools/tenport" cp-als --gen-dims "$2" --gen-nnz "$3" --gen-skew "$4" --rank 32 \
+    --precision f32 --tol 0 --maxiters "$iters" --quiet 2>&1 | tee "$out/$5-np$1.log"
+}
+
+if want scale; then
+  for np in ${RANKS_LIST:-1 2 4}; do
+    ((np <= gpus)) && drawn "$np" 1000000x1000000x1000000 "${SCALE_NNZ:-1000000000}" 4 scale3
+  done
+fi
+
+if want big; then
+  drawn "$gpus" 200000x100000x50000x1000 "${BIG_NNZ:-2000000000}" 4 big4
+fi
+
+if want cpu; then
+  tns=$data/t3.tns
+  [[ -f $tns ]] || "$cpu/tools/tenport" gen sparse --dims 1000000x1000000x1000000 \
+    --nnz 20000000 --skew 4 --precision f32 --output "$tns" >/dev/null
+  say "CPU: tenport, 4 ranks x 4 threads, its grid, 20 M nonzeros, R = 32, $iters iterations"
+  OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive timeout 590 mpirun --oversubscribe -np 4 \
+    --bind-to none -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$cpu/tools/tenport" cp-als \
+    --input "$tns" --rank 32 --precision f32 --tol 0 --maxiters "$iters" \
+    2>&1 | tee "$out/cpu-tenport.log"
+  say "CPU: SPLATT MPI, 4 ranks x 4 threads, its own medium-grained grid, same file"
+  timeout 590 mpirun --oversubscribe -np 4 --bind-to none .deps/peers/bin/splatt-mpi-f32-i64 \
+    cpd "$tns" -r 32 -t 4 -i "$iters" --tol 0 --nowrite 2>&1 | tee "$out/cpu-splatt.log"
+fi
+say "done"
