@@ -11,6 +11,7 @@
 #include "tp_clock.h"
 #include "tp_dist_internal.h"
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
 
 /* ---- the shape every rank must share ------------------------------------------------- */
@@ -128,8 +129,11 @@ static tp_status plan(tp_dist_coo *X, const tp_coo *share, exchange *x) {
   if (!x->dest || !x->send_counts || !x->recv_counts || !x->first || !x->send)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to send %lld nonzeros",
                     (long long)share->nnz);
+  TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < share->nnz; ++k)
-    x->send_counts[x->dest[k] = owner(X, share, k)] += (int64_t)w;
+    x->dest[k] = owner(X, share, k);
+  for (int64_t k = 0; k < share->nnz; ++k)
+    x->send_counts[x->dest[k]] += (int64_t)w;
   int64_t one[64], *ones = P <= 64 ? one : (int64_t *)malloc(sizeof(int64_t) * (size_t)P);
   if (!ones)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", P);
