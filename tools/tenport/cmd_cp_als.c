@@ -203,11 +203,10 @@ static int parse_args(int argc, char **argv, cp_cli *c) {
     c->solver.tol = 1e-9;
   if (c->example && !c->iters_set)
     c->solver.max_iters = 500;
-  if (!c->quiet) {
-    c->watch.max_iters = c->solver.max_iters, c->watch.tol = c->solver.tol;
-    c->solver.progress = tenport_cp_watch_iteration;
-    c->solver.progress_user = &c->watch;
-  }
+  c->watch.max_iters = c->solver.max_iters, c->watch.tol = c->solver.tol;
+  c->watch.quiet = c->quiet; /* quiet runs are timed too (the phases line) */
+  c->solver.progress = tenport_cp_watch_iteration;
+  c->solver.progress_user = &c->watch;
   return 0;
 }
 
@@ -225,6 +224,9 @@ static int last_iteration(const tenport_cp_watch *w, const tp_cp_als_progress *p
  * once: normalisation and writing follow it). */
 void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch) {
   tenport_cp_watch *w = (tenport_cp_watch *)watch;
+  w->iteration_seconds += p->seconds;
+  if (w->quiet)
+    return;
   tenport_progress_hide(&w->bar);
   tp_cp_als_print_progress(p, stdout);
   if (last_iteration(w, p))
@@ -233,6 +235,14 @@ void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch) {
   else
     tenport_progress_update(&w->bar, ITERATION_STATUS, p->iteration, w->max_iters, p->fit,
                             p->delta_fit);
+}
+
+void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
+                             const tenport_cp_watch *w) {
+  const double solver_rest = r->seconds - w->iteration_seconds;
+  printf("phases: read %.3f s, build %.3f s, initialisation %.3f s, iterations %.3f s, "
+         "write %.3f s\n", ph.read, ph.build, ph.init + (solver_rest > 0 ? solver_rest : 0),
+         w->iteration_seconds, ph.write);
 }
 
 void tenport_cp_watch_begin(tenport_cp_watch *w) {
@@ -256,6 +266,7 @@ typedef struct cp_job {
   tp_dense host_x, x;
   tp_kruskal init, model, host_model;
   tp_cp_als_result result;
+  tenport_cp_phases phases;
 } cp_job;
 
 static void job_free(cp_job *j) {
@@ -287,6 +298,7 @@ static void print_summary(const cp_cli *c, cp_job *j, const char *name, double s
   printf("; %d pass%s over the tensor per iteration%s\n", r->passes_per_iteration,
          r->passes_per_iteration == 1 ? "" : "es",
          c->solver.reuse_partials ? "" : " (--no-reuse)");
+  tenport_cp_print_phases(j->phases, r, &c->watch);
   tenport_cp_print_result(r, seconds);
 }
 
@@ -314,9 +326,11 @@ static tp_status write_model(const cp_cli *c, cp_job *j) {
 /* X (host_x filled) into the space, the decomposition, and the output files. */
 static tp_status decompose(cp_cli *c, cp_job *j) {
   tp_dense *h = &j->host_x;
+  double t0 = tenport_seconds();
   tp_status st = tp_dense_alloc(j->space, h->dtype, h->order, h->dims, h->layout, &j->x);
   if (st == TP_SUCCESS)
     st = tp_dense_copy_to_device(j->space, &j->x, h);
+  j->phases.build = tenport_seconds() - t0, t0 = tenport_seconds();
   if (st == TP_SUCCESS && c->init) {
     st = tp_kruskal_read_npy(c->init, h->dtype, h->order, h->dims, c->rank, &j->init);
     c->solver.init = &j->init;
@@ -324,13 +338,17 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(j->space, h->dtype, h->order, h->dims, c->rank, &j->model);
   c->solver.rank = c->rank;
+  j->phases.init = tenport_seconds() - t0;
+  c->watch.iteration_seconds = 0;
   tenport_cp_watch *watch = c->quiet ? NULL : &c->watch;
   tenport_cp_watch_begin(watch);
   if (st == TP_SUCCESS)
     st = tp_cp_als(j->space, &j->x, &c->solver, &j->model, &j->result);
   tenport_cp_watch_end(watch);
+  t0 = tenport_seconds();
   if (st == TP_SUCCESS && c->output)
     st = write_model(c, j);
+  j->phases.write = tenport_seconds() - t0;
   c->solver.init = NULL;
   return st;
 }
@@ -376,7 +394,9 @@ static int run_dense_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_se
   int code = plan_dense(c, in, set, &dtype);
   if (code)
     return code;
+  double t_read = tenport_seconds();
   tp_status st = tp_dense_read_npy_input(in, dtype, &j.host_x);
+  j.phases.read = tenport_seconds() - t_read;
   if (st == TP_SUCCESS)
     st = decompose(c, &j);
   code = st == TP_SUCCESS ? 0 : fail();

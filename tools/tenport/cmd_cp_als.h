@@ -13,6 +13,8 @@ typedef struct tenport_cp_watch {
   int max_iters;
   double tol;
   tenport_progress bar;
+  int quiet;                /* --quiet: only the time is taken */
+  double iteration_seconds; /* the iterations' time so far (the phases line) */
 } tenport_cp_watch;
 
 /* tp_cp_als_options.progress with a tenport_cp_watch as user. */
@@ -39,6 +41,17 @@ int tenport_cp_check_fit(double fit, double want);
 
 /* The fit, iterations, time and fallback lines of the summary. */
 void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
+
+/* Where a run's time went, as one line: "phases: read R s, build B s, initialisation I s,
+ * iterations T s, write W s". */
+typedef struct tenport_cp_phases {
+  double read, build, init, write; /* the iterations: the watch's */
+} tenport_cp_phases;
+/* init: the run's own set-up (initial factors read, model allocated) before the solver;
+ * the solver's set-up and final normalisation (its time less its iterations') are added
+ * here. */
+void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
+                             const tenport_cp_watch *w);
 
 int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q);
 

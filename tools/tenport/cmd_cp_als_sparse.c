@@ -26,11 +26,15 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   memset(&model, 0, sizeof model), memset(&host_model, 0, sizeof host_model);
   tp_cp_als_options solver = *q->solver;
   tp_cp_als_result res;
+  tenport_cp_phases ph;
+  double t = tenport_seconds();
   tp_status st = tp_coo_read_input(q->in, q->dtype, q->order, q->dims, &host, &info);
   if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
+  ph.read = tenport_seconds() - t, t = tenport_seconds();
   if (st == TP_SUCCESS)
     st = tp_flycoo_create(space, &host, NULL, &fly);
+  ph.build = tenport_seconds() - t, t = tenport_seconds();
   if (st == TP_SUCCESS && q->init) {
     st = tp_kruskal_read_npy(q->init, host.dtype, host.order, host.dims, q->rank, &init);
     solver.init = &init;
@@ -38,10 +42,17 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   solver.rank = q->rank;
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(space, host.dtype, host.order, host.dims, q->rank, &model);
+  ph.init = tenport_seconds() - t;
+  tenport_cp_watch *timer = solver.progress == tenport_cp_watch_iteration
+                               ? (tenport_cp_watch *)solver.progress_user
+                               : NULL;
+  if (timer)
+    timer->iteration_seconds = 0;
   tenport_cp_watch_begin(q->watch);
   if (st == TP_SUCCESS)
     st = tp_cp_als_sparse(space, fly, &solver, &model, &res);
   tenport_cp_watch_end(q->watch);
+  t = tenport_seconds();
   if (st == TP_SUCCESS && q->output) {
     st = tp_kruskal_alloc(NULL, host.dtype, host.order, host.dims, q->rank, &host_model);
     if (st == TP_SUCCESS)
@@ -51,11 +62,14 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
     if (st == TP_SUCCESS)
       st = tp_output_set_commit(q->set);
   }
+  ph.write = tenport_seconds() - t;
   int code = st == TP_SUCCESS ? 0 : tenport_fail("cp-als", "failed");
   if (code == 0) {
     tp_flycoo_stats s;
     tp_flycoo_get_stats(fly, &s);
     print_sparse_summary(&s, tp_input_name(q->in), q->rank, &res, info.duplicates);
+    if (timer)
+      tenport_cp_print_phases(ph, &res, timer);
     tenport_cp_print_result(&res, tenport_seconds() - t0);
     if (q->output)
       printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, host.order - 1);
