@@ -350,7 +350,7 @@ Test(eigenpairs, unconverged_runs_are_ignored) {
   int kept = 0;
   for (int v = 0; v < V; ++v) {
     if (v % 3 == 0) {
-      flag[v] = (v % 2) ? TP_SSHOPM_ZERO_ITERATE : TP_SSHOPM_MAX_ITERATIONS;
+      flag[v] = (int8_t)(TP_SSHOPM_ZERO_ITERATE + (v / 3) % 4); /* every other flag */
       lambda[v] = NAN;
       for (int i = 0; i < N; ++i)
         x[v * N + i] = (v % 2) ? NAN : 5.0;
@@ -421,9 +421,13 @@ Test(eigenpairs, bad_inputs_are_rejected) {
   tp_eigenpairs p = pairs_alloc(2, 3);
   TPT_OK(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p));
 
+  /* A non-finite tensor has no eigenpairs (not an error). */
   a[7] = NAN;
-  TPT_FAILS_WITH(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p),
-                 TP_ERROR_NUMERICAL);
+  TPT_OK(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p));
+  cr_assert_eq(p.count, 0);
+  a[7] = -INFINITY;
+  TPT_OK(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p));
+  cr_assert_eq(p.count, 0);
   a[7] = kr_tensor[7];
   lambda[1] = NAN;
   TPT_FAILS_WITH(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p),
@@ -438,7 +442,7 @@ Test(eigenpairs, bad_inputs_are_rejected) {
   TPT_FAILS_WITH(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p),
                  TP_ERROR_NUMERICAL);
   memcpy(x + 3, x, sizeof(double) * 3);
-  flag[1] = 3;
+  flag[1] = TP_SSHOPM_LAMBDA_OVERFLOW + 1;
   TPT_FAILS_WITH(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, NULL, &p),
                  TP_ERROR_INVALID_ARGUMENT);
   flag[1] = -1;

@@ -520,17 +520,86 @@ Test(peaks, bad_input_is_refused) {
   TPT_OK(tp_fiber_peaks(tpt_space, 4, 0, NULL, &o, NULL, NULL, NULL));
 }
 
-Test(peaks, non_finite_coefficients_name_the_voxel) {
-  double sh[3 * 15] = {0}, dir[3 * 3 * 3], amp[3 * 3];
-  int32_t counts[3];
-  tp_peaks_options o;
-  tp_peaks_options_init(&o);
-  sh[2 * 15 + 7] = NAN;
-  TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 3, sh, &o, dir, amp, counts),
-                 TP_ERROR_NUMERICAL);
-  cr_assert(strstr(tp_last_error(), "voxel 2") != NULL, "message: %s", tp_last_error());
-  sh[2 * 15 + 7] = 0, sh[15] = INFINITY;
-  TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 3, sh, &o, dir, amp, counts),
-                 TP_ERROR_NUMERICAL);
-  cr_assert(strstr(tp_last_error(), "voxel 1") != NULL, "message: %s", tp_last_error());
+/* A voxel with a NaN, an infinity or only zeros gets no peaks (count 0, NaN slots),
+ * and the other voxels of the batch come out as without it, bit for bit. */
+Test(peaks, non_finite_and_zero_voxels_get_no_peaks_and_the_batch_goes_on) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int n = tp_sh_count(8), at[3] = {0, 2, 5}, bad[3] = {1, 3, 4};
+  voxel_case c;
+  double good[3 * MAX_COEFFS], all[6 * MAX_COEFFS];
+  for (int v = 0; v < 3; ++v) {
+    two_fibers(&rng, 0.4 + 0.2 * v, &c, good + v * n);
+    memcpy(all + at[v] * n, good + v * n, sizeof(double) * (size_t)n);
+  }
+  memcpy(all + 1 * n, good, sizeof(double) * (size_t)n);
+  all[1 * n + 7] = NAN;
+  memcpy(all + 3 * n, good + n, sizeof(double) * (size_t)n);
+  all[3 * n] = INFINITY;
+  memset(all + 4 * n, 0, sizeof(double) * (size_t)n);
+  for (int single = 0; single <= 1; ++single) {
+    tp_peaks_options o;
+    options_for(single, &o);
+    const int k = o.max_peaks;
+    peaks_out ref = run_peaks(8, 3, good, &o), r = run_peaks(8, 6, all, &o);
+    for (int v = 0; v < 6; ++v)
+      check_layout(&r, v, k);
+    for (int b = 0; b < 3; ++b)
+      cr_assert_eq(r.count[bad[b]], 0, "voxel %d: %d peaks", bad[b], r.count[bad[b]]);
+    for (int v = 0; v < 3; ++v) {
+      cr_assert_eq(r.count[at[v]], ref.count[v], "voxel %d: %d peaks, %d without the bad "
+                   "voxels", at[v], r.count[at[v]], ref.count[v]);
+      cr_assert(ref.count[v] == 2, "voxel %d: %d peaks", v, ref.count[v]);
+      cr_assert(memcmp(r.amp + at[v] * k, ref.amp + v * k, sizeof(double) * (size_t)k) == 0 &&
+                    memcmp(r.dir + at[v] * k * 3, ref.dir + v * k * 3,
+                           sizeof(double) * (size_t)k * 3) == 0,
+                "%s, voxel %d: peaks differ from the batch without the bad voxels",
+                single ? "f32" : "f64", at[v]);
+    }
+    peaks_free(&ref), peaks_free(&r);
+  }
+}
+
+/* c f has the peaks of f, amplitudes times c: c = 10^k for k = -30..150 in f64 and
+ * -15..15 in f32, and for k = 200, 300, 305, whose squares overflow (one voxel per k
+ * in one batch). */
+static double sweep_exponent(int single, int v) {
+  const int lo = single ? -15 : -30, hi = single ? 15 : 150, huge[3] = {200, 300, 305};
+  return lo + v <= hi ? lo + v : huge[lo + v - hi - 1];
+}
+
+Test(peaks, peaks_follow_powers_of_ten) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int n = tp_sh_count(8);
+  voxel_case c;
+  double sh[MAX_COEFFS];
+  two_fibers(&rng, 0.6, &c, sh);
+  for (int single = 0; single <= 1; ++single) {
+    const int voxels = (single ? 31 : 181) + 3;
+    double *scaled = tpt_host_alloc(sizeof(double) * (size_t)(voxels * n));
+    for (int v = 0; v < voxels; ++v)
+      for (int j = 0; j < n; ++j)
+        scaled[v * n + j] = pow(10.0, sweep_exponent(single, v)) * sh[j];
+    tp_peaks_options o;
+    options_for(single, &o);
+    const int k = o.max_peaks;
+    peaks_out base = run_peaks(8, 1, sh, &o), r = run_peaks(8, voxels, scaled, &o);
+    cr_assert_eq(base.count[0], 2, "%d peaks at c = 1", base.count[0]);
+    for (int v = 0; v < voxels; ++v) {
+      double s = pow(10.0, sweep_exponent(single, v));
+      cr_assert_eq(r.count[v], 2, "%s, c = %g: %d peaks", single ? "f32" : "f64", s,
+                   r.count[v]);
+      for (int j = 0; j < 2; ++j) {
+        cr_assert(fabs(r.amp[v * k + j] / s - base.amp[j]) <= 1e-9 * base.amp[j],
+                  "%s, c = %g, peak %d: amplitude / c = %.17g, %.17g at c = 1",
+                  single ? "f32" : "f64", s, j, r.amp[v * k + j] / s, base.amp[j]);
+        for (int i = 0; i < 3; ++i)
+          cr_assert(fabs(r.dir[(v * k + j) * 3 + i] - base.dir[j * 3 + i]) <= 1e-6,
+                    "%s, c = %g, peak %d: direction[%d] %.17g, %.17g at c = 1",
+                    single ? "f32" : "f64", s, j, i, r.dir[(v * k + j) * 3 + i],
+                    base.dir[j * 3 + i]);
+      }
+    }
+    peaks_free(&base), peaks_free(&r);
+    free(scaled);
+  }
 }

@@ -4,7 +4,9 @@
  *
  * Each converged run's x is normalised and its lambda recomputed in double as A x^m
  * (the solver's lambda is only checked for finiteness), so merging and ranking do not
- * depend on the precision the solver ran in. */
+ * depend on the precision the solver ran in. The work is done on A / s, s = |A|_F the
+ * Frobenius norm, so the tolerances are relative to s and c A gives the pairs of A;
+ * lambda is scaled back by s when the pairs are written. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "tenport/sshopm.h"
 #include "tenport/symtensor.h"
 #include "tp_error.h"
+#include "tp_sshopm_internal.h"
 
 #ifndef TP_INLINE
 #define TP_INLINE static inline
@@ -64,7 +67,7 @@ static double norm2(int n, const double *x) {
 static tp_status check_runs(int dim, int num_starts, const double *lambda, const double *x,
                             const int8_t *flag) {
   for (int v = 0; v < num_starts; ++v) {
-    TP_CHECK_ARG(flag[v] >= TP_SSHOPM_CONVERGED && flag[v] <= TP_SSHOPM_MAX_ITERATIONS,
+    TP_CHECK_ARG(flag[v] >= TP_SSHOPM_CONVERGED && flag[v] <= TP_SSHOPM_LAMBDA_OVERFLOW,
                  "run %d: flag %d is not a tp_sshopm_flag", v, (int)flag[v]);
     if (flag[v] != TP_SSHOPM_CONVERGED)
       continue;
@@ -144,8 +147,7 @@ static int same_pair(const tp_eig_merge_options *o, int dim, const run_info *a,
   double dot = 0.0;
   for (int i = 0; i < dim; ++i)
     dot += a->x[i] * b->x[i];
-  return fabs(dot) >= 1.0 - o->dot_tol &&
-         fabs(a->lambda - b->lambda) <= o->lambda_tol * fmax(1.0, fabs(a->lambda));
+  return fabs(dot) >= 1.0 - o->dot_tol && fabs(a->lambda - b->lambda) <= o->lambda_tol;
 }
 
 /* Greedy clustering of the sorted runs: each joins the first cluster whose first
@@ -217,13 +219,12 @@ static void project(int n, const double *x, const double *h, double *c, double *
 }
 
 /* Kind of the pair (lambda, x, unit norm) from the eigenvalues of the projected
- * Hessian (m-1) A x^(m-2) - lambda I. n = 1 has no tangent directions: the pair is
- * both a maximum and a minimum and is reported as TP_EIG_LOCAL_MAX. For m = 1 the
- * projected Hessian is -lambda I. work holds 3 n^2 values (m >= 2, n >= 2). */
+ * Hessian (m-1) A x^(m-2) - lambda I, |eigenvalue| <= tol counting as zero. n = 1 has
+ * no tangent directions: the pair is both a maximum and a minimum and is reported as
+ * TP_EIG_LOCAL_MAX. For m = 1 the projected Hessian is -lambda I. work holds 3 n^2
+ * values (m >= 2, n >= 2). */
 static tp_status classify(int order, int dim, const double *tensor, double lambda,
-                          const double *x, double hessian_tol, double *work,
-                          tp_eig_kind *kind) {
-  double tol = hessian_tol * fmax(1.0, fabs(lambda));
+                          const double *x, double tol, double *work, tp_eig_kind *kind) {
   if (dim == 1) {
     *kind = TP_EIG_LOCAL_MAX;
     return TP_SUCCESS;
@@ -274,8 +275,22 @@ static tp_status check_arguments(int order, int dim, const double *tensor, int n
                  "an output array of out is NULL");
   }
   TP_TRY(check_options(options));
-  TP_TRY(tp_check_finite_f64(tensor, *unique, "tensor"));
   return check_runs(dim, num_starts, lambda, x, flag);
+}
+
+/* The tensor's Frobenius norm s = big * root (tp_sym_norm_parts_f64). */
+typedef struct tensor_scale {
+  double big, root;
+} tensor_scale;
+
+/* a = tensor / s; 0, or -1 if a value is not finite (a is then not written). */
+static int unit_tensor(int order, int dim, int64_t unique, const double *tensor, double *a,
+                       tensor_scale *s) {
+  if (tp_sym_norm_parts_f64(order, dim, unique, tensor, &s->big, &s->root) != 0)
+    return -1;
+  for (int64_t j = 0; j < unique; ++j)
+    a[j] = tensor[j] / s->big / s->root;
+  return 0;
 }
 
 /* Fills runs (and xs) from the converged runs; returns their number in *count. */
@@ -295,22 +310,27 @@ static tp_status prepare_runs(int order, int dim, const double *tensor, int num_
   return TP_SUCCESS;
 }
 
-/* Classifies each cluster's representative and writes the ranked pairs to out. */
-static tp_status report_pairs(int order, int dim, const double *tensor, double hessian_tol,
-                              int clusters, const run_info *runs, const int *rep,
-                              const int *size, pair_info *pairs, double *work,
-                              tp_eigenpairs *out) {
+/* Classifies each cluster's representative (on a = A / s) and writes the ranked pairs
+ * to out, lambda scaled back by s. */
+static tp_status report_pairs(int order, int dim, const double *a, tensor_scale scale,
+                              double hessian_tol, int clusters, const run_info *runs,
+                              const int *rep, const int *size, pair_info *pairs,
+                              double *work, tp_eigenpairs *out) {
   for (int k = 0; k < clusters; ++k) {
     const run_info *r = &runs[rep[k]];
     pairs[k].lambda = r->lambda;
     pairs[k].x = r->x;
     pairs[k].dim = dim;
     pairs[k].starts = size[k];
-    TP_TRY(classify(order, dim, tensor, r->lambda, r->x, hessian_tol, work, &pairs[k].kind));
+    TP_TRY(classify(order, dim, a, r->lambda, r->x, hessian_tol, work, &pairs[k].kind));
   }
   qsort(pairs, (size_t)clusters, sizeof *pairs, compare_pairs);
   for (int k = 0; k < clusters; ++k) {
-    out->lambda[k] = pairs[k].lambda;
+    out->lambda[k] = pairs[k].lambda * scale.root * scale.big;
+    if (!isfinite(out->lambda[k]))
+      return TP_ERROR(TP_ERROR_NUMERICAL, "eigenvalue %.17g times the tensor's norm "
+                      "%g x %.17g is beyond the range of double", pairs[k].lambda, scale.big,
+                      scale.root);
     memcpy(out->x + (size_t)k * (size_t)dim, pairs[k].x, sizeof(double) * (size_t)dim);
     out->kind[k] = pairs[k].kind;
     out->starts[k] = pairs[k].starts;
@@ -332,27 +352,32 @@ tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
   if (num_starts == 0)
     return TP_SUCCESS;
 
-  size_t v = (size_t)num_starts, n = (size_t)dim;
+  size_t v = (size_t)num_starts, n = (size_t)dim, u = (size_t)unique;
   size_t hess = (order >= 2 && dim >= 2) ? 3 * n * n : 0;
-  double *xs = (double *)malloc(sizeof(double) * (v * n + n + hess));
+  double *xs = (double *)malloc(sizeof(double) * (v * n + n + hess + u));
   run_info *runs = (run_info *)malloc(sizeof(run_info) * v);
   pair_info *pairs = (pair_info *)malloc(sizeof(pair_info) * v);
   int *ints = (int *)malloc(sizeof(int) * 3 * v);
   tp_status st = TP_SUCCESS;
   int count = 0, clusters = 0;
+  double *a;
+  tensor_scale scale;
   if (!xs || !runs || !pairs || !ints) {
     st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the workspace of %d runs of "
                   "dimension %d", num_starts, dim);
     goto done;
   }
   /* xs: normalised x of each converged run, then dim values of scratch, then the
-   * Hessian workspace. ints: cluster seeds, representatives and sizes. */
-  TP_TRY_GOTO(st, prepare_runs(order, dim, tensor, num_starts, x, flag, xs, xs + v * n, runs,
+   * Hessian workspace, then A / s. ints: cluster seeds, representatives and sizes. */
+  a = xs + v * n + n + hess;
+  if (unit_tensor(order, dim, unique, tensor, a, &scale) != 0)
+    goto done; /* a non-finite tensor has no eigenpairs */
+  TP_TRY_GOTO(st, prepare_runs(order, dim, a, num_starts, x, flag, xs, xs + v * n, runs,
                                &count),
               done);
   qsort(runs, (size_t)count, sizeof *runs, compare_runs);
   clusters = cluster_runs(o, dim, count, runs, ints, ints + v, ints + 2 * v);
-  TP_TRY_GOTO(st, report_pairs(order, dim, tensor, o->hessian_tol, clusters, runs, ints + v,
+  TP_TRY_GOTO(st, report_pairs(order, dim, a, scale, o->hessian_tol, clusters, runs, ints + v,
                                ints + 2 * v, pairs, xs + v * n + n, out),
               done);
 done:

@@ -2,9 +2,11 @@
  * tensors, batched SS-HOPM with the adaptive convex shift in the space, then per voxel
  * the distinct local maxima, filtered and ranked by amplitude.
  *
- * Each voxel's tensor is divided by the L2 norm of its SH coefficients, so the
- * solver's tolerances act on values of order one whatever the data's units; the
- * amplitudes are scaled back at the end. */
+ * Each voxel's coefficients are divided by their largest |value| before they become a
+ * tensor (so that the conversion cannot overflow), and the amplitudes are scaled back
+ * at the end; the solver and tp_sshopm_eigenpairs_f64 take the tensor's own scale out.
+ * A voxel with a non-finite coefficient or only zeros gets no peaks, and the solver
+ * skips it (its tensor is NaN). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "tenport/sshopm.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
+#include "tp_sshopm_internal.h"
 
 #define PEAKS_MAX_BATCH ((int64_t)1 << 16)
 
@@ -50,16 +53,6 @@ static tp_status check_options(const tp_peaks_options *o) {
   return TP_SUCCESS;
 }
 
-/* Names the first non-finite coefficient by voxel and index. */
-static tp_status check_finite_sh(int64_t num_voxels, int count, const double *sh) {
-  for (int64_t v = 0; v < num_voxels; ++v)
-    for (int j = 0; j < count; ++j)
-      if (!isfinite(sh[v * count + j]))
-        return TP_ERROR(TP_ERROR_NUMERICAL, "voxel %lld: SH coefficient %d is %g",
-                        (long long)v, j, sh[v * count + j]);
-  return TP_SUCCESS;
-}
-
 static tp_status check_arguments(tp_space *space, int lmax, int64_t num_voxels,
                                  const double *sh, const tp_peaks_options *o,
                                  const double *directions, const double *amplitudes,
@@ -77,7 +70,7 @@ static tp_status check_arguments(tp_space *space, int lmax, int64_t num_voxels,
   if (num_voxels > INT64_MAX / (3 * k) || num_voxels > INT64_MAX / c)
     return TP_ERROR(TP_ERROR_OVERFLOW, "%lld voxels: the array sizes overflow int64",
                     (long long)num_voxels);
-  return check_finite_sh(num_voxels, (int)c, sh);
+  return TP_SUCCESS;
 }
 
 /* ---- the batch workspace ------------------------------------------------------ */
@@ -91,7 +84,7 @@ typedef struct peaks_run {
   size_t es; /* bytes per solver value */
   tp_sshopm_options solver;
   const tp_peaks_options *opt;
-  double *h_tensors, *h_scale, *h_starts;
+  double *h_sh, *h_tensors, *h_scale, *h_starts;
   void *h_stage, *h_lambda, *h_x;
   int8_t *h_flag;
   void *d_tensors, *d_starts, *d_lambda, *d_x;
@@ -124,7 +117,7 @@ static void solver_options(const tp_peaks_options *o, int single, tp_sshopm_opti
 }
 
 static void run_free(peaks_run *r) {
-  free(r->h_tensors), free(r->h_scale), free(r->h_starts), free(r->h_stage);
+  free(r->h_sh), free(r->h_tensors), free(r->h_scale), free(r->h_starts), free(r->h_stage);
   free(r->h_lambda), free(r->h_x), free(r->h_flag);
   tp_free(r->space, r->d_tensors), tp_free(r->space, r->d_starts);
   tp_free(r->space, r->d_lambda), tp_free(r->space, r->d_x), tp_free(r->space, r->d_flag);
@@ -132,6 +125,7 @@ static void run_free(peaks_run *r) {
 
 static tp_status alloc_host(peaks_run *r) {
   size_t b = (size_t)r->batch, u = (size_t)r->unique, v = (size_t)r->starts;
+  r->h_sh = (double *)malloc(sizeof(double) * b * u);
   r->h_tensors = (double *)malloc(sizeof(double) * b * u);
   r->h_scale = (double *)malloc(sizeof(double) * b);
   r->h_starts = (double *)malloc(sizeof(double) * v * 3);
@@ -139,7 +133,7 @@ static tp_status alloc_host(peaks_run *r) {
   r->h_lambda = malloc(r->es * b * v);
   r->h_x = malloc(r->es * b * v * 3);
   r->h_flag = (int8_t *)malloc(b * v);
-  if (!r->h_tensors || !r->h_scale || !r->h_starts || (r->single && !r->h_stage) ||
+  if (!r->h_sh || !r->h_tensors || !r->h_scale || !r->h_starts || (r->single && !r->h_stage) ||
       !r->h_lambda || !r->h_x || !r->h_flag)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room on the host for a batch of %lld "
                     "voxels x %d starts", (long long)r->batch, r->starts);
@@ -185,20 +179,33 @@ static tp_status run_setup(peaks_run *r, tp_space *space, int lmax, int64_t num_
 
 /* ---- one batch ------------------------------------------------------------------- */
 
-/* Tensors of voxels [first, first + count), each divided by its coefficients' norm
- * (kept in h_scale; 1 for an all-zero voxel). */
+/* out = row / s, s the row's largest |value|; returns s, or 0 (and zeros in out) for
+ * a row with a non-finite value or only zeros: a voxel without peaks. */
+static double unit_row(int u, const double *row, double *out) {
+  double s = 0.0;
+  for (int j = 0; j < u; ++j) {
+    if (!isfinite(row[j])) {
+      s = 0.0;
+      break;
+    }
+    s = fmax(s, fabs(row[j]));
+  }
+  for (int j = 0; j < u; ++j)
+    out[j] = s > 0 ? row[j] / s : 0.0;
+  return s;
+}
+
+/* Tensors of voxels [first, first + count) from their coefficients divided by
+ * h_scale (0 for a voxel without peaks, whose tensor is NaN). */
 static tp_status make_tensors(peaks_run *r, const double *sh, int64_t count) {
   const int u = r->unique;
-  TP_TRY(tp_sh_to_sym_f64(r->lmax, count, sh, r->h_tensors));
-  for (int64_t v = 0; v < count; ++v) {
-    double s = 0.0;
-    for (int j = 0; j < u; ++j)
-      s += sh[v * u + j] * sh[v * u + j];
-    s = s > 0 ? sqrt(s) : 1.0;
-    r->h_scale[v] = s;
-    for (int j = 0; j < u; ++j)
-      r->h_tensors[v * u + j] /= s;
-  }
+  for (int64_t v = 0; v < count; ++v)
+    r->h_scale[v] = unit_row(u, sh + v * u, r->h_sh + v * u);
+  TP_TRY(tp_sh_to_sym_f64(r->lmax, count, r->h_sh, r->h_tensors));
+  for (int64_t v = 0; v < count; ++v)
+    if (r->h_scale[v] == 0)
+      for (int j = 0; j < u; ++j)
+        r->h_tensors[v * u + j] = NAN;
   return TP_SUCCESS;
 }
 
@@ -263,16 +270,25 @@ static void load_run(const peaks_run *r, size_t first, size_t j, double *lambda,
 }
 
 /* Whether run (lambda, x) repeats one of the kept runs: an axis within about 0.25
- * degrees and lambda within 1e-5, ten times tighter than tp_sshopm_eigenpairs_f64's
- * default merging, so this only drops runs it would merge anyway. */
-static int repeats_kept(const voxel_work *w, int kept, double lambda, const double *x) {
+ * degrees and lambda within 1e-5 s (s: the tensor's Frobenius norm), ten times
+ * tighter than tp_sshopm_eigenpairs_f64's default merging, so this only drops runs it
+ * would merge anyway. */
+static int repeats_kept(const voxel_work *w, int kept, double lambda, const double *x,
+                        double s) {
   for (int k = 0; k < kept; ++k) {
     const double *y = w->x + 3 * k;
     double dot = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-    if (fabs(dot) >= 1.0 - 1e-5 && fabs(lambda - w->lambda[k]) <= 1e-5 * fmax(1.0, fabs(lambda)))
+    if (fabs(dot) >= 1.0 - 1e-5 && fabs(lambda - w->lambda[k]) <= 1e-5 * s)
       return 1;
   }
   return 0;
+}
+
+/* Frobenius norm of voxel i's tensor (finite: voxels without peaks never get here). */
+static double tensor_norm(const peaks_run *r, int64_t i) {
+  double big = 1.0, root = 1.0;
+  tp_sym_norm_parts_f64(r->lmax, 3, r->unique, r->h_tensors + i * r->unique, &big, &root);
+  return big * root;
 }
 
 /* Voxel i's converged runs as doubles in w, repeats dropped (most of the V starts
@@ -280,13 +296,14 @@ static int repeats_kept(const voxel_work *w, int kept, double lambda, const doub
  * number kept. */
 static int gather_runs(const peaks_run *r, int64_t i, voxel_work *w) {
   const size_t first = (size_t)i * (size_t)r->starts;
+  const double s = tensor_norm(r, i);
   int kept = 0;
   for (int j = 0; j < r->starts; ++j) {
     double lambda, x[3];
     if (r->h_flag[first + (size_t)j] != TP_SSHOPM_CONVERGED)
       continue;
     load_run(r, first, (size_t)j, &lambda, x);
-    if (!isfinite(lambda) || repeats_kept(w, kept, lambda, x))
+    if (!isfinite(lambda) || repeats_kept(w, kept, lambda, x, s))
       continue;
     w->lambda[kept] = lambda;
     memcpy(w->x + 3 * kept, x, sizeof x);
@@ -342,6 +359,11 @@ TP_HOST_OMP(omp critical(tp_peaks_error))
 static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, double *dir,
                              double *amp, int32_t *count) {
   const int k = r->opt->max_peaks;
+  if (r->h_scale[i] == 0) { /* non-finite or all-zero coefficients: no peaks */
+    w->pairs.count = 0;
+    select_peaks(&w->pairs, k, r->opt->min_amplitude, 0.0, dir, amp, count);
+    return TP_SUCCESS;
+  }
   int runs = gather_runs(r, i, w);
   TP_TRY(tp_sshopm_eigenpairs_f64(r->lmax, 3, r->h_tensors + i * r->unique, runs, w->lambda,
                                   w->x, w->flag, NULL, &w->pairs));

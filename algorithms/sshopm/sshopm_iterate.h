@@ -11,6 +11,11 @@
  * The includer defines TP_REAL, TP_REAL_SQRT, FN(), the FN(sshopm_params) type and
  * FN(sshopm_normalise) with TP_SSHOPM_DEFINE_NORMALISE.
  *
+ * yfn works on A / s (params->inv_scale = 1 / s), so lambda and the tests below are
+ * in those units until lambda is scaled back at the end (a result beyond the type is
+ * flagged TP_SSHOPM_LAMBDA_OVERFLOW); a non-finite tensor (params->nonfinite) gives
+ * NaN and no iterations.
+ *
  * The start is normalised first; lambda_k = x_k . A x_k^(m-1) = A x_k^m, so each
  * iteration costs one product. A run converges when |lambda_{k+1} - lambda_k| < tol
  * and the step |x_{k+1} - x_k|^2 <= xtol2 (xtol2 is +inf unless an xtol was set). A
@@ -39,8 +44,10 @@
     const TP_REAL sign = prm->concave ? (TP_REAL)-1 : (TP_REAL)1;                       \
     TP_REAL x[MAXDIM], y[MAXDIM], lambda = 0, alpha = prm->alpha;                       \
     int flag = TP_SSHOPM_MAX_ITERATIONS, it = 0;                                        \
-    TP_UNROLL for (int i = 0; i < n; ++i) x[i] = x0[i];                                 \
-    if (!FN(sshopm_normalise)(n, x)) {                                                  \
+    TP_UNROLL for (int i = 0; i < n; ++i) x[i] = prm->nonfinite ? (TP_REAL)NAN : x0[i]; \
+    if (prm->nonfinite) {                                                               \
+      flag = TP_SSHOPM_NONFINITE, lambda = (TP_REAL)NAN;                                \
+    } else if (!FN(sshopm_normalise)(n, x)) {                                           \
       flag = TP_SSHOPM_ZERO_ITERATE;                                                    \
     } else {                                                                            \
       yfn(ctx, prm, x, y, &alpha);                                                      \
@@ -72,7 +79,10 @@
       if ((change < 0 ? -change : change) < prm->tol && step2 <= prm->xtol2)            \
         flag = TP_SSHOPM_CONVERGED;                                                     \
     }                                                                                   \
-    *lambda_out = lambda;                                                               \
+    const TP_REAL scaled = lambda / prm->inv_scale;                                     \
+    if (!(scaled - scaled == 0) && lambda - lambda == 0)                                \
+      flag = TP_SSHOPM_LAMBDA_OVERFLOW;                                                 \
+    *lambda_out = scaled;                                                               \
     TP_UNROLL for (int i = 0; i < n; ++i) x_out[i] = x[i];                              \
     *flag_out = (int8_t)flag;                                                           \
     if (iterations_out)                                                                 \

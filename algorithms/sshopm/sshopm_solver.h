@@ -1,11 +1,16 @@
 /* Batched SS-HOPM for one precision, written once on the portable layer.
  *
- * Template: the includer defines TP_REAL, TP_SFX (f32 or f64) and TP_REAL_SQRT, and
- * TP_SSHOPM_PRIMARY to 1 in exactly one instance (it then also defines the
- * precision-independent functions).
+ * Template: the includer defines TP_REAL, TP_SFX (f32 or f64), TP_REAL_SQRT,
+ * TP_REAL_FREXP, TP_REAL_LDEXP, TP_REAL_MIN and TP_REAL_MAX (the smallest normal and
+ * largest finite values), TP_REAL_MAX_EXP (as FLT_MAX_EXP), and TP_SSHOPM_PRIMARY to 1
+ * in exactly one instance (it then also defines the precision-independent functions).
  *
- * Layout: league = tensors, team threads x lanes = starting vectors. A team stages its
- * tensor's unique values in team scratch; each run keeps its iterate in registers.
+ * Layout: league = tensors, team threads x lanes = starting vectors. A team finds its
+ * tensor's Frobenius norm s = |A|_F = sqrt(sum_j multinomial_j a_j^2), stages the
+ * unique values divided by s in team scratch (the units drop out: tol and tau act
+ * relative to s, and lambda is scaled back by s at the end), and each run keeps its
+ * iterate in registers. s bounds |lambda| and the rounding of A x^m (about m eps s),
+ * so a relative tol that the precision allows does so for every shape.
  *
  * Products: for a unit x, y = A x^(m-1) is a small dense product B p(x), where p(x)
  * lists the monomials of degree m-1 and B (n x M1) holds multinomial-scaled tensor
@@ -13,6 +18,7 @@
  * then y = H x. The team prescales B (or B2) once per tensor in scratch, and each
  * thread copies it to registers when it is small enough. The generic kernels walk
  * term lists built on the host (any m, n). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +42,87 @@
 
 typedef struct FN(sshopm_params) {
   TP_REAL alpha, tau, tol, xtol2;
+  TP_REAL inv_scale; /* 1 / s: runs iterate on A / s (per tensor) */
   int max_iterations, concave, adaptive, order;
+  int nonfinite;     /* the tensor holds a NaN or an infinity (per tensor) */
 } FN(sshopm_params);
 
 TP_SSHOPM_DEFINE_NORMALISE(FN(sshopm_normalise))
+
+/* ---- the tensor's scale ----------------------------------------------------------- */
+
+/* s^2 = q = sum_j multinomial_j a_j^2 in one pass. Where squares overflow or come near
+ * the subnormal numbers (or a value is not finite, or all are zero), the tensor's
+ * largest |value| big = f 2^e, f in [0.5, 1), gives q' = q / 4^e from a_j / 2^e, and
+ * 1 / s = 2^-e / sqrt(q'): the same bits as the one pass where both work, since powers
+ * of two scale exactly, and nothing overflows. */
+
+/* 1 / sqrt(q) where q is safe to use (see above), else 0. */
+TP_INLINE TP_REAL FN(sshopm_inv_root)(TP_REAL q) {
+  return q >= TP_REAL_SQRT(TP_REAL_MIN) && q <= TP_REAL_MAX ? (TP_REAL)1 / TP_REAL_SQRT(q)
+                                                             : (TP_REAL)0;
+}
+
+/* e of big = f 2^e, at least 2 - emax so that 2^-e is a normal number; 0 unless big is
+ * finite and positive. */
+TP_INLINE int FN(sshopm_exponent)(TP_REAL big) {
+  int e = 0;
+  if (big > 0 && big <= TP_REAL_MAX)
+    TP_REAL_FREXP(big, &e);
+  return e > 2 - TP_REAL_MAX_EXP ? e : 2 - TP_REAL_MAX_EXP;
+}
+
+/* 1 / s from big, its exponent e and q' (above); NaN for a non-finite tensor, 1 for
+ * zeros. Capped at TP_REAL_MAX: for s below 1 / TP_REAL_MAX (subnormal values) the
+ * runs see A / s only scaled up as far as the type allows. */
+TP_INLINE TP_REAL FN(sshopm_rescaled_inv)(TP_REAL big, int e, TP_REAL q_scaled) {
+  if (!(big - big == 0))
+    return (TP_REAL)NAN;
+  if (big == 0)
+    return (TP_REAL)1;
+  const TP_REAL inv = TP_REAL_LDEXP((TP_REAL)1 / TP_REAL_SQRT(q_scaled), -e);
+  return inv <= TP_REAL_MAX ? inv : TP_REAL_MAX;
+}
+
+/* Largest |value| of the league's tensor (n values), NaN or inf if one is: each team
+ * thread takes a share (its lanes repeat it) and the team reduces. Collective. */
+TP_DEVICE TP_REAL FN(sshopm_max_abs)(const tp_team *team, const TP_REAL *a, int64_t n) {
+  TP_REAL big = 0;
+  TP_TEAM_FOR(team, u, 0, n) {
+    TP_REAL v = a[u] < 0 ? -a[u] : a[u];
+    big = TP_PASTE(tp_join_max_, TP_SFX)(big, v);
+  }
+  return TP_PASTE(tp_team_max_, TP_SFX)(team, big);
+}
+
+/* The same by one thread alone, for small tensors. */
+TP_INLINE TP_REAL FN(sshopm_max_abs_here)(int64_t n, const TP_REAL *a) {
+  TP_REAL big = 0;
+  for (int64_t u = 0; u < n; ++u)
+    big = TP_PASTE(tp_join_max_, TP_SFX)(big, a[u] < 0 ? -a[u] : a[u]);
+  return big;
+}
+
+/* The run parameters for a tensor with 1 / s = inv (NaN: not finite). The fixed shift
+ * moves to A / s's units; past about 2^(emax/4) it only freezes the iterate, as it
+ * already does past 1 / epsilon, and the cap keeps |y|^2 finite. */
+TP_DEVICE FN(sshopm_params) FN(sshopm_tensor_params)(const FN(sshopm_params) *base,
+                                                     TP_REAL inv) {
+  FN(sshopm_params) p = *base;
+  const TP_REAL cap = TP_REAL_SQRT(TP_REAL_SQRT(TP_REAL_MAX));
+  p.nonfinite = !(inv - inv == 0);
+  p.inv_scale = p.nonfinite ? (TP_REAL)1 : inv;
+  p.alpha = base->alpha * p.inv_scale;
+  p.alpha = p.alpha > cap ? cap : p.alpha < -cap ? -cap : p.alpha;
+  return p;
+}
+
+/* staged = scale * the league's tensor (n values) in team scratch. Collective. */
+TP_DEVICE void FN(sshopm_stage)(const tp_team *team, const TP_REAL *tensor, int64_t n,
+                                TP_REAL scale, TP_REAL *staged) {
+  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;
+  tp_team_barrier(team);
+}
 
 /* Kolda & Mayo (2014): the smallest shift keeping the iteration monotone, with the
  * extreme eigenvalues lo, hi of A x^(m-2): convex alpha = max(0, tau/m - (m-1) lo),
@@ -93,6 +176,8 @@ TP_DEVICE void FN(sshopm_y_from_h)(int n, const FN(sshopm_params) *prm, const TP
 /* Generic kernels' view of the term lists (see tp_sym_terms) and one tensor. */
 typedef struct FN(sshopm_generic_ctx) {
   const TP_REAL *a;
+  TP_REAL scale; /* a's values count times scale (1 / s when a is not staged); applied
+                    to a before the monomial, whose product can be tiny */
   const uint8_t *index;
   const int32_t *t1_class, *t1_meta, *t2_class, *t2_meta;
   const TP_REAL *t0_coef, *t1_coef, *t2_coef;
@@ -127,7 +212,7 @@ TP_DEVICE TP_REAL FN(sshopm_monomial)(const FN(sshopm_generic_ctx) *c, int32_t c
 TP_DEVICE TP_REAL FN(sshopm_generic_axm)(const FN(sshopm_generic_ctx) *c, const TP_REAL *x) {
   TP_REAL sum = 0;
   for (int32_t j = 0; j < (int32_t)c->unique; ++j)
-    sum += c->t0_coef[j] * c->a[j] * FN(sshopm_monomial)(c, j, -1, -1, x);
+    sum += c->t0_coef[j] * (c->a[j] * c->scale) * FN(sshopm_monomial)(c, j, -1, -1, x);
   return sum;
 }
 
@@ -137,7 +222,7 @@ TP_DEVICE void FN(sshopm_generic_axm1)(const FN(sshopm_generic_ctx) *c, const TP
     y[i] = 0;
   for (int64_t r = 0; r < c->n1; ++r) {
     int32_t cls = c->t1_class[r], meta = c->t1_meta[r];
-    y[meta & 255] += c->t1_coef[r] * c->a[cls] *
+    y[meta & 255] += c->t1_coef[r] * (c->a[cls] * c->scale) *
                      FN(sshopm_monomial)(c, cls, (meta >> 8) & 255, -1, x);
   }
 }
@@ -150,7 +235,7 @@ TP_DEVICE void FN(sshopm_generic_axm2)(const FN(sshopm_generic_ctx) *c, const TP
   for (int64_t r = 0; r < c->n2; ++r) {
     int32_t cls = c->t2_class[r], meta = c->t2_meta[r];
     int i = meta & 255, k = (meta >> 8) & 255;
-    h[i * n + k] += c->t2_coef[r] * c->a[cls] *
+    h[i * n + k] += c->t2_coef[r] * (c->a[cls] * c->scale) *
                     FN(sshopm_monomial)(c, cls, (meta >> 16) & 255, (meta >> 24) & 255, x);
   }
   for (int i = 0; i < n; ++i)
@@ -175,29 +260,58 @@ TP_SSHOPM_DEFINE_ITERATE(FN(sshopm_iterate_generic), const FN(sshopm_generic_ctx
 
 /* Runs every start of the league's tensor; out-of-line so kernels stay short. */
 TP_DEVICE void FN(sshopm_run_generic)(const tp_team *team, const FN(sshopm_args) *a,
+                                      const FN(sshopm_params) *prm,
                                       const FN(sshopm_generic_ctx) *c) {
   const int64_t t = team->league_rank;
   const int n = a->generic.dim;
   TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {
     int64_t run = t * a->num_starts + v;
-    FN(sshopm_iterate_generic)(c, &a->prm, a->starts + v * n, a->lambda + run,
+    FN(sshopm_iterate_generic)(c, prm, a->starts + v * n, a->lambda + run,
                                a->x + run * n, a->flag + run,
                                a->iterations ? a->iterations + run : NULL);
   }
 }
 
+/* sum_j multinomial_j (scale a_j)^2 of the league's tensor, shared out as in
+ * sshopm_max_abs. Collective. */
+TP_DEVICE TP_REAL FN(sshopm_generic_norm2)(const tp_team *team,
+                                           const FN(sshopm_generic_ctx) *c,
+                                           const TP_REAL *a, TP_REAL scale) {
+  TP_REAL q = 0;
+  TP_TEAM_FOR(team, j, 0, c->unique) {
+    const TP_REAL v = scale * a[j];
+    q += c->t0_coef[j] * v * v;
+  }
+  return TP_PASTE(tp_team_sum_, TP_SFX)(team, q);
+}
+
+/* 1 / s of the league's tensor (see "the tensor's scale"). Collective: q is the same
+ * in every thread, so the whole team takes the same branch. */
+TP_DEVICE TP_REAL FN(sshopm_generic_inv_norm)(const tp_team *team,
+                                              const FN(sshopm_generic_ctx) *c,
+                                              const TP_REAL *a) {
+  TP_REAL inv = FN(sshopm_inv_root)(FN(sshopm_generic_norm2)(team, c, a, 1));
+  if (inv == 0) {
+    const TP_REAL big = FN(sshopm_max_abs)(team, a, c->unique);
+    const int e = FN(sshopm_exponent)(big);
+    const TP_REAL q = FN(sshopm_generic_norm2)(team, c, a, TP_REAL_LDEXP((TP_REAL)1, -e));
+    inv = FN(sshopm_rescaled_inv)(big, e, q);
+  }
+  return inv;
+}
+
 TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
   FN(sshopm_generic_ctx) c = a.generic;
   const TP_REAL *tensor = a.tensors + team->league_rank * a.unique;
+  const FN(sshopm_params) prm =
+      FN(sshopm_tensor_params)(&a.prm, FN(sshopm_generic_inv_norm)(team, &c, tensor));
+  c.a = tensor, c.scale = prm.inv_scale;
   if (a.tensor_in_scratch) {
     TP_REAL *staged = (TP_REAL *)team->scratch;
-    TP_TEAM_VECTOR_FOR(team, u, 0, a.unique) staged[u] = tensor[u];
-    tp_team_barrier(team);
-    c.a = staged;
-  } else {
-    c.a = tensor;
+    FN(sshopm_stage)(team, tensor, a.unique, prm.inv_scale, staged);
+    c.a = staged, c.scale = 1;
   }
-  FN(sshopm_run_generic)(team, &a, &c);
+  FN(sshopm_run_generic)(team, &a, &prm, &c);
 }
 
 /* ---- unrolled kernels, one pair per generated shape ------------------------------ */
@@ -218,6 +332,16 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
     SHAPE_FN(s, axm2)(b2, x, h);                                                        \
     FN(sshopm_y_from_h)(N_, prm, h, x, y, alpha);                                       \
   }                                                                                     \
+  TP_DEVICE TP_REAL SHAPE_SOLVER(s, inv_norm)(const TP_REAL *a) {                       \
+    TP_REAL inv = FN(sshopm_inv_root)(SHAPE_FN(s, norm2)(a, 1));                        \
+    if (inv == 0) {                                                                     \
+      const TP_REAL big = FN(sshopm_max_abs_here)(SHAPE_K(s, _U), a);                   \
+      const int e = FN(sshopm_exponent)(big);                                           \
+      const TP_REAL q = SHAPE_FN(s, norm2)(a, TP_REAL_LDEXP((TP_REAL)1, -e));           \
+      inv = FN(sshopm_rescaled_inv)(big, e, q);                                         \
+    }                                                                                   \
+    return inv;                                                                         \
+  }                                                                                     \
   TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_fixed), const TP_REAL *,             \
                            N_, N_, SHAPE_SOLVER(s, y_fixed))          \
   TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_adaptive), const TP_REAL *,          \
@@ -225,16 +349,18 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
   SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, fixed, prescale1, _NB1)                          \
   SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, adaptive, prescale2, _NB2)
 
-/* The team stages the tensor, prescales it once into scratch, and every run then
- * reads the coefficients from registers (small shapes) or from scratch. */
+/* Each thread finds s itself (U is small: no team reduction, no extra barrier), the
+ * team stages A / s in scratch and prescales it once, and every run then reads the
+ * coefficients from registers (small shapes) or from scratch. */
 #define SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, mode, prescale, NB)                          \
   TP_DEVICE void SHAPE_SOLVER(s, runs_##mode)(const tp_team *team,                      \
                                               const FN(sshopm_args) *a,                 \
+                                              const FN(sshopm_params) *prm,             \
                                               const TP_REAL *coef) {                    \
     const int64_t t = team->league_rank;                                                \
     TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {                                     \
       int64_t run = t * a->num_starts + v;                                              \
-      SHAPE_SOLVER(s, iterate_##mode)(coef, &a->prm, a->starts + v * N_,                \
+      SHAPE_SOLVER(s, iterate_##mode)(coef, prm, a->starts + v * N_,                    \
                                       a->lambda + run, a->x + run * N_, a->flag + run,  \
                                       a->iterations ? a->iterations + run : NULL);      \
     }                                                                                   \
@@ -244,16 +370,17 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
     TP_REAL *staged = (TP_REAL *)team->scratch;                                         \
     TP_REAL *coef = staged + SHAPE_K(s, _U);                                            \
     const TP_REAL *tensor = a.tensors + team->league_rank * SHAPE_K(s, _U);            \
-    TP_TEAM_VECTOR_FOR(team, u, 0, SHAPE_K(s, _U)) staged[u] = tensor[u];               \
-    tp_team_barrier(team);                                                              \
+    const FN(sshopm_params) prm =                                                       \
+        FN(sshopm_tensor_params)(&a.prm, SHAPE_SOLVER(s, inv_norm)(tensor));            \
+    FN(sshopm_stage)(team, tensor, SHAPE_K(s, _U), prm.inv_scale, staged);              \
     TP_TEAM_SINGLE(team) SHAPE_FN(s, prescale)(staged, coef);                           \
     tp_team_barrier(team);                                                              \
     if (SHAPE_K(s, NB) * sizeof(TP_REAL) <= SSHOPM_REGISTER_BYTES) {                    \
       TP_REAL held[SHAPE_K(s, NB)];                                                     \
       TP_UNROLL for (int k = 0; k < SHAPE_K(s, NB); ++k) held[k] = coef[k];             \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, held);                                     \
+      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, held);                               \
     } else {                                                                            \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, coef);                                     \
+      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, coef);                               \
     }                                                                                   \
   }
 
@@ -332,7 +459,7 @@ static tp_status FN(sshopm_upload_terms)(tp_space *space, const tp_sym_terms *t,
   c->index = (const uint8_t *)(dw + ints);
   c->order = t->order, c->dim = t->dim;
   c->unique = t->unique, c->n1 = t->n1, c->n2 = t->n2;
-  c->a = NULL;
+  c->a = NULL, c->scale = 1;
   *block = dev;
   return TP_SUCCESS;
 }
@@ -409,7 +536,6 @@ tp_status TP_PASTE(tp_sshopm_, TP_SFX)(tp_space *space, const tp_sshopm_problem 
   FN(sshopm_args) args;
   memset(&args, 0, sizeof args);
   TP_TRY(tp_sym_unique_count(p->order, p->dim, &args.unique));
-  TP_TRY(FN(sshopm_check_finite)(space, tensors, p->num_tensors * args.unique, "tensors"));
   TP_TRY(FN(sshopm_check_finite)(space, starts, (int64_t)p->num_starts * p->dim, "starts"));
   args.tensors = tensors, args.starts = starts, args.num_starts = p->num_starts;
   args.lambda = out->lambda, args.x = out->x, args.flag = out->flag;

@@ -306,3 +306,23 @@ tp_status tp_check_finite_f32(const float *values, int64_t count, const char *wh
                       (long long)i, (double)values[i]);
   return TP_SUCCESS;
 }
+
+int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, double *big,
+                          double *root) {
+  double b = 0.0, q = 0.0;
+  for (int64_t j = 0; j < unique; ++j) {
+    if (!isfinite(a[j]))
+      return -1;
+    b = fmax(b, fabs(a[j]));
+  }
+  b = b > 0 ? b : 1.0;
+  int idx[TP_SYM_MAX_ORDER];
+  tp_sym_index_first(order, idx);
+  for (int64_t j = 0; j < unique; ++j, tp_sym_index_next(order, dim, idx)) {
+    double v = a[j] / b;
+    q += (double)tp_sym_class_multinomial(order, idx) * v * v;
+  }
+  *big = b;
+  *root = q > 0 ? sqrt(q) : 1.0;
+  return 0;
+}

@@ -15,6 +15,13 @@ double tp_sym_factorial(int k);
  * positions skip_a and skip_b (-1: none): the multinomial's denominator. */
 double tp_sym_multiplicity_factorials(int order, const int *index, int skip_a, int skip_b);
 
+/* Frobenius norm of the full tensor (unique values a, lexicographic classes) as
+ * big * root: big = max_j |a_j| and root = sqrt(sum_j multinomial_j (a_j / big)^2), so
+ * nothing overflows (both 1 for zeros). Returns 0, or -1 (outputs untouched) if a value
+ * is not finite. */
+int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, double *big,
+                          double *root);
+
 /* Checks a problem and options (shapes, limits, finite and sensible options). */
 tp_status tp_sshopm_validate(const tp_sshopm_problem *problem, const tp_sshopm_options *options);
 

@@ -37,9 +37,9 @@ tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
 
 /* ---- fiber peaks -------------------------------------------------------------- */
 
-/* Options of tp_fiber_peaks. Each voxel's series is divided by the L2 norm of its
- * coefficients (the function's L2 norm on the sphere) before SS-HOPM runs, so tol,
- * xtol and tau are relative to that scale. */
+/* Options of tp_fiber_peaks. SS-HOPM runs on each voxel's tensor divided by its
+ * Frobenius norm s (see tenport/sshopm.h), so tol and tau are relative to s and the
+ * peaks of c f are those of f, amplitudes times c, for every c > 0. */
 typedef struct tp_peaks_options {
   int max_peaks;        /* k: peaks kept per voxel; default 3 */
   int num_starts;       /* SS-HOPM starting vectors, the same for every voxel; default 64 */
@@ -65,12 +65,18 @@ void tp_peaks_options_init(tp_peaks_options *options);
  * the one with its largest |entry| positive is reported), amplitudes[v][j] (voxels x k,
  * the series' value there) and counts[v]; unused slots are NaN. Outputs are on the
  * host. SS-HOPM runs in the space in batches of at most 2^16 voxels (fewer when the
- * space's memory is small); a voxel whose coefficients are all zero has no peaks.
+ * space's memory is small). An amplitude beyond the range of double is +inf.
+ *
+ * A voxel with a non-finite coefficient (NaN, +-inf) or with all coefficients zero gets
+ * no peaks: counts[v] = 0 and NaN in all its slots, and the other voxels are computed
+ * as usual. counts[v] = 0 also means that the function has no positive maximum (or
+ * none that SS-HOPM reached); a caller that reports the skipped voxels tells them
+ * apart by their rows of sh (not all finite, or all zero).
  *
  * Errors: TP_ERROR_INVALID_ARGUMENT for NULL pointers, an odd lmax or one outside
  * [2, 16], num_voxels < 0 or bad options (k < 1, no starts, negative or non-finite
- * tolerances, min_amplitude outside [0, 1]); TP_ERROR_NUMERICAL, naming the voxel, for
- * non-finite coefficients; TP_ERROR_OUT_OF_MEMORY; the solver's errors. */
+ * tolerances, min_amplitude outside [0, 1]); TP_ERROR_OUT_OF_MEMORY; the solver's
+ * errors. */
 tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
                          const tp_peaks_options *options, double *directions,
                          double *amplitudes, int32_t *counts);

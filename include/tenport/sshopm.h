@@ -4,7 +4,15 @@
  * An eigenpair (lambda, x) of a symmetric tensor A of order m and dimension n
  * satisfies A x^(m-1) = lambda x with |x| = 1. The solver runs V starting vectors on
  * each of T tensors (stored by unique values, see symtensor.h) and reports, per
- * (tensor, start), the final lambda, x, a flag and the iteration count. */
+ * (tensor, start), the final lambda, x, a flag and the iteration count.
+ *
+ * Units: each tensor A is iterated divided by its Frobenius norm
+ * s = |A|_F = sqrt(sum_j multinomial_j a_j^2) (the norm of the full tensor, which
+ * bounds every |lambda|; s = 1 for a tensor of zeros) and lambda is scaled back by s,
+ * so the solver on c A gives c lambda with the same x, flag and iteration count for
+ * every c > 0 up to rounding (bit for bit for c = 2^k away from the ends of the type's
+ * range). tol and tau are therefore relative to s: a run converges when
+ * |delta lambda| < tol s. A fixed shift alpha is in the tensor's units. */
 #ifndef TENPORT_SSHOPM_H
 #define TENPORT_SSHOPM_H
 
@@ -37,16 +45,21 @@ typedef enum tp_sshopm_kernel {
 typedef enum tp_sshopm_flag {
   TP_SSHOPM_CONVERGED = 0,      /* |lambda_{k+1} - lambda_k| < tol (and the xtol test) */
   TP_SSHOPM_ZERO_ITERATE = 1,   /* the shifted update vanished: x cannot be normalised */
-  TP_SSHOPM_MAX_ITERATIONS = 2  /* max_iterations reached without converging */
+  TP_SSHOPM_MAX_ITERATIONS = 2, /* max_iterations reached without converging */
+  TP_SSHOPM_NONFINITE = 3,      /* the tensor holds a NaN or an infinity: lambda and x are
+                                   NaN, iterations 0; the other tensors run as usual */
+  TP_SSHOPM_LAMBDA_OVERFLOW = 4 /* lambda is beyond the type's range (values near its
+                                   limit): lambda is +-inf, x the last (unit) iterate;
+                                   whether the run converged is not reported */
 } tp_sshopm_flag;
 
 typedef struct tp_sshopm_options {
   tp_sshopm_shift shift; /* default TP_SHIFT_ADAPTIVE */
   double alpha;          /* fixed shift (TP_SHIFT_FIXED); default 0 */
   int concave;           /* adaptive shift only: seek minima instead of maxima */
-  double tau;            /* adaptive margin; default 1e-6 */
-  double tol;            /* on |delta lambda|; 0 runs exactly max_iterations; default 1e-10
-                            (1e-6 is a sensible choice in f32) */
+  double tau;            /* adaptive margin, relative to s; default 1e-6 */
+  double tol;            /* on |delta lambda| / s; 0 runs exactly max_iterations; default
+                            1e-10 (1e-6 is a sensible choice in f32) */
   double xtol;           /* if > 0, convergence also needs |x_{k+1} - x_k| <= xtol: lambda
                             settles quadratically faster than x, so |delta lambda| alone
                             stops with |A x^(m-1) - lambda x| ~ sqrt(tol); default 0 */
@@ -77,8 +90,9 @@ typedef struct tp_sshopm_out_f64 {
   int32_t *iterations;
 } tp_sshopm_out_f64;
 
-/* Runs the batch. tensors and starts are in the space. Non-finite tensor values or
- * starts, bad shapes and options are reported before any work. */
+/* Runs the batch. tensors and starts are in the space. A tensor with a non-finite
+ * value gets TP_SSHOPM_NONFINITE in every run; non-finite starts, bad shapes and
+ * options are reported before any work. */
 tp_status tp_sshopm_f32(tp_space *space, const tp_sshopm_problem *problem,
                         const float *tensors, const float *starts,
                         const tp_sshopm_options *options, const tp_sshopm_out_f32 *out);
@@ -102,11 +116,12 @@ typedef enum tp_eig_kind {
   TP_EIG_DEGENERATE = 3  /* projected Hessian singular to within hessian_tol */
 } tp_eig_kind;
 
+/* lambda_tol and hessian_tol are relative to the tensor's Frobenius norm s (see the
+ * top of this file), so that c A gives the pairs of A, lambda scaled by c. */
 typedef struct tp_eig_merge_options {
   double dot_tol;     /* same eigenvector if |x.y| >= 1 - dot_tol; default 1e-4 */
-  double lambda_tol;  /* and |lambda - mu| <= lambda_tol * max(1, |lambda|); default 1e-4 */
-  double hessian_tol; /* |eigenvalue| below hessian_tol * max(1, |lambda|) is zero;
-                         default 1e-6 */
+  double lambda_tol;  /* and |lambda - mu| <= lambda_tol * s; default 1e-4 */
+  double hessian_tol; /* |eigenvalue| <= hessian_tol * s is zero; default 1e-6 */
 } tp_eig_merge_options;
 
 void tp_eig_merge_options_init(tp_eig_merge_options *options);
@@ -126,9 +141,11 @@ typedef struct tp_eigenpairs {
  * and ranks them by lambda. All arrays are on the host; out's arrays must hold V
  * pairs (with V = 0 the run and output arrays may be NULL).
  *
- * Each converged run's x is normalised and its lambda recomputed in double as A x^m;
- * runs match when |x.y| >= 1 - dot_tol and their lambdas agree to lambda_tol. Each
- * pair reports the matching run with the smallest residual |A x^(m-1) - lambda x|.
+ * Each converged run's x is normalised and its lambda recomputed in double as A x^m
+ * (on A / s, then scaled back); runs match when |x.y| >= 1 - dot_tol and their
+ * lambdas agree to lambda_tol. A tensor with a non-finite value has no pairs (count 0,
+ * not an error). Each pair reports the matching run with the smallest residual
+ * |A x^(m-1) - lambda x|.
  * Signs: for odd m, (lambda, x) and (-lambda, -x) are the same pair; it is reported
  * with lambda >= 0 (for lambda = 0, the first nonzero entry of x positive), and its
  * kind refers to that representative (the negated pair has the opposite kind: a
@@ -139,8 +156,8 @@ typedef struct tp_eigenpairs {
  *
  * Fails with TP_ERROR_INVALID_ARGUMENT on NULL pointers, a bad shape, V < 0, negative
  * or non-finite tolerances, or a flag that is no tp_sshopm_flag; with
- * TP_ERROR_NUMERICAL on non-finite tensor values, or on a converged run whose lambda
- * or x is not finite or whose |x| differs from 1 by more than 1e-3. */
+ * TP_ERROR_NUMERICAL on a converged run whose lambda or x is not finite or whose |x|
+ * differs from 1 by more than 1e-3, or on an eigenvalue beyond the range of double. */
 tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
                                    int num_starts, const double *lambda, const double *x,
                                    const int8_t *flag, const tp_eig_merge_options *options,

@@ -13,6 +13,7 @@ precision. For each shape it emits
   <s>_axm1(b, x, y)     y = A x^(m-1) = B * monomials_{m-1}(x)
   <s>_axm2(b2, x, h)    h = A x^(m-2) (n x n, both triangles)
   <s>_axm(a, x)         A x^m
+  <s>_norm2(a, s)       sum_j multinomial(class j) (s a[j])^2: |A|_F^2 for s = 1
 
 where a holds the unique values in lexicographic class order, k_t runs over the
 monomials of the given degree in the same order, and monomials are built once each
@@ -121,6 +122,14 @@ def emit_shape(m, n):
     emit_monomials(out, m, n)
     terms = ["%s * a[%d] * %s" % (literal(multinomial(k)), j, mono_ref(k))
              for j, k in enumerate(cls)]
+    out.append("  return %s;" % " + ".join(terms))
+    out.append("}")
+
+    out.append("TP_INLINE TP_REAL TP_SYM_FN(%s_norm2)(const TP_REAL *TP_RESTRICT a, "
+               "TP_REAL s) {" % s)
+    for j in range(len(cls)):
+        out.append("  const TP_REAL v%d = s * a[%d];" % (j, j))
+    terms = ["%s * v%d * v%d" % (literal(multinomial(k)), j, j) for j, k in enumerate(cls)]
     out.append("  return %s;" % " + ".join(terms))
     out.append("}")
     return out
