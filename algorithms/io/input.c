@@ -180,7 +180,8 @@ tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got) {
 /* Moves the unread look-ahead to the front and makes room for n bytes in all. */
 static tp_status make_room(tp_input *in, size_t n) {
   size_t unread = in->ahead_len - in->ahead_pos;
-  memmove(in->ahead, in->ahead + in->ahead_pos, unread);
+  if (unread && in->ahead_pos) /* ahead is NULL before the first look: NULL + 0 is UB */
+    memmove(in->ahead, in->ahead + in->ahead_pos, unread);
   in->ahead_len = unread, in->ahead_pos = 0;
   if (in->ahead_cap >= n)
     return TP_SUCCESS;
