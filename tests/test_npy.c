@@ -2,6 +2,7 @@
  * the header grammar, conversion to C-order float64/float32 and every error path. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -822,6 +823,96 @@ Test(npy, free_is_safe_on_empty_arrays) {
   assert_zeroed(&a);
   tp_npy_free(&a); /* twice is fine: the first zeroed it */
   free(b);
+}
+
+/* ---- blocks by positioned reads ------------------------------------------------------ */
+
+/* Element (idx) of an array of `shape` stored in C or Fortran order. */
+static int64_t element_offset(int ndim, const int64_t *shape, const int64_t *idx, int fortran) {
+  int64_t off = 0;
+  for (int j = 0; j < ndim; ++j) {
+    int k = fortran ? ndim - 1 - j : j;
+    off = off * shape[k] + idx[k];
+  }
+  return off;
+}
+
+/* Every block read equals the same elements of the whole array, in the file's order. */
+static void check_block(const char *path, int ndim, const int64_t *shape, int fortran,
+                        const double *all, const int64_t *first, const int64_t *count) {
+  int64_t n = 1;
+  for (int k = 0; k < ndim; ++k)
+    n *= count[k];
+  double *got = tpt_host_alloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; ++i)
+    got[i] = NAN;
+  tp_npy_header h;
+  TPT_OK(tp_npy_read_block(path, first, count, TP_DTYPE_F64, got, &h));
+  cr_assert_eq(h.ndim, ndim);
+  int64_t idx[TP_NPY_MAX_DIMS] = {0};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t g[TP_NPY_MAX_DIMS];
+    for (int k = 0; k < ndim; ++k)
+      g[k] = first[k] + idx[k];
+    double want = all[element_offset(ndim, shape, g, fortran)];
+    cr_assert_eq(got[element_offset(ndim, count, idx, fortran)], want,
+                 "element %lld of the block differs", (long long)i);
+    for (int j = 0; j < ndim; ++j) { /* the next index in any order: all are visited */
+      if (++idx[j] < count[j])
+        break;
+      idx[j] = 0;
+    }
+  }
+  free(got);
+}
+
+Test(npy, blocks_are_read_by_positioned_reads_in_both_orders) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t shape[4] = {7, 1, 13, 5};
+  double all[7 * 13 * 5];
+  for (int i = 0; i < 7 * 13 * 5; ++i)
+    all[i] = (double)tpt_int(&rng, -1000, 1000);
+  for (int fortran = 0; fortran < 2; ++fortran)
+    for (int t = 0; t < 3; ++t) {
+      const tp_dtype dtypes[3] = {TP_DTYPE_F64, TP_DTYPE_F32, TP_DTYPE_I32};
+      const char *path = tmp_path("block.npy");
+      void *data = tpt_host_alloc(sizeof(double) * 7 * 13 * 5);
+      for (int i = 0; i < 7 * 13 * 5; ++i)
+        if (dtypes[t] == TP_DTYPE_F64)
+          ((double *)data)[i] = all[i];
+        else if (dtypes[t] == TP_DTYPE_F32)
+          ((float *)data)[i] = (float)all[i];
+        else
+          ((int32_t *)data)[i] = (int32_t)all[i];
+      TPT_OK(tp_npy_write(path, dtypes[t], 4, shape, fortran, data));
+      free(data);
+      const int64_t whole[4] = {0, 0, 0, 0};
+      check_block(path, 4, shape, fortran, all, whole, shape);
+      for (int trial = 0; trial < 40; ++trial) {
+        int64_t first[4], count[4];
+        for (int k = 0; k < 4; ++k) {
+          first[k] = tpt_int(&rng, 0, shape[k] - 1);
+          count[k] = tpt_int(&rng, trial % 7 == 0 ? 0 : 1, shape[k] - first[k]);
+          if (trial % 3 == 0 && k != (fortran ? 3 : 0)) /* whole fast dims: long runs */
+            first[k] = 0, count[k] = shape[k];
+        }
+        check_block(path, 4, shape, fortran, all, first, count);
+      }
+    }
+}
+
+Test(npy, a_block_outside_the_array_or_a_pipe_is_refused) {
+  const char *path = tmp_path("small.npy");
+  const int64_t shape[2] = {3, 4}, first[2] = {2, 0}, count[2] = {2, 4};
+  double data[12] = {0}, out[12];
+  TPT_OK(tp_npy_write(path, TP_DTYPE_F64, 2, shape, 0, data));
+  TPT_FAILS_WITH(tp_npy_read_block(path, first, count, TP_DTYPE_F64, out, NULL),
+                 TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("outside");
+  const int64_t ok_first[2] = {0, 0};
+  TPT_FAILS_WITH(tp_npy_read_block("/dev/null", ok_first, count, TP_DTYPE_F64, out, NULL),
+                 TP_ERROR_IO);
+  assert_message_has("not a regular file");
 }
 
 /* The first look at an input starts from an empty look-ahead (no buffer yet): moving its

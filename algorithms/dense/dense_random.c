@@ -123,19 +123,37 @@ static double kruskal_norm2(const tp_kruskal *u) {
 
 /* ---- planted low-rank tensors ---------------------------------------------------------- */
 
-/* Writes M + sigma * noise over chunk c; 0 when the scratch row cannot be allocated. */
-static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p, double sigma,
-                         uint64_t key, int64_t c) {
+/* Where a block lies in the whole tensor M of u's dims: its first index in every mode,
+ * and the whole tensor's first-index-fastest stride of the block's fast mode, so that
+ * an element's noise is the whole tensor's. */
+typedef struct block_place {
+  const int64_t *first;
+  int64_t step;
+} block_place;
+
+static int64_t whole_left_offset(const tp_kruskal *u, const int64_t *g) {
+  int64_t off = 0;
+  for (int k = u->order - 1; k >= 0; --k)
+    off = off * u->dims[k] + g[k];
+  return off;
+}
+
+/* Writes M + sigma * noise over chunk c of the block t; 0 when the scratch row cannot be
+ * allocated. */
+static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p,
+                         const block_place *b, double sigma, uint64_t key, int64_t c) {
   double *partial = (double *)malloc(sizeof(double) * (size_t)u->rank);
   if (!partial)
     return 0;
-  int64_t idx[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
+  int64_t idx[TP_DENSE_MAX_ORDER], g[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
   tp_dense_unravel(t, chunk_first(p, c) * p->len, idx);
   for (int64_t j = chunk_first(p, c); j < end; ++j, tp_dense_next_fiber(t, idx)) {
-    tp_kruskal_partial(u, idx, p->fast, -1, 1, partial);
-    int64_t n = tp_dense_left_offset(t, idx);
-    for (int64_t i = 0; i < p->len; ++i, n += p->step) {
-      double v = tp_kruskal_fiber_value(u, p->fast, partial, i);
+    for (int k = 0; k < t->order; ++k)
+      g[k] = b->first[k] + idx[k];
+    tp_kruskal_partial(u, g, p->fast, -1, 1, partial);
+    int64_t n = whole_left_offset(u, g);
+    for (int64_t i = 0; i < p->len; ++i, n += b->step) {
+      double v = tp_kruskal_fiber_value(u, p->fast, partial, g[p->fast] + i);
       if (sigma > 0.0)
         v += sigma * tp_rng_normal(key, (uint64_t)n);
       tp_dense_store(t->data, t->dtype, j * p->len + i, v);
@@ -145,15 +163,22 @@ static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p, 
   return 1;
 }
 
-static tp_status fill_planted(tp_dense *host, const tp_kruskal *u, double noise, uint64_t seed) {
+/* The block at first of the planted tensor of u (the whole one when first is zeros). */
+static tp_status fill_planted(tp_dense *host, const int64_t *first, const tp_kruskal *u,
+                              double noise, uint64_t seed) {
   fiber_plan p = plan_fibers(host);
-  double n = (double)tp_dense_count(host);
+  double n = 1.0;
+  block_place b = {first, 1};
+  for (int k = 0; k < u->order; ++k) {
+    n *= (double)u->dims[k];
+    b.step *= k < p.fast ? u->dims[k] : 1;
+  }
   double sigma = noise > 0.0 ? noise * sqrt(kruskal_norm2(u) / n) : 0.0;
   uint64_t key = tp_rng_stream_key(seed, STREAM_NOISE);
   int failed = 0;
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < p.chunks; ++c)
-    if (!planted_chunk(host, u, &p, sigma, key, c)) {
+    if (!planted_chunk(host, u, &p, &b, sigma, key, c)) {
       TP_HOST_OMP(omp atomic write)
       failed = 1;
     }
@@ -173,11 +198,28 @@ tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, ui
   tp_kruskal u;
   TP_TRY(tp_kruskal_alloc(NULL, host->dtype, host->order, host->dims, rank, &u));
   tp_status st = tp_kruskal_random(&u, seed);
+  const int64_t zeros[TP_DENSE_MAX_ORDER] = {0};
   if (st == TP_SUCCESS)
-    st = fill_planted(host, &u, noise, seed);
+    st = fill_planted(host, zeros, &u, noise, seed);
   if (st == TP_SUCCESS && truth)
     *truth = u;
   else
     tp_kruskal_free(NULL, &u);
   return st;
+}
+
+tp_status tp_dense_random_planted_block(tp_dense *block, const int64_t *first,
+                                        const tp_kruskal *truth, double noise,
+                                        uint64_t seed) {
+  TP_TRY(check_host(block));
+  TP_TRY(tp_kruskal_check(truth));
+  TP_CHECK_ARG(first, "first is NULL");
+  TP_CHECK_ARG(block->order == truth->order && block->dtype == truth->dtype,
+               "the block and the truth differ in order or dtype");
+  for (int k = 0; k < block->order; ++k)
+    TP_CHECK_ARG(first[k] >= 0 && first[k] + block->dims[k] <= truth->dims[k], "mode %d: rows "
+                 "%lld..%lld are outside the tensor's %lld", k, (long long)first[k],
+                 (long long)(first[k] + block->dims[k]), (long long)truth->dims[k]);
+  TP_CHECK_ARG(isfinite(noise) && noise >= 0.0, "noise %g, must be finite and >= 0", noise);
+  return fill_planted(block, first, truth, noise, seed);
 }

@@ -98,4 +98,11 @@ static inline double tp_kruskal_fiber_value(const tp_kruskal *u, int f, const do
 void tp_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
                             int64_t rows, int64_t rank, void *out);
 
+/* The block of tp_dense_random_planted's tensor (whose Kruskal tensor is truth: the
+ * whole dims, tp_kruskal_random(seed)) that starts at `first` in every mode: the same
+ * values, noise included, element for element; any layout. */
+tp_status tp_dense_random_planted_block(tp_dense *block, const int64_t *first,
+                                        const tp_kruskal *truth, double noise,
+                                        uint64_t seed);
+
 #endif

@@ -430,6 +430,7 @@ tp_status tp_npy_peek_header(tp_input *in, tp_npy_header *h) {
   memcpy(h->shape, l.shape, sizeof l.shape);
   h->count = l.count;
   h->data_offset = in->consumed + start;
+  h->byte_swapped = l.swap;
   return TP_SUCCESS;
 }
 
@@ -476,6 +477,24 @@ void tp_npy_free(tp_npy_array *a) {
 }
 
 /* ---- conversion ------------------------------------------------------------- */
+static double load_f64(const void *data, tp_dtype dtype, int64_t i);
+
+void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
+                   void *out) {
+  const size_t size = npy_dtypes[dtype].size;
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned char e[8];
+    memcpy(e, (const unsigned char *)raw + (size_t)i * size, size);
+    if (swap)
+      swap_bytes(e, 1, size);
+    double v = load_f64(e, dtype, 0);
+    if (to == TP_DTYPE_F32)
+      ((float *)out)[i] = (float)v;
+    else
+      ((double *)out)[i] = v;
+  }
+}
+
 static double load_f64(const void *data, tp_dtype dtype, int64_t i) {
   switch (dtype) {
   case TP_DTYPE_F32: return ((const float *)data)[i];

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "tenport/files.h"
+#include "tenport/npy.h"
 
 /* ---- inputs (input.c) ------------------------------------------------------------ */
 
@@ -58,6 +59,11 @@ enum { TP_INPUT_PEEK_MAX = 1 << 24 };
 /* Bytes left to read when the source's size is known, else UINT64_MAX. */
 uint64_t tp_input_remaining(const tp_input *in);
 
+
+/* n elements of a .npy's dtype in its byte order (swap: not the host's) as float32 or
+ * float64 (to) at out (npy.c). */
+void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
+                   void *out);
 
 /* ---- one file of an output set (output_set.c) --------------------------------------
  * Writes go through a memory buffer; the first failure is kept and reported by

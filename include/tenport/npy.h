@@ -63,8 +63,17 @@ typedef struct tp_npy_header {
   int fortran_order;
   int64_t count;
   uint64_t data_offset;
+  int byte_swapped; /* the file's byte order is not the host's */
 } tp_npy_header;
 tp_status tp_npy_peek_header(tp_input *in, tp_npy_header *header);
+
+/* Reads the block of a .npy file's array that starts at first[k] and spans count[k]
+ * indices in each dimension, by positioned reads of its runs (no other part of the file
+ * is read), into dst: the block's elements in the file's own order (C or Fortran),
+ * converted to `to` (TP_DTYPE_F32 or TP_DTYPE_F64). header (may be NULL) receives the
+ * file's header. The file must be a regular file. */
+tp_status tp_npy_read_block(const char *path, const int64_t *first, const int64_t *count,
+                            tp_dtype to, void *dst, tp_npy_header *header);
 
 /* Writes count = prod(shape) elements (shape may be NULL when ndim is 0) as a version 1.0
  * file, little-endian, header padded to 64 bytes. The file is written beside path and

@@ -1,0 +1,150 @@
+/* A block of a .npy array by positioned reads: the block's elements lie in runs of the
+ * file, each run along the fastest dimension, lengthened over the next dimensions as long
+ * as the block spans them whole. Each run is read (in pieces of at most RUN_BYTES) and
+ * converted into its place in the block, which keeps the file's order. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tenport/npy.h"
+#include "tp_error.h"
+#include "tp_io_internal.h"
+
+enum { RUN_BYTES = 1 << 24 };
+
+/* Dimensions from the fastest to the slowest. */
+static int dim_at(const tp_npy_header *h, int j) {
+  return h->fortran_order ? j : h->ndim - 1 - j;
+}
+
+static tp_status check_block(const char *path, const tp_npy_header *h, const int64_t *first,
+                             const int64_t *count, tp_dtype to) {
+  TP_CHECK_ARG(to == TP_DTYPE_F32 || to == TP_DTYPE_F64, "to is %s, not float32 or float64",
+               tp_dtype_name(to));
+  for (int k = 0; k < h->ndim; ++k)
+    if (first[k] < 0 || count[k] < 0 || first[k] > h->shape[k] - count[k])
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: the block's indices %lld..%lld of "
+                      "dimension %d are outside its %lld", path, (long long)first[k],
+                      (long long)(first[k] + count[k]), k, (long long)h->shape[k]);
+  return TP_SUCCESS;
+}
+
+/* The run: how many dimensions (fastest first) it spans and its length in elements. */
+static int run_dims(const tp_npy_header *h, const int64_t *first, const int64_t *count,
+                    int64_t *len) {
+  int j = 0;
+  *len = h->ndim ? count[dim_at(h, 0)] : 1;
+  for (j = 1; j < h->ndim; ++j) {
+    int faster = dim_at(h, j - 1);
+    if (first[faster] != 0 || count[faster] != h->shape[faster])
+      break;
+    *len *= count[dim_at(h, j)];
+  }
+  return j;
+}
+
+typedef struct block_read {
+  const char *path;
+  int fd;
+  const tp_npy_header *h;
+  size_t elem, out_elem;
+  tp_dtype to;
+  unsigned char *buf;
+} block_read;
+
+static tp_status read_run(block_read *b, uint64_t offset, int64_t n, char *dst) {
+  int64_t per = (int64_t)(RUN_BYTES / b->elem);
+  for (int64_t done = 0; done < n; done += per) {
+    size_t want = (size_t)((n - done < per ? n - done : per)) * b->elem, got = 0;
+    while (got < want) {
+      ssize_t r = pread(b->fd, b->buf + got, want - got,
+                        (off_t)(offset + (uint64_t)done * b->elem + got));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return TP_ERROR(TP_ERROR_IO, "cannot read %s: %s", b->path,
+                        r < 0 ? strerror(errno) : "it ends before the array does");
+      got += (size_t)r;
+    }
+    tp_npy_decode(b->buf, b->h->dtype, b->h->byte_swapped, (int64_t)(want / b->elem), b->to,
+                  dst + (size_t)done * b->out_elem);
+  }
+  return TP_SUCCESS;
+}
+
+/* Every run of the block, the outer dimensions' indices counted like an odometer. */
+static tp_status read_runs(block_read *b, const int64_t *first, const int64_t *count,
+                           char *dst) {
+  const tp_npy_header *h = b->h;
+  int64_t len, idx[TP_NPY_MAX_DIMS] = {0}, stride[TP_NPY_MAX_DIMS];
+  int inner = run_dims(h, first, count, &len);
+  int64_t s = 1; /* the file's stride of each dimension */
+  for (int j = 0; j < h->ndim; ++j) {
+    stride[dim_at(h, j)] = s;
+    s *= h->shape[dim_at(h, j)];
+  }
+  for (int64_t run = 0;; ++run) {
+    int64_t at = 0;
+    for (int k = 0; k < h->ndim; ++k)
+      at += (first[k] + idx[k]) * stride[k];
+    if (len > 0)
+      TP_TRY(read_run(b, h->data_offset + (uint64_t)at * b->elem, len,
+                      dst + (size_t)(run * len) * b->out_elem));
+    int j = inner;
+    for (; j < h->ndim; ++j) {
+      int k = dim_at(h, j);
+      if (++idx[k] < count[k])
+        break;
+      idx[k] = 0;
+    }
+    if (j == h->ndim)
+      return TP_SUCCESS;
+  }
+}
+
+static tp_status read_block(const char *path, const tp_npy_header *h, const int64_t *first,
+                            const int64_t *count, tp_dtype to, void *dst) {
+  for (int k = 0; k < h->ndim; ++k)
+    if (count[k] == 0)
+      return TP_SUCCESS;
+  block_read b = {path, -1, h, tp_dtype_size(h->dtype), tp_dtype_size(to), to, NULL};
+  b.fd = open(path, O_RDONLY | O_CLOEXEC);
+  b.buf = (unsigned char *)malloc(RUN_BYTES);
+  tp_status st = TP_SUCCESS;
+  if (b.fd < 0)
+    st = TP_ERROR(TP_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+  else if (!b.buf)
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to read %s", path);
+  else
+    st = read_runs(&b, first, count, (char *)dst);
+  if (b.fd >= 0)
+    close(b.fd);
+  free(b.buf);
+  return st;
+}
+
+tp_status tp_npy_read_block(const char *path, const int64_t *first, const int64_t *count,
+                            tp_dtype to, void *dst, tp_npy_header *header) {
+  TP_CHECK_ARG(path && first && count && dst, "path, first, count and dst must not be NULL");
+  tp_input *in;
+  tp_npy_header h;
+  TP_TRY(tp_input_open(&in, path));
+  uint64_t size = in->known_size;
+  tp_status st = size == UINT64_MAX
+                     ? TP_ERROR(TP_ERROR_IO, "%s is not a regular file: a block is read by "
+                                "positioned reads", path)
+                     : tp_npy_peek_header(in, &h);
+  tp_input_close(&in);
+  TP_TRY(st);
+  if (h.data_offset + (uint64_t)h.count * tp_dtype_size(h.dtype) > size)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated data: the header's shape needs %llu "
+                    "bytes after the header, the file has %llu", path,
+                    (unsigned long long)((uint64_t)h.count * tp_dtype_size(h.dtype)),
+                    (unsigned long long)(size - h.data_offset));
+  TP_TRY(check_block(path, &h, first, count, to));
+  if (header)
+    *header = h;
+  return read_block(path, &h, first, count, to, dst);
+}
