@@ -2,6 +2,7 @@
  * the atomic baseline against the double-precision COO reference; the partition
  * invariants; the record cycle; bad arguments. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -561,4 +562,269 @@ Test(sparse_mttkrp, bad_arguments) {
   tpt_free(G);
   free_factors(&f);
   tp_coo_free(NULL, &t);
+}
+
+/* ---- the build in the space against the host reference, bit for bit ------------------- */
+
+static uint32_t *words_to_host(const uint32_t *dev, int64_t n) {
+  uint32_t *h = tpt_host_alloc(sizeof(uint32_t) * (size_t)(n > 0 ? n : 1));
+  if (n > 0)
+    tpt_to_host(h, dev, sizeof(uint32_t) * (size_t)n);
+  return h;
+}
+
+static void check_words(const uint32_t *dev, const uint32_t *want, int64_t n, const char *what,
+                        const tp_coo *t, int mode) {
+  uint32_t *got = words_to_host(dev, n);
+  for (int64_t i = 0; i < n; ++i)
+    cr_assert_eq(got[i], want[i], "order %d nnz %lld mode %d: %s[%lld] = %u, the host's %u",
+                 t->order, (long long)t->nnz, mode, what, (long long)i, got[i], want[i]);
+  free(got);
+}
+
+/* Mode `mode`'s records as the host reference lays them out from its plans. */
+static uint32_t *reference_records(const tp_coo *t, const tpf_mode_plan *plans, tpf_layout l,
+                                   int mode) {
+  const size_t vb = tp_dtype_size(t->dtype);
+  uint32_t *rec = tpt_host_alloc(sizeof(uint32_t) * (size_t)(t->nnz * l.stride + 1));
+  memset(rec, 0, sizeof(uint32_t) * (size_t)(t->nnz * l.stride + 1));
+  for (int64_t x = 0; x < t->nnz; ++x) {
+    uint32_t *r = rec + (size_t)plans[mode].position[x] * (size_t)l.stride;
+    for (int m = 0; m < t->order; ++m) {
+      r[m] = (uint32_t)t->indices[m][x];
+      if (l.positions)
+        r[t->order + m] = plans[m].position[x];
+    }
+    memcpy(r + l.value_word, (const char *)t->values + (size_t)x * vb, vb);
+  }
+  return rec;
+}
+
+static void check_plan_matches(const tp_flycoo *fly, const tp_coo *t, const tpf_mode_plan *p,
+                               int mode, int kappa) {
+  const tpf_mode_dev *d = tpf_flycoo_plan(fly, mode);
+  cr_assert_eq(d->pieces, p->pieces, "mode %d: %lld pieces, the host's %lld", mode,
+               (long long)d->pieces, (long long)p->pieces);
+  cr_assert_eq(d->split_rows, p->split_rows);
+  cr_assert_eq(d->partial_rows, p->partial_rows);
+  check_words(d->piece_start, p->piece_start, p->pieces + 1, "piece_start", t, mode);
+  check_words(d->piece_slot, p->piece_slot, p->pieces, "piece_slot", t, mode);
+  check_words(d->part_piece, p->part_piece, kappa + 1, "part_piece", t, mode);
+  check_words(d->split_row, p->split_row, p->split_rows, "split_row", t, mode);
+  check_words(d->split_first, p->split_first, p->split_rows + 1, "split_first", t, mode);
+  tp_flycoo_stats st;
+  TPT_OK(tp_flycoo_get_stats(fly, &st));
+  cr_assert_eq(st.rows[mode], p->rows);
+  cr_assert_eq(st.max_partition[mode], p->max_partition);
+}
+
+/* Built from the host tensor or from its copy in the space: every plan and record word
+ * equals tpf_plan_mode's and its layout's. */
+static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_space) {
+  tp_flycoo *fly = NULL;
+  if (in_space) {
+    tp_coo dev;
+    TPT_OK(tp_coo_copy_to_device(tpt_space, &dev, t));
+    TPT_OK(tp_flycoo_create_in_space(tpt_space, &dev, o, &fly));
+    tp_coo_free(tpt_space, &dev);
+  } else {
+    TPT_OK(tp_flycoo_create(tpt_space, t, o, &fly));
+  }
+  tp_flycoo_stats st;
+  TPT_OK(tp_flycoo_get_stats(fly, &st));
+  tpf_mode_plan plans[TP_COO_MAX_ORDER];
+  for (int m = 0; m < t->order; ++m) {
+    TPT_OK(tpf_plan_mode(t, m, st.partitions, o->split_rows, &plans[m]));
+    check_plan_matches(fly, t, &plans[m], m, st.partitions);
+  }
+  const tpf_layout l = tpf_flycoo_layout(fly);
+  for (int b = 0; b < st.copies && (b == 0 || !l.positions); ++b) {
+    uint32_t *want = reference_records(t, plans, l, b);
+    check_words(tpf_flycoo_records(fly, b), want, t->nnz * l.stride, "records", t, b);
+    free(want);
+  }
+  double norm2 = 0;
+  tp_coo merged;
+  TPT_OK(tp_coo_alloc(NULL, t->dtype, t->order, t->dims, t->nnz, &merged));
+  for (int m = 0; m < t->order; ++m)
+    memcpy(merged.indices[m], t->indices[m], sizeof(int64_t) * (size_t)t->nnz);
+  memcpy(merged.values, t->values, tp_dtype_size(t->dtype) * (size_t)t->nnz);
+  TPT_OK(tp_coo_sum_duplicates(&merged, NULL));
+  norm2 = tp_coo_norm2(&merged);
+  cr_assert(fabs(st.norm2 - norm2) <= 1e-12 * norm2, "norm2 %.17g, the host's %.17g", st.norm2,
+            norm2);
+  tp_coo_free(NULL, &merged);
+  for (int m = 0; m < t->order; ++m)
+    tpf_plan_free(&plans[m]);
+  TPT_OK(tp_flycoo_destroy(&fly));
+}
+
+/* Both inputs, both layouts, cut rows or not, kappa from 1 to more than the rows. */
+static void check_builds(const tp_coo *t) {
+  const int kappas[] = {1, 3, 64};
+  for (int k = 0; k < 3; ++k)
+    for (int variant = 0; variant < 4; ++variant) {
+      tp_flycoo_options o = tp_flycoo_options_default();
+      o.partitions = kappas[k];
+      o.split_rows = variant & 1;
+      o.copies = variant & 2 ? 2 : 0;
+      check_build(t, &o, (k + variant) % 2);
+    }
+}
+
+Test(sparse_mttkrp, build_matches_host_reference) {
+  tpt_rng rng = tpt_rng_fresh();
+  const shape_kind kinds[] = {UNIFORM, SKEWED, ONE_SLICE, EVEN_ONLY};
+  const int64_t sizes[] = {1, 97, 1003};
+  for (int s = 0; s < 5; ++s)
+    for (int k = 0; k < 4; ++k)
+      for (int n = 0; n < 3; ++n) {
+        tp_dtype dtype = (s + k + n) % 2 ? TP_DTYPE_F64 : TP_DTYPE_F32;
+        tp_coo t = make_coo(&rng, dtype, 2 + s, shapes[s], sizes[n], kinds[k]);
+        check_builds(&t);
+        tp_coo_free(NULL, &t);
+      }
+}
+
+/* Long runs of equal rows (the placement by threshold), a mode of one row, heavy rows. */
+Test(sparse_mttkrp, build_matches_host_reference_large) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t dims[] = {20011, 1, 613};
+  for (int skewed = 0; skewed < 2; ++skewed) {
+    tp_coo t = make_coo(&rng, TP_DTYPE_F32, 3, dims, 60013, skewed ? SKEWED : UNIFORM);
+    const int kappas[] = {2, 7, 132};
+    for (int k = 0; k < 3; ++k) {
+      tp_flycoo_options o = tp_flycoo_options_default();
+      o.partitions = kappas[k];
+      check_build(&t, &o, k % 2);
+    }
+    tp_coo_free(NULL, &t);
+  }
+}
+
+/* Sorted, duplicate-free input: the build and ||X||^2 of a tensor as the readers give it. */
+Test(sparse_mttkrp, build_of_a_merged_tensor) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo t = make_coo(&rng, TP_DTYPE_F64, 4, dims4, 2000, SKEWED);
+  TPT_OK(tp_coo_sum_duplicates(&t, NULL));
+  tp_flycoo_options o = tp_flycoo_options_default();
+  o.partitions = 5;
+  check_build(&t, &o, 0);
+  check_build(&t, &o, 1);
+  tp_coo_free(NULL, &t);
+}
+
+/* The pieces' placement by hand: the least-filled partition, ties to the lowest. */
+typedef struct pick {
+  uint64_t load;
+  uint32_t part;
+} pick;
+
+static int pick_cmp(const void *a, const void *b) {
+  const pick *x = (const pick *)a, *y = (const pick *)b;
+  if (x->load != y->load)
+    return x->load < y->load ? -1 : 1;
+  return (x->part > y->part) - (x->part < y->part);
+}
+
+static void check_assignment(const uint32_t *size, const int64_t *count, int runs, int kappa,
+                             int64_t bulk_from) {
+  int64_t n = 0;
+  for (int d = 0; d < runs; ++d)
+    n += count[d];
+  pick *want = tpt_host_alloc(sizeof(pick) * (size_t)(n + 1));
+  uint64_t load[32] = {0};
+  uint32_t pieces[32] = {0}, *rank = tpt_host_alloc(sizeof(uint32_t) * (size_t)(n + 1));
+  for (int d = 0, t = 0; d < runs; ++d)
+    for (int64_t j = 0; j < count[d]; ++j, ++t) {
+      uint32_t best = 0;
+      for (uint32_t p = 1; p < (uint32_t)kappa; ++p)
+        best = load[p] < load[best] ? p : best;
+      want[t].load = load[best], want[t].part = best, rank[t] = pieces[best]++;
+      load[best] += size[d];
+    }
+  tpf_assignment a;
+  TPT_OK(tpf_assign_runs(size, count, runs, kappa, bulk_from, &a));
+  pick *got = tpt_host_alloc(sizeof(pick) * (size_t)(n + 1));
+  uint32_t *got_rank = tpt_host_alloc(sizeof(uint32_t) * (size_t)(n + 1));
+  int64_t events = 0;
+  for (int64_t s = 0; s < a.n_shares; ++s)
+    for (uint32_t j = 0; j < a.shares[s].count; ++j, ++events) {
+      const tpf_share *sh = &a.shares[s];
+      cr_assert_eq(sh->first + j, (uint32_t)events);
+      got[events].load = sh->load + (uint64_t)j * sh->size;
+      got[events].part = sh->part;
+    }
+  cr_assert_eq(events, n);
+  qsort(got, (size_t)n, sizeof(pick), pick_cmp);
+  for (int64_t s = 0; s < a.n_shares; ++s) /* ranks, by the event each piece became */
+    for (uint32_t j = 0; j < a.shares[s].count; ++j) {
+      pick key = {a.shares[s].load + (uint64_t)j * a.shares[s].size, a.shares[s].part};
+      pick *at = bsearch(&key, got, (size_t)n, sizeof(pick), pick_cmp);
+      got_rank[at - got] = a.shares[s].rank + j;
+    }
+  for (int64_t t = 0; t < n; ++t) {
+    cr_assert(want[t].load == got[t].load && want[t].part == got[t].part && rank[t] == got_rank[t],
+              "kappa %d bulk_from %lld: piece %lld to partition %u at %llu (rank %u), the "
+              "heap's %u at %llu (rank %u)", kappa, (long long)bulk_from, (long long)t, got[t].part,
+              (unsigned long long)got[t].load, got_rank[t], want[t].part,
+              (unsigned long long)want[t].load, rank[t]);
+  }
+  uint64_t most = 0;
+  for (int p = 0; p < kappa; ++p) {
+    cr_assert_eq(a.part_piece[p + 1] - a.part_piece[p], pieces[p]);
+    cr_assert_eq(a.part_first[p + 1] - a.part_first[p], (uint32_t)load[p]);
+    most = load[p] > most ? load[p] : most;
+  }
+  cr_assert_eq((uint64_t)a.max_partition, most);
+  tpf_assignment_free(&a);
+  free(want), free(rank), free(got), free(got_rank);
+}
+
+/* Runs placed by the heap, by the threshold or as their cost says: the same placement as
+ * one piece at a time. */
+Test(sparse_mttkrp, placement_over_runs_matches_the_heap) {
+  tpt_rng rng = tpt_rng_fresh();
+  for (int trial = 0; trial < 300; ++trial) {
+    const int kappa = (int)tpt_int(&rng, 1, 32), runs = (int)tpt_int(&rng, 0, 30);
+    uint32_t size[30];
+    int64_t count[30];
+    uint32_t s = (uint32_t)tpt_int(&rng, runs, 4 * runs + 40);
+    for (int d = 0; d < runs; ++d) {
+      s -= (uint32_t)tpt_int(&rng, 1, s > (uint32_t)(runs - d) ? 3 : 1);
+      size[d] = s > 0 ? s : 1;
+      count[d] = tpt_int(&rng, trial % 3 ? 1 : 0, trial % 2 ? 5 : 400);
+    }
+    const int64_t bulk_from[] = {0, 1, INT64_MAX};
+    for (int b = 0; b < 3; ++b)
+      check_assignment(size, count, runs, kappa, bulk_from[b]);
+  }
+}
+
+/* A tensor in the space is checked as a host one: the same error, the same message. */
+Test(sparse_mttkrp, in_space_input_rejects_what_the_host_rejects) {
+  tpt_rng rng = tpt_rng_fresh();
+  for (int flaw = 0; flaw < 3; ++flaw) {
+    tp_coo t = make_coo(&rng, TP_DTYPE_F32, 3, dims3, 50, UNIFORM);
+    if (flaw == 0)
+      t.indices[2][17] = dims3[2];
+    else if (flaw == 1)
+      t.indices[0][3] = -1;
+    else
+      ((float *)t.values)[40] = NAN;
+    tp_flycoo *fly = NULL;
+    tp_status host_st = tp_flycoo_create(tpt_space, &t, NULL, &fly);
+    cr_assert_neq(host_st, TP_SUCCESS);
+    char host_msg[512];
+    snprintf(host_msg, sizeof host_msg, "%s", tp_last_error());
+    tp_coo dev;
+    TPT_OK(tp_coo_copy_to_device(tpt_space, &dev, &t));
+    TPT_FAILS_WITH(tp_flycoo_create_in_space(tpt_space, &dev, NULL, &fly), host_st);
+    cr_assert_null(fly);
+    const char *a = strchr(host_msg, ':'), *b = strchr(tp_last_error(), ':');
+    cr_assert(a && b && strncmp(a, b, strcspn(a, "(")) == 0, "%s against %s", tp_last_error(),
+              host_msg);
+    tp_coo_free(tpt_space, &dev);
+    tp_coo_free(NULL, &t);
+  }
 }

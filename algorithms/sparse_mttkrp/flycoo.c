@@ -1,6 +1,7 @@
-/* The FLYCOO structure: building it from a host COO tensor (plans of every mode, the
- * records in mode 0's order, or in every mode's with a copy per mode), and the MTTKRP
- * driver that runs a mode and remaps or names the next copy. */
+/* The FLYCOO structure: building it in the space from a host COO tensor or one already
+ * there (plans of every mode, the records in mode 0's order, or in every mode's with a
+ * copy per mode; flycoo_build.c plans a mode), and the MTTKRP driver that runs a mode
+ * and remaps or names the next copy. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "tenport/memory.h"
 #include "tp_clock.h"
 #include "tp_error.h"
-#include "tp_flycoo_internal.h"
+#include "tp_flycoo_build.h"
 #include "tp_space_common.h"
 
 struct tp_flycoo {
@@ -41,36 +42,15 @@ static int tpf_buffers(const tp_flycoo *f) { return tpf_per_mode(f) ? f->order :
 #define TPF_PER_MODE_MAX_ORDER 5
 
 /* One copy per mode: asked for (copies == order > 2), or by default up to 5 modes. */
-static tp_status tpf_choose_copies(const tp_coo *host, int copies, int *per_mode) {
-  TP_CHECK_ARG(copies == 0 || copies == 2 || copies == host->order,
-               "copies %d must be 0 (automatic), 2 or the tensor's order %d", copies,
-               host->order);
-  *per_mode = copies == 0 ? host->order <= TPF_PER_MODE_MAX_ORDER : copies != 2;
+static tp_status tpf_choose_copies(const tp_coo *X, int copies, int *per_mode) {
+  TP_CHECK_ARG(copies == 0 || copies == 2 || copies == X->order,
+               "copies %d must be 0 (automatic), 2 or the tensor's order %d", copies, X->order);
+  *per_mode = copies == 0 ? X->order <= TPF_PER_MODE_MAX_ORDER : copies != 2;
   return TP_SUCCESS;
 }
 
 static const tpf_ops *tpf_ops_for(tp_dtype dtype) {
   return dtype == TP_DTYPE_F32 ? tpf_ops_f32() : tpf_ops_f64();
-}
-
-static tp_status tpf_check_input(const tp_coo *host) {
-  TP_CHECK_ARG(host, "the tensor must not be NULL");
-  TP_TRY(tp_coo_check(host));
-  TP_TRY(tp_coo_validate(host));
-  TP_CHECK_ARG(host->dtype == TP_DTYPE_F32 || host->dtype == TP_DTYPE_F64,
-               "the tensor is %s: sparse MTTKRP takes float32 or float64",
-               tp_dtype_name(host->dtype));
-  TP_CHECK_ARG(host->order >= 2, "the tensor has %d mode(s): MTTKRP needs at least 2",
-               host->order);
-  if (host->nnz >= (int64_t)UINT32_MAX)
-    return TP_ERROR(TP_ERROR_NOT_SUPPORTED,
-                    "%lld nonzeros: FLYCOO's records hold 32-bit positions (up to %lld)",
-                    (long long)host->nnz, (long long)UINT32_MAX - 1);
-  for (int m = 0; m < host->order; ++m)
-    if (host->dims[m] > TPF_MAX_DIM)
-      return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
-                      m, (long long)host->dims[m], (long long)TPF_MAX_DIM);
-  return TP_SUCCESS;
 }
 
 static int tpf_default_kappa(tp_space *space) {
@@ -80,145 +60,100 @@ static int tpf_default_kappa(tp_space *space) {
   return info.is_gpu ? 2 * info.compute_units : info.compute_units;
 }
 
-/* The records in mode `mode`'s order, on the host (rec: nnz * stride words). */
-static void tpf_fill_records(const tp_coo *host, const tpf_mode_plan *plans, tpf_layout l,
-                             int mode, uint32_t *rec) {
-  const int N = host->order;
-  const size_t vb = tp_dtype_size(host->dtype);
-  const int used = (l.positions ? 2 * N : N) + (int)(vb / 4); /* words holding data */
-  if (l.stride > used) /* zero the padding and the f64 alignment gap */
-    memset(rec, 0, sizeof(uint32_t) * (size_t)host->nnz * (size_t)l.stride);
-  for (int64_t x = 0; x < host->nnz; ++x) {
-    uint32_t *r = rec + (size_t)plans[mode].position[x] * (size_t)l.stride;
-    for (int m = 0; m < N; ++m)
-      r[m] = (uint32_t)host->indices[m][x];
-    for (int m = 0; l.positions && m < N; ++m)
-      r[N + m] = plans[m].position[x];
-    memcpy(r + l.value_word, (const char *)host->values + (size_t)x * vb, vb);
-  }
-}
-
-static tp_status tpf_upload_u32(tp_space *space, const uint32_t *host, int64_t n, uint32_t **dev) {
-  const size_t bytes = sizeof(uint32_t) * (size_t)(n > 0 ? n : 1);
-  TP_TRY(tp_alloc(space, bytes, (void **)dev));
-  if (n > 0)
-    TP_TRY(tp_copy_to_device(space, *dev, host, sizeof(uint32_t) * (size_t)n));
-  return TP_SUCCESS;
-}
-
-static tp_status tpf_upload_plan(tp_space *space, const tpf_mode_plan *p, int kappa,
-                                 tpf_mode_dev *d) {
-  d->pieces = p->pieces, d->split_rows = p->split_rows, d->partial_rows = p->partial_rows;
-  TP_TRY(tpf_upload_u32(space, p->piece_start, p->pieces + 1, &d->piece_start));
-  TP_TRY(tpf_upload_u32(space, p->piece_slot, p->pieces, &d->piece_slot));
-  TP_TRY(tpf_upload_u32(space, p->part_piece, kappa + 1, &d->part_piece));
-  TP_TRY(tpf_upload_u32(space, p->split_row, p->split_rows, &d->split_row));
-  TP_TRY(tpf_upload_u32(space, p->split_first, p->split_rows + 1, &d->split_first));
-  return TP_SUCCESS;
-}
-
-/* Nonzeros in strictly increasing coordinate order (mode 0 slowest): no duplicates. */
-static int tpf_strictly_sorted(const tp_coo *h) {
-  for (int64_t x = 1; x < h->nnz; ++x) {
-    int cmp = 0;
-    for (int m = 0; m < h->order && cmp == 0; ++m)
-      cmp = (h->indices[m][x - 1] > h->indices[m][x]) - (h->indices[m][x - 1] < h->indices[m][x]);
-    if (cmp >= 0)
-      return 0;
-  }
-  return 1;
-}
-
-/* ||X||^2 of the tensor the records add up to: duplicates are summed first (on a copy)
- * when the input may hold them. */
-static tp_status tpf_norm2(const tp_coo *host, double *norm2) {
-  if (tpf_strictly_sorted(host)) {
-    *norm2 = tp_coo_norm2(host);
-    return TP_SUCCESS;
-  }
-  tp_coo copy;
-  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
-  for (int m = 0; m < host->order; ++m)
-    memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
-  memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
-  tp_status st = tp_coo_sum_duplicates(&copy, NULL);
-  *norm2 = tp_coo_norm2(&copy);
-  tp_coo_free(NULL, &copy);
-  return st;
-}
-
-static void tpf_record_stats(tp_flycoo *f, const tp_coo *host, const tpf_mode_plan *plans) {
+static void tpf_record_stats(tp_flycoo *f, const tpf_plan_counts *counts) {
   tp_flycoo_stats *s = &f->stats;
   s->dtype = f->dtype, s->order = f->order, s->partitions = f->kappa, s->nnz = f->nnz;
   memcpy(s->dims, f->dims, sizeof s->dims);
-  (void)host;
   for (int m = 0; m < f->order; ++m) {
-    s->rows[m] = plans[m].rows;
-    s->pieces[m] = plans[m].pieces;
-    s->split_rows[m] = plans[m].split_rows;
-    s->max_partition[m] = plans[m].max_partition;
+    s->rows[m] = counts[m].rows;
+    s->pieces[m] = counts[m].pieces;
+    s->split_rows[m] = counts[m].split_rows;
+    s->max_partition[m] = counts[m].max_partition;
   }
+  s->copies = tpf_buffers(f);
+  s->remaps = f->layout.positions;
+  s->record_bytes = 4 * f->layout.stride;
 }
 
-/* Plans every mode, uploads plans and records. */
-static tp_status tpf_build(tp_flycoo *f, const tp_coo *host, int split) {
-  tpf_mode_plan plans[TP_COO_MAX_ORDER];
-  memset(plans, 0, sizeof plans);
-  tp_status st = TP_SUCCESS;
-  for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
-    st = tpf_plan_mode(host, m, f->kappa, split, &plans[m]);
+/* Every mode's plan and its records (mode 0's order in buffer 0; with a copy per mode
+ * every mode's in its own), built in the space. With remapping, every record holds its
+ * place in every mode's order, so all positions are kept until the records are written. */
+static tp_status tpf_build(tp_flycoo *f, const tpf_source *src, int split) {
   const size_t words = (size_t)(f->nnz > 0 ? f->nnz : 1) * (size_t)f->layout.stride;
-  uint32_t *rec = st == TP_SUCCESS ? (uint32_t *)malloc(sizeof(uint32_t) * words) : NULL;
-  if (st == TP_SUCCESS && !rec)
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
-                  sizeof(uint32_t) * words);
+  const size_t pos_bytes = sizeof(uint32_t) * (size_t)(f->nnz > 0 ? f->nnz : 1);
+  const int keep_all = f->layout.positions;
+  uint32_t *pos[TP_COO_MAX_ORDER], *use[TP_COO_MAX_ORDER];
+  memset(pos, 0, sizeof pos);
+  tpf_plan_counts counts[TP_COO_MAX_ORDER];
+  tp_status st = TP_SUCCESS;
   for (int b = 0; b < tpf_buffers(f) && st == TP_SUCCESS; ++b)
     st = tp_alloc(f->space, sizeof(uint32_t) * words, (void **)&f->records[b]);
-  /* mode 0's order in buffer 0; with a copy per mode, every mode's in its own */
-  const int filled = tpf_per_mode(f) ? f->order : 1;
-  for (int m = 0; m < filled && f->nnz > 0 && st == TP_SUCCESS; ++m) {
-    tpf_fill_records(host, plans, f->layout, m, rec);
-    st = tp_copy_to_device(f->space, f->records[m], rec, sizeof(uint32_t) * words);
-  }
-  for (int m = 0; m < f->order && st == TP_SUCCESS; ++m)
-    st = tpf_upload_plan(f->space, &plans[m], f->kappa, &f->modes[m]);
-  if (st == TP_SUCCESS)
-    tpf_record_stats(f, host, plans);
-  f->stats.copies = tpf_buffers(f);
-  f->stats.remaps = f->layout.positions;
-  f->stats.record_bytes = 4 * f->layout.stride;
-  if (st == TP_SUCCESS)
-    st = tpf_norm2(host, &f->stats.norm2);
-  free(rec);
+  for (int m = 0; m < (keep_all ? f->order : 1) && st == TP_SUCCESS; ++m)
+    st = tp_alloc(f->space, pos_bytes, (void **)&pos[m]);
   for (int m = 0; m < f->order; ++m)
-    tpf_plan_free(&plans[m]);
+    use[m] = keep_all ? pos[m] : pos[0];
+  for (int m = 0; m < f->order && st == TP_SUCCESS; ++m) {
+    st = tpf_plan_mode_in_space(f->space, src, m, f->kappa, split, &f->modes[m], use[m],
+                                &counts[m]);
+    if (st == TP_SUCCESS && !keep_all && f->nnz > 0)
+      st = tpf_bk_fill_records(f->space, src, use, m, f->layout, f->records[m]);
+  }
+  if (st == TP_SUCCESS && keep_all && f->nnz > 0)
+    st = tpf_bk_fill_records(f->space, src, use, 0, f->layout, f->records[0]);
+  for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
+    tp_free(f->space, pos[m]);
+  if (st == TP_SUCCESS)
+    tpf_record_stats(f, counts);
   return st;
 }
 
-tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
-                           tp_flycoo **fly) {
-  TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
-  *fly = NULL;
-  TP_TRY(tpf_check_input(host));
+/* The handle, its options checked, nothing built. */
+static tp_status tpf_new(tp_space *space, const tp_coo *X, const tp_flycoo_options *opts,
+                         tp_flycoo **fly) {
   const tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
   TP_CHECK_ARG(o.partitions >= 0, "partitions %d is negative", o.partitions);
-  const double t0 = tp_wall_seconds();
+  int per_mode = 0;
+  TP_TRY(tpf_choose_copies(X, o.copies, &per_mode));
   tp_flycoo *f = (tp_flycoo *)calloc(1, sizeof *f);
   if (!f)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate the FLYCOO handle");
   f->space = space;
-  f->dtype = host->dtype, f->order = host->order, f->nnz = host->nnz;
-  memcpy(f->dims, host->dims, sizeof f->dims);
+  f->dtype = X->dtype, f->order = X->order, f->nnz = X->nnz;
+  memcpy(f->dims, X->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
-  int per_mode = 0;
-  tp_status st = tpf_choose_copies(host, o.copies, &per_mode);
   f->layout = tpf_record_layout(f->order, f->dtype, !per_mode);
-  if (st != TP_SUCCESS) {
-    free(f);
-    return st;
-  }
+  *fly = f;
+  return TP_SUCCESS;
+}
+
+/* Either input: checked, staged in the space, built, ||X||^2 taken. */
+static tp_status tpf_create(tp_space *space, const tp_coo *X, int in_space,
+                            const tp_flycoo_options *opts, tp_flycoo **fly) {
+  TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
+  *fly = NULL;
+  const double t0 = tp_wall_seconds();
+  TP_TRY(tpf_check_coo(X));
+  if (in_space) /* a host tensor is checked as it is staged */
+    TP_TRY(tpf_validate_in_space(space, X));
+  tp_flycoo *f = NULL;
+  TP_TRY(tpf_new(space, X, opts, &f));
+  /* what the structure holds: the space's use after the build, less before, neither
+   * counting idle temporaries */
+  tp_status st = tp_space_trim(space);
   const size_t held = tp_space_bytes_in_use(space);
-  st = tpf_build(f, host, o.split_rows != 0);
+  const int split = !opts || opts->split_rows != 0;
+  tpf_staged staged;
+  memset(&staged, 0, sizeof staged);
+  if (st == TP_SUCCESS)
+    st = in_space ? tpf_stage_in_space(space, X, &staged)
+                  : tpf_stage_host(space, X, &staged, &f->stats.norm2);
+  if (st == TP_SUCCESS)
+    st = tpf_build(f, &staged.src, split);
+  tpf_staged_free(space, &staged);
+  if (st == TP_SUCCESS && in_space)
+    st = tpf_norm2_in_space(space, X, &f->stats.norm2);
+  if (st == TP_SUCCESS) /* the build's temporaries go back, not to the space's cache */
+    st = tp_space_trim(space);
   if (st != TP_SUCCESS) {
     tp_flycoo_destroy(&f);
     return st;
@@ -227,6 +162,16 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   f->stats.build_seconds = tp_wall_seconds() - t0;
   *fly = f;
   return TP_SUCCESS;
+}
+
+tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
+                           tp_flycoo **fly) {
+  return tpf_create(space, host, 0, opts, fly);
+}
+
+tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
+                                    const tp_flycoo_options *opts, tp_flycoo **fly) {
+  return tpf_create(space, X, 1, opts, fly);
 }
 
 tp_status tp_flycoo_destroy(tp_flycoo **fly) {
@@ -344,3 +289,11 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
   free(rec);
   return st;
 }
+
+const tpf_mode_dev *tpf_flycoo_plan(const tp_flycoo *fly, int mode) { return &fly->modes[mode]; }
+
+const uint32_t *tpf_flycoo_records(const tp_flycoo *fly, int buffer) {
+  return fly->records[buffer];
+}
+
+tpf_layout tpf_flycoo_layout(const tp_flycoo *fly) { return fly->layout; }

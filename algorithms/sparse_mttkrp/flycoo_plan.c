@@ -1,7 +1,9 @@
-/* FLYCOO's partitioning of one mode (the sparse paper's Algorithm 1), on the host:
- * count the nonzeros of every row, cut heavy rows into pieces, sort the pieces by size,
- * give each to the least-filled partition, and derive every nonzero's position in the
- * mode's order. Deterministic: every tie has a fixed rule. */
+/* FLYCOO's partitioning of one mode (the sparse paper's Algorithm 1), on the host, one
+ * piece at a time: count the nonzeros of every row, cut heavy rows into pieces, sort the
+ * pieces by size, give each to the least-filled partition, and derive every nonzero's
+ * position in the mode's order. Deterministic: every tie has a fixed rule. The build
+ * plans in the space (flycoo_build.c); this is the reference its plans are tested
+ * against, word for word. */
 #include <stdlib.h>
 #include <string.h>
 

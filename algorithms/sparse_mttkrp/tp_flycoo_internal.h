@@ -1,5 +1,6 @@
-/* FLYCOO internals: the per-mode partition plan built on the host (flycoo_plan.c), the
- * record layout, and the kernel table of each precision (spm_kernels.h).
+/* FLYCOO internals: the per-mode partition plan (built in the space by flycoo_build.c; the
+ * host reference in flycoo_plan.c), the record layout, and the kernel table of each
+ * precision (spm_kernels.h).
  *
  * Records: one per nonzero, `stride` 32-bit words (tpf_record_layout). With remapping
  * (two buffers): the indices of every mode (words 0..N-1), the nonzero's position in
@@ -46,6 +47,58 @@ typedef struct tpf_mode_plan {
 tp_status tpf_plan_mode(const tp_coo *host, int mode, int kappa, int split, tpf_mode_plan *plan);
 void tpf_plan_free(tpf_mode_plan *plan);
 
+/* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build.c) -------------
+ * Every mode is planned by kernels and the space's primitives: the nonzeros sorted by
+ * row (stably), the rows' counts, their pieces sorted by size, and every nonzero's
+ * position; only Algorithm 1's placement runs on the host, over runs of equal piece
+ * sizes (flycoo_assign.c). The result is tpf_plan_mode's, bit for bit. */
+
+/* A partition's share of one run of equal-size pieces: `count` pieces of `size`, at loads
+ * load, load + size, ...; they are the partition's rank-th, rank+1-th, ... pieces, and
+ * the placement's events first .. first + count - 1 (in no particular order). */
+typedef struct tpf_share {
+  uint32_t part, load, count, rank, size, first;
+} tpf_share;
+
+typedef struct tpf_assignment {
+  tpf_share *shares;
+  int64_t n_shares;
+  uint32_t *part_piece; /* kappa + 1: pieces of the partitions before */
+  uint32_t *part_first; /* kappa + 1: nonzeros of the partitions before */
+  int64_t max_partition;
+} tpf_assignment;
+
+/* Places runs[k] = run_count[k] pieces of run_size[k] (sizes decreasing) on kappa
+ * partitions as Algorithm 1 does one piece at a time. bulk_from: 0 chooses per run
+ * between the heap and the threshold by their cost; n > 0 places runs of n pieces or
+ * more by the threshold, shorter ones by the heap (the tests' way to take either). */
+tp_status tpf_assign_runs(const uint32_t *run_size, const int64_t *run_count, int64_t runs,
+                          int kappa, int64_t bulk_from, tpf_assignment *a);
+void tpf_assignment_free(tpf_assignment *a);
+
+/* A tensor in the space as the build reads it: 32-bit indices and the values. */
+typedef struct tpf_source {
+  tp_dtype dtype;
+  int order;
+  int64_t nnz, dims[TP_COO_MAX_ORDER];
+  const uint32_t *idx[TP_COO_MAX_ORDER];
+  const void *values;
+} tpf_source;
+
+/* What planning a mode found (tp_flycoo_stats' per-mode figures). */
+typedef struct tpf_plan_counts {
+  int64_t pieces, rows, split_rows, partial_rows, max_partition;
+} tpf_plan_counts;
+
+typedef struct tpf_mode_dev tpf_mode_dev;
+
+/* Plans mode `mode` of src in the space: the plan's arrays (tp_alloc'd, freed by the
+ * caller with tp_free) and position[x], each nonzero's place in the mode's order (nnz
+ * words of the space). */
+tp_status tpf_plan_mode_in_space(tp_space *space, const tpf_source *src, int mode, int kappa,
+                                 int split, tpf_mode_dev *plan, uint32_t *position,
+                                 tpf_plan_counts *counts);
+
 typedef struct tpf_layout {
   int stride;     /* words per record */
   int value_word; /* where the value starts */
@@ -73,10 +126,10 @@ static inline tpf_layout tpf_record_layout(int order, tp_dtype dtype, int positi
 }
 
 /* A mode's plan in the space. */
-typedef struct tpf_mode_dev {
+struct tpf_mode_dev {
   int64_t pieces, split_rows, partial_rows;
   uint32_t *piece_start, *piece_slot, *part_piece, *split_row, *split_first;
-} tpf_mode_dev;
+};
 
 /* One MTTKRP pass of a mode over records in its order. */
 typedef struct tpf_pass {
@@ -102,6 +155,11 @@ typedef struct tpf_ops {
 
 const tpf_ops *tpf_ops_f32(void);
 const tpf_ops *tpf_ops_f64(void);
+
+/* For the tests: a mode's plan, a record buffer (0 .. copies - 1) and the layout. */
+const tpf_mode_dev *tpf_flycoo_plan(const tp_flycoo *fly, int mode);
+const uint32_t *tpf_flycoo_records(const tp_flycoo *fly, int buffer);
+tpf_layout tpf_flycoo_layout(const tp_flycoo *fly);
 
 /* Records out[positions of `to` (word order + to)] = in, for every record (no kernel
  * arithmetic): the permutation pass. */

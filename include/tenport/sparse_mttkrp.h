@@ -57,10 +57,23 @@ tp_flycoo_options tp_flycoo_options_default(void);
 /* Builds the FLYCOO form of a host COO tensor in the space: f32 or f64, at least 2 modes,
  * fewer than 2^32 - 1 nonzeros, at most 2^28 rows per mode (the partitioning keeps
  * per-row counts), finite values and indices in range (checked). Duplicate coordinates
- * are allowed (they add up). The records start in mode 0's order. */
+ * are allowed (they add up). The records start in mode 0's order.
+ *
+ * The build runs in the space (on the GPU for GPU spaces): the host checks the tensor
+ * and narrows its indices to 32 bits on every core, then uploads them; kernels and the
+ * space's sort, scan and compaction plan every mode; only Algorithm 1's placement runs
+ * on the host, once per distinct row size, not per row. The plans and records are the
+ * same, bit for bit, on every backend and thread count. */
 tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
                            tp_flycoo **fly);
 tp_status tp_flycoo_destroy(tp_flycoo **fly);
+
+/* tp_flycoo_create from a COO tensor already in the space (its arrays are memory of the
+ * space, as tp_coo_copy_to_device or tp_coo_alloc(space, ...) make them): checked by
+ * reductions in the space (a bad tensor is copied back once, for tp_coo_validate's
+ * message), nothing uploaded; X is not changed and may be freed afterwards. */
+tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
+                                    const tp_flycoo_options *opts, tp_flycoo **fly);
 
 /* What the partitioning produced, per mode. */
 typedef struct tp_flycoo_stats {
@@ -76,7 +89,8 @@ typedef struct tp_flycoo_stats {
   int64_t split_rows[TP_COO_MAX_ORDER];    /* rows cut into pieces */
   int64_t max_partition[TP_COO_MAX_ORDER]; /* nonzeros of the fullest partition */
   size_t device_bytes;                     /* memory the structure holds in the space */
-  double build_seconds;                    /* host preprocessing and upload */
+  double build_seconds;                    /* the whole create call: checks, upload,
+                                              planning, records */
 } tp_flycoo_stats;
 
 tp_status tp_flycoo_get_stats(const tp_flycoo *fly, tp_flycoo_stats *stats);

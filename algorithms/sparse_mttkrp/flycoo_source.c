@@ -1,0 +1,300 @@
+/* The tensor FLYCOO is built from, as the build reads it in the space (tpf_source: 32-bit
+ * indices and the values): from a host COO tensor (checked with every host core, the
+ * indices narrowed on the host, then uploaded) or from a COO tensor already in the space
+ * (checked by reductions, narrowed by a kernel); and ||X||^2 of either. A bad tensor is
+ * reported by tp_coo_validate on the host, so both give the same message. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenport/memory.h"
+#include "tenport/primitives.h"
+#include "tp_error.h"
+#include "tp_flycoo_build.h"
+#include "tp_host_omp.h"
+#include "tp_space_common.h"
+#include "tp_sparse_internal.h"
+
+enum { TPF_SUM_BLOCK = 1 << 16 }; /* nonzeros per partial sum of ||X||^2 */
+
+tp_status tpf_check_coo(const tp_coo *X) {
+  TP_CHECK_ARG(X, "the tensor must not be NULL");
+  TP_TRY(tp_coo_check(X));
+  TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
+               "the tensor is %s: sparse MTTKRP takes float32 or float64",
+               tp_dtype_name(X->dtype));
+  TP_CHECK_ARG(X->order >= 2, "the tensor has %d mode(s): MTTKRP needs at least 2", X->order);
+  TP_CHECK_ARG(X->nnz == 0 || X->values, "the tensor's values must not be NULL");
+  for (int m = 0; m < X->order; ++m)
+    TP_CHECK_ARG(X->nnz == 0 || X->indices[m], "the tensor's indices of mode %d must not be NULL",
+                 m);
+  if (X->nnz >= (int64_t)UINT32_MAX)
+    return TP_ERROR(TP_ERROR_NOT_SUPPORTED,
+                    "%lld nonzeros: FLYCOO's records hold 32-bit positions (up to %lld)",
+                    (long long)X->nnz, (long long)UINT32_MAX - 1);
+  for (int m = 0; m < X->order; ++m)
+    if (X->dims[m] > TPF_MAX_DIM)
+      return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
+                      m, (long long)X->dims[m], (long long)TPF_MAX_DIM);
+  return TP_SUCCESS;
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+static double tpf_host_value(const tp_coo *h, int64_t x) {
+  return h->dtype == TP_DTYPE_F32 ? (double)((const float *)h->values)[x]
+                                  : ((const double *)h->values)[x];
+}
+
+/* The host check of a copy, for its message. */
+static tp_status tpf_validate_copy(tp_space *space, const tp_coo *X) {
+  tp_coo host;
+  TP_TRY(tp_coo_copy_to_host(space, &host, X));
+  tp_status st = tp_coo_validate(&host);
+  tp_coo_free(NULL, &host);
+  return st != TP_SUCCESS ? st
+                          : TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: the space's check "
+                                     "failed, the host's passed");
+}
+
+/* Every index within its mode and every value finite, by reductions in the space. */
+static tp_status tpf_reduce_checks(tp_space *space, const tp_coo *X, int *bad) {
+  int64_t *lim; /* min and max of one mode */
+  TP_TRY(tp_temp_alloc(space, 2 * sizeof(int64_t) + sizeof(tp_argmax_f64), (void **)&lim));
+  tp_status st = TP_SUCCESS;
+  for (int m = 0; m < X->order && st == TP_SUCCESS && !*bad; ++m) {
+    int64_t got[2];
+    st = tp_reduce_min_i64(space, X->indices[m], X->nnz, &lim[0]);
+    if (st == TP_SUCCESS)
+      st = tp_reduce_max_i64(space, X->indices[m], X->nnz, &lim[1]);
+    if (st == TP_SUCCESS)
+      st = tp_copy_to_host(space, got, lim, sizeof got);
+    *bad = st == TP_SUCCESS && (got[0] < 0 || got[1] >= X->dims[m]);
+  }
+  double most = 0;
+  if (st == TP_SUCCESS && !*bad && X->dtype == TP_DTYPE_F32) {
+    tp_argmax_f32 r;
+    st = tp_reduce_argmax_abs_f32(space, (const float *)X->values, X->nnz, (tp_argmax_f32 *)lim);
+    if (st == TP_SUCCESS && (st = tp_copy_to_host(space, &r, lim, sizeof r)) == TP_SUCCESS)
+      most = r.value;
+  } else if (st == TP_SUCCESS && !*bad) {
+    tp_argmax_f64 r;
+    st = tp_reduce_argmax_abs_f64(space, (const double *)X->values, X->nnz, (tp_argmax_f64 *)lim);
+    if (st == TP_SUCCESS && (st = tp_copy_to_host(space, &r, lim, sizeof r)) == TP_SUCCESS)
+      most = r.value;
+  }
+  *bad = *bad || !isfinite(most);
+  tp_temp_release(space, lim);
+  return st;
+}
+
+tp_status tpf_validate_in_space(tp_space *space, const tp_coo *X) {
+  int bad = 0;
+  if (X->nnz > 0)
+    TP_TRY(tpf_reduce_checks(space, X, &bad));
+  return bad ? tpf_validate_copy(space, X) : TP_SUCCESS;
+}
+
+/* ---- ||X||^2 ------------------------------------------------------------------------------ */
+
+/* The sum of squares in double, in fixed blocks: the same for any thread count. */
+static double tpf_host_sum_squares(const tp_coo *h) {
+  const int64_t blocks = (h->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+  double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
+  if (!part)
+    return tp_coo_norm2(h);
+  TP_HOST_OMP(omp parallel for schedule(static))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t end = (b + 1) * TPF_SUM_BLOCK < h->nnz ? (b + 1) * TPF_SUM_BLOCK : h->nnz;
+    double s = 0;
+    for (int64_t x = b * TPF_SUM_BLOCK; x < end; ++x)
+      s += tpf_host_value(h, x) * tpf_host_value(h, x);
+    part[b] = s;
+  }
+  double s = 0;
+  for (int64_t b = 0; b < blocks; ++b)
+    s += part[b];
+  free(part);
+  return s;
+}
+
+/* ||X||^2 of a host tensor that may hold duplicates: summed first, on a copy. */
+static tp_status tpf_norm2_merged(const tp_coo *host, double *norm2) {
+  tp_coo copy;
+  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
+  for (int m = 0; m < host->order; ++m)
+    memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
+  memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
+  tp_status st = tp_coo_sum_duplicates(&copy, NULL);
+  *norm2 = tpf_host_sum_squares(&copy);
+  tp_coo_free(NULL, &copy);
+  return st;
+}
+
+/* ---- staging --------------------------------------------------------------------------------- */
+
+static tp_status tpf_stage_alloc(tp_space *space, const tp_coo *X, tpf_staged *s) {
+  memset(s, 0, sizeof *s);
+  s->src.dtype = X->dtype, s->src.order = X->order, s->src.nnz = X->nnz;
+  memcpy(s->src.dims, X->dims, sizeof s->src.dims);
+  const size_t words = sizeof(uint32_t) * (size_t)(X->nnz > 0 ? X->nnz : 1);
+  for (int m = 0; m < X->order; ++m) {
+    TP_TRY(tp_alloc(space, words, (void **)&s->owned[m]));
+    s->src.idx[m] = s->owned[m];
+  }
+  return TP_SUCCESS;
+}
+
+/* The values where kernels can read them: in place on a CPU (the space is host memory),
+ * else a copy in the space. */
+static tp_status tpf_stage_values(tp_space *space, const tp_coo *host, int is_gpu,
+                                  tpf_staged *s) {
+  const size_t bytes = tp_dtype_size(host->dtype) * (size_t)host->nnz;
+  if (!is_gpu || bytes == 0) {
+    s->src.values = host->values;
+    return TP_SUCCESS;
+  }
+  TP_TRY(tp_alloc(space, bytes, &s->owned_values));
+  s->src.values = s->owned_values;
+  return tp_copy_to_device(space, s->owned_values, host->values, bytes);
+}
+
+/* What one pass over a host tensor found. */
+typedef struct tpf_pass_result {
+  int bad;      /* an index out of range or a value not finite */
+  int unsorted; /* a coordinate not greater than the one before */
+} tpf_pass_result;
+
+/* Coordinate x - 1 against x: 1 unless x's is greater. */
+static int tpf_not_after(const tp_coo *h, int64_t x) {
+  for (int m = 0; m < h->order; ++m)
+    if (h->indices[m][x - 1] != h->indices[m][x])
+      return h->indices[m][x - 1] > h->indices[m][x];
+  return 1;
+}
+
+/* One pass over the nonzeros, block by block on every core: each index checked and
+ * narrowed into out[m], each value checked and squared into part[block], each coordinate
+ * compared with the one before. */
+static void tpf_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
+                          tpf_pass_result *r) {
+  const int64_t blocks = (h->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+  int bad = 0, unsorted = 0;
+  TP_HOST_OMP(omp parallel for schedule(static) reduction(| : bad, unsorted))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t x0 = b * TPF_SUM_BLOCK;
+    const int64_t x1 = x0 + TPF_SUM_BLOCK < h->nnz ? x0 + TPF_SUM_BLOCK : h->nnz;
+    for (int m = 0; m < h->order; ++m) {
+      const int64_t *idx = h->indices[m];
+      const uint64_t dim = (uint64_t)h->dims[m];
+      for (int64_t x = x0; x < x1; ++x) {
+        bad |= (uint64_t)idx[x] >= dim;
+        out[m][x] = (uint32_t)idx[x];
+      }
+    }
+    double s = 0;
+    for (int64_t x = x0; x < x1; ++x) {
+      const double v = tpf_host_value(h, x);
+      bad |= !isfinite(v);
+      s += v * v;
+    }
+    part[b] = s;
+    for (int64_t x = x0 > 0 ? x0 : 1; x < x1 && !unsorted; ++x)
+      unsorted |= tpf_not_after(h, x);
+  }
+  r->bad = bad, r->unsorted = unsorted;
+}
+
+/* GPUs: the indices narrowed on the host, then uploaded; CPUs: narrowed into the space's
+ * arrays themselves (host memory). */
+static tp_status tpf_host_targets(const tp_coo *host, int is_gpu, tpf_staged *s,
+                                  uint32_t **out) {
+  for (int m = 0; m < host->order; ++m) {
+    out[m] = s->owned[m];
+    if (is_gpu && host->nnz > 0 &&
+        !(out[m] = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)host->nnz)))
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes to stage the indices",
+                      sizeof(uint32_t) * (size_t)host->nnz);
+  }
+  return TP_SUCCESS;
+}
+
+static tp_status tpf_upload_indices(tp_space *space, const tp_coo *host, uint32_t *const *out,
+                                    tpf_staged *s) {
+  for (int m = 0; m < host->order && host->nnz > 0; ++m)
+    TP_TRY(tp_copy_to_device(space, s->owned[m], out[m], sizeof(uint32_t) * (size_t)host->nnz));
+  return TP_SUCCESS;
+}
+
+/* The pass, then what it found: a bad tensor reported as tp_coo_validate reports it,
+ * ||X||^2 from the blocks' sums (or, with duplicates, from a merged copy). */
+static tp_status tpf_host_checks(const tp_coo *host, uint32_t *const *out, double *norm2) {
+  const int64_t blocks = (host->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+  double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
+  if (!part)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld partial sums",
+                    (long long)blocks);
+  tpf_pass_result r;
+  tpf_host_pass(host, out, part, &r);
+  *norm2 = 0;
+  for (int64_t b = 0; b < blocks; ++b)
+    *norm2 += part[b];
+  free(part);
+  if (r.bad) {
+    TP_TRY(tp_coo_validate(host)); /* names the first bad nonzero */
+    return TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: a bad index or value was seen, not found");
+  }
+  return r.unsorted ? tpf_norm2_merged(host, norm2) : TP_SUCCESS;
+}
+
+tp_status tpf_stage_host(tp_space *space, const tp_coo *host, tpf_staged *s, double *norm2) {
+  TP_TRY(tp_coo_check_arrays(host));
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  TP_TRY(tpf_stage_alloc(space, host, s));
+  uint32_t *out[TP_COO_MAX_ORDER];
+  memset(out, 0, sizeof out);
+  tp_status st = tpf_host_targets(host, info.is_gpu, s, out);
+  if (st == TP_SUCCESS)
+    st = tpf_host_checks(host, out, norm2);
+  if (st == TP_SUCCESS && info.is_gpu)
+    st = tpf_upload_indices(space, host, out, s);
+  for (int m = 0; m < host->order && info.is_gpu; ++m)
+    free(out[m]);
+  return st == TP_SUCCESS ? tpf_stage_values(space, host, info.is_gpu, s) : st;
+}
+
+tp_status tpf_stage_in_space(tp_space *space, const tp_coo *X, tpf_staged *s) {
+  TP_TRY(tpf_stage_alloc(space, X, s));
+  for (int m = 0; m < X->order && X->nnz > 0; ++m)
+    TP_TRY(tpf_bk_narrow(space, X->indices[m], s->owned[m], X->nnz));
+  s->src.values = X->values;
+  return TP_SUCCESS;
+}
+
+void tpf_staged_free(tp_space *space, tpf_staged *s) {
+  for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
+    tp_free(space, s->owned[m]);
+  tp_free(space, s->owned_values);
+  memset(s, 0, sizeof *s);
+}
+
+tp_status tpf_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2) {
+  int64_t *out; /* [0]: pairs not increasing; [1]: the sum of squares */
+  TP_TRY(tp_temp_alloc(space, 2 * sizeof(int64_t), (void **)&out));
+  int64_t got[2] = {0, 0};
+  tp_status st = tpf_bk_coo_checks(space, X, &out[0], (double *)&out[1]);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(space, got, out, sizeof got);
+  tp_temp_release(space, out);
+  TP_TRY(st);
+  if (got[0] == 0) {
+    memcpy(norm2, &got[1], sizeof *norm2);
+    return TP_SUCCESS;
+  }
+  tp_coo host; /* duplicates, or out of order: summed on the host */
+  TP_TRY(tp_coo_copy_to_host(space, &host, X));
+  st = tpf_norm2_merged(&host, norm2);
+  tp_coo_free(NULL, &host);
+  return st;
+}
