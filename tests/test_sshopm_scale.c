@@ -419,7 +419,9 @@ Test(sshopm_scale, nonfinite_tensors_get_nan_and_the_batch_goes_on) {
                   "zero tensor, run %d: flag %d, lambda %g", v, r.flag[4 * V + v],
                   r.lambda[4 * V + v]);
       }
-      for (int t = 1; t <= 3; t += 2) {
+      for (int t = 1; t <= 4; ++t) { /* and none for the tensors that are not good */
+        if (t == 2)
+          continue;
         tp_eigenpairs p = pairs_of(4, 3, all + t * KR_U, &r, t, V);
         cr_assert_eq(p.count, 0, "tensor %d: %d eigenpairs", t, p.count);
         pairs_free(&p);

@@ -283,7 +283,8 @@ typedef struct tensor_scale {
   double big, root;
 } tensor_scale;
 
-/* a = tensor / s; 0, or -1 if a value is not finite (a is then not written). */
+/* a = tensor / s; 0, or nonzero (a is then not written) for a tensor with a value
+ * that is not finite, or of zeros (whose eigenvectors are all unit vectors). */
 static int unit_tensor(int order, int dim, int64_t unique, const double *tensor, double *a,
                        tensor_scale *s) {
   if (tp_sym_norm_parts_f64(order, dim, unique, tensor, &s->big, &s->root) != 0)
@@ -371,7 +372,7 @@ tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
    * Hessian workspace, then A / s. ints: cluster seeds, representatives and sizes. */
   a = xs + v * n + n + hess;
   if (unit_tensor(order, dim, unique, tensor, a, &scale) != 0)
-    goto done; /* a non-finite tensor has no eigenpairs */
+    goto done; /* no eigenpairs to report */
   TP_TRY_GOTO(st, prepare_runs(order, dim, a, num_starts, x, flag, xs, xs + v * n, runs,
                                &count),
               done);

@@ -324,5 +324,5 @@ int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, d
   }
   *big = b;
   *root = q > 0 ? sqrt(q) : 1.0;
-  return 0;
+  return q > 0 ? 0 : 1;
 }

@@ -17,8 +17,8 @@ double tp_sym_multiplicity_factorials(int order, const int *index, int skip_a, i
 
 /* Frobenius norm of the full tensor (unique values a, lexicographic classes) as
  * big * root: big = max_j |a_j| and root = sqrt(sum_j multinomial_j (a_j / big)^2), so
- * nothing overflows (both 1 for zeros). Returns 0, or -1 (outputs untouched) if a value
- * is not finite. */
+ * nothing overflows. Returns 0; 1 for a tensor of zeros (big = root = 1); -1 (outputs
+ * untouched) if a value is not finite. */
 int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, double *big,
                           double *root);
 

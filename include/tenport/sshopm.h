@@ -144,8 +144,9 @@ typedef struct tp_eigenpairs {
  * Each converged run's x is normalised and its lambda recomputed in double as A x^m
  * (on A / s, then scaled back); runs match when |x.y| >= 1 - dot_tol and their
  * lambdas agree to lambda_tol. A tensor with a non-finite value has no pairs (count 0,
- * not an error). Each pair reports the matching run with the smallest residual
- * |A x^(m-1) - lambda x|.
+ * not an error), nor has a tensor of zeros (every unit x is an eigenvector of it, with
+ * lambda = 0, and none is isolated). Each pair reports the matching run with the
+ * smallest residual |A x^(m-1) - lambda x|.
  * Signs: for odd m, (lambda, x) and (-lambda, -x) are the same pair; it is reported
  * with lambda >= 0 (for lambda = 0, the first nonzero entry of x positive), and its
  * kind refers to that representative (the negated pair has the opposite kind: a
