@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
 
 enum { MIN_CAPACITY = 1024 };
@@ -48,19 +49,29 @@ tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *na
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_builder_append(tp_coo_builder *b, const tp_coo_builder *from, const char *name) {
-  int64_t at = b->t.nnz, n = from->t.nnz;
-  if (n == 0)
-    return TP_SUCCESS;
-  TP_TRY(tp_coo_builder_reserve(b, n, name));
-  size_t size = tp_dtype_size(b->t.dtype);
-  for (int m = 0; m < b->t.order; ++m) {
-    memcpy(b->t.indices[m] + at, from->t.indices[m], sizeof(int64_t) * (size_t)n);
-    if (from->max_index[m] > b->max_index[m])
-      b->max_index[m] = from->max_index[m];
-  }
-  memcpy((char *)b->t.values + (size_t)at * size, from->t.values, size * (size_t)n);
-  b->t.nnz = at + n;
+/* Copies the arrays of `from` to nonzero `at` of b (room reserved). */
+static void copy_into(tp_coo_builder *b, int64_t at, const tp_coo_builder *from) {
+  const size_t size = tp_dtype_size(b->t.dtype), n = (size_t)from->t.nnz;
+  for (int m = 0; m < b->t.order; ++m)
+    memcpy(b->t.indices[m] + at, from->t.indices[m], sizeof(int64_t) * n);
+  memcpy((char *)b->t.values + (size_t)at * size, from->t.values, size * n);
+}
+
+tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *parts, int count,
+                                    const char *name) {
+  int64_t at[TP_TNS_PIECES + 1];
+  at[0] = b->t.nnz;
+  for (int i = 0; i < count; ++i)
+    at[i + 1] = at[i] + parts[i].b.t.nnz;
+  TP_TRY(tp_coo_builder_reserve(b, at[count] - b->t.nnz, name));
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int i = 0; i < count; ++i)
+    copy_into(b, at[i], &parts[i].b);
+  for (int i = 0; i < count; ++i)
+    for (int m = 0; m < b->t.order; ++m)
+      if (parts[i].b.max_index[m] > b->max_index[m])
+        b->max_index[m] = parts[i].b.max_index[m];
+  b->t.nnz = at[count];
   return TP_SUCCESS;
 }
 

@@ -5,19 +5,23 @@
 #include <string.h>
 
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
 
 /* Sums of duplicates may leave the range of the value type (finite values that add up
  * past it), in either precision. */
 static tp_status check_sums(const char *name, const tp_coo *host) {
-  for (int64_t k = 0; k < host->nnz; ++k)
-    if (!isfinite(tp_coo_value(host, k))) {
-      char at[TP_COO_COORD_TEXT];
-      tp_coo_format_coordinate(host, k, at, sizeof at);
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: the duplicates of nonzero %s (zero-based) sum to a "
-                      "value beyond the %s range", name, at, tp_dtype_name(host->dtype));
-    }
-  return TP_SUCCESS;
+  int64_t k = INT64_MAX; /* the first sum out of range */
+  TP_HOST_OMP(omp parallel for schedule(static) reduction(min : k))
+  for (int64_t j = 0; j < host->nnz; ++j)
+    if (!isfinite(tp_coo_value(host, j)) && j < k)
+      k = j;
+  if (k == INT64_MAX)
+    return TP_SUCCESS;
+  char at[TP_COO_COORD_TEXT];
+  tp_coo_format_coordinate(host, k, at, sizeof at);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: the duplicates of nonzero %s (zero-based) sum to a "
+                  "value beyond the %s range", name, at, tp_dtype_name(host->dtype));
 }
 
 static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_info *info) {

@@ -72,10 +72,11 @@ static int compare_coordinates(const tp_coo *t, int64_t a, int64_t b) {
 }
 
 static int is_sorted(const tp_coo *t) {
+  int bad = 0;
+  TP_HOST_OMP(omp parallel for schedule(static) reduction(| : bad))
   for (int64_t k = 1; k < t->nnz; ++k)
-    if (compare_coordinates(t, k - 1, k) > 0)
-      return 0;
-  return 1;
+    bad |= compare_coordinates(t, k - 1, k) > 0;
+  return !bad;
 }
 
 /* Reorders the tensor's arrays so that nonzero k becomes old nonzero perm[k]; scratch
@@ -144,6 +145,7 @@ static tp_status sort_one_key(tp_coo *t, const key_group *g, sort_arrays *a) {
 static tp_status sort_by_groups(tp_coo *t, const key_group *groups, int count,
                                 sort_arrays *a) {
   int64_t *perm = a->payload;
+  TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < t->nnz; ++k)
     perm[k] = k;
   for (int g = count - 1; g >= 0; --g) {

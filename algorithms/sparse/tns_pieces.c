@@ -1,8 +1,10 @@
 /* Parsing a large block of complete .tns lines in parallel: the block is cut at line
  * ends into a fixed number of pieces, each parsed into a builder of its own, and the
  * builders are appended in order, so the result does not depend on the thread count.
- * Pieces count their lines from 0; when one fails, it is parsed again on the calling
- * thread from its true first line, which raises the error there with the right line. */
+ * Threads take pieces one at a time; a side job (the read of the next chunk) is one more
+ * item of the same loop, taken first, so reading overlaps parsing. Pieces count their
+ * lines from 0; when one fails, it is parsed again on the calling thread from its true
+ * first line, which raises the error there with the right line. */
 #include <string.h>
 
 #include "tp_error.h"
@@ -48,11 +50,21 @@ static tp_status report(tp_tns_parser *ps, tp_tns_pieces *pc, const char *const 
                                           "differently", ps->name);
 }
 
+/* Runs the side job, if any, into *side_st. */
+static void run_side(tp_tns_side_job side, void *ctx, tp_status *side_st) {
+  if (side)
+    *side_st = side(ctx);
+}
+
 tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
-                             const char *end) {
+                             const char *end, tp_tns_side_job side, void *ctx,
+                             tp_status *side_st) {
   size_t bytes = (size_t)(end - text);
-  if (ps->order == 0 || bytes < PARALLEL_MIN_BYTES)
-    return tp_tns_parse_lines(ps, text, end);
+  if (ps->order == 0 || bytes < PARALLEL_MIN_BYTES) {
+    tp_status st = tp_tns_parse_lines(ps, text, end);
+    run_side(side, ctx, side_st);
+    return st;
+  }
   const char *cut[TP_TNS_PIECES + 1];
   for (int i = 0; i < TP_TNS_PIECES; ++i)
     cut[i] = line_start_after(text, end, bytes / TP_TNS_PIECES * (size_t)i);
@@ -60,15 +72,18 @@ tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *t
   setup_parts(ps, pc, bytes);
   tp_status st[TP_TNS_PIECES];
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
-  for (int i = 0; i < TP_TNS_PIECES; ++i)
-    st[i] = tp_tns_parse_lines(&pc->part[i], cut[i], cut[i + 1]);
+  for (int i = -1; i < TP_TNS_PIECES; ++i) {
+    if (i < 0)
+      run_side(side, ctx, side_st);
+    else
+      st[i] = tp_tns_parse_lines(&pc->part[i], cut[i], cut[i + 1]);
+  }
   for (int i = 0; i < TP_TNS_PIECES; ++i)
     if (st[i] != TP_SUCCESS)
       return report(ps, pc, cut, i);
-  for (int i = 0; i < TP_TNS_PIECES; ++i) {
-    TP_TRY(tp_coo_builder_append(&ps->b, &pc->part[i].b, ps->name));
+  TP_TRY(tp_coo_builder_append_all(&ps->b, pc->part, TP_TNS_PIECES, ps->name));
+  for (int i = 0; i < TP_TNS_PIECES; ++i)
     ps->line += pc->part[i].line;
-  }
   return TP_SUCCESS;
 }
 

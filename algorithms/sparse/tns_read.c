@@ -1,7 +1,8 @@
 /* Reading FROSTT .tns text: the source is read in large chunks, each cut after its last
- * complete line and parsed in place (tns_parse.c, in parallel pieces by tns_pieces.c);
- * the rest of the chunk moves to the front for the next read. A line longer than the
- * buffer doubles the buffer, up to TP_TNS_MAX_LINE_BYTES. */
+ * complete line and parsed in place (tns_parse.c, in parallel pieces by tns_pieces.c)
+ * while the next chunk is read into a second buffer, after the first one's incomplete
+ * last line. A line longer than the buffer doubles the buffers, up to
+ * TP_TNS_MAX_LINE_BYTES. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,56 +30,91 @@ static size_t complete_lines(const char *buf, size_t len) {
   return len;
 }
 
-static tp_status grow(char **buf, size_t *cap, const tp_tns_parser *ps) {
-  const char *name = ps->name;
-  if (*cap > TP_TNS_MAX_LINE_BYTES) /* every line before this one is counted */
+/* Two buffers of cap + 1 bytes (one for the terminating NUL): one parsed while the next
+ * chunk is read into the other. */
+typedef struct tns_buffers {
+  char *buf[2];
+  size_t cap;
+} tns_buffers;
+
+static tp_status grow(tns_buffers *b, const tp_tns_parser *ps) {
+  if (b->cap > TP_TNS_MAX_LINE_BYTES) /* every line before this one is counted */
     return tp_tns_line_too_long(ps->name, ps->line + 1);
-  size_t want = *cap > (SIZE_MAX - 1) / 2 ? 0 : *cap * 2;
-  char *p = want ? (char *)realloc(*buf, want + 1) : NULL;
-  if (!p)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes for one line", name,
-                    *cap * 2);
-  *buf = p, *cap = want;
+  size_t want = b->cap > (SIZE_MAX - 1) / 2 ? 0 : b->cap * 2;
+  for (int i = 0; i < 2; ++i) {
+    char *p = want ? (char *)realloc(b->buf[i], want + 1) : NULL;
+    if (!p)
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes for one line",
+                      ps->name, b->cap * 2);
+    b->buf[i] = p;
+  }
+  b->cap = want;
   return TP_SUCCESS;
 }
 
-/* Reads the source through a buffer of cap + 1 bytes (one for the terminating NUL). */
-static tp_status parse_chunks(tp_input *in, char **buf, size_t cap, tp_tns_parser *ps,
+/* The read of the next chunk: into buf after the `have` bytes carried over. */
+typedef struct tns_next {
+  tp_input *in;
+  char *buf;
+  size_t have, cap;
+} tns_next;
+
+static tp_status read_next(void *ctx) {
+  tns_next *n = (tns_next *)ctx;
+  size_t got;
+  TP_TRY(tp_input_read(n->in, n->buf + n->have, n->cap - n->have, &got));
+  n->have += got;
+  return TP_SUCCESS;
+}
+
+/* Parses the complete lines of the current buffer while the next chunk is read into the
+ * other one, after the current buffer's incomplete last line. */
+static tp_status parse_chunks(tp_input *in, tns_buffers *b, tp_tns_parser *ps,
                               tp_tns_pieces *pieces) {
-  size_t len = 0;
+  int cur = 0;
+  tns_next next = {in, b->buf[cur], 0, b->cap};
+  TP_TRY(read_next(&next));
   for (;;) {
-    size_t got;
-    TP_TRY(tp_input_read(in, *buf + len, cap - len, &got));
-    len += got;
-    if (len < cap) { /* the end of the source */
-      (*buf)[len] = '\0';
-      return tp_tns_parse_block(ps, pieces, *buf, *buf + len);
+    char *text = b->buf[cur];
+    size_t len = next.have;
+    if (len < b->cap) { /* the end of the source */
+      text[len] = '\0';
+      return tp_tns_parse_block(ps, pieces, text, text + len, NULL, NULL, NULL);
     }
-    size_t done = complete_lines(*buf, len);
+    size_t done = complete_lines(text, len);
     if (done == 0) {
-      TP_TRY(grow(buf, &cap, ps));
+      TP_TRY(grow(b, ps));
+      next.buf = b->buf[cur], next.cap = b->cap;
+      TP_TRY(read_next(&next));
       continue;
     }
-    TP_TRY(tp_tns_parse_block(ps, pieces, *buf, *buf + done));
-    memmove(*buf, *buf + done, len - done);
-    len -= done;
+    next.buf = b->buf[1 - cur], next.have = len - done, next.cap = b->cap;
+    memcpy(next.buf, text + done, len - done);
+    tp_status read_st = TP_SUCCESS;
+    TP_TRY(tp_tns_parse_block(ps, pieces, text, text + done, read_next, &next, &read_st));
+    TP_TRY(read_st);
+    cur = 1 - cur;
   }
 }
 
 static tp_status parse_source(tp_input *in, size_t chunk, tp_tns_parser *ps) {
-  size_t cap = chunk ? chunk : TP_TNS_CHUNK_BYTES;
+  tns_buffers b;
+  b.cap = chunk ? chunk : TP_TNS_CHUNK_BYTES;
   uint64_t remaining = tp_input_remaining(in);
-  if (remaining < cap) /* small files: no larger buffer than needed */
-    cap = (size_t)remaining + 1;
-  char *buf = (char *)malloc(cap + 1);
-  if (!buf)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte read buffer",
-                    in->name, cap + 1);
+  if (remaining < b.cap) /* small files: no larger buffer than needed, and only one */
+    b.cap = (size_t)remaining + 1;
+  b.buf[0] = (char *)malloc(b.cap + 1);
+  b.buf[1] = (char *)malloc(b.cap + 1);
+  tp_status st = TP_SUCCESS;
+  if (!b.buf[0] || !b.buf[1])
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate two %zu-byte read buffers",
+                  in->name, b.cap + 1);
   tp_tns_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
-  tp_status st = parse_chunks(in, &buf, cap, ps, &pieces);
+  if (st == TP_SUCCESS)
+    st = parse_chunks(in, &b, ps, &pieces);
   tp_tns_pieces_free(&pieces);
-  free(buf);
+  free(b.buf[0]), free(b.buf[1]);
   return st;
 }
 

@@ -73,8 +73,6 @@ typedef struct tp_coo_builder {
 void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz);
 /* Room for `more` nonzeros, growing the arrays geometrically. */
 tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *name);
-/* Appends from's nonzeros (same dtype and order) and takes its maximum indices. */
-tp_status tp_coo_builder_append(tp_coo_builder *b, const tp_coo_builder *from, const char *name);
 void tp_coo_builder_free(tp_coo_builder *b);
 
 /* ---- .tns text (tns_parse.c, tns_pieces.c, tns_read.c) ------------------------------ */
@@ -95,7 +93,10 @@ tp_status tp_tns_parse_lines(tp_tns_parser *p, const char *text, const char *end
 /* The error of a line longer than TP_TNS_MAX_LINE_BYTES. */
 tp_status tp_tns_line_too_long(const char *name, int64_t line);
 
-enum { TP_TNS_CHUNK_BYTES = 16 << 20, TP_TNS_PIECES = 16 };
+/* Text is read TP_TNS_CHUNK_BYTES at a time and each chunk parsed in TP_TNS_PIECES pieces
+ * (1 MiB each) that threads take one at a time: enough pieces for 16 threads to stay busy
+ * while one of them reads the next chunk. */
+enum { TP_TNS_CHUNK_BYTES = 64 << 20, TP_TNS_PIECES = 64 };
 /* The longest .tns line read (a line holds at most 16 indices and a value; comments are
  * the only long lines), so that a source without line ends cannot take all memory. */
 enum { TP_TNS_MAX_LINE_BYTES = TP_TNS_MAX_LINE };
@@ -106,11 +107,22 @@ typedef struct tp_tns_pieces {
   int ready;
 } tp_tns_pieces;
 
+/* Work done beside a block's parsing (reading the next chunk), by one thread while the
+ * others parse; it returns its own status. */
+typedef tp_status (*tp_tns_side_job)(void *ctx);
+
 /* tp_tns_parse_lines on [text, end), which ends with '\n' or at the text's NUL; large
- * blocks are parsed in parallel pieces once the order is known. */
+ * blocks are parsed in parallel pieces once the order is known. side (may be NULL) runs
+ * once, beside the pieces; its status goes to *side_st. */
 tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
-                             const char *end);
+                             const char *end, tp_tns_side_job side, void *ctx,
+                             tp_status *side_st);
 void tp_tns_pieces_free(tp_tns_pieces *pc);
+
+/* Appends the nonzeros of count parsers' builders to b, in order, copying on every core,
+ * and takes their maximum indices. */
+tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *parts, int count,
+                                    const char *name);
 
 /* Readers of an input; on failure *host is zeroed and owns nothing. chunk: bytes read at
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */

@@ -17,9 +17,8 @@
 #include <string.h>
 
 #include "tp_error.h"
+#include "tp_host_omp.h"
 #include "tp_sparse_internal.h"
-
-enum { BLOCK_BYTES = 1 << 20 };
 
 static void put_u32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -205,74 +204,134 @@ static tp_status read_header(tp_input *src, tpb_header *t) {
   return check_size(src, t);
 }
 
-/* ---- the arrays ---- */
+/* ---- the arrays ----
+ * Each array is read with one large read straight into its place in the tensor when the
+ * file's element has the width of the tensor's (8-byte indices, values of the tensor's
+ * precision), else through a buffer of TPB_STAGE_BYTES; the elements are then decoded and
+ * checked in place on every core, in blocks, and the first bad element of the array
+ * (the one a reader going front to back meets) is reported. */
+
+enum { TPB_STAGE_BYTES = 32 << 20, TPB_BLOCK = 1 << 16 };
 
 static tp_status truncated(const char *name) {
   return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated: the data ends before the header's nnz",
                   name);
 }
 
-static tp_status decode_indices(const char *name, const unsigned char *p, uint32_t w,
-                                int64_t k0, int64_t n, int m, tp_coo *t) {
-  for (int64_t k = 0; k < n; ++k, p += w) {
-    uint64_t v = w == 4 ? get_u32(p) : get_u64(p);
-    if (v >= (uint64_t)t->dims[m])
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld, mode %d: index %llu is beyond the "
-                      "dimension %lld (indices are zero-based)", name, (long long)(k0 + k), m,
-                      (unsigned long long)v, (long long)t->dims[m]);
-    t->indices[m][k0 + k] = (int64_t)v;
-  }
-  return TP_SUCCESS;
+/* Element k of an array of width w (little-endian bytes). */
+static uint64_t get_element(const unsigned char *p, uint32_t w, int64_t k) {
+  return w == 4 ? get_u32(p + 4 * k) : get_u64(p + 8 * k);
 }
 
-static tp_status decode_values(const char *name, const unsigned char *p, uint32_t w, int64_t k0,
-                               int64_t n, tp_coo *t) {
-  for (int64_t k = 0; k < n; ++k, p += w) {
-    double v;
-    if (w == 4) {
-      uint32_t bits = get_u32(p);
-      float f;
-      memcpy(&f, &bits, 4);
-      v = f;
-    } else {
-      uint64_t bits = get_u64(p);
-      memcpy(&v, &bits, 8);
+static double get_value(const unsigned char *p, uint32_t w, int64_t k) {
+  if (w == 4) {
+    uint32_t bits = get_u32(p + 4 * k);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  uint64_t bits = get_u64(p + 8 * k);
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
+
+/* n elements of mode m from p (width w) into indices k0..; the first bad one, or -1. */
+static int64_t decode_indices(const unsigned char *p, uint32_t w, int64_t k0, int64_t n, int m,
+                              tp_coo *t) {
+  const uint64_t dim = (uint64_t)t->dims[m];
+  int64_t *out = t->indices[m] + k0, first_bad = INT64_MAX;
+  const int64_t blocks = (n + TPB_BLOCK - 1) / TPB_BLOCK;
+  TP_HOST_OMP(omp parallel for schedule(static) reduction(min : first_bad))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t end = (b + 1) * TPB_BLOCK < n ? (b + 1) * TPB_BLOCK : n;
+    for (int64_t k = b * TPB_BLOCK; k < end; ++k) {
+      const uint64_t v = get_element(p, w, k); /* read before the write: p may be out */
+      out[k] = (int64_t)v;
+      if (v >= dim && k < first_bad)
+        first_bad = k;
     }
-    tp_coo_set_value(t, k0 + k, v);
-    if (!isfinite(tp_coo_value(t, k0 + k)))
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld: value %g %s", name, (long long)(k0 + k),
-                      v, isfinite(v) ? "overflows float32" : "is not finite");
+  }
+  return first_bad == INT64_MAX ? -1 : k0 + first_bad;
+}
+
+static int64_t decode_values(const unsigned char *p, uint32_t w, int64_t k0, int64_t n,
+                             tp_coo *t) {
+  int64_t first_bad = INT64_MAX;
+  const int64_t blocks = (n + TPB_BLOCK - 1) / TPB_BLOCK;
+  TP_HOST_OMP(omp parallel for schedule(static) reduction(min : first_bad))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t end = (b + 1) * TPB_BLOCK < n ? (b + 1) * TPB_BLOCK : n;
+    for (int64_t k = b * TPB_BLOCK; k < end; ++k) {
+      tp_coo_set_value(t, k0 + k, get_value(p, w, k));
+      if (!isfinite(tp_coo_value(t, k0 + k)) && k < first_bad)
+        first_bad = k;
+    }
+  }
+  return first_bad == INT64_MAX ? -1 : k0 + first_bad;
+}
+
+static tp_status bad_index(const char *name, const tp_coo *t, int m, int64_t k) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld, mode %d: index %llu is beyond the "
+                  "dimension %lld (indices are zero-based)", name, (long long)k, m,
+                  (unsigned long long)(uint64_t)t->indices[m][k], (long long)t->dims[m]);
+}
+
+/* The file's value (read again from the bytes that held it: the tensor has it rounded). */
+static tp_status bad_value(const char *name, int64_t k, double v) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld: value %g %s", name, (long long)k, v,
+                  isfinite(v) ? "overflows float32" : "is not finite");
+}
+
+/* Reads n elements of width w into p; anything less is a truncated file. */
+static tp_status read_elements(tp_input *src, void *p, uint32_t w, int64_t n) {
+  size_t got;
+  TP_TRY(tp_input_read(src, p, (size_t)n * w, &got));
+  return got < (size_t)n * w ? truncated(src->name) : TP_SUCCESS;
+}
+
+/* Mode m's indices (m >= 0) or the values (m = -1): in place when the widths match, else
+ * through stage (TPB_STAGE_BYTES). */
+static tp_status read_array(tp_input *src, const tpb_header *h, int m, unsigned char *stage,
+                            tp_coo *t) {
+  const uint32_t w = m >= 0 ? h->index_width : h->value_width;
+  const size_t dst_width = m >= 0 ? sizeof(int64_t) : tp_dtype_size(t->dtype);
+  unsigned char *dst = m >= 0 ? (unsigned char *)t->indices[m] : (unsigned char *)t->values;
+  const int in_place = w == dst_width;
+  const int64_t per_read = in_place ? t->nnz : (int64_t)(TPB_STAGE_BYTES / w);
+  for (int64_t k0 = 0; k0 < t->nnz; k0 += per_read) {
+    const int64_t n = t->nnz - k0 < per_read ? t->nnz - k0 : per_read;
+    unsigned char *p = in_place ? dst + (size_t)k0 * w : stage;
+    TP_TRY(read_elements(src, p, w, n));
+    if (m >= 0) {
+      int64_t bad = decode_indices(p, w, k0, n, m, t);
+      if (bad >= 0)
+        return bad_index(src->name, t, m, bad);
+    } else {
+      int64_t bad = decode_values(p, w, k0, n, t);
+      if (bad >= 0) /* in place, the bytes now hold the tensor's value: the same number */
+        return bad_value(src->name, bad, in_place ? tp_coo_value(t, bad)
+                                                  : get_value(p, w, bad - k0));
+    }
   }
   return TP_SUCCESS;
 }
 
-/* Mode m's indices (m >= 0) or the values (m = -1), block by block through buf. */
-static tp_status read_array(tp_input *src, const tpb_header *h, int m, unsigned char *buf,
-                            tp_coo *t) {
-  uint32_t w = m >= 0 ? h->index_width : h->value_width;
-  int64_t per_block = BLOCK_BYTES / w;
-  for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
-    int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
-    size_t got;
-    TP_TRY(tp_input_read(src, buf, (size_t)n * w, &got));
-    if (got < (size_t)n * w)
-      return truncated(src->name);
-    TP_TRY(m >= 0 ? decode_indices(src->name, buf, w, k0, n, m, t)
-                  : decode_values(src->name, buf, w, k0, n, t));
-  }
-  return TP_SUCCESS;
+/* The staging buffer, when some array needs one. */
+static int needs_stage(const tpb_header *h, const tp_coo *t) {
+  return h->index_width != sizeof(int64_t) || h->value_width != tp_dtype_size(t->dtype);
 }
 
 static tp_status read_arrays(tp_input *src, const tpb_header *h, tp_coo *t) {
-  unsigned char *buf = (unsigned char *)malloc(BLOCK_BYTES);
-  if (!buf)
+  unsigned char *stage = NULL;
+  if (needs_stage(h, t) && t->nnz > 0 && !(stage = (unsigned char *)malloc(TPB_STAGE_BYTES)))
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", src->name);
   tp_status st = TP_SUCCESS;
   for (int m = 0; m < t->order && st == TP_SUCCESS; ++m)
-    st = read_array(src, h, m, buf, t);
+    st = read_array(src, h, m, stage, t);
   if (st == TP_SUCCESS)
-    st = read_array(src, h, -1, buf, t);
-  free(buf);
+    st = read_array(src, h, -1, stage, t);
+  free(stage);
   return st;
 }
 
