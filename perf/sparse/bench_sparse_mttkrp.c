@@ -9,11 +9,15 @@
  *
  * Usage: tp-bench-sparse-mttkrp (--dims I0xI1x.. --nnz N [--skew S] | --input X.tns|.tpb)
  *          [--rank 32] [--precision f32|f64] [--reps 5] [--warmup 1] [--partitions K]
- *          [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--seed S] [--write FILE]
- *          [--json FILE]
+ *          [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--build-reps 3] [--seed S]
+ *          [--write FILE] [--json FILE]
  * With one record copy per mode (--copies ORDER, the default for 2 to 5 modes: see
  * tp_flycoo_options.copies) the "remap" column is the pass CP-ALS runs, which then writes
- * no records; --copies 2 measures the paper's dynamic remapping. */
+ * no records; --copies 2 measures the paper's dynamic remapping.
+ *
+ * The build is timed too (median of --build-reps, 3): tp_flycoo_create from the host
+ * tensor (checks, narrowing and upload included) and tp_flycoo_create_in_space from its
+ * copy in the space, each against the mean time of one mode's MTTKRP. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +34,7 @@ typedef struct config {
   double skew;
   const char *input, *write, *json;
   tp_dtype dtype;
-  int reps, warmup, partitions, split, baseline, copies;
+  int reps, warmup, partitions, split, baseline, copies, build_reps;
   uint64_t seed;
 } config;
 
@@ -234,6 +238,42 @@ static tp_status make_factors(bench *b) {
   return st;
 }
 
+/* ---- the build ---------------------------------------------------------------------- */
+typedef struct build_times {
+  double host_ms, space_ms; /* medians */
+} build_times;
+
+static tp_status time_build(bench *b, int in_space, double *ms) {
+  tp_flycoo_options o = tp_flycoo_options_default();
+  o.partitions = b->cfg->partitions, o.split_rows = b->cfg->split, o.copies = b->cfg->copies;
+  double t[64];
+  const int reps = b->cfg->build_reps < 64 ? b->cfg->build_reps : 64;
+  for (int r = 0; r < reps; ++r) {
+    tp_flycoo *f = NULL;
+    TP_TRY(tp_space_fence(b->space));
+    const double t0 = now_s();
+    TP_TRY(in_space ? tp_flycoo_create_in_space(b->space, &b->dev, &o, &f)
+                    : tp_flycoo_create(b->space, &b->host, &o, &f));
+    TP_TRY(tp_space_fence(b->space));
+    t[r] = 1e3 * (now_s() - t0);
+    TP_TRY(tp_flycoo_destroy(&f));
+  }
+  *ms = tpb_median(t, reps);
+  return TP_SUCCESS;
+}
+
+static tp_status measure_build(bench *b, double mode_ms, build_times *bt) {
+  if (!b->dev.values && b->host.nnz > 0)
+    TP_TRY(tp_coo_copy_to_device(b->space, &b->dev, &b->host));
+  TP_TRY(time_build(b, 0, &bt->host_ms));
+  TP_TRY(time_build(b, 1, &bt->space_ms));
+  printf("build (median of %d): tp_flycoo_create %.1f ms from the host tensor (%.1f x one "
+         "mode), tp_flycoo_create_in_space %.1f ms from its copy in the space (%.1f x one "
+         "mode of %.3f ms)\n", b->cfg->build_reps, bt->host_ms, bt->host_ms / mode_ms,
+         bt->space_ms, bt->space_ms / mode_ms, mode_ms);
+  return TP_SUCCESS;
+}
+
 static tp_status run(bench *b) {
   config *c = (config *)b->cfg;
   TP_TRY(tp_space_get_info(b->space, &b->info));
@@ -283,9 +323,13 @@ static tp_status run(bench *b) {
   if (c->baseline)
     printf("; atomic baseline %.3f ms, %.2fx", sum_base, sum_base / cycle);
   printf("\n");
+  build_times bt = {-1, -1};
+  if (c->build_reps > 0)
+    TP_TRY(measure_build(b, sum / c->order, &bt));
   if (b->json)
     fprintf(b->json, "\n  ], \"cycle_ms\": %.6f, \"sum_remap_ms\": %.6f, \"sum_no_remap_ms\": "
-            "%.6f, \"sum_baseline_ms\": %.6f}\n", cycle, sum, sum_plain, sum_base);
+            "%.6f, \"sum_baseline_ms\": %.6f, \"build_host_ms\": %.6f, \"build_space_ms\": "
+            "%.6f}\n", cycle, sum, sum_plain, sum_base, bt.host_ms, bt.space_ms);
   return TP_SUCCESS;
 }
 
@@ -307,6 +351,8 @@ static int parse_arg(const char *a, const char *v, config *c) {
     return (c->partitions = atoi(v)) >= 0;
   if (!strcmp(a, "--copies"))
     return (c->copies = atoi(v)) >= 0;
+  if (!strcmp(a, "--build-reps"))
+    return (c->build_reps = atoi(v)) >= 0;
   if (!strcmp(a, "--seed"))
     return (c->seed = strtoull(v, NULL, 10)), 1;
   if (!strcmp(a, "--input"))
@@ -323,14 +369,14 @@ static int parse_arg(const char *a, const char *v, config *c) {
 static const char *usage =
     "usage: tp-bench-sparse-mttkrp (--dims I0xI1x.. --nnz N [--skew S] | --input FILE)\n"
     "         [--rank 32] [--precision f32|f64] [--reps 5] [--warmup 1] [--partitions K]\n"
-    "         [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--seed S]\n"
+    "         [--no-split] [--no-baseline] [--copies 0|2|ORDER] [--build-reps 3] [--seed S]\n"
     "         [--write FILE.tns|.tpb] [--json FILE]\n";
 
 int main(int argc, char **argv) {
   config c;
   memset(&c, 0, sizeof c);
   c.skew = 1, c.rank = 32, c.dtype = TP_DTYPE_F32, c.reps = 5, c.warmup = 1, c.split = 1;
-  c.baseline = 1, c.seed = 2026;
+  c.baseline = 1, c.seed = 2026, c.build_reps = 3;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--no-split")) {
       c.split = 0;
