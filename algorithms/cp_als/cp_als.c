@@ -179,11 +179,24 @@ static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
 
 /* ||X||^2, after checking X is finite and not zero (one pass over the stored values in
  * the space, unless the source knows it). */
+/* The stored values' statistics, summed over the ranks when distributed (every rank
+ * learns first whether the others could compute theirs). */
+static tp_status cp_value_stats(cp_run *run, tp_cp_array_stats *s) {
+  tp_status st = tp_cp_array_stats_of(run->space, run->dtype, run->X->values, run->X->count, s);
+  if (!run->layout)
+    return st;
+  TP_TRY(tp_comm_agree(run->layout->world, st));
+  double v[2] = {s->sumsq, (double)s->nonfinite};
+  TP_TRY(cp_world_reduce(run, v, 2, TP_COMM_SUM));
+  s->sumsq = v[0], s->nonfinite = (int64_t)v[1];
+  return TP_SUCCESS;
+}
+
 static tp_status cp_tensor_norm(cp_run *run) {
   tp_cp_array_stats s = {run->X->norm2, 0};
   int64_t n = run->X->count;
   if (run->X->norm2 < 0)
-    TP_TRY(tp_cp_array_stats_of(run->space, run->dtype, run->X->values, n, &s));
+    TP_TRY(cp_value_stats(run, &s));
   if (s.nonfinite > 0)
     return TP_ERROR(TP_ERROR_NUMERICAL, "X has %lld non-finite value%s (NaN or Inf) among "
                     "its %lld elements", (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s",

@@ -6,11 +6,7 @@
 #include "tp_cp_internal.h"
 #include "tp_error.h"
 
-typedef struct cp_dense {
-  const tp_dense *X;
-  const tp_mttkrp_options *mttkrp;
-  tp_mttkrp_sweep *sweep;
-} cp_dense;
+typedef tp_cp_dense_source cp_dense;
 
 static tp_status cp_dense_prepare(void *ctx, tp_space *space, int64_t rank,
                                   const tp_cp_als_options *opts) {
@@ -39,17 +35,24 @@ static void cp_dense_release(void *ctx) {
     tp_mttkrp_sweep_destroy(&c->sweep);
 }
 
-tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
-                    tp_kruskal *model, tp_cp_als_result *result) {
-  TP_CHECK_ARG(X && opts, "X and opts must not be NULL");
-  TP_TRY(tp_dense_check(X));
-  TP_CHECK_ARG(X->data, "X->data must not be NULL");
-  cp_dense c = {X, &opts->mttkrp, NULL};
+tp_cp_tensor tp_cp_dense_tensor(tp_cp_dense_source *c, const tp_dense *X,
+                                const tp_mttkrp_options *mttkrp) {
+  c->X = X, c->mttkrp = mttkrp, c->sweep = NULL;
   tp_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = X->dtype, t.order = X->order, t.dims = X->dims;
   t.values = X->data, t.count = tp_dense_count(X), t.norm2 = -1;
   t.prepare = cp_dense_prepare, t.mttkrp = cp_dense_mttkrp;
-  t.passes = cp_dense_passes, t.release = cp_dense_release, t.ctx = &c;
+  t.passes = cp_dense_passes, t.release = cp_dense_release, t.ctx = c;
+  return t;
+}
+
+tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
+                    tp_kruskal *model, tp_cp_als_result *result) {
+  TP_CHECK_ARG(X && opts, "X and opts must not be NULL");
+  TP_TRY(tp_dense_check(X));
+  TP_CHECK_ARG(X->data, "X->data must not be NULL");
+  cp_dense c;
+  tp_cp_tensor t = tp_cp_dense_tensor(&c, X, &opts->mttkrp);
   return tp_cp_als_run(space, &t, opts, model, result);
 }

@@ -34,56 +34,6 @@ static tp_status check_model(const tp_dist_coo *X, const tp_cp_als_options *opts
   return TP_SUCCESS;
 }
 
-/* ---- the whole factors on every rank --------------------------------------------------- */
-
-/* Every rank's owned rows of factor k (their global first rows and counts gathered first)
- * into the host model's factor k. */
-static tp_status gather_factor(tp_space *space, const tp_dist_coo *X, const tp_kruskal *local,
-                               int k, tp_kruskal *model, void *buf) {
-  const tp_cp_layout *l = &X->layout;
-  const int P = tp_comm_size(X->comm);
-  const int64_t R = model->rank;
-  const size_t elem = tp_dtype_size(model->dtype);
-  int64_t *first = (int64_t *)malloc(sizeof(int64_t) * 3 * (size_t)P), *ones = first + P;
-  int64_t *counts = first + 2 * P;
-  if (!first)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", P);
-  int64_t mine[2] = {l->slab_begin[k] + l->own_offset[k], l->own_rows[k] * R};
-  for (int r = 0; r < P; ++r)
-    ones[r] = 1;
-  tp_status st = tp_comm_allgatherv_host(X->comm, &mine[0], first, ones, TP_DTYPE_I64);
-  if (st == TP_SUCCESS)
-    st = tp_comm_allgatherv_host(X->comm, &mine[1], counts, ones, TP_DTYPE_I64);
-  if (st == TP_SUCCESS && mine[1] > 0)
-    st = tp_copy_to_host(space, buf, (const char *)local->factors[k] +
-                         elem * (size_t)(l->own_offset[k] * R), elem * (size_t)mine[1]);
-  char *all = (char *)buf + elem * (size_t)(l->own_rows[k] * R);
-  if (st == TP_SUCCESS)
-    st = tp_comm_allgatherv_host(X->comm, buf, all, counts, model->dtype);
-  for (int r = 0, at = 0; st == TP_SUCCESS && r < P; at += (int)counts[r++])
-    memcpy((char *)model->factors[k] + elem * (size_t)(first[r] * R),
-           all + elem * (size_t)at, elem * (size_t)counts[r]);
-  free(first);
-  return st;
-}
-
-static tp_status gather_model(tp_space *space, const tp_dist_coo *X, const tp_kruskal *local,
-                              tp_kruskal *model) {
-  const size_t elem = tp_dtype_size(model->dtype);
-  int64_t most = 0;
-  for (int k = 0; k < X->order; ++k)
-    most = X->dims[k] > most ? X->dims[k] : most;
-  void *buf = malloc(elem * (size_t)(2 * most * model->rank)); /* own rows, then all */
-  if (!buf)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory to gather the factors");
-  tp_status st = tp_copy_to_host(space, model->lambda, local->lambda,
-                                 elem * (size_t)model->rank);
-  for (int k = 0; k < X->order && st == TP_SUCCESS; ++k)
-    st = gather_factor(space, X, local, k, model, buf);
-  free(buf);
-  return st;
-}
-
 /* ---- the run ------------------------------------------------------------------------------ */
 
 static tp_cp_tensor dist_tensor(tp_dist_coo *X) {
@@ -109,7 +59,7 @@ tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als
   memset(&res, 0, sizeof res);
   tp_status st = tp_cp_als_run(space, &t, opts, &local, &res);
   if (st == TP_SUCCESS)
-    st = gather_model(space, X, &local, model);
+    st = tp_cp_layout_gather(space, &X->layout, &local, model);
   tp_kruskal_free(space, &local);
   if (st == TP_SUCCESS && result)
     *result = res;

@@ -41,6 +41,19 @@ typedef struct tp_cp_tensor {
   const struct tp_cp_layout *layout;
 } tp_cp_tensor;
 
+/* A dense tensor as a source (cp_dense.c): tp_mttkrp, or a sweep that reuses partial
+ * contractions across the modes when the options ask for it; c holds its state. */
+struct tp_dense;
+struct tp_mttkrp_options;
+struct tp_mttkrp_sweep;
+typedef struct tp_cp_dense_source {
+  const struct tp_dense *X;
+  const struct tp_mttkrp_options *mttkrp;
+  struct tp_mttkrp_sweep *sweep;
+} tp_cp_dense_source;
+tp_cp_tensor tp_cp_dense_tensor(tp_cp_dense_source *c, const struct tp_dense *X,
+                                const struct tp_mttkrp_options *mttkrp);
+
 /* CP-ALS of any tensor source (cp_als.c). */
 tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X,
                         const struct tp_cp_als_options *opts, struct tp_kruskal *model,

@@ -37,6 +37,11 @@ tp_status tp_cp_layout_create(tp_comm *world, const tp_grid *grid,
                               int64_t *const *bounds, tp_cp_layout *layout);
 void tp_cp_layout_free(tp_cp_layout *layout);
 
+/* Every rank's owned rows of the local model (this rank's slabs, in the space) into the
+ * host model of the whole dims on every rank; lambda is copied. Collective. */
+tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
+                              const tp_kruskal *local, tp_kruskal *model);
+
 /* ---- a distributed sparse tensor (cp_dist_coo.c) ------------------------------------ */
 
 struct tp_dist_coo {

@@ -85,6 +85,53 @@ tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info);
 tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als_options *opts,
                                 tp_kruskal *model, tp_cp_als_result *result);
 
+/* ---- a distributed dense tensor ---------------------------------------------------- */
+
+/* Each mode cut into parts[m] slabs as even as the shape allows (a mode shorter than its
+ * part count leaves some slabs without rows); each rank holds its block in the space, in
+ * the given layout. */
+typedef struct tp_dist_dense tp_dist_dense;
+
+/* Makes the blocks (not filled) over the grid (NULL: chosen by tp_grid_choose).
+ * Collective. */
+tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, int order,
+                               const int64_t *dims, tp_layout layout, const tp_grid *grid,
+                               tp_dist_dense **X);
+/* Each rank reads its block of a .npy of the tensor's shape and layout (C order: RIGHT,
+ * Fortran order: LEFT), by positioned reads (tp_npy_read_block). Collective. */
+tp_status tp_dist_dense_read_npy(tp_dist_dense *X, const char *path);
+/* tp_dist_dense_create from a .npy's header, then tp_dist_dense_read_npy; dtype float32
+ * or float64 converts, anything else keeps the file's float type (float64 for others). */
+tp_status tp_dist_dense_create_npy(tp_comm *comm, tp_space *space, const char *path,
+                                   tp_dtype dtype, const tp_grid *grid, tp_dist_dense **X);
+/* Each rank makes its block of tp_dense_random_planted's tensor of this rank, noise and
+ * seed, in place: the blocks hold the whole tensor a single process would make, and no
+ * rank holds more than its block. Collective. */
+tp_status tp_dist_dense_random_planted(tp_dist_dense *X, int64_t rank, double noise,
+                                       uint64_t seed);
+/* This rank's block (in the space), for a caller that fills it itself; the info says
+ * which rows of each mode it holds. */
+tp_dense *tp_dist_dense_block(tp_dist_dense *X);
+void tp_dist_dense_destroy(tp_dist_dense **X);
+
+typedef struct tp_dist_dense_info {
+  tp_grid grid;
+  int coords[TP_DENSE_MAX_ORDER];
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  int64_t slab_begin[TP_DENSE_MAX_ORDER], slab_end[TP_DENSE_MAX_ORDER];
+  int64_t own_begin[TP_DENSE_MAX_ORDER], own_end[TP_DENSE_MAX_ORDER];
+  double fill_seconds; /* the last read or generation */
+} tp_dist_dense_info;
+
+tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *info);
+
+/* CP-ALS of a distributed dense tensor, with the options, result and model of
+ * tp_cp_als_sparse_dist (opts->mttkrp and reuse_partials apply to each rank's block). */
+tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_als_options *opts,
+                               tp_kruskal *model, tp_cp_als_result *result);
+
 #ifdef __cplusplus
 }
 #endif
