@@ -95,3 +95,33 @@ def test_rank_0_writes_the_model_once_as_a_set(tensor):
     names = sorted(p.name for p in tensor.iterdir() if p.name.startswith("m_"))
     assert names == ["m_factor0.npy", "m_factor1.npy", "m_factor2.npy", "m_lambda.npy"]
     assert not [p for p in tensor.iterdir() if p.name.endswith(".tenport-tmp")]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_dense_distributed_equals_one_process(work, order, ranks):
+    rng = np.random.default_rng(3)
+    a, b, c, d = (rng.uniform(0.5, 1.5, (n, 3)) for n in (13, 7, 11, 5))
+    x = np.einsum("ir,jr,kr,lr->ijkl", a, b, c, d) + 0.01 * rng.normal(size=(13, 7, 11, 5))
+    np.save(work / "D.npy", np.asfortranarray(x) if order == "F" else x)
+    ok(run("cp-als", "--input", "D.npy", "--rank", "3", "--maxiters", "1", "--quiet",
+           "--output", "start", "--seed", "9"))
+    args = ["cp-als", "--input", "D.npy", "--rank", "3", "--init", "start", "--tol", "0",
+            "--maxiters", "5"]
+    one = ok(run(*args, "--output", "one"))
+    many = mpirun(ranks, *args, "--output", "many")
+    assert many.returncode == 0, err(many)
+    assert fits(many) == fits(one)
+    for k in range(4):
+        assert np.abs(np.load(work / f"one_factor{k}.npy") -
+                      np.load(work / f"many_factor{k}.npy")).max() < 1e-8
+    assert "dense" in out(many) and "grid" in out(many)
+
+
+def test_a_planted_dense_tensor_made_on_every_rank(work):
+    args = ["cp-als", "--gen-shape", "30x20x10", "--gen-rank", "3", "--gen-noise", "0.01",
+            "--rank", "3", "--tol", "0", "--maxiters", "4"]
+    two, three = mpirun(2, *args), mpirun(3, *args)
+    assert two.returncode == 0 and three.returncode == 0, err(two) + err(three)
+    assert [float(f) for f in fits(two)] == pytest.approx([float(f) for f in fits(three)],
+                                                          rel=1e-10)

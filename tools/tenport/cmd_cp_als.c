@@ -21,10 +21,11 @@ typedef struct cp_cli {
   tp_cp_als_options solver;
   tenport_cp_watch watch;
   /* distributed runs */
-  const char *grid, *dims_text, *gen_dims_text;
+  const char *grid, *dims_text, *gen_dims_text, *gen_shape_text;
   int distributed, order;
   int64_t dims[TP_COO_MAX_ORDER];
   tp_coo_random_options generate; /* nnz > 0: draw the tensor instead of reading it */
+  tenport_cp_planted planted;     /* order > 0: make the dense tensor instead */
 } cp_cli;
 
 static void usage(FILE *out) {
@@ -59,10 +60,13 @@ static void usage(FILE *out) {
           "  --gen-dims I0x...   draw a random tensor on the ranks instead of reading one:\n"
           "  --gen-nnz N         N draws with indices floor(u^skew I) (tenport gen sparse),\n"
           "  --gen-skew S        each rank drawing its share in place (skew 1; seed 1)\n"
-          "  --gen-seed S\n"
+          "  --gen-seed S        (of the planted dense tensor too; default %d there)\n"
+          "  --gen-shape I0x...  make a planted dense tensor on the ranks instead, each its\n"
+          "  --gen-rank R        block in place (tenport gen dense --rank R --noise X; rank\n"
+          "  --gen-noise X       1, noise 0 by default)\n"
           "  --distributed       run distributed even if no MPI launcher is seen\n"
           "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
-          TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT);
+          TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT, EXAMPLE_TENSOR_SEED);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -104,6 +108,14 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
     return tenport_parse_number(v, 0, 1, INFINITY, 0, &c->generate.skew[0]);
   if (!strcmp(a, "--gen-seed"))
     return tenport_parse_u64(v, &c->generate.seed);
+  if (!strcmp(a, "--gen-shape"))
+    return tenport_parse_text(v, &c->gen_shape_text);
+  if (!strcmp(a, "--gen-rank")) {
+    int r;
+    return tenport_parse_int(v, 1, 1 << 20, &r) && (c->planted.rank = r);
+  }
+  if (!strcmp(a, "--gen-noise"))
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &c->planted.noise);
   if (!strcmp(a, "--check-fit"))
     return tenport_parse_number(v, 0, 0, 1, 0, &c->check_fit);
   return -1;
@@ -140,9 +152,30 @@ static int parse_shape(const char *opt, const char *text, int *order, int64_t *d
   return 2;
 }
 
+/* The planted dense tensor the ranks make (--gen-shape), as tenport gen dense makes it. */
+static int parse_planted(cp_cli *c) {
+  tenport_cp_planted *p = &c->planted;
+  if (!c->gen_shape_text) {
+    if (p->rank || p->noise > 0)
+      fprintf(stderr, "tenport cp-als: --gen-rank and --gen-noise go with --gen-shape\n");
+    return p->rank || p->noise > 0 ? 2 : 0;
+  }
+  if (c->gen_dims_text || c->generate.nnz) {
+    fprintf(stderr, "tenport cp-als: --gen-shape (dense) and --gen-dims (sparse) exclude each "
+            "other\n");
+    return 2;
+  }
+  p->rank = p->rank ? p->rank : 1;
+  /* Not the start's default seed: the planted factors would be the start itself. */
+  p->seed = c->generate.seed ? c->generate.seed : EXAMPLE_TENSOR_SEED;
+  return parse_shape("--gen-shape", c->gen_shape_text, &p->order, p->dims);
+}
+
 /* The random tensor the ranks draw (--gen-*), as tenport gen sparse draws it. */
 static int parse_generate(cp_cli *c) {
   tp_coo_random_options *g = &c->generate;
+  if (parse_planted(c))
+    return 2;
   if (!c->gen_dims_text != !g->nnz) {
     fprintf(stderr, "tenport cp-als: --gen-dims and --gen-nnz go together\n");
     return 2;
@@ -161,14 +194,14 @@ static int parse_generate(cp_cli *c) {
 }
 
 static int check_args(cp_cli *c) {
-  int generated = c->gen_dims_text || c->generate.nnz;
+  int generated = c->gen_dims_text || c->generate.nnz || c->gen_shape_text;
   if (c->example && (c->input || c->init || c->rank || generated)) {
     fprintf(stderr, "tenport cp-als: --example takes no --input, --gen-*, --init or --rank\n");
     return 2;
   }
   if (!c->example && ((!c->input && !generated) || !c->rank)) {
-    fprintf(stderr, "tenport cp-als: --input (or --gen-dims and --gen-nnz) and --rank are "
-            "required ('tenport cp-als --help')\n");
+    fprintf(stderr, "tenport cp-als: --input (or --gen-dims and --gen-nnz, or --gen-shape) "
+            "and --rank are required ('tenport cp-als --help')\n");
     return 2;
   }
   if (c->input && generated) {
@@ -506,6 +539,7 @@ static int run_distributed(cp_cli *c) {
   q.rank = c->rank, q.order = c->order;
   memcpy(q.dims, c->dims, sizeof q.dims);
   q.generate = c->generate;
+  q.planted = c->planted;
   q.solver = &c->solver, q.watch = c->quiet ? NULL : &c->watch, q.check_fit = c->check_fit;
   q.precision = c->precision;
   return tenport_cp_als_distributed(&q);
@@ -518,7 +552,7 @@ int tenport_cmd_cp_als(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  if (!c.example && (c.distributed || c.generate.nnz || tp_comm_launched()))
+  if (!c.example && (c.distributed || c.generate.nnz || c.planted.order || tp_comm_launched()))
     return run_distributed(&c);
   return tenport_run_in_space("cp-als", run, &c);
 }

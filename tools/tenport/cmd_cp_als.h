@@ -55,13 +55,24 @@ void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
 
 int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q);
 
-/* One distributed decomposition (cmd_cp_als_dist.c): of a file read in shares, or of a
- * random tensor each rank draws its share of (generate.nnz > 0). */
+/* A planted dense tensor each rank makes its block of (order 0: none). */
+typedef struct tenport_cp_planted {
+  int order;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  int64_t rank;
+  double noise;
+  uint64_t seed;
+} tenport_cp_planted;
+
+/* One distributed decomposition (cmd_cp_als_dist.c): of a file read in shares or blocks,
+ * of a random sparse tensor each rank draws its share of (generate.nnz > 0), or of a
+ * planted dense tensor each rank makes its block of (planted.order > 0). */
 typedef struct tenport_cp_dist_request {
   const char *input, *init, *output, *grid, *precision;
   int rank, order;                  /* order and dims: --dims, else 0 */
   int64_t dims[TP_COO_MAX_ORDER];
   tp_coo_random_options generate;
+  tenport_cp_planted planted;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch;          /* NULL with --quiet */
   double check_fit;
