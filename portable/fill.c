@@ -11,6 +11,7 @@
     TP_CHECK_ARG(space, "space must not be NULL");                                     \
     TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);               \
     TP_CHECK_ARG(n == 0 || dst, "dst must not be NULL");                                \
+    TP_TRY(tp_space_check_span(space, dst, sizeof(T) * (size_t)n, "fill destination")); \
     fill_##sfx##_args args;                                                             \
     args.dst = dst;                                                                     \
     args.value = value;                                                                 \

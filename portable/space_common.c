@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tenport/memory.h"
+#include "tp_block_index.h"
 #include "tp_error.h"
 #include "tp_space_common.h"
 
@@ -37,9 +38,10 @@ static size_t tp_round_up(size_t bytes) {
   return (bytes + TP_ALIGN_BYTES - 1) / TP_ALIGN_BYTES * TP_ALIGN_BYTES;
 }
 
-/* Frees cached temporaries nobody holds, to make room. */
+/* Frees cached temporaries nobody holds and the freed blocks held back, to make room. */
 static void tp_release_idle_temps(tp_space *space) {
   tp_space_common *c = tp_space_common_of(space);
+  tp_quarantine_release_all(space);
   for (size_t i = c->temp.count; i-- > 0;) {
     tp_block b = c->temp.items[i];
     if (b.in_use)
@@ -59,6 +61,7 @@ static tp_status tp_raw_alloc_within_limit(tp_space *space, size_t bytes, void *
                     "allocating %zu bytes would exceed the space's memory limit of %zu bytes "
                     "(%zu in use)",
                     bytes, c->memory_limit, c->bytes_in_use);
+  TP_TRY(tp_space_memory_check(space, bytes, NULL));
   tp_status st = tp_backend_raw_alloc(space, bytes, ptr);
   if (st == TP_ERROR_OUT_OF_MEMORY) { /* retry once without the cache */
     tp_release_idle_temps(space);
@@ -72,6 +75,16 @@ static tp_status tp_raw_alloc_within_limit(tp_space *space, size_t bytes, void *
   return st;
 }
 
+/* Records a new user block in the space's registry and in the block index. */
+static tp_status tp_register_user_block(tp_space *space, tp_block block) {
+  tp_space_common *c = tp_space_common_of(space);
+  TP_TRY(tp_registry_insert(&c->user, block));
+  tp_status st = tp_block_index_add(block.ptr, block.requested, space);
+  if (st != TP_SUCCESS)
+    tp_registry_erase(&c->user, (size_t)tp_registry_find(&c->user, block.ptr));
+  return st;
+}
+
 tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
   TP_CHECK_ARG(space && ptr, "space and ptr must not be NULL");
   *ptr = NULL;
@@ -80,8 +93,8 @@ tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
   size_t rounded = tp_round_up(bytes);
   TP_CHECK_ARG(rounded >= bytes, "allocation of %zu bytes overflows", bytes);
   TP_TRY(tp_raw_alloc_within_limit(space, rounded, ptr));
-  tp_block block = {*ptr, rounded, 1};
-  tp_status st = tp_block_list_push(&tp_space_common_of(space)->user, block);
+  tp_block block = {*ptr, rounded, 1, bytes};
+  tp_status st = tp_register_user_block(space, block);
   if (st != TP_SUCCESS) {
     tp_backend_raw_free(space, *ptr);
     tp_space_common_of(space)->bytes_in_use -= rounded;
@@ -90,19 +103,37 @@ tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
   return st;
 }
 
+/* A freed block is held back when small enough, else returned to the backend. */
+static void tp_retire_user_block(tp_space *space, tp_block b) {
+  int hold = b.bytes <= TP_SPACE_QUARANTINE_BLOCK;
+  (void)tp_block_index_release(b.ptr, space, !hold);
+  if (hold && tp_quarantine_hold(space, b) == TP_SUCCESS)
+    return;
+  tp_block_index_remove(b.ptr);
+  tp_backend_raw_free(space, b.ptr);
+}
+
 tp_status tp_free(tp_space *space, void *ptr) {
   TP_CHECK_ARG(space, "space must not be NULL");
   if (!ptr)
     return TP_SUCCESS;
   tp_space_common *c = tp_space_common_of(space);
-  long i = tp_block_list_find(&c->user, ptr);
-  if (i < 0)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "pointer %p was not allocated by this space", ptr);
+  TP_TRY(tp_space_check_free(space, ptr, "pointer"));
   TP_TRY(tp_space_fence(space));
-  tp_backend_raw_free(space, ptr);
-  c->bytes_in_use -= c->user.items[i].bytes;
-  tp_block_list_remove(&c->user, (size_t)i);
+  size_t i = (size_t)tp_registry_find(&c->user, ptr);
+  tp_block b = c->user.items[i];
+  tp_registry_erase(&c->user, i);
+  c->bytes_in_use -= b.bytes;
+  tp_retire_user_block(space, b);
   return TP_SUCCESS;
+}
+
+tp_status tp_space_memory_check(tp_space *space, size_t bytes, const char *what) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  if (tp_backend_memory_check(space, bytes, what) == TP_SUCCESS)
+    return TP_SUCCESS;
+  tp_release_idle_temps(space); /* cached memory may be what is missing */
+  return tp_backend_memory_check(space, bytes, what);
 }
 
 tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
@@ -121,7 +152,7 @@ tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
     return TP_SUCCESS;
   }
   TP_TRY(tp_raw_alloc_within_limit(space, want, ptr));
-  tp_block block = {*ptr, want, 1};
+  tp_block block = {*ptr, want, 1, want};
   tp_status st = tp_block_list_push(&c->temp, block);
   if (st != TP_SUCCESS) {
     tp_backend_raw_free(space, *ptr);
@@ -160,14 +191,18 @@ tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes) {
 size_t tp_space_common_release_all(tp_space *space) {
   tp_space_common *c = tp_space_common_of(space);
   size_t leaked = c->user.count;
-  for (size_t i = 0; i < c->user.count; ++i)
+  tp_quarantine_release_all(space);
+  for (size_t i = 0; i < c->user.count; ++i) {
+    tp_block_index_remove(c->user.items[i].ptr);
     tp_backend_raw_free(space, c->user.items[i].ptr);
+  }
   for (size_t i = 0; i < c->temp.count; ++i)
     tp_backend_raw_free(space, c->temp.items[i].ptr);
   if (c->blas && c->blas_release)
     c->blas_release(c->blas);
   free(c->user.items);
   free(c->temp.items);
+  free(c->freed.items);
   memset(c, 0, sizeof *c);
   return leaked;
 }

@@ -943,3 +943,151 @@ Test(dense, generators_reject_bad_arguments) {
   TPT_FAILS_WITH(tp_kruskal_random(&k, 1), TP_ERROR_INVALID_ARGUMENT);
   tp_dense_free(NULL, &t);
 }
+
+/* ---- misuse: freed tensors, stale copies, the wrong space, memory that is not there ---- */
+
+static const int64_t misuse_dims[3] = {40, 30, 20};
+
+static tp_dense space_tensor(void) {
+  tp_dense t;
+  TPT_OK(tp_dense_alloc(tpt_space, TP_DTYPE_F64, 3, misuse_dims, TP_LAYOUT_LEFT, &t));
+  TPT_OK(tp_memset(tpt_space, t.data, 0, 40 * 30 * 20 * sizeof(double)));
+  return t;
+}
+
+static tp_kruskal space_kruskal(void) {
+  tp_kruskal u;
+  TPT_OK(tp_kruskal_alloc(tpt_space, TP_DTYPE_F64, 3, misuse_dims, 4, &u));
+  return u;
+}
+
+/* Every use of X fails with TP_ERROR_INVALID_ARGUMENT and a message with `why`. */
+static void assert_dense_rejected(const tp_dense *X, const char *why) {
+  tp_kruskal U = space_kruskal();
+  tp_dense host = host_tensor(TP_DTYPE_F64, 3, misuse_dims, TP_LAYOUT_LEFT);
+  double *G = NULL;
+  TPT_OK(tp_alloc(tpt_space, 40 * 4 * sizeof(double), (void **)&G));
+  TPT_FAILS_WITH(tp_dense_check(X), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has(why);
+  TPT_FAILS_WITH(tp_mttkrp(tpt_space, X, &U, 0, G, NULL), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has(why);
+  TPT_FAILS_WITH(tp_dense_copy_to_device(tpt_space, (tp_dense *)X, &host),
+                 TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has(why);
+  tp_cp_als_options o = tp_cp_als_options_default();
+  o.rank = 4, o.max_iters = 2;
+  TPT_FAILS_WITH(tp_cp_als(tpt_space, X, &o, &U, NULL), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has(why);
+  TPT_OK(tp_dense_free(NULL, &host));
+  TPT_OK(tp_kruskal_free(tpt_space, &U));
+  TPT_OK(tp_free(tpt_space, G));
+}
+
+Test(dense, a_freed_tensor_is_rejected_by_every_function) {
+  tp_dense X = space_tensor();
+  TPT_OK(tp_dense_free(tpt_space, &X));
+  cr_assert(X.data == NULL && X.order == 0, "the freed descriptor holds no shape");
+  TPT_OK(tp_dense_free(tpt_space, &X)); /* freeing it again is harmless */
+  cr_assert_eq(tp_dense_count(&X), -1);
+  assert_dense_rejected(&X, "freed");
+  tp_dense never;
+  memset(&never, 0, sizeof never);
+  assert_dense_rejected(&never, "never allocated");
+  tp_kruskal U = space_kruskal();
+  TPT_OK(tp_kruskal_free(tpt_space, &U));
+  TPT_FAILS_WITH(tp_kruskal_check(&U), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+}
+
+/* A copy of the descriptor made before the free still points at the freed block. */
+Test(dense, a_stale_copy_of_a_freed_tensor_is_rejected) {
+  tp_dense X = space_tensor();
+  tp_dense stale = X;
+  TPT_OK(tp_dense_free(tpt_space, &X));
+  assert_dense_rejected(&stale, "freed");
+  /* a second free is refused, not a crash */
+  TPT_FAILS_WITH(tp_dense_free(tpt_space, &stale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("already freed");
+  tp_dense h = host_tensor(TP_DTYPE_F64, 3, misuse_dims, TP_LAYOUT_LEFT);
+  tp_dense hstale = h;
+  TPT_OK(tp_dense_free(NULL, &h));
+  tp_dense Y = space_tensor();
+  TPT_FAILS_WITH(tp_dense_copy_to_device(tpt_space, &Y, &hstale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  TPT_FAILS_WITH(tp_dense_free(NULL, &hstale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("already freed");
+  tp_kruskal U = space_kruskal(), ustale = U;
+  TPT_OK(tp_kruskal_free(tpt_space, &U));
+  TPT_FAILS_WITH(tp_kruskal_check(&ustale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  TPT_FAILS_WITH(tp_kruskal_free(tpt_space, &ustale), TP_ERROR_INVALID_ARGUMENT);
+  TPT_OK(tp_dense_free(tpt_space, &Y));
+}
+
+/* A space tensor freed as a host one is refused (it stays the space's, and usable): no
+ * double free when the space is destroyed. */
+Test(dense, host_free_of_a_space_tensor_is_refused) {
+  tp_dense X = space_tensor();
+  TPT_FAILS_WITH(tp_dense_free(NULL, &X), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("belongs to a space");
+  cr_assert_not_null(X.data, "a refused free leaves the descriptor as it was");
+  tp_dense host = host_tensor(TP_DTYPE_F64, 3, misuse_dims, TP_LAYOUT_LEFT);
+  memset(host.data, 0, 40 * 30 * 20 * sizeof(double));
+  TPT_OK(tp_dense_copy_to_device(tpt_space, &X, &host));
+  TPT_OK(tp_dense_free(tpt_space, &X));
+  TPT_OK(tp_dense_free(NULL, &host));
+  tp_kruskal U = space_kruskal();
+  TPT_FAILS_WITH(tp_kruskal_free(NULL, &U), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(U.lambda && U.factors[2], "a refused free leaves the factors");
+  TPT_OK(tp_kruskal_free(tpt_space, &U));
+  cr_assert_eq(tp_space_bytes_in_use(tpt_space), 0);
+}
+
+/* A host tensor freed with a space is refused (no silent leak); the host free still works. */
+Test(dense, space_free_of_a_host_tensor_is_refused) {
+  tp_dense h = host_tensor(TP_DTYPE_F64, 3, misuse_dims, TP_LAYOUT_LEFT);
+  TPT_FAILS_WITH(tp_dense_free(tpt_space, &h), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("free it with a NULL space");
+  cr_assert_not_null(h.data, "a refused free leaves the descriptor as it was");
+  memset(h.data, 0, 40 * 30 * 20 * sizeof(double));
+  TPT_OK(tp_dense_free(NULL, &h));
+  tp_kruskal u;
+  TPT_OK(tp_kruskal_alloc(NULL, TP_DTYPE_F64, 3, misuse_dims, 4, &u));
+  TPT_FAILS_WITH(tp_kruskal_free(tpt_space, &u), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(u.lambda && u.factors[0], "a refused free leaves the factors");
+  TPT_OK(tp_kruskal_free(NULL, &u));
+  /* memory tenport never allocated, freed with a space */
+  double own[8];
+  tp_dense mine = {TP_DTYPE_F64, 2, {2, 4}, TP_LAYOUT_LEFT, own};
+  TPT_FAILS_WITH(tp_dense_free(tpt_space, &mine), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert(mine.data == own);
+}
+
+/* TENPORT_HOST_MEMORY_LIMIT caps the memory the host check sees; nothing is allocated. */
+Test(dense, host_allocations_beyond_the_memory_available_fail_with_sizes) {
+  setenv("TENPORT_HOST_MEMORY_LIMIT", "3G", 1);
+  const int64_t dims[3] = {1000, 1000, 1000};
+  tp_dense t;
+  TPT_FAILS_WITH(tp_dense_alloc(NULL, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, &t),
+                 TP_ERROR_OUT_OF_MEMORY);
+  assert_message_has("a 8.0 GB dense tensor 1000x1000x1000 (float64) does not fit: 3.2 GB");
+  assert_message_has("TENPORT_HOST_MEMORY_LIMIT");
+  cr_assert(t.data == NULL && t.order == 0);
+  setenv("TENPORT_HOST_MEMORY_LIMIT", "1G", 1);
+  const int64_t kdims[3] = {5000000, 5000000, 5000000};
+  tp_kruskal u;
+  TPT_FAILS_WITH(tp_kruskal_alloc(NULL, TP_DTYPE_F64, 3, kdims, 10, &u), TP_ERROR_OUT_OF_MEMORY);
+  assert_message_has("a 1.2 GB Kruskal tensor 5000000x5000000x5000000, rank 10 (float64)");
+  cr_assert(u.lambda == NULL && u.factors[0] == NULL);
+}
+
+/* In a space: host memory (host backends, with the cap) or the device's free memory. */
+Test(dense, space_allocations_beyond_the_memory_available_fail_with_sizes) {
+  setenv("TENPORT_HOST_MEMORY_LIMIT", "3G", 1);
+  const int64_t dims[3] = {10000, 10000, 10000};
+  tp_dense t;
+  TPT_FAILS_WITH(tp_dense_alloc(tpt_space, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, &t),
+                 TP_ERROR_OUT_OF_MEMORY);
+  assert_message_has("a 8.0 TB dense tensor 10000x10000x10000 (float64) does not fit");
+  cr_assert_eq(tp_space_bytes_in_use(tpt_space), 0);
+}

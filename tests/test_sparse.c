@@ -1248,3 +1248,69 @@ Test(sparse, planted_rejects_bad_arguments) {
                  TP_ERROR_INVALID_ARGUMENT);
   cr_assert(t.values == NULL && u.lambda == NULL);
 }
+
+/* ---- misuse: freed tensors, the wrong space, memory that is not there ------------------- */
+
+static const int64_t misuse_dims[3] = {50, 40, 30};
+
+/* A COO tensor freed with the host while a space owns it is refused and stays usable: no
+ * double free when the space is destroyed. */
+Test(sparse, host_free_of_a_space_tensor_is_refused) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo h = random_tensor(TP_DTYPE_F64, 3, misuse_dims, 100, &rng), s, back;
+  TPT_OK(tp_coo_copy_to_device(tpt_space, &s, &h));
+  TPT_FAILS_WITH(tp_coo_free(NULL, &s), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("belongs to a space");
+  cr_assert(s.values && s.indices[2] && s.order == 3, "a refused free leaves the arrays");
+  TPT_OK(tp_coo_copy_to_host(tpt_space, &back, &s));
+  assert_same_tensor(&h, &back);
+  TPT_OK(tp_coo_free(tpt_space, &s));
+  TPT_OK(tp_coo_free(NULL, &back));
+  TPT_OK(tp_coo_free(NULL, &h));
+  cr_assert_eq(tp_space_bytes_in_use(tpt_space), 0);
+}
+
+/* A host tensor freed with a space is refused (no silent leak). */
+Test(sparse, space_free_of_a_host_tensor_is_refused) {
+  tp_coo h;
+  TPT_OK(tp_coo_alloc(NULL, TP_DTYPE_F32, 3, misuse_dims, 10, &h));
+  TPT_FAILS_WITH(tp_coo_free(tpt_space, &h), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("free it with a NULL space");
+  cr_assert(h.values && h.indices[0], "a refused free leaves the arrays");
+  memset(h.values, 0, 10 * sizeof(float));
+  TPT_OK(tp_coo_free(NULL, &h));
+}
+
+/* A freed tensor, and a copy of its descriptor made before the free, are rejected. */
+Test(sparse, freed_tensors_and_stale_copies_are_rejected) {
+  tpt_rng rng = tpt_rng_fresh();
+  tp_coo h = random_tensor(TP_DTYPE_F64, 3, misuse_dims, 100, &rng), s, back;
+  TPT_OK(tp_coo_copy_to_device(tpt_space, &s, &h));
+  tp_coo stale = s;
+  TPT_OK(tp_coo_free(tpt_space, &s));
+  TPT_FAILS_WITH(tp_coo_check(&s), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  TPT_FAILS_WITH(tp_coo_copy_to_host(tpt_space, &back, &s), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  TPT_FAILS_WITH(tp_coo_copy_to_host(tpt_space, &back, &stale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  TPT_FAILS_WITH(tp_coo_free(tpt_space, &stale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("already freed");
+  tp_coo hstale = h;
+  TPT_OK(tp_coo_free(NULL, &h));
+  TPT_FAILS_WITH(tp_coo_copy_to_device(tpt_space, &s, &hstale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("freed");
+  cr_assert(isnan(tp_coo_norm2(&hstale)));
+  TPT_FAILS_WITH(tp_coo_free(NULL, &hstale), TP_ERROR_INVALID_ARGUMENT);
+  assert_message_has("already freed");
+}
+
+Test(sparse, allocations_beyond_the_memory_available_fail_with_sizes) {
+  setenv("TENPORT_HOST_MEMORY_LIMIT", "512M", 1);
+  tp_coo t;
+  TPT_FAILS_WITH(tp_coo_alloc(NULL, TP_DTYPE_F64, 3, misuse_dims, 100000000, &t),
+                 TP_ERROR_OUT_OF_MEMORY);
+  assert_message_has("a 3.2 GB COO tensor 50x40x30 with 100000000 nonzeros (float64) does not "
+                     "fit: 536.9 MB");
+  cr_assert(t.values == NULL && t.indices[0] == NULL);
+}

@@ -1,12 +1,17 @@
 /* Dense and Kruskal tensor descriptors: validation, allocation in a space or on the host,
  * and copies between the two. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tenport/dense.h"
 #include "tenport/memory.h"
+#include "tp_block_index.h"
 #include "tp_error.h"
+#include "tp_host_alloc.h"
+#include "tp_host_memory.h"
+#include "tp_space_common.h"
 
 static int dtype_ok(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64; }
 
@@ -50,16 +55,53 @@ static tp_status check_bytes(const char *what, int64_t count, tp_dtype dtype) {
   return TP_SUCCESS;
 }
 
+/* A descriptor that tp_*_free cleared (or nobody filled): order 0 and no data. */
+static tp_status check_allocated(const char *what, int order, int has_data, int min_order) {
+  if (order == 0 && !has_data)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: order 0 is outside [%d, %d] and there is no "
+                    "data: the tensor has been freed or was never allocated", what, min_order,
+                    TP_DENSE_MAX_ORDER);
+  return TP_SUCCESS;
+}
+
+/* Data freed while this descriptor (a copy made before the free) still points at it. */
+static tp_status check_not_freed(const char *what, const char *field, int index,
+                                 const void *data) {
+  if (!tp_block_index_was_freed(data))
+    return TP_SUCCESS;
+  char name[32];
+  snprintf(name, sizeof name, index < 0 ? "%s" : "%s[%d]", field, index);
+  return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: %s (%p) was freed; the descriptor is a copy "
+                  "made before the free, or was freed itself", what, name, data);
+}
+
 tp_status tp_dense_check(const tp_dense *t) {
   TP_CHECK_ARG(t, "the tensor descriptor is NULL");
+  TP_TRY(check_allocated("dense tensor", t->order, t->data != NULL, 2));
   TP_TRY(check_shape("dense tensor", t->dtype, t->order, t->dims));
   TP_CHECK_ARG(t->layout == TP_LAYOUT_LEFT || t->layout == TP_LAYOUT_RIGHT,
                "dense tensor: layout %d is not TP_LAYOUT_LEFT or TP_LAYOUT_RIGHT", (int)t->layout);
-  return check_bytes("dense tensor", product(t->order, t->dims), t->dtype);
+  TP_TRY(check_bytes("dense tensor", product(t->order, t->dims), t->dtype));
+  return check_not_freed("dense tensor", "data", -1, t->data);
+}
+
+static int kruskal_has_data(const tp_kruskal *k) {
+  int any = k->lambda != NULL;
+  for (int m = 0; m < TP_DENSE_MAX_ORDER; ++m)
+    any |= k->factors[m] != NULL;
+  return any;
+}
+
+static tp_status kruskal_not_freed(const tp_kruskal *k) {
+  TP_TRY(check_not_freed("Kruskal tensor", "lambda", -1, k->lambda));
+  for (int m = 0; m < k->order; ++m)
+    TP_TRY(check_not_freed("Kruskal tensor", "factors", m, k->factors[m]));
+  return TP_SUCCESS;
 }
 
 tp_status tp_kruskal_check(const tp_kruskal *k) {
   TP_CHECK_ARG(k, "the Kruskal descriptor is NULL");
+  TP_TRY(check_allocated("Kruskal tensor", k->order, kruskal_has_data(k), 2));
   TP_TRY(check_shape("Kruskal tensor", k->dtype, k->order, k->dims));
   TP_CHECK_ARG(k->rank >= 1, "Kruskal tensor: rank %lld, must be at least 1",
                (long long)k->rank);
@@ -67,26 +109,51 @@ tp_status tp_kruskal_check(const tp_kruskal *k) {
     int64_t shape[2] = {k->dims[m], k->rank};
     TP_TRY(check_bytes("Kruskal tensor factor", product(2, shape), k->dtype));
   }
-  return TP_SUCCESS;
+  return kruskal_not_freed(k);
 }
 
 /* ---- allocation -------------------------------------------------------------------- */
 
-static tp_status alloc_bytes(tp_space *space, size_t bytes, void **p) {
-  *p = NULL;
-  if (space)
-    return tp_alloc(space, bytes, p);
-  *p = malloc(bytes ? bytes : 1);
-  if (!*p)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes on the host", bytes);
-  return TP_SUCCESS;
+/* "40x30x20" into buf. */
+static void format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < order && n < cap; ++k)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", k ? "x" : "", (long long)dims[k]);
 }
 
-static void free_bytes(tp_space *space, void *p) {
-  if (space)
-    tp_free(space, p);
-  else
-    free(p);
+/* "dense tensor 1000x1000x1000 (float64)": what the memory checks name. */
+static void dense_what(const tp_dense *t, char *buf, size_t cap) {
+  char dims[TP_DENSE_MAX_ORDER * 21];
+  format_dims(t->order, t->dims, dims, sizeof dims);
+  snprintf(buf, cap, "dense tensor %s (%s)", dims, tp_dtype_name(t->dtype));
+}
+
+static void kruskal_what(const tp_kruskal *k, char *buf, size_t cap) {
+  char dims[TP_DENSE_MAX_ORDER * 21];
+  format_dims(k->order, k->dims, dims, sizeof dims);
+  snprintf(buf, cap, "Kruskal tensor %s, rank %lld (%s)", dims, (long long)k->rank,
+           tp_dtype_name(k->dtype));
+}
+
+/* The memory check of a whole tensor, before its arrays are allocated (only requests
+ * from TP_HOST_MEMORY_CHECK_FROM on are checked, on the host and on GPUs alike). */
+static tp_status check_memory(tp_space *space, size_t bytes, const char *what) {
+  return space ? tp_space_memory_check(space, bytes, what) : tp_host_memory_check(bytes, what);
+}
+
+static tp_status alloc_bytes(tp_space *space, size_t bytes, void **p) {
+  *p = NULL;
+  return space ? tp_alloc(space, bytes, p) : tp_host_alloc(bytes, NULL, p);
+}
+
+/* Whether free_bytes(space, p) would succeed. */
+static tp_status check_free(tp_space *space, const void *p, const char *what) {
+  return space ? tp_space_check_free(space, p, what) : tp_host_free_check(p, what);
+}
+
+static tp_status free_bytes(tp_space *space, void *p, const char *what) {
+  return space ? tp_free(space, p) : tp_host_free(p, what);
 }
 
 static size_t dense_bytes(const tp_dense *t) {
@@ -95,6 +162,14 @@ static size_t dense_bytes(const tp_dense *t) {
 
 static size_t factor_bytes(const tp_kruskal *k, int m) {
   return (size_t)(k->dims[m] * k->rank) * tp_dtype_size(k->dtype);
+}
+
+/* lambda and every factor, in bytes; SIZE_MAX when the sum overflows. */
+static size_t kruskal_bytes(const tp_kruskal *k) {
+  size_t total = (size_t)k->rank * tp_dtype_size(k->dtype);
+  for (int m = 0; m < k->order; ++m)
+    total = total > SIZE_MAX - factor_bytes(k, m) ? SIZE_MAX : total + factor_bytes(k, m);
+  return total;
 }
 
 tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
@@ -108,7 +183,12 @@ tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64
   t->order = order;
   memcpy(t->dims, dims, sizeof(int64_t) * (size_t)order);
   t->layout = layout;
+  char what[TP_DENSE_MAX_ORDER * 21 + 64];
   tp_status st = tp_dense_check(t);
+  if (st == TP_SUCCESS && dense_bytes(t) >= TP_HOST_MEMORY_CHECK_FROM) {
+    dense_what(t, what, sizeof what);
+    st = check_memory(space, dense_bytes(t), what);
+  }
   if (st == TP_SUCCESS)
     st = alloc_bytes(space, dense_bytes(t), &t->data);
   if (st != TP_SUCCESS)
@@ -116,11 +196,12 @@ tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64
   return st;
 }
 
-void tp_dense_free(tp_space *space, tp_dense *t) {
+tp_status tp_dense_free(tp_space *space, tp_dense *t) {
   if (!t)
-    return;
-  free_bytes(space, t->data);
-  t->data = NULL;
+    return TP_SUCCESS;
+  TP_TRY(free_bytes(space, t->data, "the dense tensor's data"));
+  memset(t, 0, sizeof *t);
+  return TP_SUCCESS;
 }
 
 tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
@@ -134,28 +215,43 @@ tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int
   k->order = order;
   memcpy(k->dims, dims, sizeof(int64_t) * (size_t)order);
   k->rank = rank;
+  char what[TP_DENSE_MAX_ORDER * 21 + 64];
   tp_status st = tp_kruskal_check(k);
+  if (st == TP_SUCCESS && kruskal_bytes(k) >= TP_HOST_MEMORY_CHECK_FROM) {
+    kruskal_what(k, what, sizeof what);
+    st = check_memory(space, kruskal_bytes(k), what);
+  }
   if (st == TP_SUCCESS)
     st = alloc_bytes(space, (size_t)rank * tp_dtype_size(dtype), &k->lambda);
   for (int m = 0; m < order && st == TP_SUCCESS; ++m)
     st = alloc_bytes(space, factor_bytes(k, m), &k->factors[m]);
   if (st != TP_SUCCESS) {
-    tp_kruskal_free(space, k);
+    (void)tp_kruskal_free(space, k);
     memset(k, 0, sizeof *k);
   }
   return st;
 }
 
-void tp_kruskal_free(tp_space *space, tp_kruskal *k) {
+/* Every array of k could be freed with space: nothing is freed unless all can be. */
+static tp_status kruskal_check_free(tp_space *space, const tp_kruskal *k, int order) {
+  TP_TRY(check_free(space, k->lambda, "the Kruskal tensor's lambda"));
+  for (int m = 0; m < order; ++m)
+    TP_TRY(check_free(space, k->factors[m], "a factor of the Kruskal tensor"));
+  return TP_SUCCESS;
+}
+
+tp_status tp_kruskal_free(tp_space *space, tp_kruskal *k) {
   if (!k)
-    return;
-  free_bytes(space, k->lambda);
-  k->lambda = NULL;
-  for (int m = 0; m < TP_DENSE_MAX_ORDER; ++m) {
-    if (m < k->order)
-      free_bytes(space, k->factors[m]);
-    k->factors[m] = NULL;
+    return TP_SUCCESS;
+  int order = k->order < 0 ? 0 : k->order > TP_DENSE_MAX_ORDER ? TP_DENSE_MAX_ORDER : k->order;
+  TP_TRY(kruskal_check_free(space, k, order));
+  tp_status st = free_bytes(space, k->lambda, "the Kruskal tensor's lambda");
+  for (int m = 0; m < order; ++m) {
+    tp_status s = free_bytes(space, k->factors[m], "a factor of the Kruskal tensor");
+    st = st == TP_SUCCESS ? s : st;
   }
+  memset(k, 0, sizeof *k);
+  return st;
 }
 
 /* ---- copies ------------------------------------------------------------------------ */

@@ -6,11 +6,24 @@
 #include <string.h>
 
 #include "tenport/sparse.h"
+#include "tp_block_index.h"
 #include "tp_error.h"
+#include "tp_host_alloc.h"
+#include "tp_host_memory.h"
 #include "tp_sparse_internal.h"
+
+/* A descriptor tp_coo_free cleared, or one never filled: order 0 and no arrays. */
+static int coo_cleared(const tp_coo *t) {
+  int any = t->values != NULL;
+  for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
+    any |= t->indices[m] != NULL;
+  return t->order == 0 && !any;
+}
 
 tp_status tp_coo_check(const tp_coo *t) {
   TP_CHECK_ARG(t, "the COO descriptor is NULL");
+  TP_CHECK_ARG(!coo_cleared(t), "COO tensor: order 0 is outside [1, %d] and there are no "
+               "arrays: the tensor has been freed or was never allocated", TP_COO_MAX_ORDER);
   TP_CHECK_ARG(tp_coo_dtype_ok(t->dtype), "COO tensor: dtype %s (%d) is not float32 or float64",
                tp_dtype_name(t->dtype), (int)t->dtype);
   TP_CHECK_ARG(t->order >= 1 && t->order <= TP_COO_MAX_ORDER,
@@ -22,15 +35,26 @@ tp_status tp_coo_check(const tp_coo *t) {
   return TP_SUCCESS;
 }
 
+/* Arrays freed while this descriptor (a copy made before the free) still points at them. */
+static tp_status coo_not_freed(const tp_coo *t) {
+  for (int m = 0; m < t->order; ++m)
+    TP_CHECK_ARG(!tp_block_index_was_freed(t->indices[m]), "COO tensor: indices[%d] (%p) was "
+                 "freed; the descriptor is a copy made before the free", m,
+                 (void *)t->indices[m]);
+  TP_CHECK_ARG(!tp_block_index_was_freed(t->values), "COO tensor: values (%p) was freed; the "
+               "descriptor is a copy made before the free", t->values);
+  return TP_SUCCESS;
+}
+
 tp_status tp_coo_check_arrays(const tp_coo *t) {
   TP_TRY(tp_coo_check(t));
   if (t->nnz == 0)
-    return TP_SUCCESS;
+    return coo_not_freed(t);
   for (int m = 0; m < t->order; ++m)
     TP_CHECK_ARG(t->indices[m], "COO tensor: indices[%d] is NULL for %lld nonzeros", m,
                  (long long)t->nnz);
   TP_CHECK_ARG(t->values, "COO tensor: values is NULL for %lld nonzeros", (long long)t->nnz);
-  return TP_SUCCESS;
+  return coo_not_freed(t);
 }
 
 void tp_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
@@ -102,12 +126,34 @@ static tp_status array_bytes(int64_t nnz, size_t size, size_t *bytes) {
   return TP_SUCCESS;
 }
 
-static tp_status host_array(size_t bytes, void **p) {
-  *p = malloc(bytes ? bytes : 1); /* non-NULL even for no nonzeros */
-  if (!*p)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "COO tensor: cannot allocate %zu bytes on the host",
-                    bytes);
+/* "COO tensor 50x40x30 with 100 nonzeros (float64)": what the memory check names. */
+static void coo_what(const tp_coo *t, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "COO tensor ");
+  for (int m = 0; m < t->order && n < cap; ++m)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? "x" : "", (long long)t->dims[m]);
+  if (n < cap)
+    snprintf(buf + n, cap - n, " with %lld nonzeros (%s)", (long long)t->nnz,
+             tp_dtype_name(t->dtype));
+}
+
+/* The bytes of all arrays: order index arrays and the values. */
+static tp_status coo_bytes(const tp_coo *t, size_t *index_bytes, size_t *value_bytes,
+                           size_t *total) {
+  TP_TRY(array_bytes(t->nnz, sizeof(int64_t), index_bytes));
+  TP_TRY(array_bytes(t->nnz, tp_dtype_size(t->dtype), value_bytes));
+  if (*index_bytes > (SIZE_MAX - *value_bytes) / (size_t)t->order)
+    return TP_ERROR(TP_ERROR_OVERFLOW, "COO tensor: %lld nonzeros of %d modes overflow size_t",
+                    (long long)t->nnz, t->order);
+  *total = *index_bytes * (size_t)t->order + *value_bytes;
   return TP_SUCCESS;
+}
+
+static tp_status coo_memory_check(const tp_coo *t, size_t total) {
+  char what[TP_COO_MAX_ORDER * 21 + 96];
+  if (total < TP_HOST_MEMORY_CHECK_FROM)
+    return TP_SUCCESS;
+  coo_what(t, what, sizeof what);
+  return tp_host_memory_check(total, what);
 }
 
 tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
@@ -126,16 +172,16 @@ tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_
 
 tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                             tp_coo *t) {
-  size_t index_bytes = 0, value_bytes = 0;
+  size_t index_bytes = 0, value_bytes = 0, total = 0;
   tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
   if (st == TP_SUCCESS)
-    st = array_bytes(nnz, sizeof(int64_t), &index_bytes);
+    st = coo_bytes(t, &index_bytes, &value_bytes, &total);
   if (st == TP_SUCCESS)
-    st = array_bytes(nnz, tp_dtype_size(dtype), &value_bytes);
+    st = coo_memory_check(t, total);
   for (int m = 0; m < order && st == TP_SUCCESS; ++m)
-    st = host_array(index_bytes, (void **)&t->indices[m]);
+    st = tp_host_alloc(index_bytes, NULL, (void **)&t->indices[m]);
   if (st == TP_SUCCESS)
-    st = host_array(value_bytes, &t->values);
+    st = tp_host_alloc(value_bytes, NULL, &t->values);
   if (st != TP_SUCCESS) {
     tp_coo_host_free(t);
     memset(t, 0, sizeof *t);
@@ -143,16 +189,18 @@ tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int6
   return st;
 }
 
+/* The arrays of a host tensor, whatever allocated them (a refusal frees nothing of that
+ * array: tp_coo_free checks first). */
 void tp_coo_host_free(tp_coo *t) {
   if (!t)
     return;
   int order = t->order < 0 ? 0 : t->order > TP_COO_MAX_ORDER ? TP_COO_MAX_ORDER : t->order;
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m) {
     if (m < order)
-      free(t->indices[m]);
+      (void)tp_host_free(t->indices[m], "an index array of the COO tensor");
     t->indices[m] = NULL;
   }
-  free(t->values);
+  (void)tp_host_free(t->values, "the COO tensor's values");
   t->values = NULL;
 }
 

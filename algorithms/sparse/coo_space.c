@@ -1,9 +1,13 @@
 /* COO tensors in a space: allocation and copies between the host and the space. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tenport/memory.h"
 #include "tenport/sparse.h"
 #include "tp_error.h"
+#include "tp_host_alloc.h"
+#include "tp_host_memory.h"
+#include "tp_space_common.h"
 #include "tp_sparse_internal.h"
 
 static tp_status space_array(tp_space *space, int64_t nnz, size_t size, void **p) {
@@ -14,36 +18,76 @@ static tp_status space_array(tp_space *space, int64_t nnz, size_t size, void **p
   return tp_alloc(space, (size_t)nnz * size, p);
 }
 
+/* The memory check of all arrays together, naming the tensor: "COO tensor 50x40x30 with
+ * 100 nonzeros (float64)". An overflowing size is left to space_array. */
+static tp_status space_memory_check(tp_space *space, const tp_coo *t) {
+  uint64_t per_nonzero = (uint64_t)t->order * sizeof(int64_t) + tp_dtype_size(t->dtype);
+  if ((uint64_t)t->nnz > SIZE_MAX / per_nonzero ||
+      (uint64_t)t->nnz * per_nonzero < TP_HOST_MEMORY_CHECK_FROM)
+    return TP_SUCCESS;
+  char what[TP_COO_MAX_ORDER * 21 + 96];
+  size_t n = (size_t)snprintf(what, sizeof what, "COO tensor ");
+  for (int m = 0; m < t->order && n < sizeof what; ++m)
+    n += (size_t)snprintf(what + n, sizeof what - n, "%s%lld", m ? "x" : "",
+                          (long long)t->dims[m]);
+  if (n < sizeof what)
+    snprintf(what + n, sizeof what - n, " with %lld nonzeros (%s)", (long long)t->nnz,
+             tp_dtype_name(t->dtype));
+  return tp_space_memory_check(space, (size_t)((uint64_t)t->nnz * per_nonzero), what);
+}
+
 tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
                        int64_t nnz, tp_coo *t) {
   if (!space)
     return tp_coo_host_alloc(dtype, order, dims, nnz, t);
   tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
+  if (st == TP_SUCCESS)
+    st = space_memory_check(space, t);
   for (int m = 0; m < order && st == TP_SUCCESS; ++m)
     st = space_array(space, nnz, sizeof(int64_t), (void **)&t->indices[m]);
   if (st == TP_SUCCESS)
     st = space_array(space, nnz, tp_dtype_size(dtype), &t->values);
   if (st != TP_SUCCESS) {
-    tp_coo_free(space, t);
+    (void)tp_coo_free(space, t);
     memset(t, 0, sizeof *t);
   }
   return st;
 }
 
-void tp_coo_free(tp_space *space, tp_coo *t) {
-  if (!space) {
-    tp_coo_host_free(t);
-    return;
+/* Whether the array p could be freed with space (NULL: the host). */
+static tp_status check_free(tp_space *space, const void *p, const char *what) {
+  return space ? tp_space_check_free(space, p, what) : tp_host_free_check(p, what);
+}
+
+/* Every array could be freed: nothing is freed unless all can be. */
+static tp_status check_free_all(tp_space *space, const tp_coo *t, int order) {
+  for (int m = 0; m < order; ++m)
+    TP_TRY(check_free(space, t->indices[m], "an index array of the COO tensor"));
+  return check_free(space, t->values, "the COO tensor's values");
+}
+
+static tp_status free_space_arrays(tp_space *space, tp_coo *t, int order) {
+  tp_status st = TP_SUCCESS;
+  for (int m = 0; m < order; ++m) {
+    tp_status s = tp_free(space, t->indices[m]);
+    st = st == TP_SUCCESS ? s : st;
   }
+  tp_status s = tp_free(space, t->values);
+  return st == TP_SUCCESS ? s : st;
+}
+
+tp_status tp_coo_free(tp_space *space, tp_coo *t) {
   if (!t)
-    return;
-  for (int m = 0; m < TP_COO_MAX_ORDER; ++m) {
-    if (m < t->order)
-      tp_free(space, t->indices[m]);
-    t->indices[m] = NULL;
-  }
-  tp_free(space, t->values);
-  t->values = NULL;
+    return TP_SUCCESS;
+  int order = t->order < 0 ? 0 : t->order > TP_COO_MAX_ORDER ? TP_COO_MAX_ORDER : t->order;
+  TP_TRY(check_free_all(space, t, order));
+  tp_status st = TP_SUCCESS;
+  if (space)
+    st = free_space_arrays(space, t, order);
+  else
+    tp_coo_host_free(t);
+  memset(t, 0, sizeof *t);
+  return st;
 }
 
 /* ---- copies -------------------------------------------------------------------------- */
@@ -78,7 +122,7 @@ static tp_status copy_tensor(tp_space *space, direction dir, tp_coo *dst, const 
     st = copy_array(space, dir, dst->values, src->values,
                     (size_t)src->nnz * tp_dtype_size(src->dtype));
   if (st != TP_SUCCESS) {
-    tp_coo_free(dst_space, dst);
+    (void)tp_coo_free(dst_space, dst);
     memset(dst, 0, sizeof *dst);
   }
   return st;

@@ -5,6 +5,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
+#include "tp_host_memory.h"
 
 struct tp_space {
   tp_space_common common;
@@ -74,6 +75,24 @@ tp_status tp_backend_raw_alloc(tp_space *space, size_t bytes, void **ptr) {
 void tp_backend_raw_free(tp_space *space, void *ptr) {
   if (tpg_select(space) == TP_SUCCESS)
     (void)TPG(Free)(ptr);
+}
+
+/* Large requests are compared with the device's free memory first, for a message that
+ * says what was asked and what is there. */
+tp_status tp_backend_memory_check(tp_space *space, size_t bytes, const char *what) {
+  if (bytes < TP_HOST_MEMORY_CHECK_FROM)
+    return TP_SUCCESS;
+  size_t free_bytes = 0, total_bytes = 0;
+  TP_TRY(tpg_select(space));
+  TPG_CHECK(TPG(MemGetInfo)(&free_bytes, &total_bytes));
+  if (bytes <= free_bytes)
+    return TP_SUCCESS;
+  char total[32], held[32], bound[256];
+  tp_bytes_format(total_bytes, total, sizeof total);
+  tp_bytes_format(space->common.bytes_in_use, held, sizeof held);
+  snprintf(bound, sizeof bound, "free on device %d, %.96s, of %s; this space holds %s",
+           space->device, space->props.name, total, held);
+  return tp_memory_does_not_fit(bytes, what, free_bytes, bound);
 }
 
 tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
@@ -237,6 +256,8 @@ static tp_status tpg_copy(tp_space *space, void *dst, const void *src, size_t by
   TP_CHECK_ARG(bytes == 0 || (dst && src), "NULL pointer in a copy of %zu bytes", bytes);
   if (bytes == 0)
     return TP_SUCCESS;
+  TP_TRY(tp_space_check_span(space, dst, bytes, "copy destination"));
+  TP_TRY(tp_space_check_span(space, src, bytes, "copy source"));
   TP_TRY(tpg_select(space));
   TPG_CHECK(TPG(MemcpyAsync)(dst, src, bytes, TPG(MemcpyDefault), space->current));
   if (wait)
@@ -261,6 +282,7 @@ tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
   TP_CHECK_ARG(bytes == 0 || dst, "NULL pointer in a memset of %zu bytes", bytes);
   if (bytes == 0)
     return TP_SUCCESS;
+  TP_TRY(tp_space_check_span(space, dst, bytes, "memset destination"));
   TP_TRY(tpg_select(space));
   TPG_CHECK(TPG(MemsetAsync)(dst, byte_value, bytes, space->current));
   return TP_SUCCESS;

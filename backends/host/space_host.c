@@ -7,6 +7,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
+#include "tp_host_memory.h"
 
 enum { TP_HOST_ALIGN = 64 };
 #define TP_HOST_MAX_SCRATCH ((size_t)64 << 20)
@@ -52,6 +53,11 @@ tp_status tp_backend_raw_alloc(tp_space *space, size_t bytes, void **ptr) {
 void tp_backend_raw_free(tp_space *space, void *ptr) {
   (void)space;
   free(ptr);
+}
+
+tp_status tp_backend_memory_check(tp_space *space, size_t bytes, const char *what) {
+  (void)space;
+  return tp_host_memory_check(bytes, what);
 }
 
 static void tp_read_cpu_name(char *name, size_t size) {
@@ -195,7 +201,8 @@ tp_status tp_host_reserve_scratch(tp_space *space, size_t bytes) {
 static tp_status tp_host_check_copy(tp_space *space, void *dst, const void *src, size_t bytes) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(bytes == 0 || (dst && src), "NULL pointer in a copy of %zu bytes", bytes);
-  return TP_SUCCESS;
+  TP_TRY(tp_space_check_span(space, dst, bytes, "copy destination"));
+  return tp_space_check_span(space, src, bytes, "copy source");
 }
 
 /* Large copies are split over the threads, so that a copy measures memory bandwidth. */
@@ -233,6 +240,7 @@ tp_status tp_copy_on_device(tp_space *space, void *dst, const void *src, size_t 
 tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(bytes == 0 || dst, "NULL pointer in a memset of %zu bytes", bytes);
+  TP_TRY(tp_space_check_span(space, dst, bytes, "memset destination"));
   memset(dst, byte_value, bytes);
   return TP_SUCCESS;
 }

@@ -48,21 +48,35 @@ typedef struct tp_kruskal {
 int64_t tp_dense_count(const tp_dense *t);
 
 /* Checks order, dims (>= 1 each), dtype, layout and that the element count fits; the
- * error names the field. data may be NULL. */
+ * error names the field. data may be NULL. A descriptor that tp_dense_free cleared (or
+ * that was never filled: order 0, no data) is rejected as "freed or never allocated", and
+ * so is one whose data (lambda, a factor) tenport knows to be freed: a copy of the
+ * descriptor made before tp_dense_free, or data passed to tp_free. Every function that
+ * takes a descriptor checks it this way. */
 tp_status tp_dense_check(const tp_dense *t);
 tp_status tp_kruskal_check(const tp_kruskal *k);
 
 /* Fills *t with the given shape and allocates its data in the space (tp_alloc), or on
- * the host (malloc) when space is NULL. tp_dense_free frees it the same way and clears
- * data. */
+ * the host (malloc) when space is NULL. A tensor larger than the memory available (the
+ * device's free memory, or host memory: see TENPORT_HOST_MEMORY_LIMIT in memory.h) fails
+ * with TP_ERROR_OUT_OF_MEMORY and a message with both sizes, before anything is
+ * allocated.
+ * tp_dense_free frees the data the same way and clears the whole descriptor (order 0, data
+ * NULL), so later uses of it fail. It refuses, freeing nothing and leaving *t as it was
+ * (TP_ERROR_INVALID_ARGUMENT): with a NULL space, data a space owns; with a space, data it
+ * does not own (host data, another space's, the caller's own memory); with either, data
+ * already freed (while tenport still holds the block back: see tp_free in memory.h).
+ * Memory the caller allocated is never tenport's to free; with a NULL space it cannot
+ * always be told from host memory tenport's file readers return, and is passed to free().
+ * t == NULL or data == NULL is fine. */
 tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
                          tp_layout layout, tp_dense *t);
-void tp_dense_free(tp_space *space, tp_dense *t);
+tp_status tp_dense_free(tp_space *space, tp_dense *t);
 
-/* Same for a Kruskal tensor: lambda and every factor. */
+/* Same for a Kruskal tensor: lambda and every factor (all are freed, or none). */
 tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
                            int64_t rank, tp_kruskal *k);
-void tp_kruskal_free(tp_space *space, tp_kruskal *k);
+tp_status tp_kruskal_free(tp_space *space, tp_kruskal *k);
 
 /* Copies between a host descriptor and a space descriptor of the same shape. */
 tp_status tp_dense_copy_to_device(tp_space *space, tp_dense *dst, const tp_dense *host);

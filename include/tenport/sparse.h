@@ -40,11 +40,15 @@ tp_status tp_coo_check(const tp_coo *t);
 tp_status tp_coo_validate(const tp_coo *host);
 
 /* Fills *t with the given shape and allocates arrays for nnz nonzeros in the space, or
- * on the host (malloc) when space is NULL. tp_coo_free frees them the same way and
- * clears the pointers. */
+ * on the host (malloc) when space is NULL; arrays larger than the memory available fail
+ * with TP_ERROR_OUT_OF_MEMORY before anything is allocated (as tp_dense_alloc).
+ * tp_coo_free frees them the same way and clears the whole descriptor (order 0, no
+ * arrays), so later uses of it fail. Like tp_dense_free it refuses, freeing nothing and
+ * leaving *t as it was, arrays of the wrong owner: a space's arrays freed with a NULL
+ * space, arrays the space does not own freed with a space, arrays already freed. */
 tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
                        int64_t nnz, tp_coo *t);
-void tp_coo_free(tp_space *space, tp_coo *t);
+tp_status tp_coo_free(tp_space *space, tp_coo *t);
 
 /* Copies between a host tensor and a space tensor; *dst is allocated to match (a NULL
  * space copies host to host). On failure *dst is zeroed and owns nothing. */
