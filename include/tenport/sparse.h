@@ -150,10 +150,6 @@ typedef struct tp_coo_random_options {
 
 tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged);
 
-/* A planted sparse low-rank tensor (order >= 2): a random Kruskal tensor of the given
- * rank whose factor columns each have `support` nonzero rows (all dims[m] rows when the
- * mode is shorter; entries uniform in [0.5, 1.5), lambda = 1), stored exactly on its
- * nonzero pattern (at most rank * support^order nonzeros, sorted), each value times
 /* Draws first .. first + count - 1 of the same tensor's nnz draws (duplicates summed
  * among them): the share one of several ranks makes in place, so that the shares of
  * all ranks add up to the tensor tp_coo_random makes (binary values aside, whose
@@ -161,6 +157,10 @@ tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t 
 tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, int64_t count,
                              tp_coo *host, int64_t *merged);
 
+/* A planted sparse low-rank tensor (order >= 2): a random Kruskal tensor of the given
+ * rank whose factor columns each have `support` nonzero rows (all dims[m] rows when the
+ * mode is shorter; entries uniform in [0.5, 1.5), lambda = 1), stored exactly on its
+ * nonzero pattern (at most rank * support^order nonzeros, sorted), each value times
  * (1 + noise * standard normal). CP-ALS of that rank can fit it exactly when noise is 0.
  * truth (host memory, may be NULL; free with tp_kruskal_free(NULL, truth)) receives the
  * Kruskal tensor. */
