@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# Fuzzes the file readers with libFuzzer under ASan and UBSan for a bounded time, split
-# between two targets: the .npy reader (tp_npy_read_buffer) and the sparse readers (.tns
-# text and .tpb binary, through their buffer entry points); fails if an input crashes a
-# reader, leaks or hits undefined behaviour.
+# Fuzzes tenport with libFuzzer under ASan and UBSan for a bounded time, shared between
+# five targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
+#   npy        tp_npy_read_buffer
+#   tns        the sparse readers (.tns text, .tpb binary)
+#   dense_npy  the .npy -> dense tensor path (tp_npy_peek_header, tp_dense_read_npy_input)
+#   tci        the tensor-train manifest reader (tp_tci_read_manifest_buffer)
+#   cli        the tenport command in process: options, format sniffing, output sets
+# Fails if an input crashes a target, leaks, hits undefined behaviour, breaks one of the
+# target's checks or runs past the per-input timeout.
 # Usage: tools/ci/fuzz.sh        FUZZ_SECONDS=600 tools/ci/fuzz.sh   (default 60 s in all)
-# Each target has its folder, build/fuzz-npy/ and build/fuzz-tns/: the corpus (kept and
-# grown between runs) and, on failure, the crashing input in artifacts/ (replay:
-# build/fuzz-npy/fuzz_npy FILE or build/fuzz-tns/fuzz_tns FILE).
+#        FUZZ_TARGETS="cli tci" tools/ci/fuzz.sh                      (some targets only)
+# Each target has its folder build/fuzz-NAME/: the corpus (seeded on every run, kept and
+# grown between runs) and, on failure, the failing input in artifacts/. Replay one with
+# its messages (the command's own output too, for cli):
+#   build/fuzz/tests/fuzz/fuzz_NAME build/fuzz-NAME/artifacts/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds=${FUZZ_SECONDS:-60}
-npy_seconds=$(( (seconds + 1) / 2 ))
-tns_seconds=$(( seconds - npy_seconds > 0 ? seconds - npy_seconds : 1 ))
-mkdir -p build/fuzz-npy build/fuzz-tns
+read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy tci cli}"
+# Shares of the time: the command line has the most ground to cover.
+declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [tci]=1 [cli]=3)
+build=build/fuzz
+mkdir -p build
 
 # clang and its libFuzzer runtime are not in tools/setup/deps.sh; installed the same way.
 install() {
@@ -25,94 +34,77 @@ install() {
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "$@"
 }
 have_libfuzzer() {
+  local probe
+  probe=$(mktemp -d)
   echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }' |
-    clang -fsanitize=fuzzer -x c - -o build/fuzz-npy/probe 2>/dev/null
+    clang -fsanitize=fuzzer -x c - -o "$probe/probe" 2>/dev/null
+  local ok=$?
+  rm -rf "$probe"
+  return $ok
 }
 command -v clang >/dev/null || install clang
 have_libfuzzer || install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
 
-flags=(-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra
-       -Iinclude -Iportable -Ialgorithms/sparse -Ibackends/serial -Ibackends)
+# ---- build: the library, the command's sources and the targets, instrumented ---------
+start=$SECONDS
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang meson setup "$build" -Dtenport_backend=serial -Dtests=disabled -Dfuzz=enabled \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+fi
+ninja_targets=()
+for t in "${targets[@]}"; do
+  ninja_targets+=("tests/fuzz/fuzz_$t" "tests/fuzz/write_seeds_$t")
+done
+# The kernels' loop hints warn under the sanitizers (-Wpass-failed); only errors matter.
+if ! ninja -C "$build" "${ninja_targets[@]}" >"$build/fuzz-build.log" 2>&1; then
+  grep -E 'error|FAILED' "$build/fuzz-build.log" | head -40 >&2
+  echo "fuzz.sh: the build failed; see $build/fuzz-build.log" >&2
+  exit 1
+fi
+echo "== fuzz targets built in $((SECONDS - start)) s"
 
-# build NAME SEED_DEFINE SOURCES...: the fuzzer and its seed writer in build/fuzz-NAME/,
-# then the seeds into its corpus.
-build() {
-  local name=$1 seed_define=$2 out=build/fuzz-$1
-  shift 2
-  mkdir -p "$out/corpus" "$out/artifacts"
-  clang "${flags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    "$@" -o "$out/fuzz_$name"
-  clang "${flags[@]}" -fsanitize=address,undefined "-D$seed_define" "$@" -o "$out/write_seeds"
-  "$out/write_seeds" "$out/corpus"
-}
+# ---- seeds ---------------------------------------------------------------------------
+# UBSan stops at the first report, so that libFuzzer keeps the input; ASan lets a failed
+# allocation return NULL, as tenport expects of malloc.
+export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+for t in "${targets[@]}"; do
+  mkdir -p "build/fuzz-$t/corpus" "build/fuzz-$t/artifacts"
+  "$build/tests/fuzz/write_seeds_$t" "build/fuzz-$t/corpus"
+done
 
-# run NAME SECONDS WHAT
-run() {
-  local name=$1 secs=$2 what=$3 out=build/fuzz-$1
-  echo "== fuzzing $what for ${secs} s"
-  if ! "$out/fuzz_$name" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
-       -dict="$out/$name.dict" -artifact_prefix="$out/artifacts/" "$out/corpus"; then
-    echo "fuzz.sh: the fuzzer found a failing input; see $out/artifacts/" >&2
-    exit 1
+# ---- fuzzing -------------------------------------------------------------------------
+total_weight=0
+for t in "${targets[@]}"; do total_weight=$((total_weight + ${weight[$t]:-1})); done
+summary=()
+failed=0
+for t in "${targets[@]}"; do
+  secs=$((seconds * ${weight[$t]:-1} / total_weight))
+  [ "$secs" -ge 1 ] || secs=1
+  out=$PWD/build/fuzz-$t # absolute: fuzz_cli runs each command in a folder of its own
+  extra=()
+  # The command prints on stdout and stderr: closed while fuzzing, shown on a replay.
+  [ "$t" = cli ] && extra=(-close_fd_mask=3)
+  echo "== fuzzing $t for ${secs} s"
+  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -max_len=4096 \
+       -print_final_stats=1 -dict="$PWD/tests/fuzz/$t.dict" -artifact_prefix="$out/artifacts/" \
+       "${extra[@]}" "$out/corpus" >"$out/fuzz.log" 2>&1; then
+    status=ok
+  else
+    status=FAILED
+    failed=1
+    tail -60 "$out/fuzz.log" >&2
+    artifact=$(grep -o "Test unit written to [^ ]*" "$out/fuzz.log" | tail -1 | cut -d' ' -f5)
+    echo "fuzz.sh: $t found a failing input: ${artifact:-see $out/artifacts/}" >&2
+    echo "fuzz.sh: replay it with its messages: $build/tests/fuzz/fuzz_$t ${artifact:-ARTIFACT}" >&2
   fi
-}
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || true)
+  cov=$(grep -o 'cov: [0-9]*' "$out/fuzz.log" | tail -1 | cut -d' ' -f2 || true)
+  summary+=("$(printf '%-10s %-6s %4s s %9s runs %7s exec/s  cov %s  corpus %s' "$t" "$status" \
+    "$secs" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$(find "$out/corpus" -type f | wc -l)")")
+done
 
-build npy FUZZ_NPY_WRITE_SEEDS tests/fuzz/fuzz_npy.c algorithms/io/npy.c portable/error.c
-build tns FUZZ_TNS_WRITE_SEEDS tests/fuzz/fuzz_tns.c algorithms/sparse/coo.c \
-  algorithms/sparse/radix_sort.c algorithms/sparse/coo_sort.c \
-  algorithms/sparse/coo_duplicates.c algorithms/sparse/coo_source.c \
-  algorithms/sparse/coo_sink.c algorithms/sparse/coo_builder.c \
-  algorithms/sparse/tns_parse.c algorithms/sparse/tns_pieces.c algorithms/sparse/tns_read.c \
-  algorithms/sparse/tpb.c \
-  algorithms/sparse/coo_read.c algorithms/io/npy.c portable/error.c
-
-# Tokens of the formats, so that mutations form headers and fields sooner.
-cat >build/fuzz-npy/npy.dict <<'EOF'
-"\x93NUMPY\x01\x00"
-"\x93NUMPY\x02\x00"
-"\x93NUMPY\x03\x00"
-"{'descr': "
-"'fortran_order': "
-"'shape': "
-"True"
-"False"
-"'<f4'"
-"'<f8'"
-"'>f8'"
-"'|i1'"
-"'|u1'"
-"'<i4'"
-"'>i8'"
-"'=u4'"
-"'<u8'"
-"()"
-",)"
-", }"
-"9223372036854775807"
-"4611686018427387904"
-EOF
-cat >build/fuzz-tns/tns.dict <<'EOF'
-"TPCOO\x00\x00\x01"
-"\x01\x00\x00\x00"
-"\x04\x00\x00\x00"
-"\x08\x00\x00\x00"
-"\xff\xff\xff\xff\xff\xff\xff\x7f"
-"# "
-"\x0a"
-"\x0d\x0a"
-"\x09"
-" 1"
-" 0"
-" -1"
-" 1e308"
-" 1e39"
-" nan"
-" inf"
-" 0x1p-3"
-" .5"
-" 9223372036854775807"
-" 18446744073709551616"
-EOF
-
-run npy "$npy_seconds" "tp_npy_read_buffer"
-run tns "$tns_seconds" "the .tns and .tpb readers"
+echo "== fuzzing summary (logs in build/fuzz-NAME/fuzz.log)"
+printf '%s\n' "${summary[@]}"
+exit $failed

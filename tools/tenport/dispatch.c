@@ -1,0 +1,66 @@
+/* tenport's dispatcher: the command word picks a subcommand. main.c calls it; the
+ * libFuzzer target tests/fuzz/fuzz_cli.c calls it in process. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "dispatch.h"
+#include "tenport/tenport.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"demo", tenport_cmd_demo,
+     "the four methods on built-in example data, each answer checked (a few seconds)"},
+    {"info", tenport_cmd_info,
+     "backend, device and the machine's measured ceilings, with the portable layer's "
+     "micro-benchmarks (--full for the large sizes)"},
+    {"sshopm", tenport_cmd_sshopm,
+     "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM"},
+    {"peaks", tenport_cmd_peaks,
+     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
+    {"cp-als", tenport_cmd_cp_als, "CP decomposition of a dense tensor (.npy) by alternating least squares"},
+    {"sttid", tenport_cmd_sttid,
+     "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)"},
+    {"gen", tenport_cmd_gen,
+     "generate test data: 'tenport gen dense' (.npy) and 'tenport gen sparse' (.tns, .tpb), "
+     "random or planted low-rank tensors, 'tenport gen sttid' power-law or knowledge-graph "
+     "tensors"},
+    {"bench", tenport_cmd_bench,
+     "the four methods' standard cases on this backend, next to the machine's ceilings "
+     "(--quick, --full, --json)"},
+    {"convert", tenport_cmd_convert,
+     "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: tenport <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "  %-8s %s\n", "version", "print the version and backend");
+  fprintf(out, "\n'tenport <command> --help' describes a command's options.\n");
+}
+
+int tenport_main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+    printf("tenport %d.%d.%d (%s backend%s%s)\n", TENPORT_VERSION_MAJOR, TENPORT_VERSION_MINOR,
+           TENPORT_VERSION_PATCH, tp_backend_name(), tp_comm_has_mpi() ? ", MPI" : "",
+           tp_comm_has_nccl() ? ", NCCL" : "");
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "tenport: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
