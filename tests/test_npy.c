@@ -915,6 +915,54 @@ Test(npy, a_block_outside_the_array_or_a_pipe_is_refused) {
   assert_message_has("not a regular file");
 }
 
+/* Rows of every shape of 1-3 dimensions in both orders equal the same rows of the
+ * C-order array, for random ranges (empty, one row, all rows). */
+Test(npy, rows_are_read_in_c_order_from_both_orders) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t shapes[4][3] = {{5, 4, 7}, {9, 11, 0}, {13, 0, 0}, {1, 6, 3}};
+  const int ndims[4] = {3, 2, 1, 3};
+  for (int s = 0; s < 4; ++s)
+    for (int fortran = 0; fortran < 2; ++fortran) {
+      int nd = ndims[s];
+      int64_t count = 1, len = shapes[s][nd - 1];
+      for (int k = 0; k < nd; ++k)
+        count *= shapes[s][k];
+      int64_t rows = count / len;
+      double *c = tpt_host_alloc(sizeof(double) * (size_t)count);
+      double *file = tpt_host_alloc(sizeof(double) * (size_t)count);
+      for (int64_t i = 0; i < count; ++i)
+        c[i] = (double)tpt_int(&rng, -1000, 1000);
+      int64_t idx[3] = {0, 0, 0};
+      for (int64_t i = 0; i < count; ++i) { /* idx: the C-order index of element i */
+        file[element_offset(nd, shapes[s], idx, fortran)] = c[i];
+        for (int k = nd - 1; k >= 0 && ++idx[k] == shapes[s][k]; --k)
+          idx[k] = 0;
+      }
+      const char *path = tmp_path("rows.npy");
+      TPT_OK(tp_npy_write(path, TP_DTYPE_F64, nd, shapes[s], fortran, file));
+      for (int trial = 0; trial < 30; ++trial) {
+        int64_t first = trial == 0 ? 0 : tpt_int(&rng, 0, rows);
+        int64_t n = trial == 0 ? rows : tpt_int(&rng, 0, rows - first);
+        float *got = tpt_host_alloc(sizeof(float) * (size_t)(n * len + 1));
+        for (int64_t i = 0; i < n * len; ++i)
+          got[i] = NAN;
+        tp_npy_header h;
+        TPT_OK(tp_npy_read_rows(path, first, n, TP_DTYPE_F32, got, &h));
+        cr_assert_eq(h.ndim, nd);
+        for (int64_t i = 0; i < n * len; ++i)
+          cr_assert_eq(got[i], (float)c[first * len + i], "shape %d, %s order: rows from %lld, "
+                       "element %lld", s, fortran ? "Fortran" : "C", (long long)first,
+                       (long long)i);
+        free(got);
+      }
+      float out[1];
+      TPT_FAILS_WITH(tp_npy_read_rows(path, rows, 1, TP_DTYPE_F32, out, NULL),
+                     TP_ERROR_INVALID_ARGUMENT);
+      assert_message_has("outside");
+      free(c), free(file);
+    }
+}
+
 /* The first look at an input starts from an empty look-ahead (no buffer yet): moving its
  * zero unread bytes computed NULL + 0, undefined behaviour that clang's UBSan reports on
  * every input (found by tests/fuzz; GCC's UBSan does not see it). Short files, peeked

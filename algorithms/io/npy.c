@@ -511,7 +511,7 @@ static double load_f64(const void *data, tp_dtype dtype, int64_t i) {
 
 /* Converts a's elements to float64 or float32 in C order. Fortran-order data is visited
  * with a C-order index (last dimension fastest) that tracks its Fortran offset. */
-static void convert_to_c_order(const tp_npy_array *a, void *dst, int to_f32) {
+void tp_npy_c_order(const tp_npy_array *a, void *dst, int to_f32) {
   int n = a->fortran_order && a->count > 0 ? a->ndim : 0; /* 0: read straight through */
   int64_t index[TP_NPY_MAX_DIMS] = {0}, stride[TP_NPY_MAX_DIMS];
   for (int k = 0; k < n; ++k)
@@ -557,7 +557,7 @@ static tp_status read_converted(tp_input *in, int required_ndim, tp_dtype to,
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s copy of %lld elements",
                       in->name, npy_dtypes[to].name, (long long)a.count);
     }
-    convert_to_c_order(&a, dst, to == TP_DTYPE_F32);
+    tp_npy_c_order(&a, dst, to == TP_DTYPE_F32);
     free(a.data);
     a.data = dst;
     a.dtype = to;

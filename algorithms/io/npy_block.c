@@ -125,26 +125,96 @@ static tp_status read_block(const char *path, const tp_npy_header *h, const int6
   return st;
 }
 
-tp_status tp_npy_read_block(const char *path, const int64_t *first, const int64_t *count,
-                            tp_dtype to, void *dst, tp_npy_header *header) {
-  TP_CHECK_ARG(path && first && count && dst, "path, first, count and dst must not be NULL");
+/* The header of a regular file, with the size of its data checked. */
+static tp_status regular_header(const char *path, tp_npy_header *h) {
   tp_input *in;
-  tp_npy_header h;
   TP_TRY(tp_input_open(&in, path));
   uint64_t size = in->known_size;
   tp_status st = size == UINT64_MAX
                      ? TP_ERROR(TP_ERROR_IO, "%s is not a regular file: a block is read by "
                                 "positioned reads", path)
-                     : tp_npy_peek_header(in, &h);
+                     : tp_npy_peek_header(in, h);
   tp_input_close(&in);
   TP_TRY(st);
-  if (h.data_offset + (uint64_t)h.count * tp_dtype_size(h.dtype) > size)
+  if (h->data_offset + (uint64_t)h->count * tp_dtype_size(h->dtype) > size)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated data: the header's shape needs %llu "
                     "bytes after the header, the file has %llu", path,
-                    (unsigned long long)((uint64_t)h.count * tp_dtype_size(h.dtype)),
-                    (unsigned long long)(size - h.data_offset));
+                    (unsigned long long)((uint64_t)h->count * tp_dtype_size(h->dtype)),
+                    (unsigned long long)(size - h->data_offset));
+  return TP_SUCCESS;
+}
+
+tp_status tp_npy_read_block(const char *path, const int64_t *first, const int64_t *count,
+                            tp_dtype to, void *dst, tp_npy_header *header) {
+  TP_CHECK_ARG(path && first && count && dst, "path, first, count and dst must not be NULL");
+  tp_npy_header h;
+  TP_TRY(regular_header(path, &h));
   TP_TRY(check_block(path, &h, first, count, to));
   if (header)
     *header = h;
   return read_block(path, &h, first, count, to, dst);
+}
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+/* The rows of a view of the array: all dimensions but the last flattened in C order (a
+ * 1-D array is one row). */
+static void row_shape(const tp_npy_header *h, int64_t *rows, int64_t *len) {
+  *len = h->ndim ? h->shape[h->ndim - 1] : 1;
+  *rows = 1;
+  for (int k = 0; k + 1 < h->ndim; ++k)
+    *rows *= h->shape[k];
+}
+
+/* C order: the rows are one run of the file. */
+static tp_status c_rows(const char *path, const tp_npy_header *h, int64_t first, int64_t n,
+                        int64_t rows, int64_t len, tp_dtype to, void *dst) {
+  tp_npy_header view = *h;
+  view.ndim = 2, view.shape[0] = rows, view.shape[1] = len;
+  const int64_t at[2] = {first, 0}, count[2] = {n, len};
+  return read_block(path, &view, at, count, to, dst);
+}
+
+/* Fortran order: the block of whole indices of the first dimension that covers the rows,
+ * put in C order, and the rows taken from it. */
+static tp_status fortran_rows(const char *path, const tp_npy_header *h, int64_t first,
+                              int64_t n, int64_t rows, int64_t len, tp_dtype to, void *dst) {
+  int64_t inner = rows / h->shape[0]; /* rows per index of the first dimension */
+  int64_t at[TP_NPY_MAX_DIMS] = {0}, count[TP_NPY_MAX_DIMS];
+  memcpy(count, h->shape, sizeof count);
+  at[0] = first / inner;
+  count[0] = (first + n + inner - 1) / inner - at[0];
+  size_t size = tp_dtype_size(to), box = (size_t)(count[0] * inner * len);
+  char *raw = (char *)malloc(box * size + 1), *c = (char *)malloc(box * size + 1);
+  tp_status st = raw && c ? read_block(path, h, at, count, to, raw)
+                          : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to read %s", path);
+  if (st == TP_SUCCESS) {
+    tp_npy_array a;
+    memset(&a, 0, sizeof a);
+    a.dtype = to, a.ndim = h->ndim, a.fortran_order = 1, a.count = (int64_t)box, a.data = raw;
+    memcpy(a.shape, count, sizeof count);
+    tp_npy_c_order(&a, c, to == TP_DTYPE_F32);
+    memcpy(dst, c + (size_t)((first - at[0] * inner) * len) * size, (size_t)(n * len) * size);
+  }
+  free(raw), free(c);
+  return st;
+}
+
+tp_status tp_npy_read_rows(const char *path, int64_t first, int64_t n, tp_dtype to, void *dst,
+                           tp_npy_header *header) {
+  TP_CHECK_ARG(path && dst, "path and dst must not be NULL");
+  TP_CHECK_ARG(to == TP_DTYPE_F32 || to == TP_DTYPE_F64, "to is %s, not float32 or float64",
+               tp_dtype_name(to));
+  tp_npy_header h;
+  TP_TRY(regular_header(path, &h));
+  int64_t rows, len;
+  row_shape(&h, &rows, &len);
+  TP_CHECK_ARG(first >= 0 && n >= 0 && first <= rows - n, "%s: rows %lld..%lld are outside "
+               "its %lld", path, (long long)first, (long long)(first + n), (long long)rows);
+  if (header)
+    *header = h;
+  if (n == 0 || len == 0)
+    return TP_SUCCESS;
+  return h.fortran_order && h.ndim > 1 ? fortran_rows(path, &h, first, n, rows, len, to, dst)
+                                       : c_rows(path, &h, first, n, rows, len, to, dst);
 }

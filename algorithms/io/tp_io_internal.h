@@ -65,6 +65,10 @@ uint64_t tp_input_remaining(const tp_input *in);
 void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
                    void *out);
 
+/* a's elements as float32 (to_f32) or float64 in C order at dst, Fortran-order data
+ * transposed (npy.c). */
+void tp_npy_c_order(const tp_npy_array *a, void *dst, int to_f32);
+
 /* ---- one file of an output set (output_set.c) --------------------------------------
  * Writes go through a memory buffer; the first failure is kept and reported by
  * tp_output_finish with the target's name. */

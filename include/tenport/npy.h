@@ -75,6 +75,14 @@ tp_status tp_npy_peek_header(tp_input *in, tp_npy_header *header);
 tp_status tp_npy_read_block(const char *path, const int64_t *first, const int64_t *count,
                             tp_dtype to, void *dst, tp_npy_header *header);
 
+/* Reads rows [first, first + n) of the array seen as rows of its last dimension (every
+ * other dimension flattened in C order; a 1-D array is one row) into dst in C order,
+ * converted to `to`: one positioned read for a C-order file; for a Fortran-order one, the
+ * block of whole indices of the first dimension that covers the rows, transposed. The
+ * slab of voxels or tensors one rank of several works on. */
+tp_status tp_npy_read_rows(const char *path, int64_t first, int64_t n, tp_dtype to, void *dst,
+                           tp_npy_header *header);
+
 /* Writes count = prod(shape) elements (shape may be NULL when ndim is 0) as a version 1.0
  * file, little-endian, header padded to 64 bytes. The file is written beside path and
  * renamed over it (see tenport/files.h), so a failure (TP_ERROR_IO) leaves any existing
