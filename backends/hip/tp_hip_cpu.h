@@ -13,7 +13,8 @@
  *   properties     warpSize 64 (the runtime reports the host's SIMD width), 64 KiB of
  *                  LDS per block as on gfx90a (it reports the host's L1 size).
  *   corrections    hipMalloc reports a failed allocation; a stream waits for an event
- *                  on the host (the runtime's wait can deadlock its stream workers).
+ *                  on the host (the runtime's wait can deadlock its stream workers);
+ *                  the idle stream processor yields its core rather than spin.
  *   not there      graphs (tp_space_can_record says no: work is issued launch by
  *                  launch), a dynamic shared memory limit (any size is a vector).
  */
@@ -21,8 +22,6 @@
 #define TP_HIP_CPU_H
 
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- fiber stacks ---------------------------------------------------------------- */
@@ -42,6 +41,12 @@
 #endif
 #define co_create(bytes, entry)                                                         \
   co_create((bytes) < TP_HIP_CPU_STACK ? TP_HIP_CPU_STACK : (bytes), (entry))
+
+/* The runtime's stream processor spins on a pause instruction while it waits for work;
+ * it yields the core instead, which the work-items need (more so in MPI runs, a
+ * runtime per rank). */
+#include <thread>
+#define YieldProcessor() std::this_thread::yield()
 
 #include <hip/hip_runtime.h>
 
@@ -70,20 +75,16 @@ inline const Fiber &fiber_of(unsigned l) noexcept {
 
 /* The lanes of mask (in the caller's wavefront, the caller among them) wait for each
  * other: each yields to the next lane of the mask and the last to the first, the
- * runtime's round-robin barrier restricted to the lanes that take part. */
+ * runtime's round-robin barrier restricted to the lanes that take part. (The runtime
+ * runs a block's work-items one after the other, without fibers, only when work-item 0
+ * meets no barrier; team kernels synchronise their block after each league rank, so
+ * lanes that exchange always run as fibers.) */
 inline void wave_sync(uint64_t mask) noexcept {
   unsigned me = linear(), lane = me % 64u, base = me - lane;
   uint64_t later = lane == 63u ? 0 : mask & (~(uint64_t)0 << (lane + 1u));
   unsigned next = base + (unsigned)__builtin_ctzll(later ? later : mask);
   if (next == me)
     return;
-  if (Fiber::this_fiber() == Fiber::main() && id(Fiber::this_fiber()) != 0) {
-    /* the runtime ran lane 0 to its end without a barrier and now runs the others one
-     * after the other: lanes of this block synchronise where lane 0 did not */
-    fprintf(stderr, "tenport (hip cpu): work-item %u synchronises its wavefront, but "
-                    "work-item 0 of its block never synchronised\n", me);
-    abort();
-  }
   hip::detail::this_tile::has_barrier = true;
   Fiber::yield(fiber_of(next));
 }

@@ -24,7 +24,10 @@
 #   PEERS          blco,splatt (default both)
 #   TP_DATA_DIR    where the tensors go (default /tmp/tenport-e2e; 1.5 GB per tensor)
 #   TP_REVISION    the revision to log when the tree is a copy without .git
-# Run from the repository root with .deps/ carried along (the peers' sources).
+# Run from the repository root with .deps/ carried along (the peers' sources). On a
+# machine that stops a command after 10 minutes, split the work, for example
+#   STEPS="build gen" tools/gpu/run-e2e.sh $OUT; STEPS="t3 t4 bench" ...; STEPS=peers ...
+# (the peers parse the text files themselves, which takes them minutes).
 # Each step logs to RESULTS_DIR/e2e-<step>.log; RESULTS_DIR/e2e-summary.txt collects the
 # wall times and phases lines.
 set -uo pipefail
@@ -131,13 +134,13 @@ if want peers; then
     if [[ $peers == *,blco,* ]]; then
       say "$t: BLCO CP-ALS on the GPU, 50 iterations"
       mask=64 # the index bits of both tensors sum to at most 64
-      timed "blco $t.tns" env CUDA_MODULE_LOADING=EAGER "$bin/blco-f32-cpd$mask" -k 10 -r 32 \
-        -m 50 -e 0 -i "$data/$t.tns"
+      timed "blco $t.tns" timeout 500 env CUDA_MODULE_LOADING=EAGER "$bin/blco-f32-cpd$mask" \
+        -k 10 -r 32 -m 50 -e 0 -i "$data/$t.tns"
     fi
     if [[ $peers == *,splatt,* ]]; then
       say "$t: SPLATT CP-ALS on $(nproc) cores, 50 iterations"
-      timed "splatt $t.tns" env OPENBLAS_NUM_THREADS=1 "$bin/splatt-f32-i64" cpd "$data/$t.tns" \
-        -r 32 -t "$(nproc)" -i 50 --tol 0 --nowrite -v
+      timed "splatt $t.tns" timeout 500 env OPENBLAS_NUM_THREADS=1 "$bin/splatt-f32-i64" cpd \
+        "$data/$t.tns" -r 32 -t "$(nproc)" -i 50 --tol 0 --nowrite -v
     fi
     ((order == 3 || order == 4)) || echo "run-e2e: BLCO takes 3 or 4 modes only"
   done
