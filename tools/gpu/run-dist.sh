@@ -8,17 +8,28 @@
 #          one GPU holds: time per iteration and memory per GPU
 #   cpu    4 ranks x 4 threads on the host against SPLATT's MPI build (each its own
 #          medium-grained grid, the same .tns file: the 3-mode 20 M-nonzero tensor)
+#   dense  dense CP-ALS strong scaling on 1, 2, 4 GPUs: the GenTen paper's tensor B
+#          (129 x 129 x 129 x 12 x 39, f64, planted rank 10) at R = 32 and R = 2000
+#   dense-big  a planted f64 tensor of DENSE_BIG_SHAPE (default 2500x2500x3000, 150 GB:
+#          more than one GPU holds) on all the GPUs at R = 32 and 500
+#   dense-cpu  dense CP-ALS on the host: 4 ranks x 4 threads against 1 rank x 16 threads
+#          (the tensor B at R = 32)
+#   peaks  fiber peaks of PEAKS_VOXELS voxels (default 4 M, lmax 8: the 16 x 16 phantom
+#          of `tenport peaks --example` tiled) on 1, 2 and 4 GPUs, outputs compared
 # Every run prints its phases (read, exchange, build, iterations with the communication
 # time, write) and the grid.
 #
-# Usage: STEPS="build tests scale big cpu" tools/gpu/run-dist.sh [RESULTS_DIR]
+# Usage: STEPS="build tests scale big cpu dense dense-big dense-cpu peaks" \
+#          tools/gpu/run-dist.sh [RESULTS_DIR]
+# A build made elsewhere (the same layout: tools/tenport, tests/mpi/) is used with
+# TP_BUILD_DIR and TP_CPU_BUILD_DIR and no build step.
 # Environment: SCALE_NNZ, BIG_NNZ, ITERS (default 10), RANKS_LIST (default "1 2 4"),
 #   TP_REVISION. Carry .deps/debs (Criterion) and .deps/peers/splatt (the cpu step).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}
 mkdir -p "$out"
-steps=${STEPS:-build tests scale big cpu}
+steps=${STEPS:-build tests scale big cpu dense dense-big dense-cpu peaks}
 gpu=${TP_BUILD_DIR:-build-dist-cuda}
 cpu=${TP_CPU_BUILD_DIR:-build-dist-openmp}
 data=${TP_DATA_DIR:-/tmp/tenport-dist}
@@ -42,7 +53,7 @@ if want build; then
     -Dtests=enabled -Dmpi=enabled -Dnccl=enabled >"$out/setup-cuda.log" 2>&1 ||
     { tail -n 30 "$out/setup-cuda.log"; exit 1; }
   ninja -C "$gpu" tools/tenport tests/mpi/test_mpi_comm tests/mpi/test_mpi_cp_sparse_dist \
-    tests/mpi/test_mpi_read_share >"$out/build-cuda.log" 2>&1 || { tail -n 40 "$out/build-cuda.log"; exit 1; }
+    tests/mpi/test_mpi_read_share tests/mpi/test_mpi_cp_dense_dist >"$out/build-cuda.log" 2>&1 || { tail -n 40 "$out/build-cuda.log"; exit 1; }
   if want cpu; then
     [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
       -Dmpi=enabled -Dcpu_native=true >/dev/null
@@ -54,9 +65,10 @@ fi
 
 if want tests; then
   for np in 1 2 "$gpus"; do
-    for t in comm cp_sparse_dist read_share; do
+    for t in comm cp_sparse_dist read_share cp_dense_dist; do
       say "test_$t on $np GPUs (NCCL)"
-      timeout 300 mpirun --oversubscribe -np "$np" "$gpu/tests/mpi/test_mpi_$t" || echo "FAILED: test_$t np=$np"
+      timeout 300 mpirun --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE "$gpu/tests/mpi/test_mpi_$t" ||
+        echo "FAILED: test_$t np=$np"
     done
     say "test_comm on $np GPUs (staged through the host)"
     TENPORT_NO_NCCL=1 timeout 300 mpirun --oversubscribe -x TENPORT_NO_NCCL -np "$np" \
@@ -94,5 +106,64 @@ if want cpu; then
   say "CPU: SPLATT MPI, 4 ranks x 4 threads, its own medium-grained grid, same file"
   timeout 590 mpirun --oversubscribe -np 4 --bind-to none .deps/peers/bin/splatt-mpi-f32-i64 \
     cpd "$tns" -r 32 -t 4 -i "$iters" --tol 0 --nowrite 2>&1 | tee "$out/cpu-splatt.log"
+fi
+# dense cp-als on np ranks of a planted tensor made in place: the rank-0 report.
+planted() { # np shape rank label [extra mpirun args...]
+  local np=$1 shape=$2 r=$3 label=$4
+  shift 4
+  say "$label: planted $shape, f64, R = $r, on $np rank(s)"
+  timeout 590 mpirun --oversubscribe -np "$np" --bind-to none -x NCCL_NVLS_ENABLE "$@" \
+    "${TENPORT:-$gpu/tools/tenport}" cp-als --gen-shape "$shape" --gen-rank 10 --rank "$r" \
+    --precision f64 --tol 0 --maxiters "${DENSE_ITERS:-5}" --quiet 2>&1 |
+    tee "$out/$label-np$np.log"
+}
+
+B=129x129x129x12x39
+if want dense; then
+  for r in 32 2000; do
+    for np in ${RANKS_LIST:-1 2 4}; do
+      ((np <= gpus)) && planted "$np" $B "$r" "denseB-R$r"
+    done
+  done
+fi
+
+if want dense-big; then
+  for r in 32 500; do
+    planted "$gpus" "${DENSE_BIG_SHAPE:-2500x2500x3000}" "$r" "dense-big-R$r"
+  done
+fi
+
+if want dense-cpu; then
+  say "CPU: dense B, R = 32: 4 ranks x 4 threads, then 1 rank x 16 threads"
+  (export TENPORT=$cpu/tools/tenport OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive
+   planted 4 $B 32 dense-cpu-4x4 -x OMP_NUM_THREADS -x OMP_WAIT_POLICY)
+  (export TENPORT=$cpu/tools/tenport OMP_NUM_THREADS=16 OMP_WAIT_POLICY=passive
+   planted 1 $B 32 dense-cpu-1x16 -x OMP_NUM_THREADS -x OMP_WAIT_POLICY)
+fi
+
+if want peaks; then
+  voxels=${PEAKS_VOXELS:-4194304}
+  sh=$data/sh-$voxels.npy
+  if [[ ! -f $sh ]]; then
+    (cd "$data" && "$OLDPWD/$gpu/tools/tenport" peaks --example --output phantom >/dev/null)
+    python3 - "$data/phantom_sh.npy" "$sh" "$voxels" <<'PY'
+import sys, numpy as np
+one = np.load(sys.argv[1]).reshape(-1, 45)
+n = int(sys.argv[3])
+np.save(sys.argv[2], np.tile(one, (n // one.shape[0] + 1, 1))[:n].reshape(n // 256, 256, 45))
+PY
+  fi
+  for np in ${RANKS_LIST:-1 2 4}; do
+    ((np <= gpus)) || continue
+    say "peaks: $voxels voxels, lmax 8, 64 starts, f32, on $np GPU(s)"
+    timeout 590 mpirun --oversubscribe -np "$np" --bind-to none "$gpu/tools/tenport" peaks \
+      --sh "$sh" --output "$data/peaks-np$np" 2>&1 | tee "$out/peaks-np$np.log"
+    if ((np > 1)); then
+      for f in directions amplitudes counts; do
+        cmp "$data/peaks-np1_$f.npy" "$data/peaks-np${np}_$f.npy" &&
+          echo "peaks-np${np}_$f.npy: identical to the 1-GPU file"
+      done
+    fi
+  done
 fi
 say "done"

@@ -55,7 +55,7 @@ static void usage(FILE *out) {
           "                      fit >= %.4f (tol 1e-9 and 500 iterations unless given)\n"
           "  --dims I0xI1x...    the shape of a sparse input (default: each mode's largest\n"
           "                      index)\n"
-          "Distributed (sparse tensors; started by mpirun, or with --distributed):\n"
+          "Distributed (sparse or dense; started by mpirun, or with --distributed):\n"
           "  --grid P0xP1x...    ranks along each mode (default: chosen from the shape)\n"
           "  --gen-dims I0x...   draw a random tensor on the ranks instead of reading one:\n"
           "  --gen-nnz N         N draws with indices floor(u^skew I) (tenport gen sparse),\n"
