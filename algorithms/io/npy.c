@@ -20,7 +20,7 @@ enum {
   NPY_PREFIX_MAX = 12,    /* magic, version and a u32 header length */
   NPY_ALIGN = 64,         /* the writer pads the preamble to a multiple of this */
   NPY_SHAPE_TEXT = 400,   /* "(d0, d1, ...)" for TP_NPY_MAX_DIMS 20-digit dimensions */
-  NPY_PREAMBLE_MAX = 1024 /* the writer's whole preamble */
+  NPY_PREAMBLE_MAX = TP_NPY_PREAMBLE_MAX /* the writer's whole preamble */
 };
 static const unsigned char npy_magic[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -597,8 +597,8 @@ tp_status tp_npy_read_f32(const char *path, int required_ndim, tp_npy_array *out
 /* Magic, version, header length and the dict padded with spaces and a final '\n' to a
  * multiple of NPY_ALIGN bytes (so the data can be memory-mapped aligned). Returns its
  * length. */
-static size_t format_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
-                              char buf[NPY_PREAMBLE_MAX]) {
+size_t tp_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
+                       char buf[NPY_PREAMBLE_MAX]) {
   char shape_text[NPY_SHAPE_TEXT], dict[NPY_SHAPE_TEXT + 64];
   const npy_dtype_info *t = &npy_dtypes[dtype];
   format_shape(ndim, shape, shape_text);
@@ -638,6 +638,11 @@ static void write_data(tp_output *f, const void *data, int64_t count, size_t siz
   }
 }
 
+void tp_npy_to_little(void *bytes, int64_t count, size_t size) {
+  if (size > 1 && !host_is_little())
+    swap_bytes((unsigned char *)bytes, count, size);
+}
+
 /* An array to write, checked. */
 typedef struct npy_out {
   tp_dtype dtype;
@@ -650,7 +655,7 @@ typedef struct npy_out {
 static tp_status write_array(tp_output *f, const void *what) {
   const npy_out *a = (const npy_out *)what;
   char preamble[NPY_PREAMBLE_MAX];
-  size_t len = format_preamble(a->dtype, a->ndim, a->shape, a->fortran_order != 0, preamble);
+  size_t len = tp_npy_preamble(a->dtype, a->ndim, a->shape, a->fortran_order != 0, preamble);
   tp_output_write(f, preamble, len);
   write_data(f, a->data, a->count, npy_dtypes[a->dtype].size);
   return TP_SUCCESS;

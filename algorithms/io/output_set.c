@@ -18,6 +18,7 @@ struct tp_output {
   char *path, *folder, *tmp_path;
   int fd, err;          /* err: the first errno of a failed write, kept until finish */
   int finished;         /* written completely and synced: may be committed */
+  int shared;           /* prepared by tp_output_set_share: parts written by others */
   mode_t mode;          /* given to the file before it replaces its target */
   char *buf;
   size_t len;
@@ -206,7 +207,7 @@ static tp_status restart(tp_output *f) {
                     strerror(errno));
   if (!f->buf && !(f->buf = (char *)malloc(TP_OUTPUT_BUFFER_BYTES)))
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the write buffer of %s", f->path);
-  f->err = 0, f->len = 0, f->finished = 0;
+  f->err = 0, f->len = 0, f->finished = 0, f->shared = 0;
   return TP_SUCCESS;
 }
 
@@ -274,6 +275,90 @@ tp_status tp_output_finish(tp_output *f) {
   f->fd = -1;
   free(f->buf);
   f->buf = NULL;
+  if (f->err)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", f->path, strerror(f->err));
+  f->finished = 1;
+  return TP_SUCCESS;
+}
+
+/* ---- one file written by several processes ------------------------------------------ */
+
+tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *head,
+                              size_t head_bytes, uint64_t total_bytes, const char **tmp_path) {
+  TP_CHECK_ARG(set && path && tmp_path && (head || head_bytes == 0),
+               "set, path, head and tmp_path must not be NULL");
+  TP_CHECK_ARG(total_bytes >= head_bytes && total_bytes <= (uint64_t)INT64_MAX,
+               "%s: total_bytes %llu is below the head's %zu bytes or too large", path,
+               (unsigned long long)total_bytes, head_bytes);
+  tp_output *f;
+  TP_TRY(tp_output_open(set, path, &f)); /* emptied, with its write buffer */
+  free(f->buf);
+  f->buf = NULL;
+  const char *p = (const char *)head;
+  for (size_t n = head_bytes; n > 0 && !f->err;) {
+    ssize_t w = write(f->fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      f->err = w < 0 ? errno : EIO;
+    else
+      p += w, n -= (size_t)w;
+  }
+  if (!f->err && ftruncate(f->fd, (off_t)total_bytes) != 0)
+    f->err = errno;
+  if (!f->err && fsync(f->fd) != 0)
+    f->err = errno;
+  if (f->err)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s (temporary %s): %s", f->path, f->tmp_path,
+                    strerror(f->err));
+  f->shared = 1;
+  *tmp_path = f->tmp_path;
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes,
+                             size_t n) {
+  TP_CHECK_ARG(tmp_path && (bytes || n == 0), "tmp_path and bytes must not be NULL");
+  TP_CHECK_ARG(offset <= (uint64_t)INT64_MAX - n, "%s: offset %llu + %zu bytes is too large",
+               tmp_path, (unsigned long long)offset, n);
+  if (n == 0)
+    return TP_SUCCESS;
+  int fd = open(tmp_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return TP_ERROR(TP_ERROR_IO, "cannot open %s for writing: %s", tmp_path, strerror(errno));
+  int err = 0;
+  const char *p = (const char *)bytes;
+  while (n > 0 && !err) {
+    ssize_t w = pwrite(fd, p, n, (off_t)offset);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      err = w < 0 ? errno : EIO;
+    else
+      p += w, n -= (size_t)w, offset += (uint64_t)w;
+  }
+  if (!err && fsync(fd) != 0)
+    err = errno;
+  if (close(fd) != 0 && !err)
+    err = errno;
+  if (err)
+    return TP_ERROR(TP_ERROR_IO, "cannot write %s at byte %llu: %s", tmp_path,
+                    (unsigned long long)offset, strerror(err));
+  return TP_SUCCESS;
+}
+
+tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
+  TP_CHECK_ARG(set && path, "set and path must not be NULL");
+  tp_output *f = find(set, path);
+  TP_CHECK_ARG(f && f->shared && f->fd >= 0, "%s is not a shared file of the output set "
+               "(tp_output_set_share), or it is done already", path);
+  if (!f->err && fchmod(f->fd, f->mode) != 0)
+    f->err = errno;
+  if (!f->err && fsync(f->fd) != 0)
+    f->err = errno;
+  if (close(f->fd) != 0 && !f->err)
+    f->err = errno;
+  f->fd = -1;
   if (f->err)
     return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", f->path, strerror(f->err));
   f->finished = 1;

@@ -69,6 +69,16 @@ void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtyp
  * transposed (npy.c). */
 void tp_npy_c_order(const tp_npy_array *a, void *dst, int to_f32);
 
+/* The preamble tp_npy_write puts before the data (magic, version, header length, the
+ * header dict padded to a multiple of 64 bytes) in buf; returns its length (npy.c). */
+enum { TP_NPY_PREAMBLE_MAX = 1024 };
+size_t tp_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
+                       char buf[TP_NPY_PREAMBLE_MAX]);
+
+/* count elements of size bytes in the host's order into little-endian, in place (nothing
+ * to do on a little-endian host) (npy.c). */
+void tp_npy_to_little(void *bytes, int64_t count, size_t size);
+
 /* ---- one file of an output set (output_set.c) --------------------------------------
  * Writes go through a memory buffer; the first failure is kept and reported by
  * tp_output_finish with the target's name. */

@@ -132,6 +132,35 @@ tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *inf
 tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_als_options *opts,
                                tp_kruskal *model, tp_cp_als_result *result);
 
+/* ---- rows spread over ranks ----------------------------------------------------------
+ * Arrays of independent rows (voxels, tensors: every dimension but the trailing ones
+ * flattened in C order), each rank working on a contiguous range of them. */
+
+/* Part `part` of n items cut into `parts` ranges as even as possible, in order: items
+ * [n * part / parts, n * (part + 1) / parts) (computed without overflow), so the sizes
+ * differ by at most one and a part may be empty when n < parts. first and count may be
+ * NULL. Errors: TP_ERROR_INVALID_ARGUMENT (n < 0, parts < 1, part outside [0, parts)). */
+tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t *count);
+
+/* Writes one .npy file whose rows several ranks hold, each rank its slab, with the bytes
+ * tp_npy_write (C order) gives for the whole array. shape (ndim dimensions, the same on
+ * every rank) is the whole array's; its rows are the C-order flattening of the first
+ * lead_ndim dimensions (0: one row), each holding the product of the others' elements.
+ * This rank holds rows [first_row, first_row + rows) in data (C order, host memory);
+ * the ranks' ranges must cover every row exactly once. Rank 0 owns the file: set is its
+ * output set (NULL on the other ranks, where it is ignored), to which path is added; it
+ * writes the header into the temporary and sizes it (tp_output_set_share), its name is
+ * broadcast, every rank writes its slab at its offset (tp_output_write_at), and rank 0
+ * marks the file done. Nothing replaces path until rank 0 commits the set, which it does
+ * after this call succeeded (every rank returns the same status); a failure on any rank
+ * is every rank's (tp_comm_agree's "rank R: ..." message), and the temporary goes with
+ * the uncommitted set. comm may be NULL for a single process (set then required).
+ * Collective. */
+tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *path,
+                                 tp_dtype dtype, int ndim, const int64_t *shape,
+                                 int lead_ndim, int64_t first_row, int64_t rows,
+                                 const void *data);
+
 #ifdef __cplusplus
 }
 #endif

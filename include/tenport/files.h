@@ -95,6 +95,33 @@ tp_status tp_output_check_folder(const char *path);
  * file of the set was not written or a write failed. */
 tp_status tp_output_set_commit(tp_output_set *set);
 
+/* ---- one file written by several processes ---------------------------------------
+ * A file whose parts several processes write (the ranks of a distributed run, each its
+ * slab): the process that owns the set makes the temporary with tp_output_set_share, the
+ * others learn its name from it, every writer puts its part in place with
+ * tp_output_write_at, and once all of them succeeded the owner calls
+ * tp_output_set_shared_done; the set commits (or, not committed, removes) it as any
+ * other file. */
+
+/* Adds path to the set (if it is not yet in it) and prepares its temporary for shared
+ * writing: head_bytes bytes of head at its start, and its size total_bytes (>= head_bytes;
+ * zeros after the head until the parts are written). *tmp_path is the temporary's name
+ * (owned by the set, valid until it is destroyed), for the other writers. Errors:
+ * TP_ERROR_IO naming path, and those of tp_output_set_add. */
+tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *head,
+                              size_t head_bytes, uint64_t total_bytes, const char **tmp_path);
+
+/* Writes n bytes at offset of the existing file tmp_path (a shared temporary: opened
+ * without creating it, never through a link), syncs and closes it. Any process may call
+ * it. Errors: TP_ERROR_IO naming tmp_path and the system's reason. */
+tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes,
+                             size_t n);
+
+/* Every part of the shared file path was written: gives it its permissions, syncs it and
+ * marks it complete, so that tp_output_set_commit renames it. Errors: TP_ERROR_IO naming
+ * path; TP_ERROR_INVALID_ARGUMENT when path was not shared in this set. */
+tp_status tp_output_set_shared_done(tp_output_set *set, const char *path);
+
 /* Removes the temporaries of a set that was not committed (the targets keep their old
  * contents), frees the set and sets *set to NULL; safe on NULL. */
 void tp_output_set_destroy(tp_output_set **set);
