@@ -1,21 +1,13 @@
 /* tenport peaks: DW-MRI fiber peaks, the largest local maxima of each voxel's
  * spherical-harmonic function (MRtrix3 convention), by SS-HOPM (tp_fiber_peaks).
- * --example builds a phantom with known fibers and checks the peaks found. */
+ * --example builds a phantom with known fibers and checks the peaks found. Under mpirun
+ * (or with --distributed) the voxels are spread over the ranks (cmd_peaks_dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_files.h"
-#include "commands.h"
-#include "tenport/npy.h"
-#include "tenport/tenport.h"
-
-typedef struct peaks_cli {
-  const char *sh, *output;
-  int lmax, example, output_set;
-  tp_peaks_options opt;
-} peaks_cli;
+#include "cmd_peaks.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -40,11 +32,18 @@ static void usage(FILE *out) {
           "  --output PREFIX      output files PREFIX_*.npy ('peaks')\n"
           "  --example            a 16 x 16 x 1 phantom (lmax 8) of one, two and three fibers\n"
           "                       per voxel, checked against the truth; writes files only\n"
-          "                       with --output (then also PREFIX_sh.npy, the phantom)\n"
+          "                       with --output (then also PREFIX_sh.npy, the phantom); one\n"
+          "                       process only (refused under mpirun)\n"
+          "  --distributed        run distributed even if no MPI launcher is seen\n"
           "Writes PREFIX_directions.npy (voxels x k x 3, unit vectors), PREFIX_amplitudes.npy\n"
           "(voxels x k, the function's value at each peak, largest first) and\n"
           "PREFIX_counts.npy (int32 voxels), keeping the input's leading shape; unused slots\n"
-          "are NaN.\n");
+          "are NaN. A voxel with a NaN or infinite coefficient, or all zero, gets no peaks;\n"
+          "the summary counts those with non-finite coefficients.\n"
+          "Distributed (started by mpirun, or with --distributed): each rank reads its range\n"
+          "of voxels from SH.npy (a regular file, not standard input or a pipe) and computes\n"
+          "their peaks on its own GPU where there are several; rank 0 writes each output as\n"
+          "one file, byte for byte the one process's, and prints the summary.\n");
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -91,6 +90,10 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
       c->example = 1;
       continue;
     }
+    if (!strcmp(a, "--distributed")) {
+      c->distributed = 1;
+      continue;
+    }
     const char *v = tenport_option_value(argc, argv, i);
     int r = parse_value(c, a, v ? v : "");
     if (tenport_option_error("peaks", a, r, v))
@@ -113,43 +116,56 @@ static int fail(void) { return tenport_fail("peaks", "out of host memory"); }
 
 /* ---- running and writing --------------------------------------------------------- */
 
-/* Peaks of a set of voxels, with the input's leading shape. */
-typedef struct peaks_result {
-  int lead_ndim;
-  int64_t lead[TP_NPY_MAX_DIMS], voxels;
-  double *dir, *amp, seconds;
-  int32_t *count;
-} peaks_result;
+void tenport_peaks_free(peaks_result *r) {
+  free(r->dir), free(r->amp), free(r->count);
+  r->dir = r->amp = NULL, r->count = NULL;
+}
 
-static void result_free(peaks_result *r) { free(r->dir), free(r->amp), free(r->count); }
+static void result_free(peaks_result *r) { tenport_peaks_free(r); }
 
-static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
-                     peaks_result *r) {
+tp_status tenport_peaks_compute(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
+                                peaks_result *r) {
   size_t v = (size_t)(r->voxels ? r->voxels : 1), k = (size_t)c->opt.max_peaks;
+  int64_t coeffs = tp_sh_count(lmax);
   r->dir = (double *)malloc(sizeof(double) * v * k * 3);
   r->amp = (double *)malloc(sizeof(double) * v * k);
   r->count = (int32_t *)malloc(sizeof(int32_t) * v);
   if (!r->dir || !r->amp || !r->count) {
     tp_clear_error();
-    return 0;
+    return TP_ERROR_OUT_OF_MEMORY;
   }
+  r->nonfinite = 0;
+  for (int64_t i = 0; i < r->voxels; ++i)
+    for (int64_t j = 0; j < coeffs; ++j)
+      if (!isfinite(sh[i * coeffs + j])) {
+        ++r->nonfinite;
+        break;
+      }
   double t0 = tenport_seconds();
   tp_status st = tp_fiber_peaks(s, lmax, r->voxels, sh, &c->opt, r->dir, r->amp, r->count);
   r->seconds = tenport_seconds() - t0;
-  return st == TP_SUCCESS;
+  return st;
 }
 
-/* PREFIX_name.npy; 0 (reported) when it does not fit the buffer. */
-static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
+                     peaks_result *r) {
+  return tenport_peaks_compute(s, c, lmax, sh, r) == TP_SUCCESS;
+}
+
+int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap) {
   if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
     return 1;
   fprintf(stderr, "tenport peaks: --output '%s' is too long\n", prefix);
   return 0;
 }
 
+static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+  return tenport_peaks_output_path(prefix, name, path, cap);
+}
+
 /* Adds the output files to the set before any work (the phantom's own coefficients
  * too, with the example). */
-static int reserve_outputs(const peaks_cli *c, tp_output_set *set) {
+int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set) {
   static const char *const names[4] = {"directions", "amplitudes", "counts", "sh"};
   char path[4096];
   for (int k = 0; k < (c->example ? 4 : 3); ++k)
@@ -193,18 +209,48 @@ static void print_shape(const int64_t *shape, int ndim) {
     printf("%s%lld", i ? " x " : "", (long long)shape[i]);
 }
 
+void tenport_peaks_histogram(const peaks_cli *c, const peaks_result *r, int64_t *hist) {
+  for (int j = 0; j <= c->opt.max_peaks; ++j)
+    hist[j] = 0;
+  for (int64_t v = 0; v < r->voxels; ++v)
+    if (r->count[v] >= 0 && r->count[v] <= c->opt.max_peaks)
+      hist[r->count[v]]++;
+}
+
+void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64_t *hist,
+                                 int64_t nonfinite, double seconds) {
+  printf("peaks per voxel:");
+  for (int j = 0; j <= c->opt.max_peaks; ++j)
+    printf("  %d: %lld", j, (long long)hist[j]);
+  printf("\nnon-finite coefficients: %lld voxel%s (given no peaks)\n", (long long)nonfinite,
+         nonfinite == 1 ? "" : "s");
+  printf("time: %.3f s (%.3g voxels/s; %d starts, %s)\n", seconds,
+         seconds > 0 ? (double)voxels / seconds : 0.0, c->opt.num_starts,
+         c->opt.single_precision ? "f32" : "f64");
+}
+
 /* Histogram of the counts and the timing. */
 static void print_summary(const peaks_cli *c, const peaks_result *r) {
-  printf("peaks per voxel:");
-  for (int j = 0; j <= c->opt.max_peaks; ++j) {
-    int64_t n = 0;
-    for (int64_t v = 0; v < r->voxels; ++v)
-      n += r->count[v] == j;
-    printf("  %d: %lld", j, (long long)n);
+  int64_t *hist = (int64_t *)calloc((size_t)c->opt.max_peaks + 1, sizeof(int64_t));
+  if (!hist) {
+    printf("peaks per voxel: (no memory for the histogram)\n");
+    return;
   }
-  printf("\ntime: %.3f s (%.3g voxels/s; %d starts, %s)\n", r->seconds,
-         r->seconds > 0 ? (double)r->voxels / r->seconds : 0.0, c->opt.num_starts,
-         c->opt.single_precision ? "f32" : "f64");
+  tenport_peaks_histogram(c, r, hist);
+  tenport_peaks_print_summary(c, r->voxels, hist, r->nonfinite, r->seconds);
+  free(hist);
+}
+
+void tenport_peaks_print_input(const char *name, const peaks_result *r, int lmax) {
+  printf("%s: ", name);
+  if (r->lead_ndim == 0) {
+    printf("one voxel");
+  } else {
+    printf("%lld voxels (", (long long)r->voxels);
+    print_shape(r->lead, r->lead_ndim);
+    printf(")");
+  }
+  printf(", lmax %d\n", lmax);
 }
 
 /* lmax from the coefficient count (0 if none fits). */
@@ -215,17 +261,19 @@ static int lmax_from_count(int64_t count) {
   return 0;
 }
 
-/* Voxel count, leading shape and lmax of the input; 0 on success. */
-static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array *arr,
-                       peaks_result *r, int *lmax) {
-  if (arr->ndim < 1) {
-    fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n",
-            name);
+int tenport_peaks_shape(const peaks_cli *c, const char *name, int ndim, const int64_t *shape,
+                        peaks_result *r, int *lmax, int loud) {
+  if (ndim < 1) {
+    if (loud)
+      fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n",
+              name);
     return 1;
   }
-  int64_t count = arr->shape[arr->ndim - 1];
+  int64_t count = shape[ndim - 1];
   *lmax = c->lmax ? c->lmax : lmax_from_count(count);
   if (*lmax == 0 || tp_sh_count(*lmax) != count) {
+    if (!loud)
+      return 1;
     if (c->lmax)
       fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n",
               name, (long long)count, c->lmax, tp_sh_count(c->lmax));
@@ -234,13 +282,28 @@ static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array 
               "for an even L in 2..16\n", name, (long long)count);
     return 1;
   }
-  r->lead_ndim = arr->ndim - 1;
+  r->lead_ndim = ndim - 1;
   r->voxels = 1;
   for (int i = 0; i < r->lead_ndim; ++i) {
-    r->lead[i] = arr->shape[i];
-    r->voxels *= arr->shape[i];
+    r->lead[i] = shape[i];
+    r->voxels *= shape[i];
   }
   return 0;
+}
+
+static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array *arr,
+                       peaks_result *r, int *lmax) {
+  return tenport_peaks_shape(c, name, arr->ndim, arr->shape, r, lmax, 1);
+}
+
+int tenport_peaks_check_ndim(const char *name, int ndim, int loud) {
+  if (ndim + 1 <= TP_NPY_MAX_DIMS)
+    return 0;
+  if (loud)
+    fprintf(stderr, "tenport peaks: %s has %d dimensions; the directions of its voxels would "
+            "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
+            "most %d)\n", name, ndim, ndim + 1, TP_NPY_MAX_DIMS, TP_NPY_MAX_DIMS - 1);
+  return 1;
 }
 
 /* The outputs add two dimensions to the input's leading ones: a .npy holds at most
@@ -249,13 +312,7 @@ static int check_input_dims(tp_input *in) {
   tp_npy_header h;
   if (tp_npy_peek_header(in, &h) != TP_SUCCESS)
     return fail();
-  if (h.ndim + 1 <= TP_NPY_MAX_DIMS)
-    return 0;
-  fprintf(stderr, "tenport peaks: %s has %d dimensions; the directions of its voxels would "
-          "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
-          "most %d)\n", tp_input_name(in), h.ndim, h.ndim + 1, TP_NPY_MAX_DIMS,
-          TP_NPY_MAX_DIMS - 1);
-  return 1;
+  return tenport_peaks_check_ndim(tp_input_name(in), h.ndim, 1);
 }
 
 static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_set *set) {
@@ -273,15 +330,7 @@ static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_se
   else if (!write_result(set, c->output, &r, c->opt.max_peaks) || !commit(set))
     code = 1; /* reported */
   if (code == 0) {
-    printf("%s: ", tp_input_name(in));
-    if (r.lead_ndim == 0) {
-      printf("one voxel");
-    } else {
-      printf("%lld voxels (", (long long)r.voxels);
-      print_shape(r.lead, r.lead_ndim);
-      printf(")");
-    }
-    printf(", lmax %d\n", lmax);
+    tenport_peaks_print_input(tp_input_name(in), &r, lmax);
     print_summary(c, &r);
     printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output,
            c->output, c->output);
@@ -301,7 +350,7 @@ static int run_file(tp_space *s, const peaks_cli *c) {
   if (code == 0)
     code = tenport_outputs_begin("peaks", &set, in, NULL, 0);
   if (code == 0)
-    code = reserve_outputs(c, set);
+    code = tenport_peaks_reserve(c, set);
   if (code == 0)
     code = run_input(s, c, in, set);
   tp_output_set_destroy(&set);
@@ -531,7 +580,7 @@ static int run_example(tp_space *s, const peaks_cli *c) {
   if (c->output_set)
     code = tenport_outputs_begin("peaks", &set, NULL, NULL, 0);
   if (code == 0 && c->output_set)
-    code = reserve_outputs(c, set);
+    code = tenport_peaks_reserve(c, set);
   if (code == 0)
     code = run_phantom(s, c, set);
   tp_output_set_destroy(&set);
@@ -551,5 +600,7 @@ int tenport_cmd_peaks(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
+  if (c.distributed || tp_comm_launched())
+    return tenport_peaks_distributed(&c);
   return tenport_run_in_space("peaks", run, &c);
 }

@@ -1,26 +1,14 @@
 /* tenport sshopm: eigenpairs of a batch of symmetric tensors by SS-HOPM, read from a
  * .npy file of unique values (see symtensor.h for their order); per-run results and the
  * distinct eigenpairs of each tensor as .npy files, and a summary on stdout.
- * --example runs the Kofidis-Regalia tensor, whose eigenpairs are known. */
+ * --example runs the Kofidis-Regalia tensor, whose eigenpairs are known. Under mpirun (or
+ * with --distributed) the tensors are spread over the ranks (cmd_sshopm_dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_files.h"
-#include "commands.h"
-#include "tenport/npy.h"
-#include "tenport/tenport.h"
-
-#define SUMMARY_TENSORS 10 /* tensors whose eigenpairs are printed */
-#define PAIR_FIXED_COLS 3  /* lambda, kind, starts; then x */
-
-typedef struct sshopm_cli {
-  const char *input, *output;
-  int order, dim, starts, single, example, tol_set;
-  uint64_t seed;
-  tp_sshopm_options solver;
-} sshopm_cli;
+#include "cmd_sshopm.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -44,13 +32,20 @@ static void usage(FILE *out) {
           "  --kernel K          auto, generic or unrolled (auto)\n"
           "  --output PREFIX     output files PREFIX_*.npy ('sshopm')\n"
           "  --example           the Kofidis-Regalia tensor (m = 4, n = 3) with the adaptive\n"
-          "                      convex and concave shifts, next to its known eigenvalues\n"
+          "                      convex and concave shifts, next to its known eigenvalues;\n"
+          "                      one process only (refused under mpirun)\n"
+          "  --distributed       run distributed even if no MPI launcher is seen\n"
           "Writes PREFIX_lambda.npy (T x V), PREFIX_x.npy (T x V x n), PREFIX_flag.npy (int8\n"
-          "T x V: 0 converged, 1 zero iterate, 2 max iterations), PREFIX_iterations.npy\n"
-          "(int32 T x V) and PREFIX_eigenpairs.npy (T x P x (n + 3): lambda, kind, starts,\n"
-          "x of each tensor's distinct eigenpairs, largest lambda first, NaN rows after the\n"
-          "last; kind 0 local max, 1 local min, 2 saddle, 3 degenerate). For a 1-D input\n"
-          "the leading T axis is left out.\n",
+          "T x V: 0 converged, 1 zero iterate, 2 max iterations, 3 the tensor holds a NaN or\n"
+          "an infinity (lambda and x NaN), 4 lambda beyond the precision's range),\n"
+          "PREFIX_iterations.npy (int32 T x V) and PREFIX_eigenpairs.npy (T x P x (n + 3):\n"
+          "lambda, kind, starts, x of each tensor's distinct eigenpairs, largest lambda first,\n"
+          "NaN rows after the last; kind 0 local max, 1 local min, 2 saddle, 3 degenerate).\n"
+          "For a 1-D input the leading T axis is left out.\n"
+          "Distributed (started by mpirun, or with --distributed): each rank reads its range\n"
+          "of tensors from A.npy (a regular file, not standard input or a pipe) and solves\n"
+          "them on its own GPU where there are several; rank 0 writes each output as one\n"
+          "file, byte for byte the one process's, and prints the summary.\n",
           TP_SYM_MAX_ORDER, TP_SSHOPM_MAX_DIM);
 }
 
@@ -111,6 +106,10 @@ static int parse_args(int argc, char **argv, sshopm_cli *c) {
       c->example = 1;
       continue;
     }
+    if (!strcmp(a, "--distributed")) {
+      c->distributed = 1;
+      continue;
+    }
     if (!strcmp(a, "--concave")) {
       c->solver.concave = 1;
       continue;
@@ -144,17 +143,7 @@ static tp_status host_oom(void) {
   return TP_ERROR_OUT_OF_MEMORY;
 }
 
-/* One batch's results on the host, in double. */
-typedef struct runs {
-  int64_t tensors;
-  int starts, order, dim;
-  double *lambda, *x;
-  int8_t *flag;
-  int32_t *iterations;
-  double seconds;
-} runs;
-
-static void runs_free(runs *r) {
+void tenport_sshopm_runs_free(runs *r) {
   free(r->lambda), free(r->x), free(r->flag), free(r->iterations);
   memset(r, 0, sizeof *r);
 }
@@ -223,8 +212,10 @@ static tp_status run_timed(tp_space *s, const sshopm_cli *c, const tp_sshopm_pro
   return st;
 }
 
+static void runs_free(runs *r) { tenport_sshopm_runs_free(r); }
+
 /* Runs V starts on T tensors a (host, T x U doubles) and fills r. */
-static tp_status solve(tp_space *s, const sshopm_cli *c, int order, int dim, int64_t tensors,
+tp_status tenport_sshopm_solve(tp_space *s, const sshopm_cli *c, int order, int dim, int64_t tensors,
                        const double *a, runs *r) {
   int64_t unique;
   tp_status st = tp_sym_unique_count(order, dim, &unique);
@@ -271,20 +262,19 @@ static tp_status solve(tp_space *s, const sshopm_cli *c, int order, int dim, int
 
 /* ---- distinct eigenpairs ---------------------------------------------------------- */
 
-/* Per tensor, count rows of width n + 3: lambda, kind, starts, x. */
-typedef struct pair_table {
-  int64_t tensors;
-  int width, max_count;
-  int *count;
-  double **rows;
-} pair_table;
+static tp_status solve(tp_space *s, const sshopm_cli *c, int order, int dim, int64_t tensors,
+                       const double *a, runs *r) {
+  return tenport_sshopm_solve(s, c, order, dim, tensors, a, r);
+}
 
-static void table_free(pair_table *t) {
+void tenport_sshopm_table_free(pair_table *t) {
   for (int64_t i = 0; t->rows && i < t->tensors; ++i)
     free(t->rows[i]);
   free(t->rows), free(t->count);
   memset(t, 0, sizeof *t);
 }
+
+static void table_free(pair_table *t) { tenport_sshopm_table_free(t); }
 
 static void pairs_free(tp_eigenpairs *p) {
   free(p->lambda), free(p->x), free(p->kind), free(p->starts);
@@ -326,8 +316,8 @@ static tp_status tensor_pairs(const runs *r, const double *tensor, int64_t t,
 
 /* The distinct eigenpairs of every tensor (a: T x U), in parallel where OpenMP is. On
  * failure, message holds the failing thread's error text. */
-static tp_status all_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
-                           char *message, size_t message_size) {
+tp_status tenport_sshopm_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
+                               char *message, size_t message_size) {
   memset(tab, 0, sizeof *tab);
   tab->tensors = r->tensors, tab->width = r->dim + PAIR_FIXED_COLS;
   size_t t_count = (size_t)(r->tensors ? r->tensors : 1);
@@ -365,6 +355,11 @@ static tp_status all_pairs(const runs *r, const double *a, int64_t unique, pair_
   return failed;
 }
 
+static tp_status all_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
+                           char *message, size_t message_size) {
+  return tenport_sshopm_pairs(r, a, unique, tab, message, message_size);
+}
+
 /* ---- output -------------------------------------------------------------------- */
 
 static const char *kind_name(int kind) {
@@ -396,13 +391,25 @@ static void print_pairs(const pair_table *tab, int64_t t, int dim, const double 
   }
 }
 
-static void print_totals(const sshopm_cli *c, const runs *r) {
-  int64_t n = r->tensors * r->starts, counts[3] = {0, 0, 0};
-  double its = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    counts[r->flag[i] >= 0 && r->flag[i] <= 2 ? r->flag[i] : 2]++;
-    its += r->iterations[i];
+void tenport_sshopm_count(const runs *r, sshopm_totals *t) {
+  memset(t, 0, sizeof *t);
+  t->tensors = r->tensors, t->runs = r->tensors * r->starts, t->seconds = r->seconds;
+  for (int64_t i = 0; i < t->runs; ++i) {
+    t->flags[r->flag[i] >= 0 && r->flag[i] <= 4 ? r->flag[i] : TP_SSHOPM_MAX_ITERATIONS]++;
+    t->iterations += r->iterations[i];
   }
+  for (int64_t k = 0; k < r->tensors; ++k)
+    for (int v = 0; v < r->starts; ++v)
+      if (r->flag[k * r->starts + v] == TP_SSHOPM_NONFINITE) {
+        ++t->nonfinite_tensors;
+        break;
+      }
+}
+
+void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim,
+                                 const sshopm_totals *t) {
+  const int64_t n = t->runs, *counts = t->flags;
+  const double its = (double)t->iterations, seconds = t->seconds;
   char shift[64];
   if (c->solver.shift == TP_SHIFT_ADAPTIVE)
     snprintf(shift, sizeof shift, "adaptive %s shift", c->solver.concave ? "concave" : "convex");
@@ -410,33 +417,43 @@ static void print_totals(const sshopm_cli *c, const runs *r) {
     snprintf(shift, sizeof shift, "fixed shift alpha = %g", c->solver.alpha);
   int unrolled = c->solver.kernel == TP_SSHOPM_KERNEL_UNROLLED ||
                  (c->solver.kernel == TP_SSHOPM_KERNEL_AUTO &&
-                  tp_sshopm_has_unrolled(r->order, r->dim));
+                  tp_sshopm_has_unrolled(order, dim));
   printf("runs: %lld tensor(s) x %d starts: %lld converged, %lld zero iterate, %lld at the "
-         "iteration limit\n",
-         (long long)r->tensors, r->starts, (long long)counts[0], (long long)counts[1],
-         (long long)counts[2]);
+         "iteration limit, %lld non-finite tensor(s), %lld lambda overflow\n",
+         (long long)t->tensors, c->starts, (long long)counts[0], (long long)counts[1],
+         (long long)counts[2], (long long)t->nonfinite_tensors, (long long)counts[4]);
   printf("solver: %.4f s, %.3g tensor-start iterations/s, %.1f iterations per run (%s, %s, "
          "%s kernel)\n",
-         r->seconds, r->seconds > 0 ? its / r->seconds : 0.0, n ? its / (double)n : 0.0,
+         seconds, seconds > 0 ? its / seconds : 0.0, n ? its / (double)n : 0.0,
          c->single ? "f32" : "f64", shift, unrolled ? "unrolled" : "generic");
 }
 
-/* The files of a run, PREFIX_<name>.npy, in the order they are written. */
-static const char *const output_names[5] = {"lambda", "x", "flag", "iterations", "eigenpairs"};
+static void print_totals(const sshopm_cli *c, const runs *r) {
+  sshopm_totals t;
+  tenport_sshopm_count(r, &t);
+  tenport_sshopm_print_totals(c, r->order, r->dim, &t);
+}
 
-static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+const char *const tenport_sshopm_outputs[5] = {"lambda", "x", "flag", "iterations",
+                                               "eigenpairs"};
+
+int tenport_sshopm_output_path(const char *prefix, const char *name, char *path, size_t cap) {
   if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
     return 1;
   fprintf(stderr, "tenport sshopm: --output '%s' is too long\n", prefix);
   return 0;
 }
 
+static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
+  return tenport_sshopm_output_path(prefix, name, path, cap);
+}
+
 /* Adds every output file to the set before the work, so that a run that could not write
  * them, or would replace its input, stops at once. */
-static int reserve_outputs(const sshopm_cli *c, tp_output_set *set) {
+int tenport_sshopm_reserve(const sshopm_cli *c, tp_output_set *set) {
   char path[4096];
   for (int k = 0; k < 5; ++k) {
-    if (!output_path(c->output, output_names[k], path, sizeof path))
+    if (!output_path(c->output, tenport_sshopm_outputs[k], path, sizeof path))
       return 1;
     if (tenport_outputs_add("sshopm", set, path))
       return 1;
@@ -451,9 +468,8 @@ static int write_file(tp_output_set *set, const char *prefix, const char *name, 
          tp_npy_write_to(set, path, dtype, ndim, shape, 0, data) == TP_SUCCESS;
 }
 
-/* The eigenpair table padded with NaN rows to its largest count (P), as one array. */
-static double *padded_pairs(const pair_table *tab) {
-  size_t per = (size_t)tab->max_count * (size_t)tab->width, t = (size_t)tab->tensors;
+double *tenport_sshopm_padded(const pair_table *tab, int max_count) {
+  size_t per = (size_t)max_count * (size_t)tab->width, t = (size_t)tab->tensors;
   double *out = (double *)malloc(sizeof(double) * (per * t > 0 ? per * t : 1));
   if (!out)
     return NULL;
@@ -463,6 +479,11 @@ static double *padded_pairs(const pair_table *tab) {
     memcpy(out + i * per, tab->rows[i], sizeof(double) * (size_t)tab->count[i] *
                                             (size_t)tab->width);
   return out;
+}
+
+/* The eigenpair table padded with NaN rows to its largest count (P), as one array. */
+static double *padded_pairs(const pair_table *tab) {
+  return tenport_sshopm_padded(tab, tab->max_count);
 }
 
 static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
@@ -486,8 +507,8 @@ static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
 
 /* ---- the two modes ----------------------------------------------------------------- */
 
-/* Reports what, or else the last error (empty after host_oom), and gives exit code 1. */
-/* Reports what went wrong: what, or the last tenport error when what is NULL. */
+/* Reports what went wrong: what, or the last tenport error when what is NULL (empty after
+ * host_oom), and gives exit code 1. */
 static int fail(const char *what) {
   if (!what || !*what)
     return tenport_fail("sshopm", "out of host memory");
@@ -502,19 +523,30 @@ static int read_input(const sshopm_cli *c, tp_input *in, tp_npy_array *arr, int6
   if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS ||
       tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, arr) != TP_SUCCESS)
     return fail(NULL);
-  if (arr->ndim != 1 && arr->ndim != 2) {
-    fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
-            "tensor)\n", tp_input_name(in), arr->ndim);
+  return tenport_sshopm_shape(c, tp_input_name(in), arr->ndim, arr->shape, tensors, one_tensor,
+                              1);
+}
+
+int tenport_sshopm_shape(const sshopm_cli *c, const char *name, int ndim, const int64_t *shape,
+                         int64_t *tensors, int *one_tensor, int loud) {
+  int64_t unique;
+  if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS)
+    return loud ? fail(NULL) : 1;
+  if (ndim != 1 && ndim != 2) {
+    if (loud)
+      fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
+              "tensor)\n", name, ndim);
     return 1;
   }
-  int64_t u = arr->shape[arr->ndim - 1];
+  int64_t u = shape[ndim - 1];
   if (u != unique) {
-    fprintf(stderr, "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
-            "needs %lld\n", tp_input_name(in), (long long)u, c->order, c->dim, (long long)unique);
+    if (loud)
+      fprintf(stderr, "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
+              "needs %lld\n", name, (long long)u, c->order, c->dim, (long long)unique);
     return 1;
   }
-  *one_tensor = arr->ndim == 1;
-  *tensors = *one_tensor ? 1 : arr->shape[0];
+  *one_tensor = ndim == 1;
+  *tensors = *one_tensor ? 1 : shape[0];
   return 0;
 }
 
@@ -540,22 +572,30 @@ static int run_input(tp_space *s, const sshopm_cli *c, tp_input *in, tp_output_s
   else if (!write_outputs(c, set, &r, &tab, one_tensor))
     code = fail(NULL);
   if (code == 0) {
-    printf("%s: %lld tensor%s of order %d, dimension %d\n", tp_input_name(in),
-           (long long)tensors, tensors == 1 ? "" : "s", c->order, c->dim);
-    for (int64_t t = 0; t < tensors && t < SUMMARY_TENSORS; ++t) {
-      printf("tensor %lld: %d distinct eigenpairs\n", (long long)t, tab.count[t]);
-      print_pairs(&tab, t, c->dim, NULL, 0);
-    }
-    if (tensors > SUMMARY_TENSORS)
-      printf("(eigenpairs of the other %lld tensors in %s_eigenpairs.npy)\n",
-             (long long)(tensors - SUMMARY_TENSORS), c->output);
-    print_totals(c, &r);
+    sshopm_totals t;
+    tenport_sshopm_count(&r, &t);
+    tenport_sshopm_print_result(c, tp_input_name(in), &tab, &t);
     printf("wrote %s_{lambda,x,flag,iterations,eigenpairs}.npy\n", c->output);
   }
   table_free(&tab);
   runs_free(&r);
   tp_npy_free(&arr);
   return code;
+}
+
+void tenport_sshopm_print_result(const sshopm_cli *c, const char *name, const pair_table *tab,
+                                 const sshopm_totals *t) {
+  const int64_t tensors = t->tensors;
+  printf("%s: %lld tensor%s of order %d, dimension %d\n", name, (long long)tensors,
+         tensors == 1 ? "" : "s", c->order, c->dim);
+  for (int64_t k = 0; k < tensors && k < SUMMARY_TENSORS; ++k) {
+    printf("tensor %lld: %d distinct eigenpairs\n", (long long)k, tab->count[k]);
+    print_pairs(tab, k, c->dim, NULL, 0);
+  }
+  if (tensors > SUMMARY_TENSORS)
+    printf("(eigenpairs of the other %lld tensors in %s_eigenpairs.npy)\n",
+           (long long)(tensors - SUMMARY_TENSORS), c->output);
+  tenport_sshopm_print_totals(c, c->order, c->dim, t);
 }
 
 /* The input opened once, and the output set ready before the work. */
@@ -566,7 +606,7 @@ static int run_file(tp_space *s, const sshopm_cli *c) {
   if (code == 0)
     code = tenport_outputs_begin("sshopm", &set, in, NULL, 0);
   if (code == 0)
-    code = reserve_outputs(c, set);
+    code = tenport_sshopm_reserve(c, set);
   if (code == 0)
     code = run_input(s, c, in, set);
   tp_output_set_destroy(&set);
@@ -641,5 +681,7 @@ int tenport_cmd_sshopm(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
+  if (c.distributed || tp_comm_launched())
+    return tenport_sshopm_distributed(&c);
   return tenport_run_in_space("sshopm", run, &c);
 }

@@ -1,0 +1,62 @@
+/* tenport peaks: what the single-process command (cmd_peaks.c) shares with its
+ * distributed run (cmd_peaks_dist.c): the options, a set of voxels' peaks, the input's
+ * checks, the computation and the summary, so that both print the same numbers. */
+#ifndef TENPORT_CMD_PEAKS_H
+#define TENPORT_CMD_PEAKS_H
+
+#include "cli_files.h"
+#include "commands.h"
+#include "tenport/npy.h"
+#include "tenport/tenport.h"
+
+typedef struct peaks_cli {
+  const char *sh, *output;
+  int lmax, example, output_set, distributed;
+  tp_peaks_options opt;
+} peaks_cli;
+
+/* Peaks of a set of voxels (voxels of them, rows of sh), with the input's leading shape
+ * (the whole input's, also in a distributed run where voxels is this rank's count). */
+typedef struct peaks_result {
+  int lead_ndim;
+  int64_t lead[TP_NPY_MAX_DIMS], voxels;
+  int64_t nonfinite; /* voxels with a NaN or infinite coefficient (given no peaks) */
+  double *dir, *amp, seconds;
+  int32_t *count;
+} peaks_result;
+
+void tenport_peaks_free(peaks_result *r);
+
+/* An input of ndim dimensions: 0 when its outputs fit a .npy, else 1 (reported when
+ * loud). */
+int tenport_peaks_check_ndim(const char *name, int ndim, int loud);
+
+/* The leading shape, voxel count and lmax of an input of this shape into r and *lmax;
+ * 0 on success, 1 when it holds no voxels x coefficients of an even lmax (reported when
+ * loud). */
+int tenport_peaks_shape(const peaks_cli *c, const char *name, int ndim, const int64_t *shape,
+                        peaks_result *r, int *lmax, int loud);
+
+/* The peaks of r->voxels voxels (sh: voxels x coefficients, host), counting those with
+ * non-finite coefficients; allocates r's arrays. */
+tp_status tenport_peaks_compute(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
+                                peaks_result *r);
+
+/* hist[j] (j = 0..max_peaks): the voxels of r with j peaks. */
+void tenport_peaks_histogram(const peaks_cli *c, const peaks_result *r, int64_t *hist);
+
+/* "NAME: V voxels (X x Y x Z), lmax L". */
+void tenport_peaks_print_input(const char *name, const peaks_result *r, int lmax);
+/* The histogram, the voxels with non-finite coefficients and the time. */
+void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64_t *hist,
+                                 int64_t nonfinite, double seconds);
+
+/* PREFIX_name.npy into path; 0 (reported) when it does not fit. */
+int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap);
+/* Adds the output files to the set before any work; 0, or 1 (reported). */
+int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set);
+
+/* mpirun ... tenport peaks (or --distributed): every rank runs this (cmd_peaks_dist.c). */
+int tenport_peaks_distributed(const peaks_cli *c);
+
+#endif

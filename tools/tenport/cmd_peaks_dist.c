@@ -1,0 +1,230 @@
+/* tenport peaks on several ranks (started by mpirun, or with --distributed). The voxels
+ * (all dimensions of SH.npy but the last, flattened in C order) are cut into contiguous
+ * ranges as even as possible; each rank reads its range by positioned reads, finds its
+ * voxels' peaks exactly as one process does (the starting vectors come from --seed and
+ * are the same for every voxel, so a voxel's peaks do not depend on which rank has it),
+ * and writes its rows into each output file, which rank 0 makes with the whole header
+ * and commits once every rank succeeded: the files are the single process's, byte for
+ * byte. Every rank takes the same path: a failure on any rank is agreed on, rank 0
+ * prints it once, and all end with the same exit code. */
+#include <sys/stat.h>
+
+#include "cmd_peaks.h"
+
+typedef struct peaks_job {
+  const peaks_cli *c;
+  tp_comm *world;
+  tp_space *space;
+  tp_output_set *set; /* rank 0 */
+  int rank, size, lmax;
+  peaks_result r;     /* the whole input's shape; voxels: this rank's */
+  int64_t voxels, first; /* all voxels; this rank's first */
+  double *sh;
+  double read_seconds, write_seconds;
+} peaks_job;
+
+static int root(const peaks_job *j) { return j->rank == 0; }
+
+/* The agreed status of a step; only rank 0 prints the message. */
+static int agree(peaks_job *j, tp_status local) {
+  tp_status st = tp_comm_agree(j->world, local);
+  if (st == TP_SUCCESS)
+    return 0;
+  return root(j) ? tenport_fail("peaks", "failed") : 1;
+}
+
+/* A collective call that agrees on failures itself. */
+static int collective(const peaks_job *j, tp_status st) {
+  return st == TP_SUCCESS ? 0 : root(j) ? tenport_fail("peaks", "failed") : 1;
+}
+
+/* A step whose failure the failing rank reported itself (the largest code of any rank;
+ * 1 if the agreement itself failed). */
+static int reported(peaks_job *j, int code) {
+  int32_t worst = code;
+  if (tp_comm_allreduce_host(j->world, &worst, 1, TP_DTYPE_I32, TP_COMM_MAX) != TP_SUCCESS)
+    return root(j) ? tenport_fail("peaks", "failed") : 1;
+  return (int)worst;
+}
+
+/* MPI, and a space on this rank's GPU (one per rank of the node, where there are
+ * several). */
+static int start(peaks_job *j) {
+  if (tp_comm_init_world(&j->world, NULL) != TP_SUCCESS)
+    return tenport_fail("peaks", "cannot start MPI");
+  j->rank = tp_comm_rank(j->world), j->size = tp_comm_size(j->world);
+  int devices = 1;
+  tp_space_options o = tp_space_options_default();
+  tp_status st = tp_device_count(&devices);
+  if (st == TP_SUCCESS && devices > 1)
+    o.device = tp_comm_node_rank(j->world) % devices;
+  if (st == TP_SUCCESS)
+    st = tp_space_create(&j->space, &o);
+  return agree(j, st);
+}
+
+static void finish(peaks_job *j) {
+  tp_output_set_destroy(&j->set);
+  tenport_peaks_free(&j->r);
+  free(j->sh);
+  tp_space_destroy(&j->space);
+  tp_comm_finalize_world(&j->world);
+}
+
+/* What a distributed run cannot do: the example, standard input, pipes. */
+static int refuse(peaks_job *j) {
+  const peaks_cli *c = j->c;
+  struct stat st;
+  int code = 0;
+  if (c->example) {
+    if (root(j))
+      fprintf(stderr, "tenport peaks: --example runs in one process; run it without mpirun "
+              "(and without --distributed)\n");
+    return 2;
+  }
+  if (!strcmp(c->sh, "-"))
+    code = 2;
+  else if (stat(c->sh, &st) == 0 && !S_ISREG(st.st_mode))
+    code = 1;
+  code = reported(j, code); /* every rank sees the same file; each checks its own view */
+  if (code && root(j))
+    fprintf(stderr, "tenport peaks: a distributed run reads each rank's voxels from --sh by "
+            "positioned reads: '%s' must be a regular file, not standard input, a pipe or a "
+            "device\n", c->sh);
+  return code;
+}
+
+/* The header: shape and lmax; rank 0's output set, ready before the work. */
+static int prepare(peaks_job *j) {
+  const peaks_cli *c = j->c;
+  tp_npy_header h;
+  double none;
+  if (agree(j, tp_npy_read_rows(c->sh, 0, 0, TP_DTYPE_F64, &none, &h)))
+    return 1;
+  int code = tenport_peaks_check_ndim(c->sh, h.ndim, root(j));
+  if (code == 0)
+    code = tenport_peaks_shape(c, c->sh, h.ndim, h.shape, &j->r, &j->lmax, root(j));
+  if (reported(j, code))
+    return 1;
+  j->voxels = j->r.voxels;
+  code = 0;
+  if (root(j)) {
+    const char *inputs[1] = {c->sh};
+    code = tenport_outputs_begin("peaks", &j->set, NULL, inputs, 1);
+    if (code == 0)
+      code = tenport_peaks_reserve(c, j->set);
+  }
+  return reported(j, code);
+}
+
+/* This rank's voxels, read and solved. */
+static int compute(peaks_job *j) {
+  int64_t n, coeffs = tp_sh_count(j->lmax);
+  tp_status st = tp_even_range(j->voxels, j->size, j->rank, &j->first, &n);
+  double t0 = tenport_seconds();
+  if (st == TP_SUCCESS) {
+    j->sh = (double *)malloc(sizeof(double) * (size_t)(n ? n * coeffs : 1));
+    st = j->sh ? tp_npy_read_rows(j->c->sh, j->first, n, TP_DTYPE_F64, j->sh, NULL)
+               : TP_ERROR_OUT_OF_MEMORY;
+  }
+  if (agree(j, st))
+    return 1;
+  j->read_seconds = tenport_seconds() - t0;
+  j->r.voxels = n;
+  return agree(j, tenport_peaks_compute(j->space, j->c, j->lmax, j->sh, &j->r));
+}
+
+/* PREFIX_name.npy: the whole leading shape, then tail; this rank's rows of data. */
+static int write_one(peaks_job *j, const char *name, int tail_ndim, const int64_t *tail,
+                     tp_dtype dtype, const void *data) {
+  int64_t shape[TP_NPY_MAX_DIMS + 2];
+  char path[4096];
+  const peaks_result *r = &j->r;
+  memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
+  for (int i = 0; i < tail_ndim; ++i)
+    shape[r->lead_ndim + i] = tail[i];
+  if (!tenport_peaks_output_path(j->c->output, name, path, sizeof path))
+    return 1; /* the same on every rank: the names were reserved already */
+  return collective(j, tp_npy_write_rows_dist(j->world, j->set, path, dtype,
+                                              r->lead_ndim + tail_ndim, shape, r->lead_ndim,
+                                              j->first, r->voxels, data));
+}
+
+static int write_all(peaks_job *j) {
+  const int k = j->c->opt.max_peaks;
+  const int64_t dir_tail[2] = {k, 3}, amp_tail[1] = {k};
+  double t0 = tenport_seconds();
+  int code = write_one(j, "directions", 2, dir_tail, TP_DTYPE_F64, j->r.dir);
+  if (code == 0)
+    code = write_one(j, "amplitudes", 1, amp_tail, TP_DTYPE_F64, j->r.amp);
+  if (code == 0)
+    code = write_one(j, "counts", 0, NULL, TP_DTYPE_I32, j->r.count);
+  if (code == 0)
+    code = reported(j, root(j) ? tenport_outputs_commit("peaks", j->set) : 0);
+  j->write_seconds = tenport_seconds() - t0;
+  return code;
+}
+
+/* The summary's numbers over all ranks, and the distributed report, on rank 0. */
+static int report(peaks_job *j) {
+  const peaks_cli *c = j->c;
+  const int k = c->opt.max_peaks;
+  int64_t *sums = (int64_t *)calloc((size_t)k + 2, sizeof(int64_t)); /* hist, nonfinite */
+  int64_t least = j->r.voxels, most = j->r.voxels;
+  double times[3] = {j->r.seconds, j->read_seconds, j->write_seconds};
+  double comm_seconds = tp_comm_seconds(j->world);
+  if (agree(j, sums ? TP_SUCCESS : TP_ERROR_OUT_OF_MEMORY)) {
+    free(sums);
+    return 1;
+  }
+  tenport_peaks_histogram(c, &j->r, sums);
+  sums[k + 1] = j->r.nonfinite;
+  tp_status st = tp_comm_allreduce_host(j->world, sums, k + 2, TP_DTYPE_I64, TP_COMM_SUM);
+  if (st == TP_SUCCESS)
+    st = tp_comm_allreduce_host(j->world, times, 3, TP_DTYPE_F64, TP_COMM_MAX);
+  if (st == TP_SUCCESS)
+    st = tp_comm_allreduce_host(j->world, &least, 1, TP_DTYPE_I64, TP_COMM_MIN);
+  if (st == TP_SUCCESS)
+    st = tp_comm_allreduce_host(j->world, &most, 1, TP_DTYPE_I64, TP_COMM_MAX);
+  if (collective(j, st)) {
+    free(sums);
+    return 1;
+  }
+  if (root(j)) {
+    peaks_result whole = j->r;
+    whole.voxels = j->voxels;
+    tenport_peaks_print_input(c->sh, &whole, j->lmax);
+    tenport_peaks_print_summary(c, j->voxels, sums, sums[k + 1], times[0]);
+    printf("distributed: %d ranks, voxels per rank %lld..%lld; phases: read %.3f s, compute "
+           "%.3f s, write %.3f s (the slowest rank's; communication %.3f s)\n", j->size,
+           (long long)least, (long long)most, times[1], times[0], times[2], comm_seconds);
+    printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output,
+           c->output, c->output);
+  }
+  free(sums);
+  return 0;
+}
+
+int tenport_peaks_distributed(const peaks_cli *c) {
+  if (!tp_comm_has_mpi()) {
+    fprintf(stderr, "tenport peaks: started by an MPI launcher (or with --distributed), but "
+            "this tenport was built without MPI: configure with -Dmpi=enabled\n");
+    return 2;
+  }
+  peaks_job j;
+  memset(&j, 0, sizeof j);
+  j.c = c;
+  int code = start(&j);
+  if (code == 0)
+    code = refuse(&j);
+  if (code == 0)
+    code = prepare(&j);
+  if (code == 0)
+    code = compute(&j);
+  if (code == 0)
+    code = write_all(&j);
+  if (code == 0)
+    code = report(&j);
+  finish(&j);
+  return code;
+}
