@@ -154,8 +154,9 @@ tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t 
  * marks the file done. Nothing replaces path until rank 0 commits the set, which it does
  * after this call succeeded (every rank returns the same status); a failure on any rank
  * is every rank's (tp_comm_agree's "rank R: ..." message), and the temporary goes with
- * the uncommitted set. comm may be NULL for a single process (set then required).
- * Collective. */
+ * the uncommitted set. Every rank opens the temporary by its name: ranks on several
+ * nodes need the folder on a file system they share. comm may be NULL for a single
+ * process (set then required). Collective. */
 tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *path,
                                  tp_dtype dtype, int ndim, const int64_t *shape,
                                  int lead_ndim, int64_t first_row, int64_t rows,

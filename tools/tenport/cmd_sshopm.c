@@ -215,8 +215,8 @@ static tp_status run_timed(tp_space *s, const sshopm_cli *c, const tp_sshopm_pro
 static void runs_free(runs *r) { tenport_sshopm_runs_free(r); }
 
 /* Runs V starts on T tensors a (host, T x U doubles) and fills r. */
-tp_status tenport_sshopm_solve(tp_space *s, const sshopm_cli *c, int order, int dim, int64_t tensors,
-                       const double *a, runs *r) {
+tp_status tenport_sshopm_solve(tp_space *s, const sshopm_cli *c, int order, int dim,
+                               int64_t tensors, const double *a, runs *r) {
   int64_t unique;
   tp_status st = tp_sym_unique_count(order, dim, &unique);
   if (st != TP_SUCCESS)
