@@ -210,7 +210,9 @@ static void tpf_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
 static tp_status tpf_host_targets(const tp_coo *host, int is_gpu, tpf_staged *s,
                                   uint32_t **out) {
   for (int m = 0; m < host->order; ++m) {
-    out[m] = s->owned[m];
+    /* on a GPU the host pass writes to host copies (freed by the caller), never to the
+     * space's blocks: an empty tensor has none (NULL) */
+    out[m] = is_gpu ? NULL : s->owned[m];
     if (is_gpu && host->nnz > 0 &&
         !(out[m] = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)host->nnz)))
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes to stage the indices",
