@@ -12,6 +12,12 @@ import pytest
 TENPORT = os.environ.get("TENPORT", "tenport")
 
 
+def backend():
+    """The build's backend, as `tenport version` names it (serial, openmp, cuda, hip)."""
+    r = subprocess.run([TENPORT, "version"], capture_output=True, text=True, timeout=60)
+    return r.stdout.split("(")[1].split()[0] if "(" in r.stdout else "unknown"
+
+
 def run(*args, stdin=None, input=None, fsize=None, umask=None, timeout=120, cwd=None):
     """Runs tenport with args; fsize caps the bytes any file may grow to (RLIMIT_FSIZE,
     with SIGXFSZ ignored, so a write fails with EFBIG as on a full disk)."""

@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import (err, kofidis_regalia, ok, out, planted_dense, run, sh_voxels,
+from conftest import (backend, err, kofidis_regalia, ok, out, planted_dense, run, sh_voxels,
                       snapshot, temporaries, write_tns)
 
 
@@ -80,6 +80,10 @@ def test_a_last_file_that_cannot_be_replaced_leaves_the_set_untouched(inputs, na
     assert temporaries(inputs) == []
 
 
+# The bench measures the machine's ceilings with full-size kernels first: minutes with a
+# fiber per work-item (the hip backend on the HIP CPU runtime). The same output set is
+# tested on the serial and OpenMP builds.
+@pytest.mark.skipif(backend() == "hip", reason="tenport bench takes minutes on the HIP CPU runtime")
 def test_bench_json_is_replaced_only_when_complete(work):
     (work / "b.json").write_text("{\"old\": true}\n")
     r = run("bench", "--quick", "--only", "dense", "--quiet", "--json", "b.json", fsize=512)
