@@ -24,6 +24,7 @@
 # A build made elsewhere (the same layout: tools/tenport, tests/mpi/) is used with
 # TP_BUILD_DIR and TP_CPU_BUILD_DIR and no build step.
 # Environment: SCALE_NNZ, BIG_NNZ, ITERS (default 10), RANKS_LIST (default "1 2 4"),
+#   TEST_RANKS (default "1 2 <GPUs>"), RUN_TIMEOUT (seconds per run, default 590),
 #   TP_REVISION. Carry .deps/debs (Criterion) and .deps/peers/splatt (the cpu step).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -34,6 +35,7 @@ gpu=${TP_BUILD_DIR:-build-dist-cuda}
 cpu=${TP_CPU_BUILD_DIR:-build-dist-openmp}
 data=${TP_DATA_DIR:-/tmp/tenport-dist}
 iters=${ITERS:-10}
+run_limit=${RUN_TIMEOUT:-590} # seconds per run
 mkdir -p "$data"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . tools/gpu/setup-deps.sh >/dev/null 2>&1 || echo "run-dist: no .deps (tests will not build)"
@@ -53,7 +55,8 @@ if want build; then
     -Dtests=enabled -Dmpi=enabled -Dnccl=enabled >"$out/setup-cuda.log" 2>&1 ||
     { tail -n 30 "$out/setup-cuda.log"; exit 1; }
   ninja -C "$gpu" tools/tenport tests/mpi/test_mpi_comm tests/mpi/test_mpi_cp_sparse_dist \
-    tests/mpi/test_mpi_read_share tests/mpi/test_mpi_cp_dense_dist >"$out/build-cuda.log" 2>&1 || { tail -n 40 "$out/build-cuda.log"; exit 1; }
+    tests/mpi/test_mpi_read_share tests/mpi/test_mpi_cp_dense_dist tests/mpi/test_mpi_npy_dist \
+    >"$out/build-cuda.log" 2>&1 || { tail -n 40 "$out/build-cuda.log"; exit 1; }
   if want cpu; then
     [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
       -Dmpi=enabled -Dcpu_native=true >/dev/null
@@ -64,8 +67,8 @@ if want build; then
 fi
 
 if want tests; then
-  for np in 1 2 "$gpus"; do
-    for t in comm cp_sparse_dist read_share cp_dense_dist; do
+  for np in ${TEST_RANKS:-1 2 $gpus}; do
+    for t in comm cp_sparse_dist read_share cp_dense_dist npy_dist; do
       say "test_$t on $np GPUs (NCCL)"
       timeout 300 mpirun --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE "$gpu/tests/mpi/test_mpi_$t" ||
         echo "FAILED: test_$t np=$np"
@@ -79,7 +82,7 @@ fi
 # cp-als on np GPUs of a tensor drawn in place: the rank-0 report.
 drawn() { # np dims nnz skew label
   say "$5: $3 nonzeros, $2, skew $4, on $1 GPU(s)"
-  timeout 590 mpirun --oversubscribe -np "$1" --bind-to none -x NCCL_NVLS_ENABLE \
+  timeout "$run_limit" mpirun --oversubscribe -np "$1" --bind-to none -x NCCL_NVLS_ENABLE \
     "$gpu/tools/tenport" cp-als --gen-dims "$2" --gen-nnz "$3" --gen-skew "$4" --rank 32 \
     --precision f32 --tol 0 --maxiters "$iters" --quiet 2>&1 | tee "$out/$5-np$1.log"
 }
@@ -99,12 +102,12 @@ if want cpu; then
   [[ -f $tns ]] || "$cpu/tools/tenport" gen sparse --dims 1000000x1000000x1000000 \
     --nnz 20000000 --skew 4 --precision f32 --output "$tns" >/dev/null
   say "CPU: tenport, 4 ranks x 4 threads, its grid, 20 M nonzeros, R = 32, $iters iterations"
-  OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive timeout 590 mpirun --oversubscribe -np 4 \
+  OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive timeout "$run_limit" mpirun --oversubscribe -np 4 \
     --bind-to none -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$cpu/tools/tenport" cp-als \
     --input "$tns" --rank 32 --precision f32 --tol 0 --maxiters "$iters" \
     2>&1 | tee "$out/cpu-tenport.log"
   say "CPU: SPLATT MPI, 4 ranks x 4 threads, its own medium-grained grid, same file"
-  timeout 590 mpirun --oversubscribe -np 4 --bind-to none .deps/peers/bin/splatt-mpi-f32-i64 \
+  timeout "$run_limit" mpirun --oversubscribe -np 4 --bind-to none .deps/peers/bin/splatt-mpi-f32-i64 \
     cpd "$tns" -r 32 -t 4 -i "$iters" --tol 0 --nowrite 2>&1 | tee "$out/cpu-splatt.log"
 fi
 # dense cp-als on np ranks of a planted tensor made in place: the rank-0 report.
@@ -112,7 +115,7 @@ planted() { # np shape rank label [extra mpirun args...]
   local np=$1 shape=$2 r=$3 label=$4
   shift 4
   say "$label: planted $shape, f64, R = $r, on $np rank(s)"
-  timeout 590 mpirun --oversubscribe -np "$np" --bind-to none -x NCCL_NVLS_ENABLE "$@" \
+  timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none -x NCCL_NVLS_ENABLE "$@" \
     "${TENPORT:-$gpu/tools/tenport}" cp-als --gen-shape "$shape" --gen-rank 10 --rank "$r" \
     --precision f64 --tol 0 --maxiters "${DENSE_ITERS:-5}" --quiet 2>&1 |
     tee "$out/$label-np$np.log"
@@ -156,7 +159,7 @@ PY
   for np in ${RANKS_LIST:-1 2 4}; do
     ((np <= gpus)) || continue
     say "peaks: $voxels voxels, lmax 8, 64 starts, f32, on $np GPU(s)"
-    timeout 590 mpirun --oversubscribe -np "$np" --bind-to none "$gpu/tools/tenport" peaks \
+    timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none "$gpu/tools/tenport" peaks \
       --sh "$sh" --output "$data/peaks-np$np" 2>&1 | tee "$out/peaks-np$np.log"
     if ((np > 1)); then
       for f in directions amplitudes counts; do
