@@ -71,6 +71,7 @@ typedef struct cp_run {
   int64_t *layer_elems[TP_COO_MAX_ORDER]; /* distributed: owned elements of each rank of
                                              the slab of each mode (rows x R) */
   void *gram_dev;   /* space: R x R */
+  double mttkrp_seconds; /* distributed: this rank's MTTKRPs, each waited for */
 } cp_run;
 
 static size_t cp_elem(const cp_run *run) {
@@ -355,10 +356,14 @@ static void cp_hadamard(const cp_run *run, int skip, double *V) {
  * owns them (a reduce-scatter among the ranks of the slab). Returns where the owned rows
  * of the sum are. */
 static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
+  double t0 = tp_wall_seconds();
   tp_status st = run->X->mttkrp(run->X->ctx, run->space, run->M, n, run->G);
   *G_own = run->G;
   if (!run->layout)
     return st;
+  if (st == TP_SUCCESS) /* the collectives wait for it anyway: timed apart from them */
+    st = tp_space_fence(run->space);
+  run->mttkrp_seconds += tp_wall_seconds() - t0;
   TP_TRY(tp_comm_agree(run->layout->world, st)); /* no rank waits for a failed one */
   *G_own = run->G_own;
   return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
@@ -570,6 +575,7 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   TP_TRY(cp_store_lambda(run));
   TP_TRY(tp_space_fence(run->space));
   res->comm_seconds = cp_comm_seconds(run) - comm0;
+  res->mttkrp_seconds = run->mttkrp_seconds;
   return TP_SUCCESS;
 }
 

@@ -226,12 +226,15 @@ static tp_status check_dtype(tp_dtype dtype) {
   return TP_SUCCESS;
 }
 
-/* Runs a collective and adds its time; NCCL's work is waited for, so that the time is
- * the collective's and not only its launch. */
+/* Runs a collective and adds its time. GPU data moves on the space's stream: the clock
+ * starts once the work queued before the collective is done (else the kernels it waits
+ * for count as communication) and stops when the collective is. */
 #define TIMED(c, expr)                                                      \
   do {                                                                      \
+    tp_status timed_st_ = (c)->gpu ? tp_space_fence((c)->space) : TP_SUCCESS;  \
     double timed_t0_ = tp_wall_seconds();                                   \
-    tp_status timed_st_ = (expr);                                           \
+    if (timed_st_ == TP_SUCCESS)                                            \
+      timed_st_ = (expr);                                                   \
     if (timed_st_ == TP_SUCCESS && (c)->nccl)                               \
       timed_st_ = tp_space_fence((c)->space);                               \
     (c)->seconds += tp_wall_seconds() - timed_t0_;                          \

@@ -50,6 +50,8 @@ typedef struct tp_cp_als_result {
   int passes_per_iteration; /* full reads of the tensor per iteration by the MTTKRPs */
   double seconds;
   double comm_seconds;  /* distributed runs: in collectives (tenport/distributed.h) */
+  double mttkrp_seconds; /* distributed runs: in this rank's MTTKRPs (0 in one process,
+                            where they are not waited for one by one) */
 } tp_cp_als_result;
 
 tp_cp_als_options tp_cp_als_options_default(void);

@@ -33,6 +33,22 @@ static int mpi_check_failures;
   } while (0)
 
 /* 0 when no rank failed a check; prints the verdict once. */
+/* A space on this rank's own GPU (its rank among the ranks of its node, modulo the
+ * node's GPUs), as the tenport command chooses: NCCL refuses two ranks on one device. */
+static inline tp_status mpi_check_space(MPI_Comm world, tp_space **space) {
+  MPI_Comm node;
+  int local = 0, devices = 1;
+  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+  }
+  tp_space_options o = tp_space_options_default();
+  if (tp_device_count(&devices) == TP_SUCCESS && devices > 1)
+    o.device = local % devices;
+  return tp_space_create(space, &o);
+}
+
 static inline int mpi_check_finish(const char *name) {
   int failures = 0, rank, size;
   MPI_Allreduce(&mpi_check_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -204,7 +204,7 @@ static void test_agree(void) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(tp_space_create(&space, NULL));
+  CHECK_OK(mpi_check_space(world, &space));
   CHECK_OK(tp_comm_create(&comm, &world, space));
   rank = tp_comm_rank(comm), size = tp_comm_size(comm);
   CHECK(size <= 64, "at most 64 ranks");

@@ -154,7 +154,7 @@ static tp_grid line_grid(int order, int m) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(tp_space_create(&space, NULL));
+  CHECK_OK(mpi_check_space(world, &space));
   CHECK_OK(tp_comm_create(&comm, &world, space));
   rank = tp_comm_rank(comm), size = tp_comm_size(comm);
   const int64_t d3[3] = {37, 23, 41}, d4[4] = {13, 3, 17, 11}, d5[5] = {7, 9, 5, 11, 6};

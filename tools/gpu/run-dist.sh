@@ -48,6 +48,7 @@ nvidia-smi topo -m 2>/dev/null | head -n 6
 echo "host: $(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) cores;" \
      "$(mpirun --version | head -n1); NCCL $(ls /usr/lib/x86_64-linux-gnu/libnccl.so.* 2>/dev/null | head -n1)"
 gpus=$(nvidia-smi -L | wc -l)
+cores=$(nproc) # the host threads of a run are shared among its ranks
 
 if want build; then
   say build
@@ -83,8 +84,9 @@ fi
 drawn() { # np dims nnz skew label
   say "$5: $3 nonzeros, $2, skew $4, on $1 GPU(s)"
   timeout "$run_limit" mpirun --oversubscribe -np "$1" --bind-to none -x NCCL_NVLS_ENABLE \
-    "$gpu/tools/tenport" cp-als --gen-dims "$2" --gen-nnz "$3" --gen-skew "$4" --rank 32 \
-    --precision f32 --tol 0 --maxiters "$iters" --quiet 2>&1 | tee "$out/$5-np$1.log"
+    -x OMP_NUM_THREADS=$((cores / $1 > 0 ? cores / $1 : 1)) "$gpu/tools/tenport" cp-als \
+    --gen-dims "$2" --gen-nnz "$3" --gen-skew "$4" --rank 32 \
+    --precision f32 --tol 0 --maxiters "$iters" ${SPARSE_QUIET---quiet} 2>&1 | tee "$out/$5-np$1.log"
 }
 
 if want scale; then
@@ -115,9 +117,12 @@ planted() { # np shape rank label [extra mpirun args...]
   local np=$1 shape=$2 r=$3 label=$4
   shift 4
   say "$label: planted $shape, f64, R = $r, on $np rank(s)"
-  timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none -x NCCL_NVLS_ENABLE "$@" \
+  local threads=(-x OMP_NUM_THREADS=$((cores / np > 0 ? cores / np : 1)))
+  [[ " $* " == *" -x OMP_NUM_THREADS "* ]] && threads=()
+  timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none -x NCCL_NVLS_ENABLE \
+    "${threads[@]}" "$@" \
     "${TENPORT:-$gpu/tools/tenport}" cp-als --gen-shape "$shape" --gen-rank 10 --rank "$r" \
-    --precision f64 --tol 0 --maxiters "${DENSE_ITERS:-5}" --quiet 2>&1 |
+    --precision f64 --tol 0 --maxiters "${DENSE_ITERS:-5}" ${DENSE_QUIET---quiet} 2>&1 |
     tee "$out/$label-np$np.log"
 }
 
@@ -159,7 +164,8 @@ PY
   for np in ${RANKS_LIST:-1 2 4}; do
     ((np <= gpus)) || continue
     say "peaks: $voxels voxels, lmax 8, 64 starts, f32, on $np GPU(s)"
-    timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none "$gpu/tools/tenport" peaks \
+    timeout "$run_limit" mpirun --oversubscribe -np "$np" --bind-to none \
+      -x OMP_NUM_THREADS=$((cores / np > 0 ? cores / np : 1)) "$gpu/tools/tenport" peaks \
       --sh "$sh" --output "$data/peaks-np$np" 2>&1 | tee "$out/peaks-np$np.log"
     if ((np > 1)); then
       for f in directions amplitudes counts; do

@@ -254,13 +254,14 @@ static void report(const dist_job *j, double total) {
   print_tensor(j);
   print_spread(j);
   if (j->dense)
-    printf("phases: %s %.3f s, iterations %.3f s (communication %.3f s), write %.3f s\n",
-           q->input ? "read" : "made", j->read_seconds, j->result.seconds,
-           j->result.comm_seconds, j->write_seconds);
+    printf("phases: %s %.3f s, iterations %.3f s (MTTKRP %.3f s, communication %.3f s), "
+           "write %.3f s\n", q->input ? "read" : "made", j->read_seconds, j->result.seconds,
+           j->result.mttkrp_seconds, j->result.comm_seconds, j->write_seconds);
   else
     printf("phases: read %.3f s, exchange %.3f s, build %.3f s, iterations %.3f s "
-           "(communication %.3f s), write %.3f s\n", j->read_seconds, j->exchange_seconds,
-           j->build_seconds, j->result.seconds, j->result.comm_seconds, j->write_seconds);
+           "(MTTKRP %.3f s, communication %.3f s), write %.3f s\n", j->read_seconds,
+           j->exchange_seconds, j->build_seconds, j->result.seconds, j->result.mttkrp_seconds,
+           j->result.comm_seconds, j->write_seconds);
   tenport_cp_print_result(&j->result, total);
   if (q->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, j->order - 1);
