@@ -8,8 +8,16 @@ TestSuite(linalg, .init = tpt_setup, .fini = tpt_teardown);
 
 Test(linalg, row_norms_match_reference_on_awkward_shapes) {
   tpt_rng rng = tpt_rng_fresh();
-  const int64_t shapes[][3] = {{0, 4, 4},   {1, 1, 1},    {17, 3, 5},   {16, 32, 32},
-                               {100, 1, 1}, {97, 97, 101}, {1000, 7, 7}, {33, 1000, 1003}};
+  /* {40, 20, 21} guards the team barrier between the rows' sums and their copy-out
+   * (tools/ci/mutations.sh, mutation 1): its 8-lane vectors make teams of 16 threads, in
+   * which thread 1 copies out row 8, written by thread 8. The HIP CPU runtime resumes
+   * fibers at a block barrier threadIdx.y fastest, so without the barrier thread 1's
+   * lane 0 copies row 8 out before thread 8 has run. With 32-lane vectors (teams of 4)
+   * only thread 0's lanes 1..15 read other threads' rows, and the runtime resumes them
+   * after every thread's lane 0 has reached the barrier: the race stays hidden. */
+  const int64_t shapes[][3] = {{0, 4, 4},     {1, 1, 1},    {17, 3, 5},   {16, 32, 32},
+                               {100, 1, 1},   {97, 97, 101}, {1000, 7, 7}, {33, 1000, 1003},
+                               {40, 20, 21}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
     int64_t m = shapes[c][0], n = shapes[c][1], ld = shapes[c][2];
     double *A = tpt_host_alloc(sizeof(double) * (size_t)(m * ld));
