@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_ranks.h"
 #include "cmd_cp_als.h"
 #include "tenport/tenport.h"
 
@@ -528,11 +529,8 @@ static int run(tp_space *space, void *cli) {
 
 /* mpirun ... tenport cp-als (or --distributed): every rank runs this. */
 static int run_distributed(cp_cli *c) {
-  if (!tp_comm_has_mpi()) {
-    fprintf(stderr, "tenport cp-als: started by an MPI launcher (or with --distributed), but "
-            "this tenport was built without MPI: configure with -Dmpi=enabled\n");
+  if (tenport_ranks_available("cp-als"))
     return 2;
-  }
   tenport_cp_dist_request q;
   memset(&q, 0, sizeof q);
   q.input = c->input, q.init = c->init, q.output = c->output, q.grid = c->grid;

@@ -5,6 +5,7 @@
  * runs distributed, and rank 0 reports and writes the factors as one output set. Every
  * rank takes the same path: a failure on any rank is agreed on, and all end with its
  * message and exit code. */
+#include "cli_ranks.h"
 #include "cmd_cp_als.h"
 
 typedef struct dist_job {
@@ -30,34 +31,21 @@ typedef struct dist_job {
 
 static int root(const dist_job *j) { return j->rank == 0; }
 
-/* The agreed status of a step; only rank 0 prints the message. */
 static int agree(dist_job *j, tp_status local) {
-  tp_status st = tp_comm_agree(j->world, local);
-  if (st == TP_SUCCESS)
-    return 0;
-  return root(j) ? tenport_fail("cp-als", "failed") : 1;
+  return tenport_ranks_agree("cp-als", j->world, local);
 }
-
-/* A collective call that agrees on failures itself. */
 static int collective(const dist_job *j, tp_status st) {
-  return st == TP_SUCCESS ? 0 : root(j) ? tenport_fail("cp-als", "failed") : 1;
+  return tenport_ranks_collective("cp-als", j->world, st);
 }
 
 /* ---- the ranks, their devices and space ------------------------------------------ */
 
+/* The ranks, each with a space on its GPU and a communicator whose data lives there. */
 static int start(dist_job *j) {
-  if (tp_comm_init_world(&j->world, NULL) != TP_SUCCESS)
-    return tenport_fail("cp-als", "cannot start MPI");
+  int code = tenport_ranks_start("cp-als", &j->world, &j->space);
+  if (code)
+    return code;
   j->rank = tp_comm_rank(j->world);
-  int devices = 1;
-  tp_space_options o = tp_space_options_default();
-  tp_status st = tp_device_count(&devices);
-  if (st == TP_SUCCESS && devices > 1) /* one rank per GPU of the node */
-    o.device = tp_comm_node_rank(j->world) % devices;
-  if (st == TP_SUCCESS)
-    st = tp_space_create(&j->space, &o);
-  if (agree(j, st))
-    return 1;
   return agree(j, tp_comm_with_space(j->world, j->space, &j->comm));
 }
 
@@ -68,8 +56,7 @@ static void finish(dist_job *j) {
   tp_dist_dense_destroy(&j->D);
   tp_coo_free(NULL, &j->share);
   tp_comm_destroy(&j->comm);
-  tp_space_destroy(&j->space);
-  tp_comm_finalize_world(&j->world);
+  tenport_ranks_end(&j->world, &j->space);
 }
 
 /* Rank 0's output set, ready before the work. */

@@ -9,6 +9,7 @@
  * prints it once, and all end with the same exit code. */
 #include <sys/stat.h>
 
+#include "cli_ranks.h"
 #include "cmd_peaks.h"
 
 typedef struct peaks_job {
@@ -25,50 +26,28 @@ typedef struct peaks_job {
 
 static int root(const peaks_job *j) { return j->rank == 0; }
 
-/* The agreed status of a step; only rank 0 prints the message. */
 static int agree(peaks_job *j, tp_status local) {
-  tp_status st = tp_comm_agree(j->world, local);
-  if (st == TP_SUCCESS)
-    return 0;
-  return root(j) ? tenport_fail("peaks", "failed") : 1;
+  return tenport_ranks_agree("peaks", j->world, local);
 }
-
-/* A collective call that agrees on failures itself. */
 static int collective(const peaks_job *j, tp_status st) {
-  return st == TP_SUCCESS ? 0 : root(j) ? tenport_fail("peaks", "failed") : 1;
+  return tenport_ranks_collective("peaks", j->world, st);
 }
-
-/* A step whose failure the failing rank reported itself (the largest code of any rank;
- * 1 if the agreement itself failed). */
 static int reported(peaks_job *j, int code) {
-  int32_t worst = code;
-  if (tp_comm_allreduce_host(j->world, &worst, 1, TP_DTYPE_I32, TP_COMM_MAX) != TP_SUCCESS)
-    return root(j) ? tenport_fail("peaks", "failed") : 1;
-  return (int)worst;
+  return tenport_ranks_reported("peaks", j->world, code);
 }
 
-/* MPI, and a space on this rank's GPU (one per rank of the node, where there are
- * several). */
 static int start(peaks_job *j) {
-  if (tp_comm_init_world(&j->world, NULL) != TP_SUCCESS)
-    return tenport_fail("peaks", "cannot start MPI");
-  j->rank = tp_comm_rank(j->world), j->size = tp_comm_size(j->world);
-  int devices = 1;
-  tp_space_options o = tp_space_options_default();
-  tp_status st = tp_device_count(&devices);
-  if (st == TP_SUCCESS && devices > 1)
-    o.device = tp_comm_node_rank(j->world) % devices;
-  if (st == TP_SUCCESS)
-    st = tp_space_create(&j->space, &o);
-  return agree(j, st);
+  int code = tenport_ranks_start("peaks", &j->world, &j->space);
+  if (j->world)
+    j->rank = tp_comm_rank(j->world), j->size = tp_comm_size(j->world);
+  return code;
 }
 
 static void finish(peaks_job *j) {
   tp_output_set_destroy(&j->set);
   tenport_peaks_free(&j->r);
   free(j->sh);
-  tp_space_destroy(&j->space);
-  tp_comm_finalize_world(&j->world);
+  tenport_ranks_end(&j->world, &j->space);
 }
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
@@ -206,11 +185,8 @@ static int report(peaks_job *j) {
 }
 
 int tenport_peaks_distributed(const peaks_cli *c) {
-  if (!tp_comm_has_mpi()) {
-    fprintf(stderr, "tenport peaks: started by an MPI launcher (or with --distributed), but "
-            "this tenport was built without MPI: configure with -Dmpi=enabled\n");
+  if (tenport_ranks_available("peaks"))
     return 2;
-  }
   peaks_job j;
   memset(&j, 0, sizeof j);
   j.c = c;

@@ -10,6 +10,7 @@
  * and ends every rank with the same exit code. */
 #include <sys/stat.h>
 
+#include "cli_ranks.h"
 #include "cmd_sshopm.h"
 
 typedef struct sshopm_job {
@@ -30,22 +31,13 @@ typedef struct sshopm_job {
 static int root(const sshopm_job *j) { return j->rank == 0; }
 
 static int agree(sshopm_job *j, tp_status local) {
-  tp_status st = tp_comm_agree(j->world, local);
-  if (st == TP_SUCCESS)
-    return 0;
-  return root(j) ? tenport_fail("sshopm", "failed") : 1;
+  return tenport_ranks_agree("sshopm", j->world, local);
 }
-
 static int collective(const sshopm_job *j, tp_status st) {
-  return st == TP_SUCCESS ? 0 : root(j) ? tenport_fail("sshopm", "failed") : 1;
+  return tenport_ranks_collective("sshopm", j->world, st);
 }
-
-/* A step whose failure the failing rank reported itself (the largest code of any rank). */
 static int reported(sshopm_job *j, int code) {
-  int32_t worst = code;
-  if (tp_comm_allreduce_host(j->world, &worst, 1, TP_DTYPE_I32, TP_COMM_MAX) != TP_SUCCESS)
-    return root(j) ? tenport_fail("sshopm", "failed") : 1;
-  return (int)worst;
+  return tenport_ranks_reported("sshopm", j->world, code);
 }
 
 /* A step that failed with a message of its own (not tenport's last error): the lowest
@@ -65,17 +57,10 @@ static int agree_text(sshopm_job *j, int failed, const char *message) {
 }
 
 static int start(sshopm_job *j) {
-  if (tp_comm_init_world(&j->world, NULL) != TP_SUCCESS)
-    return tenport_fail("sshopm", "cannot start MPI");
-  j->rank = tp_comm_rank(j->world), j->size = tp_comm_size(j->world);
-  int devices = 1;
-  tp_space_options o = tp_space_options_default();
-  tp_status st = tp_device_count(&devices);
-  if (st == TP_SUCCESS && devices > 1) /* one rank per GPU of the node */
-    o.device = tp_comm_node_rank(j->world) % devices;
-  if (st == TP_SUCCESS)
-    st = tp_space_create(&j->space, &o);
-  return agree(j, st);
+  int code = tenport_ranks_start("sshopm", &j->world, &j->space);
+  if (j->world)
+    j->rank = tp_comm_rank(j->world), j->size = tp_comm_size(j->world);
+  return code;
 }
 
 static void finish(sshopm_job *j) {
@@ -83,8 +68,7 @@ static void finish(sshopm_job *j) {
   tenport_sshopm_table_free(&j->tab);
   tenport_sshopm_runs_free(&j->r);
   free(j->a), free(j->padded);
-  tp_space_destroy(&j->space);
-  tp_comm_finalize_world(&j->world);
+  tenport_ranks_end(&j->world, &j->space);
 }
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
@@ -282,11 +266,8 @@ static int report(sshopm_job *j) {
 }
 
 int tenport_sshopm_distributed(const sshopm_cli *c) {
-  if (!tp_comm_has_mpi()) {
-    fprintf(stderr, "tenport sshopm: started by an MPI launcher (or with --distributed), but "
-            "this tenport was built without MPI: configure with -Dmpi=enabled\n");
+  if (tenport_ranks_available("sshopm"))
     return 2;
-  }
   sshopm_job j;
   memset(&j, 0, sizeof j);
   j.c = c;

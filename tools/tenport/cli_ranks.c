@@ -1,0 +1,51 @@
+/* Starting the ranks of a distributed command and agreeing on each step (cli_ranks.h). */
+#include "cli_ranks.h"
+
+#include <stdio.h>
+
+#include "commands.h"
+
+static int failed(const char *cmd, const tp_comm *world) {
+  return tp_comm_rank(world) == 0 ? tenport_fail(cmd, "failed") : 1;
+}
+
+int tenport_ranks_agree(const char *cmd, tp_comm *world, tp_status local) {
+  return tp_comm_agree(world, local) == TP_SUCCESS ? 0 : failed(cmd, world);
+}
+
+int tenport_ranks_collective(const char *cmd, const tp_comm *world, tp_status st) {
+  return st == TP_SUCCESS ? 0 : failed(cmd, world);
+}
+
+int tenport_ranks_reported(const char *cmd, tp_comm *world, int code) {
+  int32_t worst = code;
+  if (tp_comm_allreduce_host(world, &worst, 1, TP_DTYPE_I32, TP_COMM_MAX) != TP_SUCCESS)
+    return failed(cmd, world);
+  return (int)worst;
+}
+
+int tenport_ranks_available(const char *cmd) {
+  if (tp_comm_has_mpi())
+    return 0;
+  fprintf(stderr, "tenport %s: started by an MPI launcher (or with --distributed), but this "
+          "tenport was built without MPI: configure with -Dmpi=enabled\n", cmd);
+  return 2;
+}
+
+int tenport_ranks_start(const char *cmd, tp_comm **world, tp_space **space) {
+  if (tp_comm_init_world(world, NULL) != TP_SUCCESS)
+    return tenport_fail(cmd, "cannot start MPI");
+  int devices = 1;
+  tp_space_options o = tp_space_options_default();
+  tp_status st = tp_device_count(&devices);
+  if (st == TP_SUCCESS && devices > 1) /* one rank per GPU of the node */
+    o.device = tp_comm_node_rank(*world) % devices;
+  if (st == TP_SUCCESS)
+    st = tp_space_create(space, &o);
+  return tenport_ranks_agree(cmd, *world, st);
+}
+
+void tenport_ranks_end(tp_comm **world, tp_space **space) {
+  tp_space_destroy(space);
+  tp_comm_finalize_world(world);
+}
