@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Checks that the suites run on the hip backend built on the HIP CPU runtime catch a
+# kernel that is wrong only on a GPU: each mutation below deletes a team barrier or a
+# team/vector reduction from one kernel (the README's example kernel and one kernel of
+# each method), rebuilds build/hip-cpu, runs the suite that covers the kernel and
+# expects it to fail; the source is restored after each. Prints a table; exits 1 if a
+# mutation survives.
+# Usage: tools/ci/mutations.sh            (after tools/test.sh hip-cpu)
+#        MUTATIONS="1 2" tools/ci/mutations.sh   (some only)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${TP_HIP_CPU_BUILD:-build/hip-cpu}
+[ -f "$build/build.ninja" ] || { echo "mutations.sh: no $build (run tools/test.sh hip-cpu)" >&2; exit 2; }
+
+# file | the exact text removed or replaced | its replacement | suite | what it breaks
+# Mutation 3 survives by construction: the branch it edits (team_size > 1 in tpm_partial of
+# tpm_width.h) runs on no backend. tpm_partial_run launches that kernel only on CPU spaces
+# and with teams of one thread; GPU spaces (hip-cpu among them) run tpm_partial_col_team,
+# which has no barrier. A __builtin_trap() put in that branch leaves the mttkrp suite
+# passing on build/openmp and build/hip-cpu. It stays listed until it is retargeted or the
+# branch is reached.
+mutations=(
+  "algorithms/linalg/row_norms.c|  tp_team_barrier(team);\n||linalg|row norms: the team barrier before the block's sum"
+  "algorithms/linalg/row_norms.c|    sum = tp_vector_sum_f64(team, sum);\n||linalg|row norms: the vector reduction of a row's lanes"
+  "algorithms/dense_mttkrp/tpm_width.h|    if (team->team_size > 1) {\n      tp_team_barrier(team);\n|    if (team->team_size > 1) {\n|mttkrp|dense MTTKRP (BLOCKED width kernel): the barrier before the threads' sums are added"
+  "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
+  "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
+  "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
+)
+
+selected=${MUTATIONS:-$(seq 1 ${#mutations[@]} | tr '\n' ' ')}
+rows=()
+survived=0
+for i in $selected; do
+  IFS='|' read -r file old new suite what <<<"${mutations[$((i - 1))]}"
+  cp "$file" "$file.orig-mutation"
+  if ! python3 - "$file" "$old" "$new" <<'PY'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].encode().decode('unicode_escape'), sys.argv[3].encode().decode('unicode_escape')
+text = open(path).read()
+if text.count(old) != 1:
+    sys.exit(f"mutations.sh: the text to mutate occurs {text.count(old)} times in {path}")
+open(path, 'w').write(text.replace(old, new))
+PY
+  then
+    mv "$file.orig-mutation" "$file"
+    rows+=("$(printf '%-2s %-14s %-9s %s' "$i" "$suite" "NOT-APPLIED" "$what")")
+    survived=1
+    continue
+  fi
+  if ! ninja -C "$build" >"$build/mutation-$i.log" 2>&1; then
+    result="NO-BUILD"
+    survived=1
+  elif timeout 1200 meson test -C "$build" --no-rebuild "$suite" >>"$build/mutation-$i.log" 2>&1; then
+    result="SURVIVED"
+    survived=1
+  else
+    result="caught"
+  fi
+  mv "$file.orig-mutation" "$file"
+  touch "$file" # newer than the mutated objects: the next build restores them
+  rows+=("$(printf '%-2s %-14s %-9s %s' "$i" "$suite" "$result" "$what")")
+  echo "${rows[-1]}"
+done
+ninja -C "$build" >/dev/null 2>&1 # back to the unmutated build
+echo "== mutations of the GPU path, hip backend on the HIP CPU runtime ($build)"
+printf '%s\n' "${rows[@]}"
+exit $survived
