@@ -13,16 +13,16 @@ build=${TP_HIP_CPU_BUILD:-build/hip-cpu}
 [ -f "$build/build.ninja" ] || { echo "mutations.sh: no $build (run tools/test.sh hip-cpu)" >&2; exit 2; }
 
 # file | the exact text removed or replaced | its replacement | suite | what it breaks
-# Mutation 3 survives by construction: the branch it edits (team_size > 1 in tpm_partial of
-# tpm_width.h) runs on no backend. tpm_partial_run launches that kernel only on CPU spaces
-# and with teams of one thread; GPU spaces (hip-cpu among them) run tpm_partial_col_team,
-# which has no barrier. A __builtin_trap() put in that branch leaves the mttkrp suite
-# passing on build/openmp and build/hip-cpu. It stays listed until it is retargeted or the
-# branch is reached.
+# "line:N:TEXT" instead of a text removes TEXT from the Nth line that holds it (for lines
+# of a macro, whose continuation must stay). The dense MTTKRP's own GPU kernels have no
+# barrier or team reduction (tpm_partial_col_team sums with atomics; the team_size > 1
+# branch of tpm_width.h runs only on CPUs, with teams of one thread), so its mutation is
+# in the portable GEMM that its GEMM and BLOCKED variants run on a GPU without a vendor
+# BLAS (the hip backend).
 mutations=(
   "algorithms/linalg/row_norms.c|  tp_team_barrier(team);\n||linalg|row norms: the team barrier before the block's sum"
   "algorithms/linalg/row_norms.c|    sum = tp_vector_sum_f64(team, sum);\n||linalg|row norms: the vector reduction of a row's lanes"
-  "algorithms/dense_mttkrp/tpm_width.h|    if (team->team_size > 1) {\n      tp_team_barrier(team);\n|    if (team->team_size > 1) {\n|mttkrp|dense MTTKRP (BLOCKED width kernel): the barrier before the threads' sums are added"
+  "algorithms/linalg/gemm_portable.c|line:2:tp_team_barrier(team);||mttkrp|dense MTTKRP (GEMM and BLOCKED on the portable GEMM): the barrier between loading a tile and multiplying it"
   "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
   "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
   "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
@@ -38,6 +38,16 @@ for i in $selected; do
 import sys
 path, old, new = sys.argv[1], sys.argv[2].encode().decode('unicode_escape'), sys.argv[3].encode().decode('unicode_escape')
 text = open(path).read()
+if old.startswith("line:"):
+    _, nth, needle = old.split(":", 2)
+    lines = text.split("\n")
+    hits = [i for i, l in enumerate(lines) if needle in l]
+    if len(hits) < int(nth):
+        sys.exit(f"mutations.sh: {path} has {len(hits)} lines with {needle}")
+    i = hits[int(nth) - 1]
+    lines[i] = lines[i].replace(needle, new, 1)
+    open(path, 'w').write("\n".join(lines))
+    sys.exit(0)
 if text.count(old) != 1:
     sys.exit(f"mutations.sh: the text to mutate occurs {text.count(old)} times in {path}")
 open(path, 'w').write(text.replace(old, new))
