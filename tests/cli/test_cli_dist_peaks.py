@@ -4,15 +4,11 @@ inputs, the same summary, and failures (a missing input, a bad shape, an output 
 cannot be written, standard input or a pipe) ending every rank with one message and
 nothing written. Also the summaries' counts of non-finite inputs (one process)."""
 import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import TENPORT, err, ok, out, run
-
-MPIRUN = shutil.which("mpirun")
+from conftest import MPIRUN, TENPORT, built_with_mpi, err, mpirun, ok, out, run
 
 FAST = ["--starts", "8", "--maxits", "100"]
 PEAKS_FILES = ["directions", "amplitudes", "counts"]
@@ -20,22 +16,9 @@ SSHOPM_FILES = ["lambda", "x", "flag", "iterations", "eigenpairs"]
 SSHOPM = ["--order", "4", "--dim", "3"]
 
 
-def built_with_mpi():
-    r = subprocess.run([TENPORT, "version"], capture_output=True, text=True)
-    return ", MPI" in r.stdout
-
 
 needs_mpi = pytest.mark.skipif(not MPIRUN or not built_with_mpi(),
                                reason="needs mpirun and a tenport built with MPI")
-
-
-def mpirun(ranks, *args, timeout=120, shell=None, **env_extra):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", TENPORT_NO_PROGRESS="1",
-               **env_extra)
-    cmd = [MPIRUN, "--oversubscribe", "-np", str(ranks)]
-    cmd += ["sh", "-c", shell, TENPORT] if shell else [TENPORT, *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
 
 
 def sh_image(shape, seed=4):

@@ -1,33 +1,14 @@
 """tenport cp-als on several ranks (mpirun): the answer of one process from the same
 starting factors, the tensor read in shares or drawn in place, rank 0's outputs as one
 set, and a failure on one rank ending every rank with its message, without a hang."""
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import TENPORT, err, ok, out, run, write_tns
-
-MPIRUN = shutil.which("mpirun")
-
-
-def built_with_mpi():
-    r = subprocess.run([TENPORT, "version"], capture_output=True, text=True)
-    return ", MPI" in r.stdout
-
+from conftest import MPIRUN, TENPORT, built_with_mpi, err, mpirun, ok, out, run, write_tns
 
 pytestmark = pytest.mark.skipif(not MPIRUN or not built_with_mpi(),
                                 reason="needs mpirun and a tenport built with MPI")
-
-
-def mpirun(ranks, *args, timeout=120, shell=None):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", TENPORT_NO_PROGRESS="1")
-    cmd = [MPIRUN, "--oversubscribe", "-np", str(ranks)]
-    cmd += ["sh", "-c", shell, TENPORT] if shell else [TENPORT, *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
 
 
 def fits(r):
