@@ -2,6 +2,8 @@
 #include "cli_ranks.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 
@@ -48,4 +50,26 @@ int tenport_ranks_start(const char *cmd, tp_comm **world, tp_space **space) {
 void tenport_ranks_end(tp_comm **world, tp_space **space) {
   tp_space_destroy(space);
   tp_comm_finalize_world(world);
+}
+
+int tenport_ranks_refuse(const char *cmd, tp_comm *world, int example, const char *opt,
+                         const char *path, const char *rows) {
+  int root = tp_comm_rank(world) == 0, code = 0;
+  struct stat st;
+  if (example) {
+    if (root)
+      fprintf(stderr, "tenport %s: --example runs in one process; run it without mpirun (and "
+              "without --distributed)\n", cmd);
+    return 2;
+  }
+  if (!strcmp(path, "-"))
+    code = 2;
+  else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    code = 1;
+  code = tenport_ranks_reported(cmd, world, code); /* each rank checks its own view */
+  if (code && root)
+    fprintf(stderr, "tenport %s: a distributed run reads each rank's %s from %s by positioned "
+            "reads: '%s' must be a regular file, not standard input, a pipe or a device\n",
+            cmd, rows, opt, path);
+  return code;
 }

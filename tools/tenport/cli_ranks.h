@@ -24,4 +24,10 @@ int tenport_ranks_collective(const char *cmd, const tp_comm *world, tp_status st
 /* A step whose failing rank printed its own message: the largest code of any rank. */
 int tenport_ranks_reported(const char *cmd, tp_comm *world, int code);
 
+/* What a distributed run of cmd cannot take: --example (example set), or an input
+ * (option opt, path) that is not a regular file (standard input, a pipe, a device: the
+ * ranks read their rows by positioned reads). rows names what the ranks read. */
+int tenport_ranks_refuse(const char *cmd, tp_comm *world, int example, const char *opt,
+                         const char *path, const char *rows);
+
 #endif

@@ -7,7 +7,6 @@
  * and commits once every rank succeeded: the files are the single process's, byte for
  * byte. Every rank takes the same path: a failure on any rank is agreed on, rank 0
  * prints it once, and all end with the same exit code. */
-#include <sys/stat.h>
 
 #include "cli_ranks.h"
 #include "cmd_peaks.h"
@@ -52,25 +51,7 @@ static void finish(peaks_job *j) {
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
 static int refuse(peaks_job *j) {
-  const peaks_cli *c = j->c;
-  struct stat st;
-  int code = 0;
-  if (c->example) {
-    if (root(j))
-      fprintf(stderr, "tenport peaks: --example runs in one process; run it without mpirun "
-              "(and without --distributed)\n");
-    return 2;
-  }
-  if (!strcmp(c->sh, "-"))
-    code = 2;
-  else if (stat(c->sh, &st) == 0 && !S_ISREG(st.st_mode))
-    code = 1;
-  code = reported(j, code); /* every rank sees the same file; each checks its own view */
-  if (code && root(j))
-    fprintf(stderr, "tenport peaks: a distributed run reads each rank's voxels from --sh by "
-            "positioned reads: '%s' must be a regular file, not standard input, a pipe or a "
-            "device\n", c->sh);
-  return code;
+  return tenport_ranks_refuse("peaks", j->world, j->c->example, "--sh", j->c->sh, "voxels");
 }
 
 /* The header: shape and lmax; rank 0's output set, ready before the work. */

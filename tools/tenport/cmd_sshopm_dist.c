@@ -8,7 +8,6 @@
  * process's, byte for byte. Rank 0 prints the same summary from the ranks' sums and the
  * first tensors' eigenpairs, gathered. A failure on any rank is agreed on, printed once,
  * and ends every rank with the same exit code. */
-#include <sys/stat.h>
 
 #include "cli_ranks.h"
 #include "cmd_sshopm.h"
@@ -73,25 +72,8 @@ static void finish(sshopm_job *j) {
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
 static int refuse(sshopm_job *j) {
-  const sshopm_cli *c = j->c;
-  struct stat st;
-  int code = 0;
-  if (c->example) {
-    if (root(j))
-      fprintf(stderr, "tenport sshopm: --example runs in one process; run it without mpirun "
-              "(and without --distributed)\n");
-    return 2;
-  }
-  if (!strcmp(c->input, "-"))
-    code = 2;
-  else if (stat(c->input, &st) == 0 && !S_ISREG(st.st_mode))
-    code = 1;
-  code = reported(j, code);
-  if (code && root(j))
-    fprintf(stderr, "tenport sshopm: a distributed run reads each rank's tensors from --input "
-            "by positioned reads: '%s' must be a regular file, not standard input, a pipe or "
-            "a device\n", c->input);
-  return code;
+  return tenport_ranks_refuse("sshopm", j->world, j->c->example, "--input", j->c->input,
+                              "tensors");
 }
 
 /* The header's shape; rank 0's output set, ready before the work. */
