@@ -7,78 +7,14 @@
 #include "tp_sshopm_internal.h"
 #include "tp_symeig.h"
 #include "tpt.h"
+#include "tpt_sshopm.h"
 
 TestSuite(sshopm, .init = tpt_setup, .fini = tpt_teardown);
 
 /* Kofidis & Regalia (2002), Example 1: m = 4, n = 3, unique values in lexicographic
  * order, with its known local maxima and minima. */
-static const double kofidis_regalia[15] = {0.2883,  -0.0031, 0.1973,  -0.2485, -0.2939,
-                                           0.3847,  0.2972,  0.1862,  0.0919,  -0.3619,
-                                           0.1241,  -0.3420, 0.2127,  0.2727,  -0.3054};
 static const double kr_maxima[3] = {0.8893, 0.8169, 0.3633};
 static const double kr_minima[3] = {-1.0954, -0.5629, -0.0451};
-
-/* Results of one batch, on the host. */
-typedef struct runs {
-  int64_t count;
-  int dim;
-  double *lambda, *x;
-  int8_t *flag;
-  int32_t *iterations;
-} runs;
-
-static void runs_free(runs *r) {
-  free(r->lambda), free(r->x), free(r->flag), free(r->iterations);
-  memset(r, 0, sizeof *r);
-}
-
-/* Runs the batch in the given precision and returns everything as double. */
-static runs solve(int order, int dim, int64_t tensors, const double *a, int starts,
-                  const double *x0, const tp_sshopm_options *o, int single) {
-  int64_t unique;
-  TPT_OK(tp_sym_unique_count(order, dim, &unique));
-  tp_sshopm_problem p = {order, dim, tensors, starts};
-  runs r;
-  r.count = tensors * starts, r.dim = dim;
-  size_t nr = (size_t)r.count, es = single ? sizeof(float) : sizeof(double);
-  r.lambda = tpt_host_alloc(nr * sizeof(double));
-  r.x = tpt_host_alloc(nr * (size_t)dim * sizeof(double));
-  r.flag = tpt_host_alloc(nr);
-  r.iterations = tpt_host_alloc(nr * sizeof(int32_t));
-  void *da, *dx0, *dl = tpt_alloc_poisoned(nr * es), *dx = tpt_alloc_poisoned(nr * dim * es);
-  int8_t *df = tpt_alloc_poisoned(nr);
-  int32_t *di = tpt_alloc_poisoned(nr * sizeof(int32_t));
-  if (single) {
-    size_t na = (size_t)(tensors * unique), nx = (size_t)starts * dim;
-    float *fa = tpt_host_alloc(na * sizeof(float)), *fx = tpt_host_alloc(nx * sizeof(float));
-    for (size_t i = 0; i < na; ++i)
-      fa[i] = (float)a[i];
-    for (size_t i = 0; i < nx; ++i)
-      fx[i] = (float)x0[i];
-    da = tpt_to_space(fa, na * sizeof(float)), dx0 = tpt_to_space(fx, nx * sizeof(float));
-    tp_sshopm_out_f32 out = {dl, dx, df, di};
-    TPT_OK(tp_sshopm_f32(tpt_space, &p, da, dx0, o, &out));
-    float *hl = tpt_host_alloc(nr * sizeof(float)), *hx = tpt_host_alloc(nr * dim * sizeof(float));
-    tpt_to_host(hl, dl, nr * sizeof(float));
-    tpt_to_host(hx, dx, nr * dim * sizeof(float));
-    for (size_t i = 0; i < nr; ++i)
-      r.lambda[i] = hl[i];
-    for (size_t i = 0; i < nr * dim; ++i)
-      r.x[i] = hx[i];
-    free(fa), free(fx), free(hl), free(hx);
-  } else {
-    da = tpt_to_space(a, (size_t)(tensors * unique) * sizeof(double));
-    dx0 = tpt_to_space(x0, (size_t)starts * dim * sizeof(double));
-    tp_sshopm_out_f64 out = {dl, dx, df, di};
-    TPT_OK(tp_sshopm_f64(tpt_space, &p, da, dx0, o, &out));
-    tpt_to_host(r.lambda, dl, nr * sizeof(double));
-    tpt_to_host(r.x, dx, nr * dim * sizeof(double));
-  }
-  tpt_to_host(r.flag, df, nr);
-  tpt_to_host(r.iterations, di, nr * sizeof(int32_t));
-  tpt_free(da), tpt_free(dx0), tpt_free(dl), tpt_free(dx), tpt_free(df), tpt_free(di);
-  return r;
-}
 
 static double *random_starts(int dim, int starts, uint64_t seed) {
   double *x0 = tpt_host_alloc((size_t)starts * dim * sizeof(double));

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tenport/tenport.h"
 
@@ -47,6 +48,39 @@ static inline tp_status mpi_check_space(MPI_Comm world, tp_space **space) {
   if (tp_device_count(&devices) == TP_SUCCESS && devices > 1)
     o.device = local % devices;
   return tp_space_create(space, &o);
+}
+
+/* A grid that puts all `ranks` on mode m (its other parts 1). */
+static inline tp_grid mpi_check_line_grid(int order, int m, int ranks) {
+  tp_grid g;
+  memset(&g, 0, sizeof g);
+  g.order = order;
+  for (int k = 0; k < order; ++k)
+    g.parts[k] = k == m ? ranks : 1;
+  return g;
+}
+
+/* A new folder under /tmp (named from prefix) that every rank of world knows; removed by
+ * mpi_check_folder_remove after the last rank is done with it. */
+static inline void mpi_check_folder_make(char *folder, int cap, const char *prefix) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    snprintf(folder, (size_t)cap, "/tmp/%s-XXXXXX", prefix);
+    CHECK(mkdtemp(folder) != NULL, "mkdtemp");
+  }
+  MPI_Bcast(folder, cap, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+static inline void mpi_check_folder_remove(const char *folder) {
+  int rank;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    CHECK(system(cmd) == 0, "removing %s", folder);
+  }
 }
 
 static inline int mpi_check_finish(const char *name) {

@@ -130,40 +130,23 @@ static void run_case(const char *what, int order, const int64_t *dims, int64_t R
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static tp_grid line_grid(int order, int m) {
-  tp_grid g;
-  memset(&g, 0, sizeof g);
-  g.order = order;
-  for (int k = 0; k < order; ++k)
-    g.parts[k] = k == m ? size : 1;
-  return g;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm world = MPI_COMM_WORLD;
   CHECK_OK(mpi_check_space(world, &space));
   CHECK_OK(tp_comm_create(&comm, &world, space));
   rank = tp_comm_rank(comm), size = tp_comm_size(comm);
-  if (rank == 0) {
-    snprintf(folder, sizeof folder, "/tmp/tenport-dense-XXXXXX");
-    CHECK(mkdtemp(folder) != NULL, "mkdtemp");
-  }
-  MPI_Bcast(folder, sizeof folder, MPI_CHAR, 0, MPI_COMM_WORLD);
+  mpi_check_folder_make(folder, (int)sizeof folder, "tenport-dense");
   const int64_t d3[3] = {17, 13, 19}, d4[4] = {7, 3, 11, 5}, d5[5] = {5, 4, 3, 6, 2};
   run_case("3 modes, C-order file", 3, d3, 4, TP_DTYPE_F64, NULL, 1);
   run_case("3 modes, Fortran-order file", 3, d3, 4, TP_DTYPE_F64, NULL, 2);
   run_case("3 modes, made in place", 3, d3, 4, TP_DTYPE_F64, NULL, 0);
-  tp_grid g = line_grid(4, 1); /* mode 1 has 3 rows */
+  tp_grid g = mpi_check_line_grid(4, 1, size); /* mode 1 has 3 rows */
   run_case("4 modes, every rank on a 3-row mode", 4, d4, 3, TP_DTYPE_F64, &g, 1);
   run_case("5 modes, made in place", 5, d5, 2, TP_DTYPE_F64, NULL, 0);
   run_case("3 modes, float32 file", 3, d3, 3, TP_DTYPE_F32, NULL, 1);
   int code = mpi_check_finish("test_cp_dense_dist");
-  if (rank == 0) {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
-    CHECK(system(cmd) == 0, "removing %s", folder);
-  }
+  mpi_check_folder_remove(folder);
   tp_comm_destroy(&comm);
   tp_space_destroy(&space);
   MPI_Finalize();

@@ -141,16 +141,6 @@ static void run_case(const char *what, int order, const int64_t *dims, int64_t n
   tp_coo_free(NULL, &all), tp_coo_free(NULL, &share);
 }
 
-/* A grid that puts every rank on mode `m` (its other parts 1). */
-static tp_grid line_grid(int order, int m) {
-  tp_grid g;
-  memset(&g, 0, sizeof g);
-  g.order = order;
-  for (int k = 0; k < order; ++k)
-    g.parts[k] = k == m ? size : 1;
-  return g;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm world = MPI_COMM_WORLD;
@@ -160,10 +150,11 @@ int main(int argc, char **argv) {
   const int64_t d3[3] = {37, 23, 41}, d4[4] = {13, 3, 17, 11}, d5[5] = {7, 9, 5, 11, 6};
   run_case("3 modes, chosen grid", 3, d3, 3000, 5, TP_DTYPE_F64, NULL, size, 1);
   run_case("3 modes, random start", 3, d3, 3000, 4, TP_DTYPE_F64, NULL, size, 0);
-  tp_grid g = line_grid(4, 1); /* mode 1 has 3 indices: more ranks than rows past 3 */
+  /* mode 1 has 3 indices: more ranks than rows past 3 */
+  tp_grid g = mpi_check_line_grid(4, 1, size);
   run_case("4 modes, all ranks on a 3-row mode", 4, d4, 2500, 3, TP_DTYPE_F64, &g, size, 1);
   run_case("5 modes, one rank holds every nonzero", 5, d5, 1500, 3, TP_DTYPE_F64, NULL, 1, 1);
-  g = line_grid(3, 2);
+  g = mpi_check_line_grid(3, 2, size);
   run_case("3 modes, few nonzeros (empty blocks)", 3, d3, 9, 2, TP_DTYPE_F64, &g, size, 1);
   run_case("3 modes, float32", 3, d3, 3000, 4, TP_DTYPE_F32, NULL, size, 1);
   int code = mpi_check_finish("test_cp_sparse_dist");

@@ -19,14 +19,6 @@ static int rank, size;
 static char folder[256];
 
 /* A folder every rank sees: made by rank 0, its name broadcast. */
-static void make_folder(void) {
-  if (rank == 0) {
-    snprintf(folder, sizeof folder, "/tmp/tenport-npydist-XXXXXX");
-    CHECK(mkdtemp(folder) != NULL, "mkdtemp");
-  }
-  MPI_Bcast(folder, sizeof folder, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 static void path_of(char *path, size_t cap, const char *name) {
   snprintf(path, cap, "%s/%s", folder, name);
 }
@@ -248,19 +240,14 @@ int main(int argc, char **argv) {
   MPI_Comm world = MPI_COMM_WORLD;
   CHECK_OK(tp_comm_create(&comm, &world, NULL));
   rank = tp_comm_rank(comm), size = tp_comm_size(comm);
-  make_folder();
+  mpi_check_folder_make(folder, (int)sizeof folder, "tenport-npydist");
   test_even_range();
   test_same_bytes();
   test_write_failure_on_one_rank();
   test_bad_range_on_one_rank();
   test_overlap_refused();
   int code = mpi_check_finish("test_npy_dist");
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
-    CHECK(system(cmd) == 0, "removing %s", folder);
-  }
+  mpi_check_folder_remove(folder);
   tp_comm_destroy(&comm);
   MPI_Finalize();
   return code;

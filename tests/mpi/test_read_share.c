@@ -13,14 +13,6 @@ static int rank, size;
 static char folder[256];
 
 /* A folder every rank sees: made by rank 0, its name broadcast. */
-static void make_folder(void) {
-  if (rank == 0) {
-    snprintf(folder, sizeof folder, "/tmp/tenport-share-XXXXXX");
-    CHECK(mkdtemp(folder) != NULL, "mkdtemp");
-  }
-  MPI_Bcast(folder, sizeof folder, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 static void path_of(char *path, size_t cap, const char *name) {
   snprintf(path, cap, "%s/%s", folder, name);
 }
@@ -151,18 +143,13 @@ int main(int argc, char **argv) {
   MPI_Comm world = MPI_COMM_WORLD;
   CHECK_OK(tp_comm_create(&comm, &world, NULL));
   rank = tp_comm_rank(comm), size = tp_comm_size(comm);
-  make_folder();
+  mpi_check_folder_make(folder, (int)sizeof folder, "tenport-share");
   test_text();
   test_binary();
   test_bad_line();
   test_missing_on_one_rank();
   int code = mpi_check_finish("test_read_share");
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
-    CHECK(system(cmd) == 0, "removing %s", folder);
-  }
+  mpi_check_folder_remove(folder);
   tp_comm_destroy(&comm);
   MPI_Finalize();
   return code;
