@@ -248,6 +248,103 @@ Test(cp_als, solve_in_space_rank_deficient) {
   free(B), free(V);
 }
 
+/* A rank past TP_CP_DEVICE_SOLVE_MIN_RANK: GPU spaces solve in the space, the others on
+ * the host; the answer is the host solve's either way. */
+Test(cp_als, solve_in_space_of_a_large_rank_matches_host_solve) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t R = TP_CP_DEVICE_SOLVE_MIN_RANK + 3, I = 23;
+  double *B = random_matrix(&rng, R, R + 4);
+  double *V = gram_of(B, R, R + 4, 0.2);
+  double *G = random_matrix(&rng, I, R);
+  for (int single = 0; single <= 1; ++single)
+    check_solve_in_space(G, V, I, R, single, 0, single ? 1e-4 : 1e-10);
+  free(B), free(V), free(G);
+}
+
+/* The blocked solve in the space (every backend runs its kernels): ranks around the
+ * panel width and past several panels, rows in one chunk and in several, f32 and f64,
+ * G and U apart or the same array; the host solve is the reference. */
+static void check_device_solve(tpt_rng *rng, int64_t R, int64_t I, int64_t chunk, int single,
+                               int in_place) {
+  double *B = random_matrix(rng, R, R + 2);
+  double *V = gram_of(B, R, R + 2, 0.05);
+  double *G = random_matrix(rng, I, R);
+  const size_t n = (size_t)(I * R), es = single ? sizeof(float) : sizeof(double);
+  double *want = tpt_host_alloc(sizeof(double) * (n ? n : 1));
+  void *hg = tpt_host_alloc(es * (n ? n : 1)), *hu = tpt_host_alloc(es * (n ? n : 1));
+  for (size_t i = 0; i < n; ++i) {
+    want[i] = single ? (double)(float)G[i] : G[i];
+    if (single)
+      ((float *)hg)[i] = (float)want[i];
+    else
+      ((double *)hg)[i] = want[i];
+  }
+  TPT_OK(tp_cp_spd_solve(V, R, want, I, NULL, NULL));
+  void *dg = tpt_to_space(hg, es * (n ? n : 1));
+  void *du = in_place ? dg : tpt_alloc_poisoned(es * (n ? n : 1));
+  double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
+  int solved = -1;
+  TPT_OK(tp_cp_spd_solve_device(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R,
+                                dV, chunk, &solved));
+  cr_expect_eq(solved, 1, "R = %lld: an SPD matrix should factor", (long long)R);
+  tpt_to_host(hu, du, es * n);
+  const double tol = (single ? 1e-4 : 1e-10) * (max_abs(want, (int64_t)n) + 1e-300);
+  int64_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double u = single ? (double)((float *)hu)[i] : ((double *)hu)[i];
+    if (!(fabs(u - want[i]) <= tol) && bad++ == 0)
+      cr_expect_leq(fabs(u - want[i]), tol, "R = %lld, I = %lld, chunk %lld, %s%s: entry %zu: "
+                    "%g vs %g", (long long)R, (long long)I, (long long)chunk,
+                    single ? "f32" : "f64", in_place ? ", in place" : "", i, u, want[i]);
+  }
+  cr_expect_eq(bad, 0, "R = %lld, I = %lld: %lld entries off", (long long)R, (long long)I,
+               (long long)bad);
+  tpt_free(dg), tpt_free(dV);
+  if (!in_place)
+    tpt_free(du);
+  free(B), free(V), free(G), free(want), free(hg), free(hu);
+}
+
+Test(cp_als, device_solve_matches_host_solve) {
+  tpt_rng rng = tpt_rng_fresh();
+  const struct { int64_t R, I, chunk; int single, in_place; } cases[] = {
+      {1, 5, 0, 0, 0},    {63, 17, 0, 0, 0},  {64, 1, 0, 1, 0},   {65, 40, 7, 0, 1},
+      {129, 33, 0, 1, 1}, {130, 0, 0, 0, 0},  {200, 61, 16, 0, 0}, {200, 61, 16, 1, 0}};
+  for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t)
+    check_device_solve(&rng, cases[t].R, cases[t].I, cases[t].chunk, cases[t].single,
+                       cases[t].in_place);
+}
+
+/* A V that is not positive definite leaves U untouched and says so; the in-space wrapper
+ * then gives the host's basic solution. */
+Test(cp_als, device_solve_reports_a_singular_matrix) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t R = 70, k = 30, I = 9;
+  double *B = random_matrix(&rng, R, k);
+  double *V = gram_of(B, R, k, 0.0);
+  double *G = random_matrix(&rng, I, R);
+  void *dg = tpt_to_space(G, sizeof(double) * (size_t)(I * R));
+  void *du = tpt_alloc_poisoned(sizeof(double) * (size_t)(I * R));
+  double *before = tpt_host_alloc(sizeof(double) * (size_t)(I * R));
+  double *after = tpt_host_alloc(sizeof(double) * (size_t)(I * R));
+  tpt_to_host(before, du, sizeof(double) * (size_t)(I * R));
+  double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
+  int solved = -1;
+  TPT_OK(tp_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
+  cr_expect_eq(solved, 0, "a rank-%lld V of order %lld must not be reported solved",
+               (long long)k, (long long)R);
+  tpt_to_host(after, du, sizeof(double) * (size_t)(I * R));
+  cr_expect(memcmp(before, after, sizeof(double) * (size_t)(I * R)) == 0,
+            "U was written although the solve was refused");
+  V[3 * R + 3] = NAN;
+  tpt_free(dV);
+  dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
+  TPT_OK(tp_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
+  cr_expect_eq(solved, 0, "a NaN on the diagonal must not be reported solved");
+  tpt_free(dg), tpt_free(du), tpt_free(dV), free(B), free(V), free(G), free(before),
+      free(after);
+}
+
 /* ---- column kernels ------------------------------------------------------------------ */
 
 /* A random I x R matrix (doubles, and the copy in the space in the wanted precision). */
@@ -520,6 +617,38 @@ Test(cp_als, reported_fit_matches_explicit_residual) {
       tp_kruskal_free(NULL, &k);
     }
   free_problem(&p);
+}
+
+/* A rank past TP_CP_DEVICE_SOLVE_MIN_RANK, f64 and f32: on GPUs the Grams, V and the
+ * solves stay in the space; the reported fit must still be the explicit one, and every
+ * iteration must raise it. */
+Test(cp_als, a_large_rank_reports_the_explicit_fit, .timeout = 600) {
+  const int64_t dims[3] = {300, 271, 9}, R = TP_CP_DEVICE_SOLVE_MIN_RANK + 5;
+  for (int single = 0; single <= 1; ++single) {
+    problem p;
+    make_problem(&p, single ? TP_DTYPE_F32 : TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, 4, 0.1, 9);
+    double fits[4];
+    for (int iters = 1; iters <= 3; iters += 2) {
+      tp_cp_als_options o = tp_cp_als_options_default();
+      o.rank = R;
+      o.max_iters = iters;
+      o.tol = 0;
+      tp_kruskal k;
+      tp_cp_als_result res;
+      TPT_OK(run_cp(&p, &o, &k, &res));
+      double resid;
+      TPT_OK(tp_cp_residual_reference(&p.host, &k, &resid));
+      double explicit_fit = 1 - resid / p.norm_x;
+      cr_expect_leq(fabs(res.fit - explicit_fit), single ? 2e-4 : 1e-9,
+                    "%s, %d iterations: reported %.12f, explicit %.12f",
+                    single ? "f32" : "f64", iters, res.fit, explicit_fit);
+      fits[iters] = res.fit;
+      tp_kruskal_free(NULL, &k);
+    }
+    cr_expect_gt(fits[3], fits[1], "%s: the fit fell from %.10f to %.10f",
+                 single ? "f32" : "f64", fits[1], fits[3]);
+    free_problem(&p);
+  }
 }
 
 static int same_model(const tp_kruskal *a, const tp_kruskal *b) {

@@ -1,9 +1,13 @@
 /* CP-ALS (GenTen / Tensor Toolbox): the iteration on the host, with the tensor, the
  * factors and the MTTKRPs in the space; the tensor is a tp_cp_tensor (dense: cp_dense.c,
  * sparse: cp_sparse.c). Per mode n: G = MTTKRP, V = the
- * Hadamard product of the other Grams (host, double), U_n V = G (spd_solve.c), column
+ * Hadamard product of the other Grams (double), U_n V = G (spd_solve.c), column
  * normalisation into lambda, Gram n refreshed. The fit after the last mode comes from
- * ||X||^2, the Grams, lambda and the last MTTKRP without forming the model. */
+ * ||X||^2, the Grams, lambda and the last MTTKRP without forming the model.
+ * The Grams, V and the solve stay on the host, except on GPUs for ranks of at least
+ * TP_CP_DEVICE_SOLVE_MIN_RANK, where R x R work on the host would cost more than the
+ * MTTKRPs (and distributed, would not shrink with more ranks): they are kept in the space
+ * there (spd_device.c, gram_products.c), summed over the ranks in the space too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +75,9 @@ typedef struct cp_run {
   int64_t *layer_elems[TP_COO_MAX_ORDER]; /* distributed: owned elements of each rank of
                                              the slab of each mode (rows x R) */
   void *gram_dev;   /* space: R x R */
+  int grams_in_space;  /* the Grams, V and the solve in the space (see the top) */
+  double *gram_space;  /* space, grams_in_space: d x R x R */
+  double *V_space;     /* space, grams_in_space: R x R, then R + R for the fit */
   double mttkrp_seconds; /* distributed: this rank's MTTKRPs, each waited for */
 } cp_run;
 
@@ -130,6 +137,8 @@ static void cp_release(cp_run *run) {
   if (run->space) {
     tp_free(run->space, run->G);
     tp_free(run->space, run->gram_dev);
+    tp_free(run->space, run->gram_space);
+    tp_free(run->space, run->V_space);
   }
   free(run->grams), free(run->V), free(run->lambda), free(run->scale), free(run->dots);
   free(run->host_buf);
@@ -138,6 +147,7 @@ static void cp_release(cp_run *run) {
   for (int k = 0; k < TP_COO_MAX_ORDER; ++k)
     free(run->layer_elems[k]), run->layer_elems[k] = NULL;
   run->G = run->gram_dev = run->G_own = NULL;
+  run->gram_space = run->V_space = NULL;
   run->grams = run->V = run->lambda = run->scale = run->dots = run->host_buf = NULL;
 }
 
@@ -227,6 +237,20 @@ static tp_status cp_alloc_distributed(cp_run *run) {
   return tp_alloc(run->space, cp_elem(run) * (size_t)(own * run->R), &run->G_own);
 }
 
+/* One reduce-scatter and one allgather per mode, of the sizes the iterations use, on
+ * zeroed buffers: NCCL sets up a communicator's connections at their first use (0.3 to
+ * 0.6 s per mode measured), which then counts to setup, not to the first iteration. */
+static tp_status cp_warm_collectives(cp_run *run) {
+  TP_TRY(tp_memset(run->space, run->G, 0, cp_elem(run) * (size_t)(run->max_dim * run->R)));
+  for (int k = 0; k < run->d; ++k) {
+    TP_TRY(tp_comm_reduce_scatter(run->layout->layer[k], run->G, run->G_own,
+                                  run->layer_elems[k], run->dtype));
+    TP_TRY(tp_comm_allgatherv(run->layout->layer[k], run->G_own, run->G, run->layer_elems[k],
+                              run->dtype));
+  }
+  return tp_space_fence(run->space);
+}
+
 static tp_status cp_alloc(cp_run *run) {
   size_t R = (size_t)run->R, rows = (size_t)(run->max_dim > run->R ? run->max_dim : run->R);
   run->grams = (double *)malloc(sizeof(double) * (size_t)run->d * R * R);
@@ -240,6 +264,14 @@ static tp_status cp_alloc(cp_run *run) {
                     (long long)run->R);
   TP_TRY(tp_alloc(run->space, cp_elem(run) * (size_t)run->max_dim * R, &run->G));
   TP_TRY(tp_alloc(run->space, cp_elem(run) * R * R, &run->gram_dev));
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(run->space, &info));
+  run->grams_in_space = info.is_gpu && run->R >= TP_CP_DEVICE_SOLVE_MIN_RANK;
+  if (run->grams_in_space) {
+    TP_TRY(tp_alloc(run->space, sizeof(double) * (size_t)run->d * R * R,
+                    (void **)&run->gram_space));
+    TP_TRY(tp_alloc(run->space, sizeof(double) * (R * R + 2 * R), (void **)&run->V_space));
+  }
   if (run->layout)
     TP_TRY(cp_alloc_distributed(run));
   return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts)
@@ -325,9 +357,31 @@ static tp_status cp_gram_rows(cp_run *run, const void *U, int64_t I, double *out
   return TP_SUCCESS;
 }
 
+/* Gram k kept in the space in double (grams_in_space), summed over the ranks there. */
+static tp_status cp_gram_in_space(cp_run *run, int k) {
+  const int64_t R = run->R, RR = R * R, rows = cp_own_rows(run, k);
+  double *out = run->gram_space + (size_t)k * (size_t)RR;
+  const void *U = cp_factor_row(run, k, cp_own_offset(run, k));
+  if (rows == 0)
+    TP_TRY(tp_memset(run->space, out, 0, sizeof(double) * (size_t)RR));
+  else if (run->dtype == TP_DTYPE_F64)
+    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0, (const double *)U,
+                       R, (const double *)U, R, 0.0, out, R));
+  else {
+    TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0f, (const float *)U,
+                       R, (const float *)U, R, 0.0f, (float *)run->gram_dev, R));
+    TP_TRY(tp_cp_to_double(run->space, TP_DTYPE_F32, run->gram_dev, out, RR));
+  }
+  if (!run->layout)
+    return TP_SUCCESS;
+  return tp_comm_allreduce(run->layout->world, out, RR, TP_DTYPE_F64, TP_COMM_SUM);
+}
+
 /* Gram k = U_k^T U_k, computed in the space (over the owned rows, summed over the ranks)
- * and kept on the host in double. */
+ * and kept on the host in double, or in the space (grams_in_space). */
 static tp_status cp_gram(cp_run *run, int k) {
+  if (run->grams_in_space)
+    return cp_gram_in_space(run, k);
   const int64_t RR = run->R * run->R;
   double *out = run->grams + (size_t)k * (size_t)RR;
   TP_TRY(cp_gram_rows(run, cp_factor_row(run, k, cp_own_offset(run, k)), cp_own_rows(run, k),
@@ -397,19 +451,60 @@ static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
   return tp_cp_columns_scale(run->space, run->dtype, own, cp_own_rows(run, n), R, run->scale);
 }
 
+/* U_n V = G with V and the solve in the space; a V that is not numerically positive
+ * definite goes to the host solve's pivoted Cholesky. */
+static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, int *fallback) {
+  const int64_t R = run->R, rows = cp_own_rows(run, n);
+  TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->V_space));
+  if (rows == 0)
+    return TP_SUCCESS;
+  int solved = 0;
+  TP_TRY(tp_cp_spd_solve_device(run->space, run->dtype, G, U, rows, R, run->V_space, 0,
+                                &solved));
+  if (solved)
+    return TP_SUCCESS;
+  TP_TRY(tp_copy_to_host(run->space, run->V, run->V_space, sizeof(double) * (size_t)(R * R)));
+  return tp_cp_solve_via_host(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
+                              fallback);
+}
+
 static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {
   int fallback = 0;
-  void *G;
+  void *G, *U = cp_factor_row(run, n, cp_own_offset(run, n));
   TP_TRY(cp_mttkrp(run, n, &G));
-  cp_hadamard(run, n, run->V);
-  if (cp_own_rows(run, n) > 0)
-    TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, G,
-                                cp_factor_row(run, n, cp_own_offset(run, n)),
-                                cp_own_rows(run, n), run->R, run->V, run->host_buf, &fallback));
+  if (run->grams_in_space) {
+    TP_TRY(cp_solve_in_space(run, n, G, U, &fallback));
+  } else {
+    cp_hadamard(run, n, run->V);
+    if (cp_own_rows(run, n) > 0)
+      TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, G, U, cp_own_rows(run, n), run->R,
+                                  run->V, run->host_buf, &fallback));
+  }
   *fallbacks += fallback;
   TP_TRY(cp_normalise(run, n, first_iteration));
   TP_TRY(cp_share_rows(run, n));
   return cp_gram(run, n);
+}
+
+/* out = (the elementwise product of all Grams) lambda, R values on the host. */
+static tp_status cp_grams_times_lambda(cp_run *run, double *out) {
+  const int64_t R = run->R;
+  if (run->grams_in_space) {
+    double *V = run->V_space, *lambda = V + R * R, *product = lambda + R;
+    TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, -1, V));
+    TP_TRY(tp_copy_to_device(run->space, lambda, run->lambda, sizeof(double) * (size_t)R));
+    TP_TRY(tp_gemm_f64(run->space, TP_NO_TRANS, TP_NO_TRANS, R, 1, R, 1.0, V, R, lambda, 1, 0.0,
+                       product, 1));
+    return tp_copy_to_host(run->space, out, product, sizeof(double) * (size_t)R);
+  }
+  cp_hadamard(run, -1, run->V);
+  for (int64_t r = 0; r < R; ++r) {
+    double sum = 0.0;
+    for (int64_t s = 0; s < R; ++s)
+      sum += run->V[r * R + s] * run->lambda[s];
+    out[r] = sum;
+  }
+  return TP_SUCCESS;
 }
 
 /* fit = 1 - ||X - M|| / ||X|| with ||M||^2 = lambda^T (Hadamard of all Grams) lambda and
@@ -421,13 +516,11 @@ static tp_status cp_fit(cp_run *run, double *fit) {
   const void *G = run->layout ? run->G_own : run->G; /* the last mode's owned rows */
   TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_DOT, G,
                           cp_factor_row(run, last, cp_own_offset(run, last)), last, run->dots));
-  cp_hadamard(run, -1, run->V);
+  double *row = run->host_buf; /* row r of (the product of all Grams) lambda */
+  TP_TRY(cp_grams_times_lambda(run, row));
   double inner = 0.0, norm_m2 = 0.0;
   for (int64_t r = 0; r < R; ++r) {
-    double row = 0.0;
-    for (int64_t s = 0; s < R; ++s)
-      row += run->V[r * R + s] * run->lambda[s];
-    norm_m2 += run->lambda[r] * row;
+    norm_m2 += run->lambda[r] * row[r];
     inner += run->lambda[r] * run->dots[r];
   }
   double residual2 = run->norm_x2 - 2.0 * inner + norm_m2;
@@ -550,7 +643,10 @@ static tp_status cp_setup(cp_run *run) {
     st = cp_alloc(run);
   if (st == TP_SUCCESS)
     st = cp_initial_guess(run);
-  return run->layout ? tp_comm_agree(run->layout->world, st) : st;
+  if (!run->layout)
+    return st;
+  TP_TRY(tp_comm_agree(run->layout->world, st));
+  return cp_warm_collectives(run);
 }
 
 /* Seconds in the collectives of the distributed run's communicators so far. */
@@ -564,8 +660,8 @@ static double cp_comm_seconds(const cp_run *run) {
 }
 
 static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
-  double comm0 = cp_comm_seconds(run);
   TP_TRY(cp_setup(run));
+  double comm0 = cp_comm_seconds(run); /* the warm-up counts to setup */
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
   res->passes_per_iteration = run->X->passes(run->X->ctx);

@@ -78,9 +78,38 @@ tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int 
  * to the identity: a host solve of a million-row factor takes seconds, the product
  * microseconds on a GPU. */
 #define TP_CP_SOLVE_PRODUCT_MIN_ROWS 4096
+/* On a GPU, ranks of at least TP_CP_DEVICE_SOLVE_MIN_RANK are factored and solved in the
+ * space (tp_cp_spd_solve_device), falling back to the above when a pivot is too small. */
+#define TP_CP_DEVICE_SOLVE_MIN_RANK 256
 tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
                                int *fallback);
+
+/* U V = G with G, U and V (R x R doubles) in the space, by a blocked Cholesky and blocked
+ * triangular solves on the space's GEMM, in double whatever the dtype (spd_device.c). G
+ * and U may be the same array; rows are solved chunk_rows at a time (0: as many as 2^24
+ * values allow). *solved is 0, with U untouched, when V is not numerically positive
+ * definite (a pivot at most R eps max_i V_ii, or a diagonal entry not finite and
+ * positive): the host solve's pivoted Cholesky is then the answer. */
+tp_status tp_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
+                                 int64_t I, int64_t R, const double *V, int64_t chunk_rows,
+                                 int *solved);
+/* tp_cp_solve_in_space without the attempt in the space: through the host solve. */
+tp_status tp_cp_solve_via_host(tp_space *space, tp_dtype dtype, const void *G, void *U,
+                               int64_t I, int64_t R, const double *V, double *host,
+                               int *fallback);
+
+/* n values between the dtype (f32 or f64) and double, both arrays in the space. */
+tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
+                          int64_t n);
+tp_status tp_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
+                            int64_t n);
+
+/* V = the elementwise product of the d R x R Grams at grams (d x R x R doubles in the
+ * space) but skip's (skip = -1: all of them), multiplied in mode order as the host's
+ * product is (gram_products.c). */
+tp_status tp_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
+                                  int skip, double *V);
 
 /* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
 

@@ -49,7 +49,8 @@ typedef struct tp_cp_als_result {
   int fallback_solves;  /* total solves that used the rank-revealing fallback */
   int passes_per_iteration; /* full reads of the tensor per iteration by the MTTKRPs */
   double seconds;
-  double comm_seconds;  /* distributed runs: in collectives (tenport/distributed.h) */
+  double comm_seconds;  /* distributed runs: in collectives after setup (setup warms the
+                           communicators up; tenport/distributed.h) */
   double mttkrp_seconds; /* distributed runs: in this rank's MTTKRPs (0 in one process,
                             where they are not waited for one by one) */
 } tp_cp_als_result;
