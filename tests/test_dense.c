@@ -13,6 +13,7 @@
 #endif
 
 #include "tenport/tenport.h"
+#include "tp_dense_internal.h"
 #include "tpt.h"
 
 static char dense_dir[64];
@@ -209,6 +210,29 @@ Test(dense, check_reports_overflow) {
   tp_dense a;
   TPT_FAILS_WITH(tp_dense_alloc(NULL, TP_DTYPE_F64, 2, big, TP_LAYOUT_LEFT, &a), TP_ERROR_OVERFLOW);
   cr_assert_null(a.data);
+}
+
+/* Random factor rows drawn in the space are the host's, bit for bit: any first row, any
+ * count (past a block of threads), both precisions, several modes and seeds. */
+Test(dense, random_factor_rows_in_the_space_are_the_host_s) {
+  const struct { int64_t first, rows, rank; int mode; uint64_t seed; } cases[] = {
+      {0, 1, 1, 0, 1}, {3, 17, 5, 2, 7}, {1000, 301, 33, 1, 123456789}, {0, 0, 4, 0, 1}};
+  for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t)
+    for (int single = 0; single <= 1; ++single) {
+      const tp_dtype dtype = single ? TP_DTYPE_F32 : TP_DTYPE_F64;
+      const size_t n = (size_t)(cases[t].rows * cases[t].rank), es = single ? 4 : 8;
+      void *want = tpt_host_alloc(es * n + 1), *got = tpt_host_alloc(es * n + 1);
+      void *dev = tpt_alloc_poisoned(es * n + 1);
+      tp_kruskal_random_rows(dtype, cases[t].seed, cases[t].mode, cases[t].first,
+                             cases[t].rows, cases[t].rank, want);
+      TPT_OK(tp_kruskal_random_rows_in_space(tpt_space, dtype, cases[t].seed, cases[t].mode,
+                                             cases[t].first, cases[t].rows, cases[t].rank,
+                                             dev));
+      tpt_to_host(got, dev, es * n);
+      cr_expect(memcmp(want, got, es * n) == 0, "case %zu, %s: the space drew other values",
+                t, single ? "f32" : "f64");
+      tpt_free(dev), free(want), free(got);
+    }
 }
 
 Test(dense, kruskal_check) {

@@ -301,9 +301,9 @@ static void cp_slab(const cp_run *run, int k, int64_t *first, int64_t *rows) {
   *rows = run->layout ? run->layout->rows[k] : run->X->dims[k];
 }
 
-/* Rows of factor k of the starting guess into the model, through the host buffer in
- * pieces of at most max_dim rows: from opts->init, else tenport's random factors (any
- * rows of them, so every rank count starts from the same guess). */
+/* Rows of factor k of the starting guess into the model: copied from opts->init, else
+ * drawn in the space from tenport's random factors (any rows of them, so every rank
+ * count starts from the same guess). */
 static tp_status cp_start_factor(cp_run *run, int k) {
   const int64_t R = run->R;
   const size_t elem = cp_elem(run);
@@ -311,16 +311,12 @@ static tp_status cp_start_factor(cp_run *run, int k) {
   cp_slab(run, k, &first, &rows);
   TP_TRY(tp_memset(run->space, run->M->factors[k], 0, elem * (size_t)(run->X->dims[k] * R)));
   const tp_kruskal *init = run->opts->init;
-  for (int64_t done = 0; done < rows; done += run->max_dim) {
-    int64_t n = rows - done < run->max_dim ? rows - done : run->max_dim;
-    const char *from = init ? (const char *)init->factors[k] + elem * (size_t)((first + done) * R)
-                            : (const char *)run->host_buf;
-    if (!init)
-      tp_kruskal_random_rows(run->dtype, run->opts->seed, k, first + done, n, R, run->host_buf);
-    TP_TRY(tp_copy_to_device(run->space, cp_factor_row(run, k, done), from,
-                             elem * (size_t)(n * R)));
-  }
-  return TP_SUCCESS;
+  if (!init)
+    return tp_kruskal_random_rows_in_space(run->space, run->dtype, run->opts->seed, k, first,
+                                           rows, R, run->M->factors[k]);
+  return tp_copy_to_device(run->space, run->M->factors[k],
+                           (const char *)init->factors[k] + elem * (size_t)(first * R),
+                           elem * (size_t)(rows * R));
 }
 
 /* The factors of the initial guess into the model; lambda = 1. */

@@ -16,7 +16,7 @@
 #include "tp_random_internal.h"
 
 /* Streams of one seed. */
-enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = 16 /* + mode */ };
+enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = TP_RNG_STREAM_FACTOR };
 
 /* Fibers are dealt out in this many chunks at most, whatever the thread count. */
 #define MAX_CHUNKS ((int64_t)1024)

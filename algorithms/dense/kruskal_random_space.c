@@ -1,0 +1,36 @@
+/* Rows of tp_kruskal_random's factors drawn in the space: the counter-based generator of
+ * tp_random_internal.h evaluated per element, so the values are the host's bit for bit
+ * (a uniform in [0, 1) of the dtype's precision is exact in it). */
+#include "tp_portable.h"
+#include "tp_dense_internal.h"
+#include "tp_random_internal.h"
+
+typedef struct random_rows_args {
+  uint64_t key;
+  int64_t first; /* the first element's index in the whole factor */
+  int single;
+  void *out;
+} random_rows_args;
+
+TP_RANGE_KERNEL(kruskal_random_elements, random_rows_args, e, a) {
+  uint64_t bits = tp_rng_draw(a.key, (uint64_t)(a.first + e));
+  if (a.single)
+    ((float *)a.out)[e] = (float)tp_rng_uniform(bits, TP_DTYPE_F32);
+  else
+    ((double *)a.out)[e] = tp_rng_uniform(bits, TP_DTYPE_F64);
+}
+
+tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
+                                          int mode, int64_t first_row, int64_t rows,
+                                          int64_t rank, void *out) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
+               "dtype %d: random factors are float32 or float64", (int)dtype);
+  TP_CHECK_ARG(first_row >= 0 && rows >= 0 && rank >= 0, "rows [%lld, +%lld) of rank %lld: "
+               "invalid", (long long)first_row, (long long)rows, (long long)rank);
+  TP_CHECK_ARG(rows == 0 || rank == 0 || out, "out must not be NULL");
+  random_rows_args a;
+  a.key = tp_rng_stream_key(seed, TP_RNG_STREAM_FACTOR + (uint64_t)mode);
+  a.first = first_row * rank, a.single = dtype == TP_DTYPE_F32, a.out = out;
+  return TP_LAUNCHER(kruskal_random_elements)(space, rows * rank, a);
+}
