@@ -11,6 +11,9 @@
 #include <stdio.h>
 
 #include "tenport/dense.h"
+#include "tp_extern_c.h"
+
+TP_EXTERN_C_BEGIN
 
 static inline double tp_dense_load(const void *data, tp_dtype dtype, int64_t i) {
   return dtype == TP_DTYPE_F32 ? (double)((const float *)data)[i] : ((const double *)data)[i];
@@ -109,5 +112,7 @@ tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint6
 tp_status tp_dense_random_planted_block(tp_dense *block, const int64_t *first,
                                         const tp_kruskal *truth, double noise,
                                         uint64_t seed);
+
+TP_EXTERN_C_END
 
 #endif
