@@ -388,7 +388,8 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
 }
 
 /* A .tns or .tpb input goes to the sparse path. */
-static int run_sparse_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_set *set) {
+static int run_sparse_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
+                           tp_output_set *set) {
   tenport_cp_request q;
   q.in = in, q.set = set, q.init = c->init, q.output = c->output, q.rank = c->rank;
   q.order = c->order, q.dims = c->order ? c->dims : NULL;
@@ -400,7 +401,7 @@ static int run_sparse_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_s
   q.solver = &c->solver;
   q.watch = c->quiet ? NULL : &c->watch;
   q.check_fit = c->check_fit;
-  return tenport_cp_als_sparse(space, &q);
+  return tenport_cp_als_sparse(ahead, &q);
 }
 
 /* The precision of the run: --precision, else the file's float type (float64 for other
@@ -419,10 +420,11 @@ static int plan_dense(const cp_cli *c, tp_input *in, tp_output_set *set, tp_dtyp
   return 0;
 }
 
-static int run_dense_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_set *set) {
+static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
+                          tp_output_set *set) {
   cp_job j;
   memset(&j, 0, sizeof j);
-  j.space = space, j.set = set;
+  j.set = set;
   double t0 = tenport_seconds();
   tp_dtype dtype = TP_DTYPE_F64;
   int code = plan_dense(c, in, set, &dtype);
@@ -431,6 +433,10 @@ static int run_dense_file(tp_space *space, cp_cli *c, tp_input *in, tp_output_se
   double t_read = tenport_seconds();
   tp_status st = tp_dense_read_npy_input(in, dtype, &j.host_x);
   j.phases.read = tenport_seconds() - t_read;
+  if (st == TP_SUCCESS && !(j.space = tenport_space_ahead_wait(ahead, "cp-als"))) {
+    job_free(&j);
+    return 1;
+  }
   if (st == TP_SUCCESS)
     st = decompose(c, &j);
   code = st == TP_SUCCESS ? 0 : fail();
@@ -463,26 +469,29 @@ static int begin_outputs(const cp_cli *c, const tp_input *in, tp_output_set **se
   return tenport_outputs_check_folder("cp-als", c->output);
 }
 
-/* The input's content says which path it takes: .npy dense, .tns or .tpb sparse. */
-static int run_file(tp_space *space, cp_cli *c) {
+/* The input's content says which path it takes: .npy dense, .tns or .tpb sparse. The
+ * space is created meanwhile, on a thread of its own. */
+static int run_file(cp_cli *c) {
   tp_input *in = NULL;
   tp_output_set *set = NULL;
   tp_file_format format = TP_FILE_UNKNOWN;
+  tenport_space_ahead ahead;
+  tenport_space_ahead_start(&ahead);
   int code = tenport_open_input("cp-als", c->input, &in);
   if (code == 0 && c->output)
     code = begin_outputs(c, in, &set);
   if (code == 0 && tp_input_format(in, &format) != TP_SUCCESS)
     code = fail();
   if (code == 0 && format == TP_FILE_NPY)
-    code = run_dense_file(space, c, in, set);
+    code = run_dense_file(&ahead, c, in, set);
   else if (code == 0 && (format == TP_FILE_TPB || format == TP_FILE_TEXT))
-    code = run_sparse_file(space, c, in, set);
+    code = run_sparse_file(&ahead, c, in, set);
   else if (code == 0)
     code = (tp_input_wrong_format(in, format, "a dense .npy or a sparse .tns or .tpb tensor"),
             fail());
   tp_output_set_destroy(&set);
   tp_input_close(&in);
-  return code;
+  return tenport_space_ahead_finish(&ahead, "cp-als", code);
 }
 
 static int run_example(tp_space *space, cp_cli *c) {
@@ -521,10 +530,8 @@ int tenport_cp_check_fit(double fit, double want) {
   return pass ? 0 : 1;
 }
 
-/* The example or the input file, as the options say. */
-static int run(tp_space *space, void *cli) {
-  cp_cli *c = (cp_cli *)cli;
-  return c->example ? run_example(space, c) : run_file(space, c);
+static int run_example_job(tp_space *space, void *cli) {
+  return run_example(space, (cp_cli *)cli);
 }
 
 /* mpirun ... tenport cp-als (or --distributed): every rank runs this. */
@@ -552,5 +559,7 @@ int tenport_cmd_cp_als(int argc, char **argv) {
     return code == 1 ? 0 : 2;
   if (!c.example && (c.distributed || c.generate.nnz || c.planted.order || tp_comm_launched()))
     return run_distributed(&c);
-  return tenport_run_in_space("cp-als", run, &c);
+  if (c.example)
+    return tenport_run_in_space("cp-als", run_example_job, &c);
+  return run_file(&c);
 }

@@ -3,6 +3,7 @@
 #ifndef TENPORT_CMD_CP_ALS_H
 #define TENPORT_CMD_CP_ALS_H
 
+#include "space_ahead.h"
 #include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
@@ -47,13 +48,15 @@ void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
 typedef struct tenport_cp_phases {
   double read, build, init, write; /* the iterations: the watch's */
 } tenport_cp_phases;
-/* init: the run's own set-up (initial factors read, model allocated) before the solver;
+/* init: the run's own set-up (any wait for the space still being created, initial
+ * factors read, model allocated) before the solver;
  * the solver's set-up and final normalisation (its time less its iterations') are added
  * here. */
 void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
                              const tenport_cp_watch *w);
 
-int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q);
+/* Reads the input, then takes the space from `ahead` (created meanwhile) for the rest. */
+int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *q);
 
 /* A planted dense tensor each rank makes its block of (order 0: none). */
 typedef struct tenport_cp_planted {

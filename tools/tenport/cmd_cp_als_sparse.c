@@ -16,7 +16,7 @@ static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, in
          r->passes_per_iteration == 1 ? "" : "es");
 }
 
-int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
+int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *q) {
   double t0 = tenport_seconds();
   tp_coo host;
   tp_coo_read_info info = {0, 0};
@@ -32,6 +32,13 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   ph.read = tenport_seconds() - t, t = tenport_seconds();
+  tp_space *space = st == TP_SUCCESS ? tenport_space_ahead_wait(ahead, "cp-als") : NULL;
+  if (st == TP_SUCCESS && !space) {
+    tp_coo_free(NULL, &host);
+    return 1;
+  }
+  const double waited = tenport_seconds() - t;
+  t = tenport_seconds();
   if (st == TP_SUCCESS)
     st = tp_flycoo_create(space, &host, NULL, &fly);
   ph.build = tenport_seconds() - t, t = tenport_seconds();
@@ -42,7 +49,7 @@ int tenport_cp_als_sparse(tp_space *space, const tenport_cp_request *q) {
   solver.rank = q->rank;
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(space, host.dtype, host.order, host.dims, q->rank, &model);
-  ph.init = tenport_seconds() - t;
+  ph.init = waited + (tenport_seconds() - t);
   tenport_cp_watch *timer = solver.progress == tenport_cp_watch_iteration
                                ? (tenport_cp_watch *)solver.progress_user
                                : NULL;
