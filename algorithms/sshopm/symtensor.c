@@ -215,12 +215,71 @@ tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double re
   return TP_SUCCESS;
 }
 
-/* Product of x over the index's positions, skipping skip_a and skip_b (-1: none). */
-static double monomial(int order, const int *index, const double *x, int skip_a, int skip_b) {
+/* ---- products A x^m, A x^(m-1), A x^(m-2) -------------------------------------------
+ * Unique entry j (a nondecreasing index) holds the value `a` of every full-tensor
+ * position whose index is a permutation of it. Written with its runs, value v_r
+ * repeated e_r times, the entry adds to
+ *   A x^m:              m! / prod e_r! * a * prod x_v^e_r
+ *   (A x^(m-1))_i:      the same with one i taken away: (m-1)! / prod e'_r! * a * x^e'
+ *   (A x^(m-2))_{i,k}:  with an i and a k taken away, (m-2)! / prod e'_r! * a * x^e'
+ * (the derivatives of the polynomial A x^m, divided by m and m (m - 1)). Powers of x come
+ * from a table made once per call, so an entry costs a few products per output. */
+
+typedef struct sym_runs {
+  int count;
+  int value[TP_SYM_MAX_ORDER], times[TP_SYM_MAX_ORDER];
+  double factorials; /* prod e_r! */
+} sym_runs;
+
+static void runs_of(int order, const int *index, sym_runs *r) {
+  r->count = 0;
+  r->factorials = 1.0;
+  for (int p = 0; p < order; ++p) {
+    if (r->count > 0 && r->value[r->count - 1] == index[p]) {
+      r->factorials *= ++r->times[r->count - 1];
+    } else {
+      r->value[r->count] = index[p];
+      r->times[r->count++] = 1;
+    }
+  }
+}
+
+/* pw[v * (order + 1) + e] = x_v^e for every v < dim and e <= order. */
+typedef struct sym_powers {
+  double *pw;
+  int stride;
+  double local[512];
+} sym_powers;
+
+static tp_status powers_make(int order, int dim, const double *x, sym_powers *p) {
+  size_t n = (size_t)dim * (size_t)(order + 1);
+  p->stride = order + 1;
+  p->pw = n <= sizeof p->local / sizeof p->local[0] ? p->local
+                                                    : (double *)malloc(sizeof(double) * n);
+  if (!p->pw)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %zu powers", n);
+  for (int v = 0; v < dim; ++v) {
+    double *row = p->pw + (size_t)v * (size_t)p->stride;
+    row[0] = 1.0;
+    for (int e = 1; e <= order; ++e)
+      row[e] = row[e - 1] * x[v];
+  }
+  return TP_SUCCESS;
+}
+
+static void powers_free(sym_powers *p) {
+  if (p->pw != p->local)
+    free(p->pw);
+}
+
+/* prod_r x_{v_r}^{e_r} with run a's count lowered by drop_a and run b's by drop_b. */
+static double runs_monomial(const sym_runs *r, const sym_powers *p, int a, int drop_a, int b,
+                            int drop_b) {
   double prod = 1.0;
-  for (int p = 0; p < order; ++p)
-    if (p != skip_a && p != skip_b)
-      prod *= x[index[p]];
+  for (int q = 0; q < r->count; ++q) {
+    int e = r->times[q] - (q == a ? drop_a : 0) - (q == b ? drop_b : 0);
+    prod *= p->pw[(size_t)r->value[q] * (size_t)p->stride + e];
+  }
   return prod;
 }
 
@@ -234,12 +293,17 @@ tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double 
                          double *result) {
   int64_t u;
   TP_TRY(check_product_args(order, dim, unique, x, result, &u));
+  sym_powers pw;
+  TP_TRY(powers_make(order, dim, x, &pw));
   double fm = tp_sym_factorial(order), sum = 0.0;
   int idx[TP_SYM_MAX_ORDER];
+  sym_runs r;
   tp_sym_index_first(order, idx);
-  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
-    sum += fm / tp_sym_multiplicity_factorials(order, idx, -1, -1) * unique[j] *
-           monomial(order, idx, x, -1, -1);
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx)) {
+    runs_of(order, idx, &r);
+    sum += fm / r.factorials * unique[j] * runs_monomial(&r, &pw, -1, 0, -1, 0);
+  }
+  powers_free(&pw);
   *result = sum;
   return TP_SUCCESS;
 }
@@ -248,17 +312,20 @@ tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double
                           double *y) {
   int64_t u;
   TP_TRY(check_product_args(order, dim, unique, x, y, &u));
+  sym_powers pw;
+  TP_TRY(powers_make(order, dim, x, &pw));
   double fm1 = tp_sym_factorial(order - 1);
   memset(y, 0, sizeof(double) * (size_t)dim);
   int idx[TP_SYM_MAX_ORDER];
+  sym_runs r;
   tp_sym_index_first(order, idx);
-  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
-    for (int p = 0; p < order; ++p) {
-      if (p > 0 && idx[p] == idx[p - 1])
-        continue; /* one term per distinct index: drop its first occurrence */
-      y[idx[p]] += fm1 / tp_sym_multiplicity_factorials(order, idx, p, -1) * unique[j] *
-                   monomial(order, idx, x, p, -1);
-    }
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx)) {
+    runs_of(order, idx, &r);
+    for (int a = 0; a < r.count; ++a) /* prod e'! = prod e! / e_a */
+      y[r.value[a]] += fm1 / (r.factorials / r.times[a]) * unique[j] *
+                       runs_monomial(&r, &pw, a, 1, -1, 0);
+  }
+  powers_free(&pw);
   return TP_SUCCESS;
 }
 
@@ -267,24 +334,27 @@ tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double
   int64_t u;
   TP_TRY(check_product_args(order, dim, unique, x, h, &u));
   TP_CHECK_ARG(order >= 2, "A x^(m-2) needs order m >= 2, got %d", order);
+  sym_powers pw;
+  TP_TRY(powers_make(order, dim, x, &pw));
   double fm2 = tp_sym_factorial(order - 2);
   memset(h, 0, sizeof(double) * (size_t)dim * (size_t)dim);
   int idx[TP_SYM_MAX_ORDER];
+  sym_runs r;
   tp_sym_index_first(order, idx);
-  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx))
-    for (int p = 0; p < order; ++p) {
-      if (p > 0 && idx[p] == idx[p - 1])
-        continue;
-      /* Pairs (idx[p], idx[q]) with q > p: the second occurrence of the same index,
-       * or the first occurrence of each larger one. */
-      for (int q = p + 1; q < order; ++q) {
-        if (q > p + 1 && idx[q] == idx[q - 1])
-          continue;
-        double term = fm2 / tp_sym_multiplicity_factorials(order, idx, p, q) * unique[j] *
-                      monomial(order, idx, x, p, q);
-        h[idx[p] * dim + idx[q]] += term;
-      }
+  for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx)) {
+    runs_of(order, idx, &r);
+    for (int a = 0; a < r.count; ++a) {
+      if (r.times[a] >= 2) /* i = k: prod e'! = prod e! / (e_a (e_a - 1)) */
+        h[r.value[a] * dim + r.value[a]] +=
+            fm2 / (r.factorials / (r.times[a] * (r.times[a] - 1))) * unique[j] *
+            runs_monomial(&r, &pw, a, 2, -1, 0);
+      for (int b = a + 1; b < r.count; ++b) /* i < k: prod e! / (e_a e_b) */
+        h[r.value[a] * dim + r.value[b]] +=
+            fm2 / (r.factorials / (r.times[a] * r.times[b])) * unique[j] *
+            runs_monomial(&r, &pw, a, 1, b, 1);
     }
+  }
+  powers_free(&pw);
   for (int i = 0; i < dim; ++i)
     for (int k = i + 1; k < dim; ++k)
       h[k * dim + i] = h[i * dim + k];
