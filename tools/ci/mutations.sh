@@ -26,6 +26,7 @@ mutations=(
   "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
   "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
   "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
+  "algorithms/cp_als/spd_device.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
 )
 
 selected=${MUTATIONS:-$(seq 1 ${#mutations[@]} | tr '\n' ' ')}
