@@ -591,6 +591,20 @@ Test(cp_als, recovers_planted_tensors_f32, .timeout = 300) {
     }
 }
 
+/* CP-ALS on p with o: the fit it reports, and 1 - ||X - M|| / ||X|| with M formed
+ * explicitly. */
+static void fits_of_a_run(problem *p, const tp_cp_als_options *o, double *reported,
+                          double *explicit_fit) {
+  tp_kruskal k;
+  tp_cp_als_result res;
+  TPT_OK(run_cp(p, o, &k, &res));
+  double resid;
+  TPT_OK(tp_cp_residual_reference(&p->host, &k, &resid));
+  *reported = res.fit;
+  *explicit_fit = 1 - resid / p->norm_x;
+  tp_kruskal_free(NULL, &k);
+}
+
 /* The fit CP-ALS reports equals 1 - ||X - M|| / ||X|| with M formed explicitly, with
  * and without the final normalisation, converged or not. */
 Test(cp_als, reported_fit_matches_explicit_residual) {
@@ -604,17 +618,12 @@ Test(cp_als, reported_fit_matches_explicit_residual) {
       o.rank = 5;
       o.max_iters = iters[t];
       o.normalize = normalize;
-      tp_kruskal k;
-      tp_cp_als_result res;
-      TPT_OK(run_cp(&p, &o, &k, &res));
-      double resid;
-      TPT_OK(tp_cp_residual_reference(&p.host, &k, &resid));
-      double explicit_fit = 1 - resid / p.norm_x;
-      cr_expect_leq(fabs(res.fit - explicit_fit), 1e-10,
+      double fit, explicit_fit;
+      fits_of_a_run(&p, &o, &fit, &explicit_fit);
+      cr_expect_leq(fabs(fit - explicit_fit), 1e-10,
                     "max_iters %d, normalize %d: reported %.15f, explicit %.15f", iters[t],
-                    normalize, res.fit, explicit_fit);
-      cr_expect_lt(res.fit, 1.0);
-      tp_kruskal_free(NULL, &k);
+                    normalize, fit, explicit_fit);
+      cr_expect_lt(fit, 1.0);
     }
   free_problem(&p);
 }
@@ -633,17 +642,12 @@ Test(cp_als, a_large_rank_reports_the_explicit_fit, .timeout = 600) {
       o.rank = R;
       o.max_iters = iters;
       o.tol = 0;
-      tp_kruskal k;
-      tp_cp_als_result res;
-      TPT_OK(run_cp(&p, &o, &k, &res));
-      double resid;
-      TPT_OK(tp_cp_residual_reference(&p.host, &k, &resid));
-      double explicit_fit = 1 - resid / p.norm_x;
-      cr_expect_leq(fabs(res.fit - explicit_fit), single ? 2e-4 : 1e-9,
+      double fit, explicit_fit;
+      fits_of_a_run(&p, &o, &fit, &explicit_fit);
+      cr_expect_leq(fabs(fit - explicit_fit), single ? 2e-4 : 1e-9,
                     "%s, %d iterations: reported %.12f, explicit %.12f",
-                    single ? "f32" : "f64", iters, res.fit, explicit_fit);
-      fits[iters] = res.fit;
-      tp_kruskal_free(NULL, &k);
+                    single ? "f32" : "f64", iters, fit, explicit_fit);
+      fits[iters] = fit;
     }
     cr_expect_gt(fits[3], fits[1], "%s: the fit fell from %.10f to %.10f",
                  single ? "f32" : "f64", fits[1], fits[3]);

@@ -98,24 +98,29 @@ typedef struct spd_convert_args {
 TP_RANGE_KERNEL(spd_widen, spd_convert_args, i, a) { a.to64[i] = (double)a.from32[i]; }
 TP_RANGE_KERNEL(spd_narrow, spd_convert_args, i, a) { a.to32[i] = (float)a.from64[i]; }
 
-tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
-                          int64_t n) {
-  if (dtype == TP_DTYPE_F64)
-    return tp_copy_on_device(space, dst, src, sizeof(double) * (size_t)n);
+/* n values from one dtype to the other (f32 or f64): a copy when they are the same. */
+static tp_status spd_convert(tp_space *space, tp_dtype from, tp_dtype to, const void *src,
+                             void *dst, int64_t n) {
+  if (from == to)
+    return tp_copy_on_device(space, dst, src, tp_dtype_size(from) * (size_t)n);
   spd_convert_args a;
   memset(&a, 0, sizeof a);
-  a.from32 = (const float *)src, a.to64 = dst;
-  return TP_LAUNCHER(spd_widen)(space, n, a);
+  if (from == TP_DTYPE_F32) {
+    a.from32 = (const float *)src, a.to64 = (double *)dst;
+    return TP_LAUNCHER(spd_widen)(space, n, a);
+  }
+  a.from64 = (const double *)src, a.to32 = (float *)dst;
+  return TP_LAUNCHER(spd_narrow)(space, n, a);
+}
+
+tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
+                          int64_t n) {
+  return spd_convert(space, dtype, TP_DTYPE_F64, src, dst, n);
 }
 
 tp_status tp_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
                             int64_t n) {
-  if (dtype == TP_DTYPE_F64)
-    return tp_copy_on_device(space, dst, src, sizeof(double) * (size_t)n);
-  spd_convert_args a;
-  memset(&a, 0, sizeof a);
-  a.from64 = src, a.to32 = (float *)dst;
-  return TP_LAUNCHER(spd_narrow)(space, n, a);
+  return spd_convert(space, TP_DTYPE_F64, dtype, src, dst, n);
 }
 
 /* ---- the factorisation and the row solves ------------------------------------------ */
