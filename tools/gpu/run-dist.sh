@@ -109,8 +109,10 @@ if want cpu; then
     --input "$tns" --rank 32 --precision f32 --tol 0 --maxiters "$iters" \
     2>&1 | tee "$out/cpu-tenport.log"
   say "CPU: SPLATT MPI, 4 ranks x 4 threads, its own medium-grained grid, same file"
-  timeout "$run_limit" mpirun --oversubscribe -np 4 --bind-to none .deps/peers/bin/splatt-mpi-f32-i64 \
-    cpd "$tns" -r 32 -t 4 -i "$iters" --tol 0 --nowrite 2>&1 | tee "$out/cpu-splatt.log"
+  # its BLAS may come from .deps (setup-deps.sh): the ranks need the library path too
+  timeout "$run_limit" mpirun --oversubscribe -np 4 --bind-to none -x LD_LIBRARY_PATH \
+    .deps/peers/bin/splatt-mpi-f32-i64 cpd "$tns" -r 32 -t 4 -i "$iters" --tol 0 --nowrite \
+    2>&1 | tee "$out/cpu-splatt.log"
 fi
 # dense cp-als on np ranks of a planted tensor made in place: the rank-0 report.
 planted() { # np shape rank label [extra mpirun args...]
