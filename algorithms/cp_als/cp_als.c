@@ -237,16 +237,18 @@ static tp_status cp_alloc_distributed(cp_run *run) {
   return tp_alloc(run->space, cp_elem(run) * (size_t)(own * run->R), &run->G_own);
 }
 
-/* One reduce-scatter and one allgather per mode, of the sizes the iterations use, on
- * zeroed buffers: NCCL sets up a communicator's connections at their first use (0.3 to
- * 0.6 s per mode measured), which then counts to setup, not to the first iteration. */
+static tp_status cp_reduce_rows(cp_run *run, int n);
+static tp_status cp_share_rows(cp_run *run, int n);
+
+/* One reduction and one share per mode, as the iterations make them, the first on a
+ * zeroed G, the second of the starting factors (the same rows on every rank): NCCL sets
+ * up a communicator's connections at their first use (0.3 to 0.6 s per mode measured),
+ * which then counts to setup, not to the first iteration. */
 static tp_status cp_warm_collectives(cp_run *run) {
   TP_TRY(tp_memset(run->space, run->G, 0, cp_elem(run) * (size_t)(run->max_dim * run->R)));
   for (int k = 0; k < run->d; ++k) {
-    TP_TRY(tp_comm_reduce_scatter(run->layout->layer[k], run->G, run->G_own,
-                                  run->layer_elems[k], run->dtype));
-    TP_TRY(tp_comm_allgatherv(run->layout->layer[k], run->G_own, run->G, run->layer_elems[k],
-                              run->dtype));
+    TP_TRY(cp_reduce_rows(run, k));
+    TP_TRY(cp_share_rows(run, k));
   }
   return tp_space_fence(run->space);
 }
@@ -402,6 +404,16 @@ static void cp_hadamard(const cp_run *run, int skip, double *V) {
 
 /* ---- one mode -------------------------------------------------------------------------- */
 
+/* Distributed: the slab's partial MTTKRP rows (G) summed onto the ranks that own them
+ * (G_own): the touched rows only when the layer has a sparse plan, else whole slabs. */
+static tp_status cp_reduce_rows(cp_run *run, int n) {
+  if (run->layout->plan[n])
+    return tp_cp_rows_reduce(run->space, run->layout, n, run->dtype, run->R, run->G,
+                             run->G_own);
+  return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
+                                run->layer_elems[n], run->dtype);
+}
+
 /* The MTTKRP of mode n; distributed, each rank's partial rows summed onto the rank that
  * owns them (a reduce-scatter among the ranks of the slab). Returns where the owned rows
  * of the sum are. */
@@ -416,14 +428,17 @@ static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
   run->mttkrp_seconds += tp_wall_seconds() - t0;
   TP_TRY(tp_comm_agree(run->layout->world, st)); /* no rank waits for a failed one */
   *G_own = run->G_own;
-  return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
-                                run->layer_elems[n], run->dtype);
+  return cp_reduce_rows(run, n);
 }
 
-/* Distributed: the owned rows of factor n go to every rank of the slab. */
+/* Distributed: the owned rows of factor n go to every rank of the slab (with a sparse
+ * plan, to those that touch them). */
 static tp_status cp_share_rows(cp_run *run, int n) {
   if (!run->layout)
     return TP_SUCCESS;
+  if (run->layout->plan[n])
+    return tp_cp_rows_share(run->space, run->layout, n, run->dtype, run->R,
+                            run->M->factors[n]);
   return tp_comm_allgatherv(run->layout->layer[n],
                             cp_factor_row(run, n, run->layout->own_offset[n]),
                             run->M->factors[n], run->layer_elems[n], run->dtype);

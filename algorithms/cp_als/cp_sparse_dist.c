@@ -57,7 +57,10 @@ tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als
   tp_cp_tensor t = dist_tensor(X);
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
-  tp_status st = tp_cp_als_run(space, &t, opts, &local, &res);
+  tp_status st = tp_cp_row_plans_create(space, X, opts->rank);
+  if (st == TP_SUCCESS)
+    st = tp_cp_als_run(space, &t, opts, &local, &res);
+  tp_cp_row_plans_free(space, &X->layout);
   if (st == TP_SUCCESS)
     st = tp_cp_layout_gather(space, &X->layout, &local, model);
   tp_kruskal_free(space, &local);

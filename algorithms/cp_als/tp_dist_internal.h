@@ -29,6 +29,7 @@ typedef struct tp_cp_layout {
   int64_t own_offset[TP_COO_MAX_ORDER], own_rows[TP_COO_MAX_ORDER]; /* within the slab */
   tp_comm *layer[TP_COO_MAX_ORDER];
   int64_t *layer_rows[TP_COO_MAX_ORDER]; /* owned rows of each layer rank */
+  struct tp_cp_row_plan *plan[TP_COO_MAX_ORDER]; /* sparse row exchange; NULL: whole slabs */
 } tp_cp_layout;
 
 /* The layout of a grid for a tensor whose slab boundaries per mode are bounds[m]
@@ -41,6 +42,42 @@ void tp_cp_layout_free(tp_cp_layout *layout);
  * host model of the whole dims on every rank; lambda is copied. Collective. */
 tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
                               const tp_kruskal *local, tp_kruskal *model);
+
+/* ---- the sparse row exchange (cp_row_exchange.c, cp_rows.c) ---------------------------
+ * A rank's nonzeros touch few rows of its slab when the tensor is sparse and skewed:
+ * instead of reducing and gathering whole slabs, each rank sends the owners only the
+ * rows it touches, and receives only those. Per mode, the layer's ranks agree on it when
+ * it moves less than half of what a whole slab does (TENPORT_ROW_EXCHANGE=sparse or
+ * dense forces the choice). */
+typedef struct tp_cp_row_plan {
+  int64_t touched;            /* rows of the slab this rank touches (sorted, by owner) */
+  int64_t received;           /* rows it receives as owner, grouped by source rank */
+  int64_t *touched_rows;      /* space: slab rows */
+  int64_t *received_rows;     /* space: rows within the owned run */
+  int64_t *received_from;     /* host, q + 1: where each source's rows start */
+  int64_t *send_elems, *recv_elems; /* host, q each: rows x R per layer rank */
+  void *touched_buf, *received_buf; /* space: touched x R, received x R values */
+} tp_cp_row_plan;
+
+/* The plans of every mode of X's layout for rank R (collective over the layers). */
+struct tp_dist_coo;
+tp_status tp_cp_row_plans_create(tp_space *space, struct tp_dist_coo *X, int64_t R);
+void tp_cp_row_plans_free(tp_space *space, tp_cp_layout *layout);
+
+/* G (the slab's partial MTTKRP rows) summed into G_own (own_rows rows) on their owners. */
+tp_status tp_cp_rows_reduce(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+                            int64_t R, const void *G, void *G_own);
+/* The owners' rows of factor n (the slab's rows, this rank's own run at own_offset) to
+ * every rank of the layer that touches them. */
+tp_status tp_cp_rows_share(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+                           int64_t R, void *factor);
+
+/* Row moves in the space (cp_rows.c): packed row k = src row rows[k]; dst row rows[k] =
+ * (add: +=) packed row k. Rows of R values of dtype f32 or f64. */
+tp_status tp_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src,
+                            const int64_t *rows, int64_t count, int64_t R, void *packed);
+tp_status tp_cp_rows_scatter(tp_space *space, tp_dtype dtype, const void *packed,
+                             const int64_t *rows, int64_t count, int64_t R, void *dst, int add);
 
 /* ---- a distributed sparse tensor (cp_dist_coo.c) ------------------------------------ */
 
