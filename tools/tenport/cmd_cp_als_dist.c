@@ -25,6 +25,7 @@ typedef struct dist_job {
   tp_kruskal init, model;
   tp_cp_als_result result;
   double read_seconds, exchange_seconds, build_seconds, write_seconds;
+  double mttkrp_least, mttkrp_most; /* over the ranks: what the collectives wait for */
   int64_t peak_bytes; /* the most any rank's space held */
   int rank;
 } dist_job;
@@ -194,11 +195,18 @@ static int decompose(dist_job *j) {
   return collective(j, st);
 }
 
-/* The largest memory any rank's space held (device memory on GPUs). */
-static int measure_memory(dist_job *j) {
+/* The largest memory any rank's space held (device memory on GPUs), and the least and
+ * most time a rank spent in its MTTKRPs (the others wait for the slowest in the
+ * collectives). */
+static int measure_ranks(dist_job *j) {
   j->peak_bytes = (int64_t)tp_space_bytes_peak(j->space);
-  return agree(j, tp_comm_allreduce_host(j->world, &j->peak_bytes, 1, TP_DTYPE_I64,
-                                         TP_COMM_MAX));
+  j->mttkrp_least = j->mttkrp_most = j->result.mttkrp_seconds;
+  tp_status st = tp_comm_allreduce_host(j->world, &j->peak_bytes, 1, TP_DTYPE_I64, TP_COMM_MAX);
+  if (st == TP_SUCCESS)
+    st = tp_comm_allreduce_host(j->world, &j->mttkrp_least, 1, TP_DTYPE_F64, TP_COMM_MIN);
+  if (st == TP_SUCCESS)
+    st = tp_comm_allreduce_host(j->world, &j->mttkrp_most, 1, TP_DTYPE_F64, TP_COMM_MAX);
+  return agree(j, st);
 }
 
 static int write_model(dist_job *j) {
@@ -249,6 +257,7 @@ static void report(const dist_job *j, double total) {
            "(MTTKRP %.3f s, communication %.3f s), write %.3f s\n", j->read_seconds,
            j->exchange_seconds, j->build_seconds, j->result.seconds, j->result.mttkrp_seconds,
            j->result.comm_seconds, j->write_seconds);
+  printf("MTTKRP per rank: %.3f s to %.3f s\n", j->mttkrp_least, j->mttkrp_most);
   tenport_cp_print_result(&j->result, total);
   if (q->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, j->order - 1);
@@ -269,7 +278,7 @@ int tenport_cp_als_distributed(const tenport_cp_dist_request *q) {
   if (code == 0)
     code = decompose(&j);
   if (code == 0)
-    code = measure_memory(&j);
+    code = measure_ranks(&j);
   if (code == 0)
     code = write_model(&j);
   if (code == 0 && root(&j)) {
