@@ -631,7 +631,7 @@ Test(cp_als, reported_fit_matches_explicit_residual) {
 /* A rank past TP_CP_DEVICE_SOLVE_MIN_RANK, f64 and f32: on GPUs the Grams, V and the
  * solves stay in the space; the reported fit must still be the explicit one, and every
  * iteration must raise it. */
-Test(cp_als, a_large_rank_reports_the_explicit_fit, .timeout = 600) {
+Test(cp_als, a_large_rank_reports_the_explicit_fit) {
   const int64_t dims[3] = {300, 271, 9}, R = TP_CP_DEVICE_SOLVE_MIN_RANK + 5;
   for (int single = 0; single <= 1; ++single) {
     problem p;
