@@ -248,8 +248,8 @@ Test(cp_als, solve_in_space_rank_deficient) {
   free(B), free(V);
 }
 
-/* A rank past TP_CP_DEVICE_SOLVE_MIN_RANK: GPU spaces solve in the space, the others on
- * the host; the answer is the host solve's either way. */
+/* A rank past TP_CP_DEVICE_SOLVE_MIN_RANK through the in-space wrapper (the host solve,
+ * which CP-ALS falls back to on GPUs): the host solve's answer. */
 Test(cp_als, solve_in_space_of_a_large_rank_matches_host_solve) {
   tpt_rng rng = tpt_rng_fresh();
   const int64_t R = TP_CP_DEVICE_SOLVE_MIN_RANK + 3, I = 23;

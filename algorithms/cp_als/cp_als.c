@@ -475,7 +475,7 @@ static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, i
   if (solved)
     return TP_SUCCESS;
   TP_TRY(tp_copy_to_host(run->space, run->V, run->V_space, sizeof(double) * (size_t)(R * R)));
-  return tp_cp_solve_via_host(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
+  return tp_cp_solve_in_space(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
                               fallback);
 }
 

@@ -346,51 +346,14 @@ static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G
   return st;
 }
 
-static tp_status check_solve_args(tp_space *space, tp_dtype dtype, int64_t I, int64_t R,
-                                  const double *V, const double *host) {
+tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
+                               int64_t I, int64_t R, const double *V, double *host,
+                               int *fallback) {
   TP_CHECK_ARG(space && V && host, "space, V and the host buffer must not be NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
                "dtype %d: the solve takes float32 or float64 factors", (int)dtype);
   TP_CHECK_ARG(I >= 0 && R >= 1, "factor shape %lld x %lld is invalid", (long long)I,
                (long long)R);
-  return TP_SUCCESS;
-}
-
-/* V uploaded for the solve in the space; *solved as tp_cp_spd_solve_device says. */
-static tp_status solve_in_space_first(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                                      int64_t I, int64_t R, const double *V, int *solved) {
-  const size_t bytes = sizeof(double) * (size_t)(R * R);
-  void *dV = NULL;
-  TP_TRY(tp_temp_alloc(space, bytes, &dV));
-  tp_status st = tp_copy_to_device(space, dV, V, bytes);
-  if (st == TP_SUCCESS)
-    st = tp_cp_spd_solve_device(space, dtype, G, U, I, R, (const double *)dV, 0, solved);
-  tp_temp_release(space, dV);
-  return st;
-}
-
-tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                               int64_t I, int64_t R, const double *V, double *host,
-                               int *fallback) {
-  TP_TRY(check_solve_args(space, dtype, I, R, V, host));
-  tp_space_info info;
-  TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu && R >= TP_CP_DEVICE_SOLVE_MIN_RANK) {
-    int solved = 0;
-    TP_TRY(solve_in_space_first(space, dtype, G, U, I, R, V, &solved));
-    if (solved) {
-      if (fallback)
-        *fallback = 0;
-      return TP_SUCCESS;
-    }
-  }
-  return tp_cp_solve_via_host(space, dtype, G, U, I, R, V, host, fallback);
-}
-
-tp_status tp_cp_solve_via_host(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                               int64_t I, int64_t R, const double *V, double *host,
-                               int *fallback) {
-  TP_TRY(check_solve_args(space, dtype, I, R, V, host));
   if (I >= TP_CP_SOLVE_PRODUCT_MIN_ROWS && I >= 4 * R && G != U)
     return solve_by_product(space, dtype, G, U, I, R, V, host, fallback);
   size_t n = (size_t)I * (size_t)R;

@@ -78,8 +78,9 @@ tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int 
  * to the identity: a host solve of a million-row factor takes seconds, the product
  * microseconds on a GPU. */
 #define TP_CP_SOLVE_PRODUCT_MIN_ROWS 4096
-/* On a GPU, ranks of at least TP_CP_DEVICE_SOLVE_MIN_RANK are factored and solved in the
- * space (tp_cp_spd_solve_device), falling back to the above when a pivot is too small. */
+/* On a GPU, CP-ALS (cp_als.c) keeps the Grams in the space and solves there
+ * (tp_cp_spd_solve_device) from this rank on, and calls the above only when a pivot is
+ * too small. */
 #define TP_CP_DEVICE_SOLVE_MIN_RANK 256
 tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
@@ -94,10 +95,6 @@ tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, v
 tp_status tp_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                  int64_t I, int64_t R, const double *V, int64_t chunk_rows,
                                  int *solved);
-/* tp_cp_solve_in_space without the attempt in the space: through the host solve. */
-tp_status tp_cp_solve_via_host(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                               int64_t I, int64_t R, const double *V, double *host,
-                               int *fallback);
 
 /* n values between the dtype (f32 or f64) and double, both arrays in the space. */
 tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
