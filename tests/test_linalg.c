@@ -75,8 +75,10 @@ typedef tp_status (*gemm_fn)(tp_space *, tp_transpose, tp_transpose, int64_t, in
 
 static void check_gemm(gemm_fn fn, const char *which) {
   tpt_rng rng = tpt_rng_fresh();
-  const int64_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {33, 31, 17}, {64, 64, 64},
-                               {97, 1, 50}, {1, 97, 50}, {40, 45, 0}, {0, 8, 8}};
+  /* the last two have long inner dimensions: the portable GEMM splits their sums */
+  const int64_t shapes[][3] = {{1, 1, 1},   {5, 7, 3},   {33, 31, 17}, {64, 64, 64},
+                               {97, 1, 50}, {1, 97, 50}, {40, 45, 0},  {0, 8, 8},
+                               {32, 32, 5003}, {40, 3, 2100}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c)
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
@@ -115,6 +117,43 @@ Test(linalg, gemm_matches_reference) { check_gemm(tp_gemm_f64, tp_gemm_provider(
 
 Test(linalg, portable_gemm_matches_reference) {
   check_gemm(tp_gemm_portable_f64, "portable");
+}
+
+/* Batched, with batch strides, and with sums long enough to be split into pieces. */
+Test(linalg, portable_batched_gemm_matches_reference) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t shapes[][3] = {{5, 7, 3}, {32, 32, 4100}, {3, 33, 2049}};
+  const int64_t batch = 3;
+  for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
+    const int64_t m = shapes[c][0], n = shapes[c][1], k = shapes[c][2];
+    const int64_t sa = m * k + 5, sb = k * n + 2, sc = m * n + 1; /* op(A) = A^T: k x m */
+    double *A = tpt_host_alloc(sizeof(double) * (size_t)(batch * sa));
+    double *B = tpt_host_alloc(sizeof(double) * (size_t)(batch * sb));
+    double *C = tpt_host_alloc(sizeof(double) * (size_t)(batch * sc));
+    double *R = tpt_host_alloc(sizeof(double) * (size_t)(batch * sc));
+    for (int64_t i = 0; i < batch * sa; ++i) A[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t i = 0; i < batch * sb; ++i) B[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t i = 0; i < batch * sc; ++i) C[i] = R[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t b = 0; b < batch; ++b)
+      ref_gemm(1, 0, m, n, k, 0.75, A + b * sa, m, B + b * sb, n, 2.0, R + b * sc, n);
+    double *dA = tpt_to_space(A, sizeof(double) * (size_t)(batch * sa));
+    double *dB = tpt_to_space(B, sizeof(double) * (size_t)(batch * sb));
+    double *dC = tpt_to_space(C, sizeof(double) * (size_t)(batch * sc));
+    TPT_OK(tp_gemm_portable_batched_f64(tpt_space, TP_TRANS, TP_NO_TRANS, m, n, k, 0.75, dA, m,
+                                        sa, dB, n, sb, 2.0, dC, n, sc, batch));
+    tpt_to_host(C, dC, sizeof(double) * (size_t)(batch * sc));
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t e = 0; e < m * n; ++e)
+        cr_assert(fabs(C[b * sc + e] - R[b * sc + e]) <= 1e-12 * (double)(k + 1),
+                  "%lldx%lldx%lld, batch %lld, element %lld: %.17g vs %.17g", (long long)m,
+                  (long long)n, (long long)k, (long long)b, (long long)e, C[b * sc + e],
+                  R[b * sc + e]);
+    for (int64_t b = 0; b < batch; ++b) /* the gaps between the batch's matrices stay */
+      cr_assert(C[b * sc + m * n] == R[b * sc + m * n], "batch %lld: the gap was written",
+                (long long)b);
+    tpt_free(dA), tpt_free(dB), tpt_free(dC);
+    free(A), free(B), free(C), free(R);
+  }
 }
 
 Test(linalg, gemm_rejects_bad_leading_dimensions) {

@@ -1,11 +1,26 @@
 /* tenport's own GEMM on the portable layer, in both precisions and batched: each team
  * computes a TILE x TILE block of one C, staging TILE x DEPTH blocks of op(A) and
  * DEPTH x TILE blocks of op(B) in team scratch and accumulating the block of C in
- * scratch. The fallback where no vendor BLAS is available (HIP, CPUs without BLIS). */
+ * scratch. The fallback where no vendor BLAS is available (HIP, CPUs without BLIS).
+ *
+ * A product with few blocks of C and a long inner dimension (a Gram U^T U of a tall
+ * factor: one block, a million-long sum) would run on one team; its sum is split into
+ * pieces, one team per piece writing its partial block, and the pieces are then added in
+ * a fixed order (the same result on every run). */
 #include "tp_linalg_internal.h"
 #include "tp_portable.h"
 
 enum { TILE = 32, DEPTH = 16 };
+enum { SPLIT_TEAMS = 256, SPLIT_MIN_DEPTH = 1024 }; /* teams wanted; the shortest piece */
+
+/* Pieces of the inner dimension k for a product of `teams` blocks of C: 1 unless the
+ * blocks alone leave most teams idle and k is long. */
+static int64_t gemm_splits(int64_t teams, int64_t k) {
+  if (teams >= SPLIT_TEAMS || k < 2 * SPLIT_MIN_DEPTH)
+    return 1;
+  int64_t by_teams = SPLIT_TEAMS / teams, by_depth = k / SPLIT_MIN_DEPTH;
+  return by_teams < by_depth ? by_teams : by_depth;
+}
 
 tp_status tp_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
                              int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
@@ -37,29 +52,34 @@ tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride
   typedef struct gemm_args_##sfx {                                                      \
     int trans_a, trans_b;                                                               \
     int64_t m, n, k, lda, ldb, ldc, sa, sb, sc, tiles_n, tiles;                         \
+    int64_t splits, piece; /* the inner dimension in splits pieces of piece values */   \
     T alpha, beta;                                                                      \
     const T *A, *B;                                                                     \
     T *C;                                                                               \
+    T *partial; /* splits > 1: [batch][tiles][splits][TILE * TILE] */                   \
   } gemm_args_##sfx;                                                                    \
                                                                                         \
   TP_TEAM_KERNEL(gemm_tile_##sfx, gemm_args_##sfx, team, g) {                           \
     T *As = (T *)team->scratch; /* [TILE][DEPTH] */                                     \
     T *Bs = As + TILE * DEPTH;  /* [DEPTH][TILE] */                                     \
     T *Cs = Bs + DEPTH * TILE;  /* [TILE][TILE] */                                      \
-    const int64_t b = team->league_rank / g.tiles, t = team->league_rank % g.tiles;     \
+    const int64_t s = team->league_rank % g.splits, bt = team->league_rank / g.splits;  \
+    const int64_t b = bt / g.tiles, t = bt % g.tiles;                                   \
     const T *A = g.A + b * g.sa, *B = g.B + b * g.sb;                                   \
     T *C = g.C + b * g.sc;                                                              \
     const int64_t i0 = (t / g.tiles_n) * TILE, j0 = (t % g.tiles_n) * TILE;             \
+    const int64_t p_begin = s * g.piece;                                                \
+    const int64_t p_end = p_begin + g.piece < g.k ? p_begin + g.piece : g.k;            \
     TP_TEAM_VECTOR_FOR(team, e, 0, TILE * TILE) { Cs[e] = 0; }                          \
-    for (int64_t p0 = 0; p0 < g.k; p0 += DEPTH) {                                       \
+    for (int64_t p0 = p_begin; p0 < p_end; p0 += DEPTH) {                               \
       tp_team_barrier(team);                                                            \
       TP_TEAM_VECTOR_FOR(team, e, 0, TILE * DEPTH) {                                    \
         int64_t r = e / DEPTH, p = e % DEPTH, i = i0 + r, pa = p0 + p;                  \
-        As[e] = (i < g.m && pa < g.k) ? (g.trans_a ? A[pa * g.lda + i] : A[i * g.lda + pa]) \
-                                      : (T)0;                                           \
+        As[e] = (i < g.m && pa < p_end) ? (g.trans_a ? A[pa * g.lda + i] : A[i * g.lda + pa]) \
+                                        : (T)0;                                         \
         int64_t q = e / TILE, c = e % TILE, pb = p0 + q, j = j0 + c;                    \
-        Bs[e] = (pb < g.k && j < g.n) ? (g.trans_b ? B[j * g.ldb + pb] : B[pb * g.ldb + j]) \
-                                      : (T)0;                                           \
+        Bs[e] = (pb < p_end && j < g.n) ? (g.trans_b ? B[j * g.ldb + pb] : B[pb * g.ldb + j]) \
+                                        : (T)0;                                         \
       }                                                                                 \
       tp_team_barrier(team);                                                            \
       TP_TEAM_FOR(team, r, 0, TILE) {                                                   \
@@ -72,15 +92,33 @@ tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride
       }                                                                                 \
     }                                                                                   \
     tp_team_barrier(team);                                                              \
-    TP_TEAM_FOR(team, r, 0, TILE) {                                                     \
-      TP_VECTOR_FOR(team, c, 0, TILE) {                                                 \
-        int64_t i = i0 + r, j = j0 + c;                                                 \
-        if (i < g.m && j < g.n) {                                                       \
-          T *out = &C[i * g.ldc + j];                                                   \
-          *out = g.alpha * Cs[r * TILE + c] + (g.beta == 0 ? (T)0 : g.beta * *out);     \
+    if (g.splits > 1) { /* the piece's block, as it is, for gemm_sum_pieces */          \
+      T *mine = g.partial + (bt * g.splits + s) * (TILE * TILE);                        \
+      TP_TEAM_VECTOR_FOR(team, e, 0, TILE * TILE) { mine[e] = Cs[e]; }                  \
+    } else {                                                                            \
+      TP_TEAM_FOR(team, r, 0, TILE) {                                                   \
+        TP_VECTOR_FOR(team, c, 0, TILE) {                                               \
+          int64_t i = i0 + r, j = j0 + c;                                               \
+          if (i < g.m && j < g.n) {                                                     \
+            T *out = &C[i * g.ldc + j];                                                 \
+            *out = g.alpha * Cs[r * TILE + c] + (g.beta == 0 ? (T)0 : g.beta * *out);   \
+          }                                                                             \
         }                                                                               \
       }                                                                                 \
     }                                                                                   \
+  }                                                                                     \
+                                                                                        \
+  /* C = alpha (the pieces' blocks added in piece order) + beta C, one element each. */ \
+  TP_RANGE_KERNEL(gemm_sum_pieces_##sfx, gemm_args_##sfx, e, g) {                       \
+    const int64_t mn = g.m * g.n, b = e / mn, i = (e % mn) / g.n, j = e % g.n;          \
+    const int64_t t = (i / TILE) * g.tiles_n + j / TILE;                                \
+    const T *piece = g.partial + (b * g.tiles + t) * g.splits * (TILE * TILE) +         \
+                     (i % TILE) * TILE + j % TILE;                                      \
+    T sum = 0;                                                                          \
+    for (int64_t s = 0; s < g.splits; ++s)                                              \
+      sum += piece[s * (TILE * TILE)];                                                  \
+    T *out = &g.C[b * g.sc + i * g.ldc + j];                                            \
+    *out = g.alpha * sum + (g.beta == 0 ? (T)0 : g.beta * *out);                        \
   }                                                                                     \
                                                                                         \
   tp_status tp_gemm_portable_batched_##sfx(                                             \
@@ -99,9 +137,24 @@ tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride
     g.alpha = alpha, g.beta = beta, g.A = A, g.B = B, g.C = C;                          \
     g.tiles_n = tp_ceil_div_i64(n, TILE);                                               \
     g.tiles = tp_ceil_div_i64(m, TILE) * g.tiles_n;                                     \
-    tp_team_policy p = tp_team_policy_make(g.tiles * batch, 8, 32,                      \
+    g.splits = gemm_splits(g.tiles * batch, k), g.partial = NULL;                       \
+    g.piece = tp_ceil_div_i64(tp_ceil_div_i64(k, g.splits), DEPTH) * DEPTH;             \
+    if (g.splits > 1) {                                                                 \
+      g.splits = tp_ceil_div_i64(k, g.piece);                                           \
+      size_t bytes = sizeof(T) * (size_t)(batch * g.tiles * g.splits) * (TILE * TILE);  \
+      TP_TRY(tp_temp_alloc(space, bytes, (void **)&g.partial));                         \
+    } else {                                                                            \
+      g.piece = k;                                                                      \
+    }                                                                                   \
+    tp_team_policy p = tp_team_policy_make(g.tiles * batch * g.splits, 8, 32,           \
                                            sizeof(T) * (2 * TILE * DEPTH + TILE * TILE)); \
-    return gemm_tile_##sfx##_launch(space, p, g);                                       \
+    tp_status st = gemm_tile_##sfx##_launch(space, p, g);                               \
+    if (g.splits > 1) {                                                                 \
+      if (st == TP_SUCCESS)                                                             \
+        st = TP_LAUNCHER(gemm_sum_pieces_##sfx)(space, batch * m * n, g);               \
+      tp_temp_release(space, g.partial);                                                \
+    }                                                                                   \
+    return st;                                                                          \
   }                                                                                     \
                                                                                         \
   tp_status tp_gemm_portable_##sfx(tp_space *space, tp_transpose trans_a,               \
