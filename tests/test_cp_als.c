@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tp_cp_internal.h"
+#include "tp_dist_internal.h"
 #include "tpt.h"
 
 TestSuite(cp_als, .init = tpt_setup, .fini = tpt_teardown);
@@ -910,4 +911,43 @@ Test(cp_als, print_progress_format) {
   cr_assert(fgets(line, sizeof line, f));
   cr_expect(strstr(line, "2 rank-revealing solves"), "line: %s", line);
   fclose(f);
+}
+
+/* The relabelling of a distributed tensor's split modes: a bijection whose inverse undoes
+ * it, the identity where it must be, and a run of consecutive (heavy) indices spread
+ * evenly over equal row ranges (slabs). */
+Test(cp_als, relabelling_is_a_bijection_that_spreads_runs) {
+  const int64_t sizes[] = {3, 10, 37, 1000, 65536, 1000003};
+  for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; ++c) {
+    const int64_t n = sizes[c];
+    tp_cp_relabel r;
+    tp_cp_relabel_make(n, 1, &r);
+    cr_assert(r.step > 1, "n = %lld: not relabelled", (long long)n);
+    unsigned char *seen = calloc((size_t)n, 1);
+    int64_t in_quarter[4] = {0, 0, 0, 0}, run = n / 10;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t row = tp_cp_relabel_row(&r, i);
+      cr_assert(row >= 0 && row < n && !seen[row], "n = %lld: index %lld -> row %lld twice "
+                "or out of range", (long long)n, (long long)i, (long long)row);
+      seen[row] = 1;
+      cr_assert_eq(tp_cp_relabel_index(&r, row), i, "n = %lld: row %lld does not go back to "
+                   "%lld", (long long)n, (long long)row, (long long)i);
+      if (i < run)
+        ++in_quarter[row * 4 / n];
+    }
+    for (int q = 0; q < 4 && n >= 1000; ++q)
+      cr_assert(llabs(in_quarter[q] * 4 - run) <= run / 10, "n = %lld: the first %lld indices "
+                "put %lld rows in quarter %d", (long long)n, (long long)run,
+                (long long)in_quarter[q], q);
+    free(seen);
+  }
+  const int64_t identity[] = {1, 2, 1000};
+  for (size_t c = 0; c < 3; ++c) {
+    tp_cp_relabel r;
+    tp_cp_relabel_make(identity[c], c == 2 ? 0 : 1, &r); /* too small, or not wanted */
+    cr_assert(r.step == 1 && tp_cp_relabel_row(&r, identity[c] - 1) == identity[c] - 1);
+  }
+  tp_cp_relabel big;
+  tp_cp_relabel_make(((int64_t)1 << 32) + 1, 1, &big); /* products would overflow */
+  cr_assert_eq(big.step, 1);
 }

@@ -235,6 +235,31 @@ Test(dense, random_factor_rows_in_the_space_are_the_host_s) {
     }
 }
 
+/* Rows drawn in steps (a relabelled slab): row i is factor row ((first + i) step) mod
+ * count of the host's factor, bit for bit. */
+Test(dense, random_factor_rows_in_steps_are_the_host_s) {
+  const int64_t count = 1009, first = 250, rows = 300, rank = 7;
+  const uint64_t step = 623;
+  for (int single = 0; single <= 1; ++single) {
+    const tp_dtype dtype = single ? TP_DTYPE_F32 : TP_DTYPE_F64;
+    const size_t es = single ? 4 : 8, row_bytes = es * (size_t)rank;
+    char *want = tpt_host_alloc(row_bytes * (size_t)rows), *got = tpt_host_alloc(row_bytes * (size_t)rows);
+    for (int64_t i = 0; i < rows; ++i)
+      tp_kruskal_random_rows(dtype, 5, 1, (int64_t)(((uint64_t)(first + i) * step) % count), 1,
+                             rank, want + row_bytes * (size_t)i);
+    void *dev = tpt_alloc_poisoned(row_bytes * (size_t)rows);
+    TPT_OK(tp_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, first, rows, rank,
+                                                   step, (uint64_t)count, dev));
+    tpt_to_host(got, dev, row_bytes * (size_t)rows);
+    cr_expect(memcmp(want, got, row_bytes * (size_t)rows) == 0, "%s: other values",
+              single ? "f32" : "f64");
+    TPT_FAILS_WITH(tp_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, 900, 200,
+                                                           rank, step, (uint64_t)count, dev),
+                   TP_ERROR_INVALID_ARGUMENT); /* rows past count */
+    tpt_free(dev), free(want), free(got);
+  }
+}
+
 Test(dense, kruskal_check) {
   tp_kruskal k;
   memset(&k, 0, sizeof k);

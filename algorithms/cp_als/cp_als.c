@@ -303,6 +303,22 @@ static void cp_slab(const cp_run *run, int k, int64_t *first, int64_t *rows) {
   *rows = run->layout ? run->layout->rows[k] : run->X->dims[k];
 }
 
+/* The slab's rows of opts->init's factor k, each from the index its row stands for
+ * (relabelled modes), into the model. */
+static tp_status cp_copy_init_rows(cp_run *run, int k, int64_t first, int64_t rows) {
+  const size_t elem = cp_elem(run), row_bytes = elem * (size_t)run->R;
+  const char *from = (const char *)run->opts->init->factors[k];
+  const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
+  if (!relabel || relabel->step == 1)
+    return tp_copy_to_device(run->space, run->M->factors[k], from + row_bytes * (size_t)first,
+                             row_bytes * (size_t)rows);
+  char *staged = (char *)(void *)run->host_buf; /* max_dim x R doubles */
+  for (int64_t j = 0; j < rows; ++j)
+    memcpy(staged + row_bytes * (size_t)j,
+           from + row_bytes * (size_t)tp_cp_relabel_index(relabel, first + j), row_bytes);
+  return tp_copy_to_device(run->space, run->M->factors[k], staged, row_bytes * (size_t)rows);
+}
+
 /* Rows of factor k of the starting guess into the model: copied from opts->init, else
  * drawn in the space from tenport's random factors (any rows of them, so every rank
  * count starts from the same guess). */
@@ -312,13 +328,12 @@ static tp_status cp_start_factor(cp_run *run, int k) {
   int64_t first, rows;
   cp_slab(run, k, &first, &rows);
   TP_TRY(tp_memset(run->space, run->M->factors[k], 0, elem * (size_t)(run->X->dims[k] * R)));
-  const tp_kruskal *init = run->opts->init;
-  if (!init)
-    return tp_kruskal_random_rows_in_space(run->space, run->dtype, run->opts->seed, k, first,
-                                           rows, R, run->M->factors[k]);
-  return tp_copy_to_device(run->space, run->M->factors[k],
-                           (const char *)init->factors[k] + elem * (size_t)(first * R),
-                           elem * (size_t)(rows * R));
+  if (run->opts->init)
+    return cp_copy_init_rows(run, k, first, rows);
+  const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
+  return tp_kruskal_random_rows_stepped_in_space(
+      run->space, run->dtype, run->opts->seed, k, first, rows, R,
+      relabel ? relabel->inverse : 1, relabel ? relabel->count : 0, run->M->factors[k]);
 }
 
 /* The factors of the initial guess into the model; lambda = 1. */

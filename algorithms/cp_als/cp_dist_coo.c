@@ -1,6 +1,6 @@
 /* A sparse tensor spread over a grid of ranks (the medium-grained decomposition): every
- * mode's indices cut into slabs of about equal nonzero counts (from the histogram of all
- * ranks' shares), the nonzeros sent to the rank of their block in one exchange, the
+ * split mode's indices relabelled (cp_relabel.c) and cut into slabs of about equal
+ * nonzero counts (from the histogram of all ranks' shares), the nonzeros sent to the rank of their block in one exchange, the
  * duplicates summed there, and the block built as FLYCOO with indices local to its
  * slabs. Every step ends with an agreement, so a rank that failed never leaves the others
  * waiting. */
@@ -73,7 +73,7 @@ static tp_status slab_bounds(tp_dist_coo *X, const tp_coo *share, int m) {
                     "indices)", m, (long long)n);
   }
   for (int64_t k = 0; k < share->nnz; ++k)
-    ++count[share->indices[m][k]];
+    ++count[tp_cp_relabel_row(&X->relabel[m], share->indices[m][k])];
   tp_status st = tp_comm_allreduce_host(X->comm, count, n, TP_DTYPE_I64, TP_COMM_SUM);
   if (st == TP_SUCCESS)
     cut(count, n, X->grid.parts[m], X->bounds[m]);
@@ -83,7 +83,8 @@ static tp_status slab_bounds(tp_dist_coo *X, const tp_coo *share, int m) {
 
 /* ---- the exchange ----------------------------------------------------------------------- */
 
-/* A nonzero on its way: its global indices, then its value as a double. */
+/* A nonzero on its way: its global rows (relabelled indices), then its value as a
+ * double. */
 static size_t record_words(int order) { return (size_t)order + 1; }
 
 static int slab_of(const int64_t *bounds, int parts, int64_t i) {
@@ -101,7 +102,8 @@ static int slab_of(const int64_t *bounds, int parts, int64_t i) {
 static int owner(const tp_dist_coo *X, const tp_coo *share, int64_t k) {
   int c[TP_COO_MAX_ORDER];
   for (int m = 0; m < X->order; ++m)
-    c[m] = slab_of(X->bounds[m], X->grid.parts[m], share->indices[m][k]);
+    c[m] = slab_of(X->bounds[m], X->grid.parts[m],
+                   tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]));
   return tp_grid_rank(&X->grid, c);
 }
 
@@ -155,7 +157,7 @@ static void pack(const tp_dist_coo *X, const tp_coo *share, exchange *x) {
     int64_t *rec = x->send + x->first[x->dest[k]];
     x->first[x->dest[k]] += (int64_t)w;
     for (int m = 0; m < X->order; ++m)
-      rec[m] = share->indices[m][k];
+      rec[m] = tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]);
     double v = tp_coo_value(share, k);
     memcpy(rec + X->order, &v, sizeof v);
   }
@@ -221,6 +223,15 @@ static tp_status check_share(const tp_coo *share) {
   return tp_coo_check_indices(share);
 }
 
+/* The split modes are relabelled unless some rank was told not to. */
+static tp_status choose_relabelling(tp_dist_coo *X) {
+  int64_t wanted = tp_cp_relabel_wanted();
+  TP_TRY(tp_comm_allreduce_host(X->comm, &wanted, 1, TP_DTYPE_I64, TP_COMM_MIN));
+  for (int m = 0; m < X->order; ++m)
+    tp_cp_relabel_make(X->dims[m], wanted && X->grid.parts[m] > 1, &X->relabel[m]);
+  return TP_SUCCESS;
+}
+
 /* The steps whose failure on one rank every rank learns before the next collective. */
 static tp_status spread(tp_dist_coo *X, const tp_coo *share, const tp_grid *grid) {
   TP_TRY(tp_comm_agree(X->comm, check_share(share)));
@@ -231,9 +242,11 @@ static tp_status spread(tp_dist_coo *X, const tp_coo *share, const tp_grid *grid
   X->grid = *grid;
   tp_grid_coords(&X->grid, tp_comm_rank(X->comm), X->coords);
   double t0 = tp_wall_seconds();
+  TP_TRY(choose_relabelling(X));
   for (int m = 0; m < X->order; ++m)
     TP_TRY(tp_comm_agree(X->comm, slab_bounds(X, share, m)));
   TP_TRY(tp_cp_layout_create(X->comm, &X->grid, X->bounds, &X->layout));
+  memcpy(X->layout.relabel, X->relabel, sizeof X->relabel);
   exchange x;
   memset(&x, 0, sizeof x);
   tp_status st = tp_comm_agree(X->comm, send_all(X, share, &x));

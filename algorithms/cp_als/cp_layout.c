@@ -38,6 +38,7 @@ tp_status tp_cp_layout_create(tp_comm *world, const tp_grid *grid,
     layout->dims[m] = bounds[m][grid->parts[m]];
     layout->slab_begin[m] = bounds[m][coords[m]];
     layout->rows[m] = bounds[m][coords[m] + 1] - bounds[m][coords[m]];
+    tp_cp_relabel_make(layout->dims[m], 0, &layout->relabel[m]);
     st = layer_of(world, coords, m, layout->rows[m], layout);
   }
   if (st != TP_SUCCESS)
@@ -78,9 +79,18 @@ static tp_status gather_factor(tp_space *space, const tp_cp_layout *l, const tp_
   char *all = (char *)buf + elem * (size_t)(l->own_rows[k] * R);
   if (st == TP_SUCCESS)
     st = tp_comm_allgatherv_host(l->world, buf, all, counts, model->dtype);
-  for (int r = 0, at = 0; st == TP_SUCCESS && r < P; at += (int)counts[r++])
-    memcpy((char *)model->factors[k] + elem * (size_t)(first[r] * R),
-           all + elem * (size_t)at, elem * (size_t)counts[r]);
+  const tp_cp_relabel *relabel = &l->relabel[k];
+  for (int64_t r = 0, at = 0; st == TP_SUCCESS && r < P; at += counts[r++]) {
+    const char *from = all + elem * (size_t)at;
+    if (relabel->step == 1) {
+      memcpy((char *)model->factors[k] + elem * (size_t)(first[r] * R), from,
+             elem * (size_t)counts[r]);
+      continue;
+    }
+    for (int64_t row = first[r]; row < first[r] + counts[r] / R; ++row, from += elem * (size_t)R)
+      memcpy((char *)model->factors[k] + elem * (size_t)(tp_cp_relabel_index(relabel, row) * R),
+             from, elem * (size_t)R);
+  }
   free(first);
   return st;
 }

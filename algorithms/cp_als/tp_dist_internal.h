@@ -17,6 +17,33 @@ int64_t tp_grid_size(const tp_grid *grid);
 void tp_grid_coords(const tp_grid *grid, int rank, int *coords);
 int tp_grid_rank(const tp_grid *grid, const int *coords);
 
+/* ---- relabelled indices (cp_relabel.c) ----------------------------------------------
+ * A distributed sparse tensor's split modes number their indices anew before they are
+ * cut into slabs: index i of a mode of count indices is row (i step) mod count of the
+ * factors inside CP-ALS, step near count / golden ratio and prime to count. A power law
+ * puts a tensor's heavy rows first, so natural slabs would hand one rank every heavy row:
+ * its nonzeros reuse few rows, stay in cache, and it waits for the others (a 2 x 2 x 1
+ * grid's heavy-row rank took half their MTTKRP time). The step spreads every run of
+ * consecutive indices evenly over the slabs. Only the edges translate: the nonzeros'
+ * exchange, the starting factors and the gathered answer. step 1 is the identity (modes
+ * not split, or of more than 2^32 indices, or TENPORT_RELABEL=0). */
+typedef struct tp_cp_relabel {
+  uint64_t count, step, inverse; /* inverse: step's inverse modulo count */
+} tp_cp_relabel;
+
+/* The relabelling of a mode of count indices; spread = 0 gives the identity. */
+void tp_cp_relabel_make(int64_t count, int spread, tp_cp_relabel *r);
+/* Whether distributed sparse tensors spread their split modes (TENPORT_RELABEL=0: not). */
+int tp_cp_relabel_wanted(void);
+
+/* The row inside CP-ALS of the tensor's index i, and back. */
+static inline int64_t tp_cp_relabel_row(const tp_cp_relabel *r, int64_t i) {
+  return r->step == 1 ? i : (int64_t)(((uint64_t)i * r->step) % r->count);
+}
+static inline int64_t tp_cp_relabel_index(const tp_cp_relabel *r, int64_t row) {
+  return r->step == 1 ? row : (int64_t)(((uint64_t)row * r->inverse) % r->count);
+}
+
 /* ---- how the factors are spread (cp_layout.c) ----------------------------------------
  * For each mode: the rows this rank holds (its slab: global rows slab_begin ..
  * slab_begin + rows - 1), the run of them it owns (solves and sends), and the layer
@@ -30,16 +57,19 @@ typedef struct tp_cp_layout {
   tp_comm *layer[TP_COO_MAX_ORDER];
   int64_t *layer_rows[TP_COO_MAX_ORDER]; /* owned rows of each layer rank */
   struct tp_cp_row_plan *plan[TP_COO_MAX_ORDER]; /* sparse row exchange; NULL: whole slabs */
+  tp_cp_relabel relabel[TP_COO_MAX_ORDER]; /* rows are relabelled indices (identity: dense) */
 } tp_cp_layout;
 
 /* The layout of a grid for a tensor whose slab boundaries per mode are bounds[m]
- * (parts[m] + 1 values): the layers are split from world. Collective. */
+ * (parts[m] + 1 values): the layers are split from world. Collective. Rows are indices
+ * (identity relabellings) unless the caller sets layout->relabel after. */
 tp_status tp_cp_layout_create(tp_comm *world, const tp_grid *grid,
                               int64_t *const *bounds, tp_cp_layout *layout);
 void tp_cp_layout_free(tp_cp_layout *layout);
 
 /* Every rank's owned rows of the local model (this rank's slabs, in the space) into the
- * host model of the whole dims on every rank; lambda is copied. Collective. */
+ * host model of the whole dims on every rank, each row at its index; lambda is copied.
+ * Collective. */
 tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
                               const tp_kruskal *local, tp_kruskal *model);
 
@@ -90,7 +120,8 @@ struct tp_dist_coo {
   int64_t dims[TP_COO_MAX_ORDER];
   int64_t nnz, local_nnz, min_local_nnz, max_local_nnz;
   double norm2;                       /* ||X||^2 of the whole tensor */
-  int64_t *bounds[TP_COO_MAX_ORDER];  /* slab boundaries, parts[m] + 1 each */
+  int64_t *bounds[TP_COO_MAX_ORDER];  /* slab boundaries (of rows), parts[m] + 1 each */
+  tp_cp_relabel relabel[TP_COO_MAX_ORDER];
   tp_cp_layout layout;
   tp_coo block;                       /* host: the block, local indices */
   tp_flycoo *fly;                     /* the block in the space */

@@ -7,30 +7,49 @@
 
 typedef struct random_rows_args {
   uint64_t key;
-  int64_t first; /* the first element's index in the whole factor */
+  int64_t first, rank; /* the call's first row; columns per row */
+  uint64_t step, count; /* row i of the call is factor row ((first + i) step) mod count */
   int single;
   void *out;
 } random_rows_args;
 
 TP_RANGE_KERNEL(kruskal_random_elements, random_rows_args, e, a) {
-  uint64_t bits = tp_rng_draw(a.key, (uint64_t)(a.first + e));
+  int64_t i = e / a.rank, c = e % a.rank, row = a.first + i;
+  if (a.step != 1) /* row and step are below count <= 2^32: the product fits */
+    row = (int64_t)(((uint64_t)row * a.step) % a.count);
+  uint64_t bits = tp_rng_draw(a.key, (uint64_t)(row * a.rank + c));
   if (a.single)
     ((float *)a.out)[e] = (float)tp_rng_uniform(bits, TP_DTYPE_F32);
   else
     ((double *)a.out)[e] = tp_rng_uniform(bits, TP_DTYPE_F64);
 }
 
-tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
-                                          int mode, int64_t first_row, int64_t rows,
-                                          int64_t rank, void *out) {
+tp_status tp_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
+                                                  uint64_t seed, int mode, int64_t first_row,
+                                                  int64_t rows, int64_t rank, uint64_t step,
+                                                  uint64_t count, void *out) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
                "dtype %d: random factors are float32 or float64", (int)dtype);
   TP_CHECK_ARG(first_row >= 0 && rows >= 0 && rank >= 0, "rows [%lld, +%lld) of rank %lld: "
                "invalid", (long long)first_row, (long long)rows, (long long)rank);
+  TP_CHECK_ARG(step == 1 || (count <= ((uint64_t)1 << 32) && step < count &&
+                             (uint64_t)(first_row + rows) <= count),
+               "rows [%lld, +%lld) stepped by %llu modulo %llu: invalid", (long long)first_row,
+               (long long)rows, (unsigned long long)step, (unsigned long long)count);
   TP_CHECK_ARG(rows == 0 || rank == 0 || out, "out must not be NULL");
+  if (rows == 0 || rank == 0)
+    return TP_SUCCESS;
   random_rows_args a;
   a.key = tp_rng_stream_key(seed, TP_RNG_STREAM_FACTOR + (uint64_t)mode);
-  a.first = first_row * rank, a.single = dtype == TP_DTYPE_F32, a.out = out;
+  a.first = first_row, a.rank = rank, a.step = step, a.count = count;
+  a.single = dtype == TP_DTYPE_F32, a.out = out;
   return TP_LAUNCHER(kruskal_random_elements)(space, rows * rank, a);
+}
+
+tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
+                                          int mode, int64_t first_row, int64_t rows,
+                                          int64_t rank, void *out) {
+  return tp_kruskal_random_rows_stepped_in_space(space, dtype, seed, mode, first_row, rows,
+                                                 rank, 1, 0, out);
 }

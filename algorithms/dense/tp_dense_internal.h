@@ -105,6 +105,13 @@ void tp_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t fir
 tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
                                           int mode, int64_t first_row, int64_t rows,
                                           int64_t rank, void *out);
+/* The same with rows taken in steps: row i of out is factor row ((first_row + i) step)
+ * mod count (step 1: first_row + i; else count <= 2^32 and first_row + rows <= count).
+ * A distributed sparse tensor's relabelled slab (tp_cp_relabel) draws its rows so. */
+tp_status tp_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
+                                                  uint64_t seed, int mode, int64_t first_row,
+                                                  int64_t rows, int64_t rank, uint64_t step,
+                                                  uint64_t count, void *out);
 
 /* The block of tp_dense_random_planted's tensor (whose Kruskal tensor is truth: the
  * whole dims, tp_kruskal_random(seed)) that starts at `first` in every mode: the same

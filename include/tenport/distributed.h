@@ -54,6 +54,11 @@ typedef struct tp_dist_coo tp_dist_coo;
  * by tp_grid_choose; its product must be the communicator's size): slabs balanced by
  * nonzero count, one exchange (alltoallv) to the owners, duplicates summed there, and
  * each rank's block built as FLYCOO in the space (tp_flycoo_create; opts may be NULL).
+ * A mode cut into several slabs is cut after its indices are relabelled: index i of n
+ * becomes (i s) mod n for a step s near n / golden ratio, so that a run of heavy indices
+ * (a power law's head) is spread over every slab instead of falling in one
+ * (TENPORT_RELABEL=0 on any rank: natural order; modes of more than 2^32 indices keep
+ * it). Factors in and out are in the tensor's own indices.
  * Collective; a failure on any rank is every rank's error. */
 tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share,
                              const tp_grid *grid, const tp_flycoo_options *opts,
@@ -68,8 +73,9 @@ typedef struct tp_dist_coo_info {
   int64_t dims[TP_COO_MAX_ORDER];      /* the whole tensor */
   int64_t nnz;                         /* all ranks, duplicates summed */
   int64_t local_nnz, min_local_nnz, max_local_nnz;
-  int64_t slab_begin[TP_COO_MAX_ORDER], slab_end[TP_COO_MAX_ORDER]; /* this rank's rows */
-  int64_t own_begin[TP_COO_MAX_ORDER], own_end[TP_COO_MAX_ORDER];   /* rows it solves */
+  /* this rank's rows and those it solves, in relabelled indices (see tp_dist_coo_create) */
+  int64_t slab_begin[TP_COO_MAX_ORDER], slab_end[TP_COO_MAX_ORDER];
+  int64_t own_begin[TP_COO_MAX_ORDER], own_end[TP_COO_MAX_ORDER];
   double exchange_seconds, build_seconds;
 } tp_dist_coo_info;
 
