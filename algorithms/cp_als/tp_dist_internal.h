@@ -77,8 +77,9 @@ tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
  * A rank's nonzeros touch few rows of its slab when the tensor is sparse and skewed:
  * instead of reducing and gathering whole slabs, each rank sends the owners only the
  * rows it touches, and receives only those. Per mode, the layer's ranks agree on it when
- * it moves less than half of what a whole slab does (TENPORT_ROW_EXCHANGE=sparse or
- * dense forces the choice). */
+ * it moves less than half of what a whole slab does over NCCL, and always through MPI,
+ * whose reductions run on one thread (TENPORT_ROW_EXCHANGE=sparse or dense forces the
+ * choice). */
 typedef struct tp_cp_row_plan {
   int64_t touched;            /* rows of the slab this rank touches (sorted, by owner) */
   int64_t received;           /* rows it receives as owner, grouped by source rank */
