@@ -858,6 +858,7 @@ Test(cp_als, rejects_nonfinite_initial_guess) {
 typedef struct progress_log {
   int calls, last_iteration, increasing;
   double last_fit, last_delta, previous_fit;
+  double iterating; /* the iterations' seconds, summed */
 } progress_log;
 
 static void record_progress(const tp_cp_als_progress *pr, void *user) {
@@ -871,6 +872,7 @@ static void record_progress(const tp_cp_als_progress *pr, void *user) {
   log->previous_fit = pr->fit;
   log->last_fit = pr->fit;
   log->last_delta = pr->delta_fit;
+  log->iterating += pr->seconds;
 }
 
 Test(cp_als, progress_called_once_per_iteration) {
@@ -878,7 +880,7 @@ Test(cp_als, progress_called_once_per_iteration) {
   problem p;
   make_problem(&p, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, 3, 0.05, 12);
   for (int max_iters = 1; max_iters <= 30; max_iters += 29) {
-    progress_log log = {0, 0, 1, 0, 0, 0};
+    progress_log log = {0, 0, 1, 0, 0, 0, 0};
     tp_cp_als_options o = tp_cp_als_options_default();
     o.rank = 3;
     o.max_iters = max_iters;
@@ -891,6 +893,9 @@ Test(cp_als, progress_called_once_per_iteration) {
     cr_expect(log.increasing, "iteration numbers 1, 2, ... with delta = fit - previous fit");
     cr_expect_eq(log.last_fit, res.fit);
     cr_expect(res.iterations <= max_iters);
+    cr_expect(res.setup_seconds > 0 && res.setup_seconds + log.iterating <= res.seconds,
+              "setup %g s and iterations %g s within the run's %g s", res.setup_seconds,
+              log.iterating, res.seconds);
     if (res.converged)
       cr_expect_lt(fabs(log.last_delta), o.tol);
   }

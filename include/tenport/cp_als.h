@@ -49,6 +49,9 @@ typedef struct tp_cp_als_result {
   int fallback_solves;  /* total solves that used the rank-revealing fallback */
   int passes_per_iteration; /* full reads of the tensor per iteration by the MTTKRPs */
   double seconds;
+  double setup_seconds; /* of seconds, before the first iteration: the tensor's norm, the
+                           starting factors, their Grams and, distributed, the first use
+                           of every communicator */
   double comm_seconds;  /* distributed runs: in collectives after setup (setup warms the
                            communicators up; tenport/distributed.h) */
   double mttkrp_seconds; /* distributed runs: in this rank's MTTKRPs (0 in one process,

@@ -248,15 +248,15 @@ static void report(const dist_job *j, double total) {
   const tenport_cp_dist_request *q = j->q;
   print_tensor(j);
   print_spread(j);
+  const tp_cp_als_result *r = &j->result;
   if (j->dense)
-    printf("phases: %s %.3f s, iterations %.3f s (MTTKRP %.3f s, communication %.3f s), "
-           "write %.3f s\n", q->input ? "read" : "made", j->read_seconds, j->result.seconds,
-           j->result.mttkrp_seconds, j->result.comm_seconds, j->write_seconds);
+    printf("phases: %s %.3f s, ", q->input ? "read" : "made", j->read_seconds);
   else
-    printf("phases: read %.3f s, exchange %.3f s, build %.3f s, iterations %.3f s "
-           "(MTTKRP %.3f s, communication %.3f s), write %.3f s\n", j->read_seconds,
-           j->exchange_seconds, j->build_seconds, j->result.seconds, j->result.mttkrp_seconds,
-           j->result.comm_seconds, j->write_seconds);
+    printf("phases: read %.3f s, exchange %.3f s, build %.3f s, ", j->read_seconds,
+           j->exchange_seconds, j->build_seconds);
+  printf("setup %.3f s, iterations %.3f s (MTTKRP %.3f s, communication %.3f s), write "
+         "%.3f s\n", r->setup_seconds, r->seconds - r->setup_seconds, r->mttkrp_seconds,
+         r->comm_seconds, j->write_seconds);
   printf("MTTKRP per rank: %.3f s to %.3f s\n", j->mttkrp_least, j->mttkrp_most);
   tenport_cp_print_result(&j->result, total);
   if (q->output)
