@@ -87,8 +87,9 @@ int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank);
  * pass does the same for modes > s with the updated factors of modes <= s. So a sweep
  * reads the tensor twice instead of d times. The partial results take
  * R * max(prod_{k<=s} I_k, prod_{k>s} I_k) elements; when they do not fit the
- * workspace limit (partial_bytes_limit; 0 = 25% of the tensor or 64 MiB, the larger) every mode runs
- * tp_mttkrp on its own. */
+ * workspace limit every mode runs tp_mttkrp on its own. partial_bytes_limit 0: 64 MiB,
+ * or more as long as the partial is no larger than the tensor and takes at most half of
+ * the memory the space does not hold yet. */
 typedef struct tp_mttkrp_sweep tp_mttkrp_sweep;
 
 tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t rank,
