@@ -107,35 +107,60 @@ static int owner(const tp_dist_coo *X, const tp_coo *share, int64_t k) {
   return tp_grid_rank(&X->grid, c);
 }
 
+/* The share is packed in chunks on all host cores: chunk c's records for rank r follow
+ * chunk c - 1's, so each rank's records keep the nonzeros' order whatever the chunking
+ * (the serial build packs the same bytes). */
+enum { PACK_CHUNK_MIN = 1024, PACK_CHUNKS_MAX = 256 };
+
 typedef struct exchange {
   int *dest;               /* share->nnz: each nonzero's rank */
-  int64_t *send_counts, *recv_counts, *first; /* per rank, in words */
+  int64_t *send_counts, *recv_counts; /* per rank, in words */
+  int chunks;
+  int64_t *chunk_at;       /* chunks x P: words of chunk c for rank r, then where they go */
   int64_t *send, *recv;    /* records; the value's word holds a double */
   int64_t received;        /* nonzeros */
 } exchange;
 
 static void exchange_free(exchange *x) {
-  free(x->dest), free(x->send_counts), free(x->recv_counts), free(x->first);
+  free(x->dest), free(x->send_counts), free(x->recv_counts), free(x->chunk_at);
   free(x->send), free(x->recv);
   memset(x, 0, sizeof *x);
+}
+
+static int64_t chunk_begin(int64_t nnz, int chunks, int c) { return nnz * c / chunks; }
+
+/* Each nonzero's rank, and the words each chunk sends each rank. */
+static void count_destinations(const tp_dist_coo *X, const tp_coo *share, exchange *x) {
+  const int P = tp_comm_size(X->comm);
+  const int64_t w = (int64_t)record_words(X->order);
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int c = 0; c < x->chunks; ++c) {
+    int64_t *mine = x->chunk_at + (size_t)c * (size_t)P;
+    for (int64_t k = chunk_begin(share->nnz, x->chunks, c);
+         k < chunk_begin(share->nnz, x->chunks, c + 1); ++k) {
+      x->dest[k] = owner(X, share, k);
+      mine[x->dest[k]] += w;
+    }
+  }
+  for (int c = 0; c < x->chunks; ++c)
+    for (int r = 0; r < P; ++r)
+      x->send_counts[r] += x->chunk_at[(size_t)c * (size_t)P + (size_t)r];
 }
 
 static tp_status plan(tp_dist_coo *X, const tp_coo *share, exchange *x) {
   int P = tp_comm_size(X->comm);
   size_t w = record_words(X->order);
+  int64_t chunks = share->nnz / PACK_CHUNK_MIN;
+  x->chunks = chunks < 1 ? 1 : chunks > PACK_CHUNKS_MAX ? PACK_CHUNKS_MAX : (int)chunks;
   x->dest = (int *)malloc(sizeof(int) * (size_t)(share->nnz ? share->nnz : 1));
   x->send_counts = (int64_t *)calloc((size_t)P, sizeof(int64_t));
   x->recv_counts = (int64_t *)calloc((size_t)P, sizeof(int64_t));
-  x->first = (int64_t *)calloc((size_t)P + 1, sizeof(int64_t));
+  x->chunk_at = (int64_t *)calloc((size_t)x->chunks * (size_t)P, sizeof(int64_t));
   x->send = (int64_t *)malloc(sizeof(int64_t) * w * (size_t)(share->nnz ? share->nnz : 1));
-  if (!x->dest || !x->send_counts || !x->recv_counts || !x->first || !x->send)
+  if (!x->dest || !x->send_counts || !x->recv_counts || !x->chunk_at || !x->send)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to send %lld nonzeros",
                     (long long)share->nnz);
-  TP_HOST_OMP(omp parallel for schedule(static))
-  for (int64_t k = 0; k < share->nnz; ++k)
-    x->dest[k] = owner(X, share, k);
-  for (int64_t k = 0; k < share->nnz; ++k)
-    x->send_counts[x->dest[k]] += (int64_t)w;
+  count_destinations(X, share, x);
   int64_t one[64], *ones = P <= 64 ? one : (int64_t *)malloc(sizeof(int64_t) * (size_t)P);
   if (!ones)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", P);
@@ -148,18 +173,34 @@ static tp_status plan(tp_dist_coo *X, const tp_coo *share, exchange *x) {
   return st;
 }
 
-static void pack(const tp_dist_coo *X, const tp_coo *share, exchange *x) {
-  int P = tp_comm_size(X->comm);
-  size_t w = record_words(X->order);
+/* chunk_at's counts become where each chunk's records for each rank start: rank by rank,
+ * chunk by chunk. */
+static void chunk_offsets(int P, exchange *x) {
+  int64_t at = 0;
   for (int r = 0; r < P; ++r)
-    x->first[r + 1] = x->first[r] + x->send_counts[r];
-  for (int64_t k = 0; k < share->nnz; ++k) {
-    int64_t *rec = x->send + x->first[x->dest[k]];
-    x->first[x->dest[k]] += (int64_t)w;
-    for (int m = 0; m < X->order; ++m)
-      rec[m] = tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]);
-    double v = tp_coo_value(share, k);
-    memcpy(rec + X->order, &v, sizeof v);
+    for (int c = 0; c < x->chunks; ++c) {
+      int64_t *slot = x->chunk_at + (size_t)c * (size_t)P + (size_t)r, words = *slot;
+      *slot = at;
+      at += words;
+    }
+}
+
+static void pack(const tp_dist_coo *X, const tp_coo *share, exchange *x) {
+  const int P = tp_comm_size(X->comm);
+  const int64_t w = (int64_t)record_words(X->order);
+  chunk_offsets(P, x);
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  for (int c = 0; c < x->chunks; ++c) {
+    int64_t *at = x->chunk_at + (size_t)c * (size_t)P;
+    for (int64_t k = chunk_begin(share->nnz, x->chunks, c);
+         k < chunk_begin(share->nnz, x->chunks, c + 1); ++k) {
+      int64_t *rec = x->send + at[x->dest[k]];
+      at[x->dest[k]] += w;
+      for (int m = 0; m < X->order; ++m)
+        rec[m] = tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]);
+      double v = tp_coo_value(share, k);
+      memcpy(rec + X->order, &v, sizeof v);
+    }
   }
 }
 
@@ -188,6 +229,7 @@ static tp_status unpack(tp_dist_coo *X, const exchange *x) {
     dims[m] = l->rows[m] > 0 ? l->rows[m] : 1;
   TP_TRY(tp_coo_host_alloc(X->dtype, X->order, dims, x->received, &X->block));
   size_t w = record_words(X->order);
+  TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < x->received; ++k) {
     const int64_t *rec = x->recv + (size_t)k * w;
     for (int m = 0; m < X->order; ++m)
