@@ -25,6 +25,14 @@ Test(space, reports_backend_and_device) {
   cr_assert_geq(count, 1);
 }
 
+/* The loaded library's version is the headers': "MAJOR.MINOR.PATCH" of TP_VERSION_*. */
+Test(space, version_matches_the_headers) {
+  char want[64];
+  snprintf(want, sizeof want, "%d.%d.%d", TP_VERSION_MAJOR, TP_VERSION_MINOR, TP_VERSION_PATCH);
+  cr_assert_str_eq(tp_version(), want);
+  cr_assert_eq(TENPORT_VERSION_MINOR, TP_VERSION_MINOR, "the 0.1 spellings are kept");
+}
+
 Test(space, rejects_missing_device) {
   tp_space *other = NULL;
   tp_space_options opts = tp_space_options_default();

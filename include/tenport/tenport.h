@@ -21,9 +21,6 @@
 #include "tenport/sttid.h"
 #include "tenport/comm.h"
 #include "tenport/distributed.h"
-
-#define TENPORT_VERSION_MAJOR 0
-#define TENPORT_VERSION_MINOR 1
-#define TENPORT_VERSION_PATCH 0
+#include "tenport/version.h"
 
 #endif

@@ -154,8 +154,7 @@ static void json_machine(FILE *f, const tps_run *run, const tps_machine *m) {
   json_key(f, "compiler", m->compiler), fputs(", ", f);
   json_key(f, "revision", m->revision), fputs(", ", f);
   json_key(f, "date", m->date), fputs(", ", f);
-  fprintf(f, "\"tenport_version\": \"%d.%d.%d\"},\n", TENPORT_VERSION_MAJOR,
-          TENPORT_VERSION_MINOR, TENPORT_VERSION_PATCH);
+  fprintf(f, "\"tenport_version\": \"%s\"},\n", tp_version());
 }
 
 /* The document is made in memory and written as one file of the output set, so that an

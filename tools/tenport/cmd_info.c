@@ -9,8 +9,7 @@
 #include "tenport/tenport.h"
 
 static void print_device(const tp_space_info *info) {
-  printf("tenport %d.%d.%d, %s backend\n", TENPORT_VERSION_MAJOR, TENPORT_VERSION_MINOR,
-         TENPORT_VERSION_PATCH, info->backend);
+  printf("tenport %s, %s backend\n", tp_version(), info->backend);
   printf("device %d: %s\n", info->device, info->device_name);
   printf("  %s units: %d | memory: %.1f GiB | L1/shared per unit: %zu KiB | last-level "
          "cache: %.1f MiB\n",

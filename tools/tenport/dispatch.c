@@ -52,9 +52,8 @@ int tenport_main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-    printf("tenport %d.%d.%d (%s backend%s%s)\n", TENPORT_VERSION_MAJOR, TENPORT_VERSION_MINOR,
-           TENPORT_VERSION_PATCH, tp_backend_name(), tp_comm_has_mpi() ? ", MPI" : "",
-           tp_comm_has_nccl() ? ", NCCL" : "");
+    printf("tenport %s (%s backend%s%s)\n", tp_version(), tp_backend_name(),
+           tp_comm_has_mpi() ? ", MPI" : "", tp_comm_has_nccl() ? ", NCCL" : "");
     return 0;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
