@@ -93,7 +93,7 @@ tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
   size_t rounded = tp_round_up(bytes);
   TP_CHECK_ARG(rounded >= bytes, "allocation of %zu bytes overflows", bytes);
   TP_TRY(tp_raw_alloc_within_limit(space, rounded, ptr));
-  tp_block block = {*ptr, rounded, 1, bytes};
+  tp_block block = {*ptr, rounded, 1, bytes, NULL};
   tp_status st = tp_register_user_block(space, block);
   if (st != TP_SUCCESS) {
     tp_backend_raw_free(space, *ptr);
@@ -140,9 +140,11 @@ tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
   tp_space_common *c = tp_space_common_of(space);
   size_t want = tp_round_up(bytes ? bytes : 1);
   long best = -1;
+  const void *stream = tp_space_stream(space);
   for (size_t i = 0; i < c->temp.count; ++i) {
     const tp_block *b = &c->temp.items[i];
-    if (!b->in_use && b->bytes >= want && (best < 0 || b->bytes < c->temp.items[best].bytes))
+    if (!b->in_use && b->stream == stream && b->bytes >= want &&
+        (best < 0 || b->bytes < c->temp.items[best].bytes))
       best = (long)i;
   }
   /* Reuse only blocks of a similar size, so small requests do not pin huge blocks. */
@@ -152,7 +154,7 @@ tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr) {
     return TP_SUCCESS;
   }
   TP_TRY(tp_raw_alloc_within_limit(space, want, ptr));
-  tp_block block = {*ptr, want, 1, want};
+  tp_block block = {*ptr, want, 1, want, stream};
   tp_status st = tp_block_list_push(&c->temp, block);
   if (st != TP_SUCCESS) {
     tp_backend_raw_free(space, *ptr);
@@ -167,8 +169,17 @@ void tp_temp_release(tp_space *space, void *ptr) {
     return;
   tp_space_common *c = tp_space_common_of(space);
   long i = tp_block_list_find(&c->temp, ptr);
-  if (i >= 0)
+  if (i >= 0) {
     c->temp.items[i].in_use = 0;
+    c->temp.items[i].stream = tp_space_stream(space);
+  }
+}
+
+void tp_temp_joined(tp_space *space, const void *stream) {
+  tp_space_common *c = tp_space_common_of(space);
+  for (size_t i = 0; i < c->temp.count; ++i)
+    if (!c->temp.items[i].in_use)
+      c->temp.items[i].stream = stream;
 }
 
 tp_status tp_space_trim(tp_space *space) {

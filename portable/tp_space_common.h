@@ -14,6 +14,7 @@ typedef struct tp_block {
   size_t bytes;     /* as allocated (rounded up) */
   int in_use;       /* temporaries only: handed out and not yet released */
   size_t requested; /* as asked for: copies and fills must stay within it */
+  const void *stream; /* temporaries: the stream (lane) whose work used the block last */
 } tp_block;
 
 typedef struct tp_block_list {
@@ -74,10 +75,14 @@ long tp_registry_containing(const tp_block_list *list, const void *ptr);
 tp_status tp_quarantine_hold(tp_space *space, tp_block block);
 void tp_quarantine_release_all(tp_space *space);
 
-/* Temporary memory for primitives. A released block may be handed out again to work
- * issued later on the same stream, which is why no fence is needed. */
+/* Temporary memory for primitives. A released block is handed out again only to work
+ * issued later on the stream it was released on (between tp_space_lanes_begin and _end,
+ * lanes are concurrent streams), which is why no fence is needed. */
 tp_status tp_temp_alloc(tp_space *space, size_t bytes, void **ptr);
 void tp_temp_release(tp_space *space, void *ptr);
+/* Every lane's work is now ordered before stream's (the lanes joined it): the released
+ * temporaries may go to stream's work. */
+void tp_temp_joined(tp_space *space, const void *stream);
 
 /* Frees every block; returns how many user blocks were still allocated. */
 size_t tp_space_common_release_all(tp_space *space);

@@ -225,6 +225,30 @@ Test(mttkrp, sweep_blocked_tiny_budget) { check_sweep(TP_MTTKRP_BLOCKED, 1500); 
 Test(mttkrp, sweep_gemm) { check_sweep(TP_MTTKRP_GEMM, 0); }
 Test(mttkrp, sweep_without_reuse) { check_sweep(TP_MTTKRP_ELEM, 0); }
 
+/* A partial the space cannot hold (its memory limit) is done without, not an error; the
+ * MTTKRPs are then each mode's own and still right. */
+Test(mttkrp, sweep_goes_without_a_partial_it_cannot_have) {
+  tpt_rng rng = tpt_rng_fresh();
+  problem p;
+  problem_make(TP_DTYPE_F64, TP_LAYOUT_LEFT, &shapes[1], 7, &rng, &p);
+  tp_mttkrp_options opts = with_variant(TP_MTTKRP_BLOCKED);
+  TPT_OK(tp_space_set_memory_limit(tpt_space, tp_space_bytes_in_use(tpt_space) + 64));
+  tp_mttkrp_sweep *sw = NULL;
+  TPT_OK(tp_mttkrp_sweep_create(tpt_space, &p.dx, 7, &opts, 0, &sw));
+  cr_assert_eq(tp_mttkrp_sweep_passes(sw), shapes[1].d, "%d passes: the partial was had",
+               tp_mttkrp_sweep_passes(sw));
+  TPT_OK(tp_space_set_memory_limit(tpt_space, 0));
+  for (int mode = 0; mode < shapes[1].d; ++mode) {
+    void *G = tpt_alloc_poisoned(sizeof(double) * p.hx.dims[mode] * 7);
+    TPT_OK(tp_mttkrp_sweep_mode(sw, &p.du, mode, G));
+    double err = compare_with_reference(&p, mode, G);
+    cr_assert(err <= 1e-12, "mode %d: error %.3g", mode, err);
+    tpt_free(G);
+  }
+  tp_mttkrp_sweep_destroy(&sw);
+  problem_free(&p);
+}
+
 Test(mttkrp, bad_arguments) {
   tpt_rng rng = tpt_rng_fresh();
   problem p;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "tp_host_memory.h"
+#include "tp_space_common.h"
 #include "tpt.h"
 
 TestSuite(space, .init = tpt_setup, .fini = tpt_teardown);
@@ -31,6 +32,36 @@ Test(space, version_matches_the_headers) {
   snprintf(want, sizeof want, "%d.%d.%d", TP_VERSION_MAJOR, TP_VERSION_MINOR, TP_VERSION_PATCH);
   cr_assert_str_eq(tp_version(), want);
   cr_assert_eq(TENPORT_VERSION_MINOR, TP_VERSION_MINOR, "the 0.1 spellings are kept");
+}
+
+/* A temporary released by one lane's work goes again only to later work on that lane
+ * (lanes are concurrent streams), and to any work once the lanes are joined. */
+Test(space, temporaries_stay_on_their_lane_until_the_lanes_join) {
+  int got = 0;
+  void *a = NULL, *b = NULL;
+  TPT_OK(tp_space_lanes_begin(tpt_space, 2, &got));
+  TPT_OK(tp_temp_alloc(tpt_space, 4096, &a));
+  tp_temp_release(tpt_space, a);
+  if (got == 2) { /* GPU spaces; host spaces have one lane */
+    TPT_OK(tp_space_lane_select(tpt_space, 1));
+    TPT_OK(tp_temp_alloc(tpt_space, 4096, &b));
+    cr_assert_neq(a, b, "lane 1 was given lane 0's temporary while lane 0 may still use it");
+    tp_temp_release(tpt_space, b);
+    TPT_OK(tp_space_lane_select(tpt_space, 0));
+  }
+  void *again = NULL;
+  TPT_OK(tp_temp_alloc(tpt_space, 4096, &again));
+  cr_assert_eq(again, a, "the same lane reuses its own temporary");
+  tp_temp_release(tpt_space, again);
+  TPT_OK(tp_space_lanes_end(tpt_space));
+  if (got == 2) { /* joined: lane 1's block may serve the space's stream */
+    void *first = NULL, *second = NULL;
+    TPT_OK(tp_temp_alloc(tpt_space, 4096, &first));
+    TPT_OK(tp_temp_alloc(tpt_space, 4096, &second));
+    cr_assert((first == a && second == b) || (first == b && second == a),
+              "both blocks are reused after the join");
+    tp_temp_release(tpt_space, first), tp_temp_release(tpt_space, second);
+  }
 }
 
 Test(space, rejects_missing_device) {

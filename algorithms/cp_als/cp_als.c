@@ -688,11 +688,11 @@ static double cp_comm_seconds(const cp_run *run) {
 static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   double t0 = tp_wall_seconds();
   TP_TRY(cp_setup(run));
-  double comm0 = cp_comm_seconds(run); /* the warm-up counts to setup */
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
   TP_TRY(tp_space_fence(run->space));
   res->setup_seconds = tp_wall_seconds() - t0;
+  double comm0 = cp_comm_seconds(run); /* the warm-up and the first Grams' sums: setup */
   res->passes_per_iteration = run->X->passes(run->X->ctx);
   TP_TRY(cp_iterate(run, res));
   if (run->opts->normalize)

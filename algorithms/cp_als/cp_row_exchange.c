@@ -124,10 +124,14 @@ static tp_status choose(const tp_cp_layout *l, int n, const plan_parts *p, int *
     moved += (double)p->recv_rows[j];
   TP_TRY(tp_comm_allreduce_host(l->layer[n], &moved, 1, TP_DTYPE_F64, TP_COMM_MAX));
   int forced = forced_choice();
+  int64_t choice;
   if (forced >= 0)
-    *sparse = forced;
+    choice = forced;
   else
-    *sparse = !tp_comm_uses_nccl(l->layer[n]) || moved < 0.5 * (double)l->rows[n];
+    choice = !tp_comm_uses_nccl(l->layer[n]) || moved < 0.5 * (double)l->rows[n];
+  /* the same on every rank of the layer, even if their environments differ */
+  TP_TRY(tp_comm_allreduce_host(l->layer[n], &choice, 1, TP_DTYPE_I64, TP_COMM_MAX));
+  *sparse = (int)choice;
   return TP_SUCCESS;
 }
 

@@ -45,7 +45,8 @@ static int tpm_best_split(const int64_t *dims, int d, int64_t *rows) {
  * a 0.97 GB partial and is 2.1 GB: under the former limit, a quarter of the tensor, it
  * read X five times per iteration and took 0.243 s on an H100, the 2-rank block (twice
  * the size, same partial) 0.133 s. The partial must also leave room: at most half of
- * what the space does not hold yet. */
+ * what the space does not hold yet (and if it still cannot be had, as under a memory
+ * limit, the sweep goes without). */
 static int partial_pays(tp_space *space, size_t partial, size_t tensor) {
   const size_t floor_bytes = (size_t)64 << 20; /* small partials always */
   if (partial <= floor_bytes)
@@ -85,6 +86,11 @@ tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t ran
              (partial_bytes_limit ? bytes <= partial_bytes_limit
                                   : partial_pays(space, bytes, tensor));
   tp_status st = s->reuse ? tp_alloc(space, bytes, &s->partial) : TP_SUCCESS;
+  if (st == TP_ERROR_OUT_OF_MEMORY && !partial_bytes_limit) {
+    /* the estimate was wrong (a memory limit, other users of the device): no partials */
+    tp_clear_error();
+    s->reuse = 0, s->partial = NULL, st = TP_SUCCESS;
+  }
   if (st != TP_SUCCESS) {
     free(s);
     return st;

@@ -218,6 +218,8 @@ tp_status tp_space_lanes_end(tp_space *space) {
     st = tpg_stream_wait(space, space->stream, space->lane_streams[l]);
   space->lanes_open = 1;
   space->current = space->stream;
+  if (st == TP_SUCCESS)
+    tp_temp_joined(space, space->stream);
   return st;
 }
 

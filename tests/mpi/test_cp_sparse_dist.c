@@ -157,6 +157,10 @@ int main(int argc, char **argv) {
   g = mpi_check_line_grid(3, 2, size);
   run_case("3 modes, few nonzeros (empty blocks)", 3, d3, 9, 2, TP_DTYPE_F64, &g, size, 1);
   run_case("3 modes, float32", 3, d3, 3000, 4, TP_DTYPE_F32, NULL, size, 1);
+  /* one holder packs its share in many chunks (over 1024 nonzeros each) */
+  const int64_t d3_big[3] = {97, 61, 43};
+  run_case("3 modes, 60000 nonzeros on one rank", 3, d3_big, 60000, 3, TP_DTYPE_F64, NULL, 1,
+           1);
   int code = mpi_check_finish("test_cp_sparse_dist");
   tp_comm_destroy(&comm);
   tp_space_destroy(&space);
