@@ -1,14 +1,16 @@
 /* Stable LSD radix sort for one (key, value) type pair, instantiated by sort.c with
  * SORT_KEY_T, SORT_VAL_T, SORT_HAS_VALUES (0 or 1) and SORT_SFX.
  *
- * Each pass sorts by 8 bits:
- *   1. histogram: every tile counts its digits -> counts[digit * tiles + tile];
- *   2. an exclusive scan of counts gives every (digit, tile) its first output slot;
- *   3. scatter: a tile ranks its keys in rounds. A team thread ranks its contiguous
- *      segment lane-parallel (lanes with equal digits found by tp_vector_match, the
- *      lowest lane counting for all of them), per-thread counts are prefixed across
- *      threads, the round is staged digit-sorted in team scratch and written out in
- *      order, so equal keys keep their input order. */
+ * Each pass sorts by 8 bits. A tile ranks its keys in rounds: a team thread ranks its
+ * contiguous segment lane-parallel (lanes with equal digits found by tp_vector_match,
+ * the lowest lane counting for all of them), per-thread counts are prefixed across
+ * threads, the round is staged digit-sorted in team scratch and written out in order,
+ * so equal keys keep their input order. Where each tile's digits go comes from:
+ *   GPU spaces (onesweep): the digit counts of every pass, from one read of the keys
+ *      before the first pass, and a decoupled look-back over the tiles before it, so
+ *      that a pass is one kernel that reads and writes the pairs once;
+ *   host spaces: per pass, a histogram of every tile's digits
+ *      (counts[digit * tiles + tile]) and its exclusive scan, then the scatter. */
 
 #define SORT_NAME(base) TP_PASTE(base, SORT_SFX)
 
@@ -78,6 +80,7 @@ typedef struct SORT_NAME(sort_scatter_args_) {
 /* Scratch layout of the scatter kernel for a team of `threads` threads. */
 typedef struct SORT_NAME(sort_scratch_) {
   int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
+  int64_t *tile_number;  /* [1] the onesweep tile's number (tp_team_start_order) */
   /* 16 bits suffice: a round holds at most 65535 keys (checked by the host code). */
   uint16_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
   uint16_t *round_count; /* [RADIX] */
@@ -87,7 +90,7 @@ typedef struct SORT_NAME(sort_scratch_) {
 } SORT_NAME(sort_scratch_);
 
 TP_INLINE size_t SORT_NAME(sort_scratch_bytes_)(int team_size, int64_t round) {
-  return sizeof(int64_t) * SORT_RADIX + sizeof(uint16_t) * SORT_RADIX * (size_t)team_size +
+  return sizeof(int64_t) * (SORT_RADIX + 1) + sizeof(uint16_t) * SORT_RADIX * (size_t)team_size +
          2 * sizeof(uint16_t) * SORT_RADIX + sizeof(SORT_KEY_T) * (size_t)round +
          (SORT_HAS_VALUES ? sizeof(SORT_VAL_T) * (size_t)round : 0);
 }
@@ -96,7 +99,8 @@ TP_DEVICE SORT_NAME(sort_scratch_) SORT_NAME(sort_scratch_carve_)(const tp_team 
                                                                    int64_t round) {
   SORT_NAME(sort_scratch_) s;
   s.digit_next = (int64_t *)team->scratch;
-  s.thread_hist = (uint16_t *)(s.digit_next + SORT_RADIX);
+  s.tile_number = s.digit_next + SORT_RADIX;
+  s.thread_hist = (uint16_t *)(s.tile_number + 1);
   s.round_count = s.thread_hist + SORT_RADIX * team->team_size;
   s.round_start = s.round_count + SORT_RADIX;
   s.stage_keys = (SORT_KEY_T *)(s.round_start + SORT_RADIX);
@@ -121,80 +125,226 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   }
 }
 
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+/* Ranks the keys of one round [base, base + len): my_hist[d] counts this team thread's
+ * keys of digit d, rank[k] is key k's place among them (lanes on consecutive keys). */
+TP_DEVICE void SORT_NAME(sort_rank_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
+                                           const SORT_KEY_T *keys, int64_t base, int64_t len,
+                                           int shift, uint32_t mask,
+                                           uint32_t rank[SORT_ITEMS]) {
   const int lanes = team->vector_length, me = team->team_rank;
-  const int64_t round = (int64_t)team->team_size * lanes * SORT_ITEMS;
+  uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
+  TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
+  tp_team_barrier(team);
+  /* Only the ranks stay in registers; keys and values are read again when staged
+   * (from L2), which leaves room for more teams per multiprocessor. */
+  TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
+    int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
+    int valid = e < len;
+    uint32_t d = valid ? (uint32_t)(keys[base + e] >> shift) & mask : SORT_RADIX;
+    uint64_t peers = tp_vector_match(team, d, 9);
+    int leader = tp_ctz64(peers);
+    uint32_t before = 0;
+    if (d < SORT_RADIX && leader == team->vector_lane) {
+      before = my_hist[d];
+      my_hist[d] = (uint16_t)(before + (uint32_t)tp_popc64(peers));
+    }
+    before = tp_vector_shfl_u32(team, before, leader);
+    uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
+    rank[k] = before + (uint32_t)tp_popc64(peers & below);
+    tp_vector_sync(team);
+  }
+  tp_team_barrier(team);
+  /* Per digit: counts of earlier threads, and the round's total. */
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+    uint32_t run = 0;
+    for (int t = 0; t < team->team_size; ++t) {
+      uint32_t c = s.thread_hist[SORT_RADIX * t + d];
+      s.thread_hist[SORT_RADIX * t + d] = (uint16_t)run;
+      run += c;
+    }
+    s.round_count[d] = (uint16_t)run;
+  }
+  tp_team_barrier(team);
+  SORT_NAME(sort_scan_digits_)(team, s);
+  tp_team_barrier(team);
+}
+
+/* Stages the ranked round digit-sorted in scratch, then writes it out in order (runs of
+ * equal digits are coalesced), digit d's keys from slot digit_next[d] on. */
+TP_DEVICE void SORT_NAME(sort_move_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
+                                           const SORT_KEY_T *keys_in,
+                                           const SORT_VAL_T *vals_in, SORT_KEY_T *keys_out,
+                                           SORT_VAL_T *vals_out, int64_t base, int64_t len,
+                                           int shift, uint32_t mask,
+                                           const uint32_t rank[SORT_ITEMS]) {
+  const int lanes = team->vector_length, me = team->team_rank;
+  const uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
+  TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
+    int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
+    if (e < len) {
+      SORT_KEY_T kk = keys_in[base + e];
+      uint32_t d = (uint32_t)(kk >> shift) & mask;
+      uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
+      s.stage_keys[slot] = kk;
+      if (SORT_HAS_VALUES)
+        s.stage_vals[slot] = vals_in[base + e];
+    }
+  }
+  tp_team_barrier(team);
+  TP_TEAM_VECTOR_FOR(team, e, 0, len) {
+    SORT_KEY_T k = s.stage_keys[e];
+    uint32_t d = (uint32_t)(k >> shift) & mask;
+    int64_t slot = s.digit_next[d] + (e - (int64_t)s.round_start[d]);
+    keys_out[slot] = k;
+    if (SORT_HAS_VALUES)
+      vals_out[slot] = s.stage_vals[e];
+  }
+  tp_team_barrier(team);
+}
+
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+  const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
   const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
   const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
-  uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
     int64_t at = d * a.tiles + team->league_rank;
     s.digit_next[d] = a.offsets32 ? (int64_t)a.offsets32[at] : a.offsets64[at];
   }
   for (int64_t base = tile_begin; base < tile_end; base += round) {
     const int64_t len = tp_min_i64(round, tile_end - base);
-    TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
-    tp_team_barrier(team);
-    /* Rank my segment [me * lanes * ITEMS, ...) of the round, lanes on consecutive keys. */
-    /* Only the ranks stay in registers; keys and values are read again when staged
-     * (from L2), which leaves room for more teams per multiprocessor. */
     uint32_t rank[SORT_ITEMS];
-    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
-      int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
-      int valid = e < len;
-      uint32_t d = valid ? (uint32_t)(a.keys_in[base + e] >> a.shift) & mask : SORT_RADIX;
-      uint64_t peers = tp_vector_match(team, d, 9);
-      int leader = tp_ctz64(peers);
-      uint32_t before = 0;
-      if (d < SORT_RADIX && leader == team->vector_lane) {
-        before = my_hist[d];
-        my_hist[d] = (uint16_t)(before + (uint32_t)tp_popc64(peers));
-      }
-      before = tp_vector_shfl_u32(team, before, leader);
-      uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
-      rank[k] = before + (uint32_t)tp_popc64(peers & below);
-      tp_vector_sync(team);
-    }
-    tp_team_barrier(team);
-    /* Per digit: counts of earlier threads, and the round's total. */
-    TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
-      uint32_t run = 0;
-      for (int t = 0; t < team->team_size; ++t) {
-        uint32_t c = s.thread_hist[SORT_RADIX * t + d];
-        s.thread_hist[SORT_RADIX * t + d] = (uint16_t)run;
-        run += c;
-      }
-      s.round_count[d] = (uint16_t)run;
-    }
-    tp_team_barrier(team);
-    SORT_NAME(sort_scan_digits_)(team, s);
-    tp_team_barrier(team);
-    TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) { /* stage digit-sorted */
-      int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
-      if (e < len) {
-        SORT_KEY_T kk = a.keys_in[base + e];
-        uint32_t d = (uint32_t)(kk >> a.shift) & mask;
-        uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
-        s.stage_keys[slot] = kk;
-        if (SORT_HAS_VALUES)
-          s.stage_vals[slot] = a.vals_in[base + e];
-      }
-    }
-    tp_team_barrier(team);
-    TP_TEAM_VECTOR_FOR(team, e, 0, len) { /* write out in order: coalesced runs */
-      SORT_KEY_T k = s.stage_keys[e];
-      uint32_t d = (uint32_t)(k >> a.shift) & mask;
-      int64_t slot = s.digit_next[d] + (e - (int64_t)s.round_start[d]);
-      a.keys_out[slot] = k;
-      if (SORT_HAS_VALUES)
-        a.vals_out[slot] = s.stage_vals[e];
-    }
-    tp_team_barrier(team);
+    SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
+    SORT_NAME(sort_move_round_)(team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base,
+                                len, a.shift, mask, rank);
     TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { s.digit_next[d] += s.round_count[d]; }
     tp_team_barrier(team);
   }
+}
+
+/* ---- onesweep (GPU spaces) ------------------------------------------------------
+ * Adinets and Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
+ * GPUs" (2022): one kernel counts the digits of every pass in a single read of the
+ * keys; each pass is then one kernel whose tiles find where their digits go by
+ * decoupled look-back over the tiles before them, so a pass reads and writes the pairs
+ * once (no histogram read, no scan of per-tile counts). */
+
+typedef struct SORT_NAME(sort_all_digits_args_) {
+  const SORT_KEY_T *keys;
+  uint64_t *counts; /* [passes][RADIX], zeroed by the caller */
+  int64_t n, chunk;
+  int begin_bit, end_bit, passes;
+} SORT_NAME(sort_all_digits_args_);
+
+/* Digit counts of every pass over one chunk: team-scope atomics into rows of team
+ * scratch (as sort_hist_), then the rows' sums added to the global counts. */
+TP_TEAM_KERNEL(SORT_NAME(sort_all_digits_), SORT_NAME(sort_all_digits_args_), team, a) {
+  const int nrows = SORT_NAME(sort_hist_rows_)(team->team_size);
+  const int table = SORT_RADIX * a.passes;
+  uint32_t *rows = (uint32_t *)team->scratch;
+  uint32_t *my_row = rows + table * (team->team_rank % nrows);
+  const int64_t begin = team->league_rank * a.chunk;
+  const int64_t end = tp_min_i64(begin + a.chunk, a.n);
+  TP_TEAM_VECTOR_FOR(team, k, 0, table * nrows) { rows[k] = 0; }
+  tp_team_barrier(team);
+  TP_TEAM_VECTOR_FOR(team, e, begin, end) {
+    const SORT_KEY_T key = a.keys[e];
+    for (int p = 0; p < a.passes; ++p) {
+      const int shift = a.begin_bit + p * SORT_RADIX_BITS;
+      const int bits = tp_sort_pass_bits(shift, a.end_bit);
+      const uint32_t d = (uint32_t)(key >> shift) & ((1u << bits) - 1u);
+      tp_atomic_add_u32_team(&my_row[SORT_RADIX * p + d], 1u);
+    }
+  }
+  tp_team_barrier(team);
+  TP_TEAM_VECTOR_FOR(team, k, 0, table) {
+    uint32_t total = 0;
+    for (int r = 0; r < nrows; ++r)
+      total += rows[table * r + k];
+    if (total)
+      tp_atomic_add_u64(&a.counts[k], (uint64_t)total);
+  }
+}
+
+typedef struct SORT_NAME(sort_onesweep_args_) {
+  const SORT_KEY_T *keys_in;
+  const SORT_VAL_T *vals_in;
+  SORT_KEY_T *keys_out;
+  SORT_VAL_T *vals_out;
+  const int64_t *digit_start; /* [RADIX] this pass's first slot of each digit */
+  uint64_t *look_back;        /* [tiles][RADIX] tp_sort_look_back words */
+  uint32_t *ticket;           /* this pass's tp_team_start_order counter */
+  int64_t n;
+  int shift, bits, pass;
+} SORT_NAME(sort_onesweep_args_);
+
+/* One pass of one tile (one round): rank it, look back for each digit's place, move. */
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+  const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
+  const uint32_t mask = (1u << a.bits) - 1u;
+  SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
+  const int64_t tile = tp_team_start_order(team, a.ticket, s.tile_number);
+  const int64_t base = tile * round;
+  const int64_t len = tp_min_i64(round, a.n - base);
+  uint32_t rank[SORT_ITEMS];
+  SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+    s.digit_next[d] = a.digit_start[d] + tp_sort_look_back(a.look_back, tile, (int)d, a.pass,
+                                                           s.round_count[d]);
+  }
+  tp_team_barrier(team);
+  SORT_NAME(sort_move_round_)(team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len,
+                              a.shift, mask, rank);
+}
+
+/* Every pass by onesweep, ping-ponging between (keys, vals) and the temporaries; on
+ * return *k_last and *v_last hold the sorted pairs. */
+static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_plan *plan,
+                                               SORT_KEY_T *keys, SORT_VAL_T *vals,
+                                               SORT_KEY_T *keys_tmp, SORT_VAL_T *vals_tmp,
+                                               int64_t n, int begin_bit, int end_bit,
+                                               SORT_KEY_T **k_last, SORT_VAL_T **v_last) {
+  const int passes = (end_bit - begin_bit + SORT_RADIX_BITS - 1) / SORT_RADIX_BITS;
+  tp_sort_onesweep_tables t;
+  TP_TRY(tp_sort_onesweep_tables_make(space, plan, passes, &t));
+  tp_status st = TP_SUCCESS;
+  SORT_NAME(sort_all_digits_args_) h;
+  h.keys = keys, h.counts = t.counts, h.n = n, h.begin_bit = begin_bit, h.end_bit = end_bit;
+  h.passes = passes;
+  int64_t teams = tp_sort_count_teams(space, plan, n);
+  h.chunk = tp_ceil_div_i64(n, teams);
+  tp_team_policy hp = tp_team_policy_make(
+      teams, plan->team_size, plan->vector_length,
+      sizeof(uint32_t) * SORT_RADIX * (size_t)passes * SORT_NAME(sort_hist_rows_)(plan->team_size));
+  TP_TRY_GOTO(st, TP_LAUNCHER(SORT_NAME(sort_all_digits_))(space, hp, h), done);
+  TP_TRY_GOTO(st, tp_sort_digit_starts(space, &t, passes), done);
+  {
+    SORT_NAME(sort_onesweep_args_) a;
+    a.n = n, a.look_back = t.look_back;
+    SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
+    SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
+    tp_team_policy sp =
+        tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length,
+                            SORT_NAME(sort_scratch_bytes_)(plan->team_size, plan->round));
+    for (int p = 0; p < passes; ++p) {
+      a.keys_in = k_src, a.vals_in = v_src, a.keys_out = k_dst, a.vals_out = v_dst;
+      a.shift = begin_bit + p * SORT_RADIX_BITS;
+      a.bits = tp_sort_pass_bits(a.shift, end_bit);
+      a.pass = p;
+      a.digit_start = t.starts + SORT_RADIX * p;
+      a.ticket = t.tickets + p;
+      TP_TRY_GOTO(st, TP_LAUNCHER(SORT_NAME(sort_onesweep_))(space, sp, a), done);
+      SORT_KEY_T *kt = k_src;
+      k_src = k_dst, k_dst = kt;
+      SORT_VAL_T *vt = v_src;
+      v_src = v_dst, v_dst = vt;
+    }
+    *k_last = k_src, *v_last = v_src;
+  }
+done:
+  tp_sort_onesweep_tables_free(space, &t);
+  return st;
 }
 
 /* One pass by bits [shift, shift + bits) from (keys_in, vals_in) to (keys_out, vals_out). */
@@ -238,6 +388,18 @@ static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan
   return TP_LAUNCHER(SORT_NAME(sort_scatter_))(space, sp, sc);
 }
 
+/* After an odd number of passes the sorted pairs are in the temporaries. */
+static tp_status SORT_NAME(sort_copy_back_)(tp_space *space, SORT_KEY_T *keys, SORT_VAL_T *vals,
+                                            const SORT_KEY_T *k_src, const SORT_VAL_T *v_src,
+                                            int64_t n) {
+  if (k_src == keys)
+    return TP_SUCCESS;
+  TP_TRY(tp_copy_on_device(space, keys, k_src, sizeof(SORT_KEY_T) * (size_t)n));
+  if (SORT_HAS_VALUES)
+    TP_TRY(tp_copy_on_device(space, vals, v_src, sizeof(SORT_VAL_T) * (size_t)n));
+  return TP_SUCCESS;
+}
+
 static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VAL_T *vals,
                                       int64_t n, int begin_bit, int end_bit) {
   const int key_bits = (int)(8 * sizeof(SORT_KEY_T));
@@ -273,10 +435,19 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   if (SORT_HAS_VALUES)
     TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp),
                 done);
-  TP_TRY_GOTO(st,
-              tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
-              done);
-  {
+  if (!tp_sort_onesweep_wanted(space))
+    TP_TRY_GOTO(st,
+                tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
+                done);
+  if (tp_sort_onesweep_wanted(space)) {
+    SORT_KEY_T *k_src = NULL;
+    SORT_VAL_T *v_src = NULL;
+    TP_TRY_GOTO(st,
+                SORT_NAME(sort_onesweep_run_)(space, &plan, keys, vals, keys_tmp, vals_tmp, n,
+                                              begin_bit, end_bit, &k_src, &v_src),
+                done);
+    TP_TRY_GOTO(st, SORT_NAME(sort_copy_back_)(space, keys, vals, k_src, v_src, n), done);
+  } else {
     SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
     SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
     for (int shift = begin_bit; shift < end_bit; shift += SORT_RADIX_BITS) {
@@ -290,14 +461,7 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
       SORT_VAL_T *vt = v_src;
       v_src = v_dst, v_dst = vt;
     }
-    if (k_src != keys) { /* an odd number of passes ended in the temporaries */
-      TP_TRY_GOTO(st, tp_copy_on_device(space, keys, k_src, sizeof(SORT_KEY_T) * (size_t)n),
-                  done);
-      if (SORT_HAS_VALUES)
-        TP_TRY_GOTO(st,
-                    tp_copy_on_device(space, vals, v_src, sizeof(SORT_VAL_T) * (size_t)n),
-                    done);
-    }
+    TP_TRY_GOTO(st, SORT_NAME(sort_copy_back_)(space, keys, vals, k_src, v_src, n), done);
   }
 done:
   tp_temp_release(space, counts);

@@ -8,11 +8,13 @@
  *                 TP_TEAM_SINGLE, TP_VECTOR_SINGLE, tp_team_barrier, team->scratch
  *   collectives   tp_collectives.h; lane shuffles, tp_vector_ballot, tp_vector_match
  *   atomics       tp_atomic_{add,fetch_add,max}_T[_team] for T in i32 u32 i64 u64 f32 f64,
- *                 tp_atomic_cas_T[_team], tp_atomic_{load,load_relaxed,store}_T for the
+ *                 tp_atomic_cas_T[_team], tp_atomic_{load,store}[_relaxed]_T for the
  *                 integers. Relaxed, except load (acquire) and store (release); _team: only the
  *                 calling team touches the location. Float max stores v when v > *p:
  *                 NaN is never stored and a stored NaN stays.
  *   fences        tp_memory_fence(): earlier accesses before later ones, device-wide
+ *   start order   tp_team_start_order(team, counter, slot): a number such that every team
+ *                 with a smaller one has started (the only teams a team may wait on)
  *   prefetch      tp_prefetch_range(p, bytes, for_write), TP_PREFETCH_AHEAD (0: none)
  *   SIMD arrays   tp_simd.h
  *   alignment     TP_ALIGNAS(n) on a member, in either language

@@ -215,7 +215,8 @@ TPG_VECTOR_SHUFFLES(f64, double)
   TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) {                                     \
     __threadfence();                                                                    \
     *(volatile T *)p = v;                                                               \
-  }
+  }                                                                                     \
+  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) { *(volatile T *)p = v; }
 
 TPG_ATOMIC_INT(i32, int32_t, int)
 TPG_ATOMIC_INT(u32, uint32_t, unsigned int)
@@ -225,6 +226,21 @@ TPG_ATOMIC_INT(u64, uint64_t, unsigned long long)
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
  * other thread of the device (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __threadfence(); }
+
+/* A number for the calling team, such that every team with a smaller number has
+ * started: its league rank where the device starts blocks in index order, else a ticket
+ * from *counter (zero before the launch). Collective over the team; *slot is team
+ * scratch that carries the ticket to every thread. */
+TP_DEVICE int64_t tp_team_start_order(const tp_team *t, uint32_t *counter, int64_t *slot) {
+  if (TPG_BLOCKS_START_IN_ORDER)
+    return t->league_rank;
+  if (t->team_rank == 0 && t->vector_lane == 0)
+    *slot = (int64_t)atomicAdd((unsigned int *)counter, 1u);
+  tp_team_barrier(t);
+  int64_t ordinal = *slot;
+  tp_team_barrier(t);
+  return ordinal;
+}
 
 /* ---- software prefetch: none, GPUs hide latency with other warps' loads ---- */
 #define TP_PREFETCH_AHEAD 0

@@ -128,11 +128,22 @@ TP_HOST_VECTOR_SHUFFLES(f64, double)
     return __atomic_load_n(p, __ATOMIC_RELAXED);                                        \
   }                                                                                     \
   TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
-  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); } \
+  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) {                             \
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);                                           \
+  }
 
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
  * other thread (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+/* A number for the calling team such that every team with a smaller number has started:
+ * threads take teams out of league order, so a ticket from *counter (zero before the
+ * launch). A team is one thread: *slot is not needed. */
+TP_DEVICE int64_t tp_team_start_order(const tp_team *t, uint32_t *counter, int64_t *slot) {
+  (void)t, (void)slot;
+  return (int64_t)__atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+}
 
 /* ---- software prefetch --------------------------------------------------------
  * How many records ahead gather loops prefetch: an out-of-order core's window holds only

@@ -1,0 +1,135 @@
+/* What every instantiation of the onesweep radix sort (sort_template.h) shares: the
+ * look-back words, the tables a sort allocates, and the digit starts of every pass.
+ * Included once, by sort.c, after SORT_RADIX and SORT_RADIX_BITS. */
+#ifndef TP_SORT_ONESWEEP_H
+#define TP_SORT_ONESWEEP_H
+
+/* Bits sorted by the pass that starts at bit `shift` of a sort that ends at end_bit. */
+TP_INLINE int tp_sort_pass_bits(int shift, int end_bit) {
+  return end_bit - shift < SORT_RADIX_BITS ? end_bit - shift : SORT_RADIX_BITS;
+}
+
+/* A look-back word: a tag (pass << 2 | kind) in the top byte, a count below it. A word
+ * with another pass's tag, or zero, is not published yet: the words are zeroed once per
+ * sort and each pass writes over the last one's. */
+enum { SORT_LB_AGGREGATE = 1, SORT_LB_INCLUSIVE = 2, SORT_LB_TAG_SHIFT = 56 };
+#define SORT_LB_COUNT_MASK ((((uint64_t)1) << SORT_LB_TAG_SHIFT) - 1u)
+
+TP_INLINE uint64_t tp_sort_look_back_word(int pass, int kind, uint64_t count) {
+  return ((uint64_t)((pass << 2) | kind) << SORT_LB_TAG_SHIFT) | count;
+}
+
+/* Digit d's keys in the tiles before `tile`, found by walking back over their words
+ * until one holds an inclusive count; this tile's count is published first (its own),
+ * then with the tiles' before it. One thread per digit. */
+TP_DEVICE int64_t tp_sort_look_back(uint64_t *words, int64_t tile, int d, int pass,
+                                    uint32_t count) {
+  uint64_t *mine = words + tile * SORT_RADIX + d;
+  if (tile == 0) {
+    tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_INCLUSIVE, count));
+    return 0;
+  }
+  tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_AGGREGATE, count));
+  const uint64_t aggregate = (uint64_t)((pass << 2) | SORT_LB_AGGREGATE);
+  const uint64_t inclusive = (uint64_t)((pass << 2) | SORT_LB_INCLUSIVE);
+  uint64_t before = 0;
+  for (int64_t p = tile - 1;; --p) {
+    uint64_t w, tag;
+    do {
+      w = tp_atomic_load_relaxed_u64(&words[p * SORT_RADIX + d]);
+      tag = w >> SORT_LB_TAG_SHIFT;
+    } while (tag != aggregate && tag != inclusive);
+    before += w & SORT_LB_COUNT_MASK;
+    if (tag == inclusive)
+      break;
+  }
+  tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_INCLUSIVE, before + count));
+  return (int64_t)before;
+}
+
+/* The tables of one onesweep sort, in one temporary: the look-back words, every pass's
+ * digit counts and starts, and every pass's ticket counter. */
+typedef struct tp_sort_onesweep_tables {
+  void *block;
+  uint64_t *look_back; /* [tiles][RADIX] */
+  uint64_t *counts;    /* [passes][RADIX] */
+  int64_t *starts;     /* [passes][RADIX] */
+  uint32_t *tickets;   /* [passes] */
+} tp_sort_onesweep_tables;
+
+static tp_status tp_sort_onesweep_tables_make(tp_space *space, const tp_tile_plan *plan,
+                                              int passes, tp_sort_onesweep_tables *t) {
+  const size_t words = (size_t)plan->tiles * SORT_RADIX, table = (size_t)passes * SORT_RADIX;
+  const size_t bytes = sizeof(uint64_t) * (words + 2 * table) + sizeof(uint32_t) * passes;
+  memset(t, 0, sizeof *t);
+  TP_TRY(tp_temp_alloc(space, bytes, &t->block));
+  t->look_back = (uint64_t *)t->block;
+  t->counts = t->look_back + words;
+  t->starts = (int64_t *)(t->counts + table);
+  t->tickets = (uint32_t *)(t->starts + table);
+  tp_status st = tp_memset(space, t->block, 0, bytes);
+  if (st != TP_SUCCESS) {
+    tp_temp_release(space, t->block);
+    t->block = NULL;
+  }
+  return st;
+}
+
+static void tp_sort_onesweep_tables_free(tp_space *space, tp_sort_onesweep_tables *t) {
+  tp_temp_release(space, t->block);
+  t->block = NULL;
+}
+
+/* Teams of the counting kernel: a few per multiprocessor, each chunk under 2^31 keys
+ * (its counts are 32-bit), at most one per tile. */
+static int64_t tp_sort_count_teams(tp_space *space, const tp_tile_plan *plan, int64_t n) {
+  tp_space_info info;
+  int64_t teams = 4 * (int64_t)(tp_space_get_info(space, &info) == TP_SUCCESS
+                                    ? info.compute_units : 1);
+  teams = tp_max_i64(teams, tp_ceil_div_i64(n, (int64_t)1 << 31));
+  return tp_max_i64(1, tp_min_i64(teams, plan->tiles));
+}
+
+typedef struct sort_digit_starts_args {
+  const uint64_t *counts;
+  int64_t *starts;
+} sort_digit_starts_args;
+
+/* starts = exclusive scan of counts over the digits, one team per pass. */
+TP_TEAM_KERNEL(sort_digit_starts, sort_digit_starts_args, team, a) {
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int per = (SORT_RADIX + threads - 1) / threads;
+  const int first = tid * per < SORT_RADIX ? tid * per : SORT_RADIX;
+  const int last = first + per < SORT_RADIX ? first + per : SORT_RADIX;
+  const uint64_t *counts = a.counts + SORT_RADIX * team->league_rank;
+  int64_t *starts = a.starts + SORT_RADIX * team->league_rank;
+  uint64_t mine = 0;
+  for (int d = first; d < last; ++d)
+    mine += counts[d];
+  uint64_t prefix = tp_team_vector_exclusive_scan_u64(team, mine, NULL);
+  for (int d = first; d < last; ++d) {
+    starts[d] = (int64_t)prefix;
+    prefix += counts[d];
+  }
+}
+
+static tp_status tp_sort_digit_starts(tp_space *space, const tp_sort_onesweep_tables *t,
+                                      int passes) {
+  sort_digit_starts_args a;
+  a.counts = t->counts, a.starts = t->starts;
+  tp_tile_plan plan;
+  TP_TRY(tp_plan_tiles(space, SORT_RADIX, 1, TP_TILE_TEAM, 1, &plan));
+  tp_team_policy policy = tp_team_policy_make(passes, plan.team_size, plan.vector_length, 0);
+  return TP_LAUNCHER(sort_digit_starts)(space, policy, a);
+}
+
+/* Onesweep needs teams that run concurrently with those started before them (a GPU's,
+ * and the HIP CPU runtime's blocks); host spaces keep the histogram-scan-scatter passes
+ * over their few large tiles. */
+static int tp_sort_onesweep_wanted(tp_space *space) {
+  tp_space_info info;
+  return tp_space_get_info(space, &info) == TP_SUCCESS && info.is_gpu;
+}
+
+#endif
