@@ -27,6 +27,7 @@ mutations=(
   "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
   "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
   "algorithms/cp_als/spd_device.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
+  "portable/sort_onesweep.h|    if (tag == inclusive)\n      break;\n|    break;\n|sort|onesweep radix sort: the look-back stops at the first tile before it instead of the first inclusive count"
 )
 
 selected=${MUTATIONS:-$(seq 1 ${#mutations[@]} | tr '\n' ' ')}
