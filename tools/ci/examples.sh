@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the programs of tools/examples against an installed tenport, the way an
 # embedding code would: `meson install` of build/openmp into a staging folder, then
-# cp_als_host.c compiled with `cc ... $(pkg-config --cflags --libs tenport)` and run.
+# cp_als_host.c compiled with `cc ... $(pkg-config --cflags --libs tenport)` and run, and
+# built by CMake through find_package (tools/examples/cmake) and run.
 # When nvcc exists, the same for build/cuda: cp_als_cuda.cu (and cp_als_host.c) compiled
 # and linked against tenport-cuda, not run (no GPU needed).
 #
@@ -61,6 +62,26 @@ pkg_flags() {
   read -ra flags <<<"$f"
 }
 
+# cmake_example BACKEND [--no-run]: tools/examples/cmake configured against the staged
+# install twice, through find_package(tenport) and find_package(tenport-BACKEND), built,
+# and run unless --no-run.
+cmake_example() {
+  local backend=$1 run=${2:-}
+  local prefix
+  prefix=$(find "$out/stage" -name tenportConfig.cmake -print -quit)
+  [ -n "$prefix" ] || { echo "examples.sh: no tenportConfig.cmake under $out/stage" >&2; exit 1; }
+  prefix=$(cd "$(dirname "$prefix")/../../.." && pwd) # PREFIX/lib[/ARCH]/cmake/tenport
+  [ -d "$prefix/include/tenport" ] || prefix=$(dirname "$prefix")
+  for wanted in "" "$backend"; do
+    local dir=$out/cmake${wanted:+-$wanted}
+    echo "== tools/examples/cmake against the staged install: find_package(tenport${wanted:+-$wanted})"
+    (set -x; cmake -S "$examples/cmake" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" \
+       -DTENPORT_BACKEND="$wanted" >"$dir.log" 2>&1) || { cat "$dir.log"; exit 1; }
+    cmake --build "$dir" >>"$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+    [ "$run" = --no-run ] || "$dir/cp_als_host"
+  done
+}
+
 # ---- OpenMP: build and run the host example --------------------------------------------
 if ((run_cuda == 0)); then
   build=build/openmp # as tools/test.sh configures it, if that has not run
@@ -71,6 +92,7 @@ if ((run_cuda == 0)); then
   (set -x; cc -std=c11 -O2 -Wall -Wextra -Werror "$examples/cp_als_host.c" "${flags[@]}" -lm \
      -o "$out/cp_als_host")
   "$out/cp_als_host"
+  cmake_example openmp
 fi
 
 # ---- CUDA: compile and link the examples (and run them with --run-cuda) ---------------
@@ -100,6 +122,7 @@ echo "== cp_als_host.c against tenport (cuda): compile and link"
 pkg_flags tenport
 (set -x; cc -std=c11 -O2 -Wall -Wextra -Werror "$examples/cp_als_host.c" "${flags[@]}" -lm \
    -o "$out/cp_als_host")
+cmake_example cuda --no-run
 if ((run_cuda)); then
   echo "== run cp_als_host (cuda backend)"
   "$out/cp_als_host"

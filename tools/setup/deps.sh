@@ -13,7 +13,7 @@ packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev)
 for want in "$@"; do
   case "$want" in
     build) ;;
-    test) packages+=(libcriterion-dev python3-pytest python3-numpy libopenmpi-dev openmpi-bin) ;;
+    test) packages+=(libcriterion-dev python3-pytest python3-numpy libopenmpi-dev openmpi-bin cmake) ;;
     hip-cpu) packages+=(libtbb-dev) ;;
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
     plot) packages+=(python3-matplotlib) ;;
