@@ -16,12 +16,10 @@
 #define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 4096)
 /* Team threads (of 32 lanes) on GPUs. With onesweep, 8 threads of 16 keys (tiles of
  * 4096 keys) took 21.3 ms for 2^27 u64+u32 pairs on an H100 against 21.9 ms for 16 of
- * 8 and 22.2 ms for 8 of 12: the 256 threads each look back for one digit. */
+ * 8 and 22.2 ms for 8 of 12: 256 threads, one per digit in the look-back. (A team is
+ * halved where its scratch does not fit, e.g. 64 KiB on AMD GPUs for 64-bit values.) */
 #ifndef SORT_GPU_TEAM
 #define SORT_GPU_TEAM 8
-#endif
-#ifndef SORT_GPU_ROUNDS
-#define SORT_GPU_ROUNDS 1
 #endif
 #ifndef SORT_HIST_ROWS
 #define SORT_HIST_ROWS 4

@@ -15,6 +15,9 @@ TP_INLINE int tp_sort_pass_bits(int shift, int end_bit) {
 enum { SORT_LB_AGGREGATE = 1, SORT_LB_INCLUSIVE = 2, SORT_LB_TAG_SHIFT = 56 };
 #define SORT_LB_COUNT_MASK ((((uint64_t)1) << SORT_LB_TAG_SHIFT) - 1u)
 
+/* (pass << 2 | kind) must fit the top byte: fewer than 64 passes. */
+typedef char tp_sort_passes_fit_the_tag[(64 + SORT_RADIX_BITS - 1) / SORT_RADIX_BITS < 64 ? 1 : -1];
+
 TP_INLINE uint64_t tp_sort_look_back_word(int pass, int kind, uint64_t count) {
   return ((uint64_t)((pass << 2) | kind) << SORT_LB_TAG_SHIFT) | count;
 }
@@ -80,7 +83,7 @@ static void tp_sort_onesweep_tables_free(tp_space *space, tp_sort_onesweep_table
   t->block = NULL;
 }
 
-/* Teams of the counting kernel: a few per multiprocessor, each chunk under 2^31 keys
+/* Teams of the counting kernel: a few per multiprocessor, each chunk at most 2^31 keys
  * (its counts are 32-bit), at most one per tile. */
 static int64_t tp_sort_count_teams(tp_space *space, const tp_tile_plan *plan, int64_t n) {
   tp_space_info info;

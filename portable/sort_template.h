@@ -77,7 +77,7 @@ typedef struct SORT_NAME(sort_scatter_args_) {
   int shift, bits;
 } SORT_NAME(sort_scatter_args_);
 
-/* Scratch layout of the scatter kernel for a team of `threads` threads. */
+/* Team scratch of the scatter and onesweep kernels, for a team of team_size threads. */
 typedef struct SORT_NAME(sort_scratch_) {
   int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
   int64_t *tile_number;  /* [1] the onesweep tile's number (tp_team_start_order) */
@@ -279,7 +279,8 @@ typedef struct SORT_NAME(sort_onesweep_args_) {
   int shift, bits, pass;
 } SORT_NAME(sort_onesweep_args_);
 
-/* One pass of one tile (one round): rank it, look back for each digit's place, move. */
+/* One pass of one tile (a tile is one round on GPUs): rank it, look back for each
+ * digit's place, move. */
 TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
   const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const uint32_t mask = (1u << a.bits) - 1u;
@@ -420,7 +421,8 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
                          tp_team_scratch_limit(space, team))
     team /= 2;
   tp_tile_plan plan;
-  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, team, SORT_GPU_ROUNDS, &plan));
+  /* one round per GPU tile: a onesweep tile ranks and moves one round */
+  TP_TRY(tp_plan_tiles(space, n, SORT_ITEMS, team, 1, &plan));
   if (plan.round > 65535)
     return TP_ERROR(TP_ERROR_INTERNAL, "sort rounds of %lld keys overflow 16-bit counts",
                     (long long)plan.round);

@@ -137,6 +137,38 @@ Test(sort, bad_arguments_are_rejected) {
   tpt_free(k);
 }
 
+/* Every temporary of a sort can fail: the key and value copies, then (on GPUs) the
+ * onesweep tables, or (on hosts) the digit counts. Limits that let the first, or the
+ * first two, through reach the later allocations. */
+Test(sort, a_later_temporary_failure_is_reported_and_input_kept) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t n = 100000;
+  uint64_t *hk = tpt_host_alloc(sizeof(uint64_t) * (size_t)n);
+  uint32_t *hv = tpt_host_alloc(sizeof(uint32_t) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i)
+    hk[i] = tpt_next_u64(&rng), hv[i] = (uint32_t)i;
+  uint64_t *dk = tpt_to_space(hk, sizeof(uint64_t) * (size_t)n);
+  uint32_t *dv = tpt_to_space(hv, sizeof(uint32_t) * (size_t)n);
+  const size_t room[] = {sizeof(uint64_t) * (size_t)n + 1024, /* a little slack, less than the tables */
+                         (sizeof(uint64_t) + sizeof(uint32_t)) * (size_t)n + 1024};
+  for (int r = 0; r < 2; ++r) {
+    TPT_OK(tp_space_trim(tpt_space)); /* no pooled temporary to reuse */
+    TPT_OK(tp_space_set_memory_limit(tpt_space, tp_space_bytes_in_use(tpt_space) + room[r]));
+    TPT_FAILS_WITH(tp_sort_pairs_u64_u32(tpt_space, dk, dv, n, 0, 64), TP_ERROR_OUT_OF_MEMORY);
+    TPT_OK(tp_space_set_memory_limit(tpt_space, 0));
+    uint64_t *bk = tpt_host_alloc(sizeof(uint64_t) * (size_t)n);
+    uint32_t *bv = tpt_host_alloc(sizeof(uint32_t) * (size_t)n);
+    tpt_to_host(bk, dk, sizeof(uint64_t) * (size_t)n);
+    tpt_to_host(bv, dv, sizeof(uint32_t) * (size_t)n);
+    cr_assert(memcmp(bk, hk, sizeof(uint64_t) * (size_t)n) == 0, "keys changed (room %d)", r);
+    cr_assert(memcmp(bv, hv, sizeof(uint32_t) * (size_t)n) == 0, "values changed (room %d)", r);
+    free(bk), free(bv);
+  }
+  TPT_OK(tp_sort_pairs_u64_u32(tpt_space, dk, dv, n, 0, 64));
+  tpt_free(dk), tpt_free(dv);
+  free(hk), free(hv);
+}
+
 Test(sort, temporary_allocation_failure_is_reported_and_input_kept) {
   tpt_rng rng = tpt_rng_fresh();
   const int64_t n = 100000;

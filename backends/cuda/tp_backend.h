@@ -30,9 +30,6 @@ typedef cudaGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor_sync((unsigned)(mask), (v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up_sync((unsigned)(mask), (v), (off), (width))
 
-/* Blocks start in index order (what single-pass scans rely on; CUB does too). */
-#define TPG_BLOCKS_START_IN_ORDER 1
-
 /* Team-scope atomics. */
 #define tpg_atomic_add_block atomicAdd_block
 #define tpg_atomic_cas_block atomicCAS_block

@@ -51,13 +51,6 @@ typedef hipGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_up(mask, v, off, width) __shfl_up((v), (off), (width))
 #endif
 
-/* Whether blocks start in index order: on AMD GPUs yes; the HIP CPU runtime's threads
- * take blocks in any order. */
-#ifdef TP_HIP_CPU
-#define TPG_BLOCKS_START_IN_ORDER 0
-#else
-#define TPG_BLOCKS_START_IN_ORDER 1
-#endif
 
 /* Device-scope atomics are also correct at team scope. */
 #define tpg_atomic_add_block atomicAdd
