@@ -431,17 +431,18 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   SORT_KEY_T *keys_tmp = NULL;
   SORT_VAL_T *vals_tmp = NULL;
   void *counts = NULL;
+  const int onesweep = tp_sort_onesweep_wanted(space);
   tp_status st;
   TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_KEY_T) * (size_t)n, (void **)&keys_tmp),
               done);
   if (SORT_HAS_VALUES)
     TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp),
                 done);
-  if (!tp_sort_onesweep_wanted(space))
+  if (!onesweep) /* the host passes' per-tile digit counts */
     TP_TRY_GOTO(st,
                 tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
                 done);
-  if (tp_sort_onesweep_wanted(space)) {
+  if (onesweep) {
     SORT_KEY_T *k_src = NULL;
     SORT_VAL_T *v_src = NULL;
     TP_TRY_GOTO(st,

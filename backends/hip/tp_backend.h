@@ -51,7 +51,6 @@ typedef hipGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_up(mask, v, off, width) __shfl_up((v), (off), (width))
 #endif
 
-
 /* Device-scope atomics are also correct at team scope. */
 #define tpg_atomic_add_block atomicAdd
 #define tpg_atomic_cas_block atomicCAS
