@@ -1,4 +1,5 @@
 /* Stable radix sorts, one instantiation of sort_template.h per key/value pair. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_portable.h"

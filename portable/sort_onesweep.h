@@ -22,54 +22,68 @@ TP_INLINE uint64_t tp_sort_look_back_word(int pass, int kind, uint64_t count) {
   return ((uint64_t)((pass << 2) | kind) << SORT_LB_TAG_SHIFT) | count;
 }
 
-/* Digit d's keys in the tiles before `tile`, found by walking back over their words
- * until one holds an inclusive count; this tile's count is published first (its own),
- * then with the tiles' before it. One thread per digit. */
-TP_DEVICE int64_t tp_sort_look_back(uint64_t *words, int64_t tile, int d, int pass,
-                                    uint32_t count) {
-  uint64_t *mine = words + tile * SORT_RADIX + d;
-  if (tile == 0) {
-    tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_INCLUSIVE, count));
-    return 0;
-  }
-  tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_AGGREGATE, count));
-  const uint64_t aggregate = (uint64_t)((pass << 2) | SORT_LB_AGGREGATE);
-  const uint64_t inclusive = (uint64_t)((pass << 2) | SORT_LB_INCLUSIVE);
-  uint64_t before = 0;
-  for (int64_t p = tile - 1;; --p) {
-    uint64_t w, tag;
-    do {
-      w = tp_atomic_load_relaxed_u64(&words[p * SORT_RADIX + d]);
-      tag = w >> SORT_LB_TAG_SHIFT;
-    } while (tag != aggregate && tag != inclusive);
-    before += w & SORT_LB_COUNT_MASK;
-    if (tag == inclusive)
-      break;
-  }
-  tp_atomic_store_relaxed_u64(mine, tp_sort_look_back_word(pass, SORT_LB_INCLUSIVE, before + count));
-  return (int64_t)before;
+/* Publishes tile's count of digit d for the tiles after it (the count travels in the
+ * word, so a relaxed store suffices). */
+TP_DEVICE void tp_sort_publish(uint64_t *words, int64_t tile, int d, int pass, int kind,
+                               uint64_t count) {
+  tp_atomic_store_relaxed_u64(&words[tile * SORT_RADIX + d],
+                              tp_sort_look_back_word(pass, kind, count));
 }
 
-/* The tables of one onesweep sort, in one temporary: the look-back words, every pass's
- * digit counts and starts, and every pass's ticket counter. */
+/* How often the look-back polls a tile's unpublished word before it counts that tile's
+ * keys itself (sort_tile_digit_count_). Tiles are numbered by league rank, and no GPU
+ * promises that a block starts before those after it: an endless wait could wait on a
+ * block that cannot start while the waiting ones hold the device. A ticket taken at the
+ * start would order them, but costs 13% of the sort on an H100 (perf/results). The
+ * environment's TENPORT_SORT_PATIENCE overrides it (tests set 1 to take the counting
+ * path at every wait). */
+#define SORT_LB_PATIENCE 4096
+
+static int tp_sort_look_back_patience(void) {
+  const char *v = getenv("TENPORT_SORT_PATIENCE");
+  int patience = v ? atoi(v) : 0;
+  return patience > 0 ? patience : SORT_LB_PATIENCE;
+}
+
+/* Walks back from tile *p, adding digit d's published counts to *before, until a tile
+ * whose word holds an inclusive count (returns 1), or one whose word is still
+ * unpublished after `patience` polls (returns 0, *p is that tile). */
+TP_DEVICE int tp_sort_look_back_walk(const uint64_t *words, int64_t *p, int d, int pass,
+                                     int patience, uint64_t *before) {
+  const uint64_t aggregate = (uint64_t)((pass << 2) | SORT_LB_AGGREGATE);
+  const uint64_t inclusive = (uint64_t)((pass << 2) | SORT_LB_INCLUSIVE);
+  for (;; --*p) {
+    uint64_t w = 0, tag = 0;
+    for (int poll = 0; poll < patience && tag != aggregate && tag != inclusive; ++poll) {
+      w = tp_atomic_load_relaxed_u64(&words[*p * SORT_RADIX + d]);
+      tag = w >> SORT_LB_TAG_SHIFT;
+    }
+    if (tag != aggregate && tag != inclusive)
+      return 0;
+    *before += w & SORT_LB_COUNT_MASK;
+    if (tag == inclusive)
+      return 1;
+  }
+}
+
+/* The tables of one onesweep sort, in one temporary: the look-back words, and every
+ * pass's digit counts and starts. */
 typedef struct tp_sort_onesweep_tables {
   void *block;
   uint64_t *look_back; /* [tiles][RADIX] */
   uint64_t *counts;    /* [passes][RADIX] */
   int64_t *starts;     /* [passes][RADIX] */
-  uint32_t *tickets;   /* [passes] */
 } tp_sort_onesweep_tables;
 
 static tp_status tp_sort_onesweep_tables_make(tp_space *space, const tp_tile_plan *plan,
                                               int passes, tp_sort_onesweep_tables *t) {
   const size_t words = (size_t)plan->tiles * SORT_RADIX, table = (size_t)passes * SORT_RADIX;
-  const size_t bytes = sizeof(uint64_t) * (words + 2 * table) + sizeof(uint32_t) * passes;
+  const size_t bytes = sizeof(uint64_t) * (words + 2 * table);
   memset(t, 0, sizeof *t);
   TP_TRY(tp_temp_alloc(space, bytes, &t->block));
   t->look_back = (uint64_t *)t->block;
   t->counts = t->look_back + words;
   t->starts = (int64_t *)(t->counts + table);
-  t->tickets = (uint32_t *)(t->starts + table);
   tp_status st = tp_memset(space, t->block, 0, bytes);
   if (st != TP_SUCCESS) {
     tp_temp_release(space, t->block);
@@ -127,9 +141,9 @@ static tp_status tp_sort_digit_starts(tp_space *space, const tp_sort_onesweep_ta
   return TP_LAUNCHER(sort_digit_starts)(space, policy, a);
 }
 
-/* Onesweep needs teams that run concurrently with those started before them (a GPU's,
- * and the HIP CPU runtime's blocks); host spaces keep the histogram-scan-scatter passes
- * over their few large tiles. */
+/* Onesweep pays off with many small tiles that run at once (a GPU's, and the HIP CPU
+ * runtime's blocks); host spaces keep the histogram-scan-scatter passes over their few
+ * large tiles. */
 static int tp_sort_onesweep_wanted(tp_space *space) {
   tp_space_info info;
   return tp_space_get_info(space, &info) == TP_SUCCESS && info.is_gpu;

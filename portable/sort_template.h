@@ -80,7 +80,6 @@ typedef struct SORT_NAME(sort_scatter_args_) {
 /* Team scratch of the scatter and onesweep kernels, for a team of team_size threads. */
 typedef struct SORT_NAME(sort_scratch_) {
   int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
-  int64_t *tile_number;  /* [1] the onesweep tile's number (tp_team_start_order) */
   /* 16 bits suffice: a round holds at most 65535 keys (checked by the host code). */
   uint16_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
   uint16_t *round_count; /* [RADIX] */
@@ -90,7 +89,7 @@ typedef struct SORT_NAME(sort_scratch_) {
 } SORT_NAME(sort_scratch_);
 
 TP_INLINE size_t SORT_NAME(sort_scratch_bytes_)(int team_size, int64_t round) {
-  return sizeof(int64_t) * (SORT_RADIX + 1) + sizeof(uint16_t) * SORT_RADIX * (size_t)team_size +
+  return sizeof(int64_t) * SORT_RADIX + sizeof(uint16_t) * SORT_RADIX * (size_t)team_size +
          2 * sizeof(uint16_t) * SORT_RADIX + sizeof(SORT_KEY_T) * (size_t)round +
          (SORT_HAS_VALUES ? sizeof(SORT_VAL_T) * (size_t)round : 0);
 }
@@ -99,8 +98,7 @@ TP_DEVICE SORT_NAME(sort_scratch_) SORT_NAME(sort_scratch_carve_)(const tp_team 
                                                                    int64_t round) {
   SORT_NAME(sort_scratch_) s;
   s.digit_next = (int64_t *)team->scratch;
-  s.tile_number = s.digit_next + SORT_RADIX;
-  s.thread_hist = (uint16_t *)(s.tile_number + 1);
+  s.thread_hist = (uint16_t *)(s.digit_next + SORT_RADIX);
   s.round_count = s.thread_hist + SORT_RADIX * team->team_size;
   s.round_start = s.round_count + SORT_RADIX;
   s.stage_keys = (SORT_KEY_T *)(s.round_start + SORT_RADIX);
@@ -274,10 +272,43 @@ typedef struct SORT_NAME(sort_onesweep_args_) {
   SORT_VAL_T *vals_out;
   const int64_t *digit_start; /* [RADIX] this pass's first slot of each digit */
   uint64_t *look_back;        /* [tiles][RADIX] tp_sort_look_back words */
-  uint32_t *ticket;           /* this pass's tp_team_start_order counter */
   int64_t n;
   int shift, bits, pass;
+  int patience;               /* tp_sort_look_back_patience() */
 } SORT_NAME(sort_onesweep_args_);
+
+/* Keys of digit d in tile p (one round of `round` keys): the look-back's way past a
+ * tile that has not published its count. 32-bit indices: a round is under 2^16 keys,
+ * and the registers this path holds are taken from the hot path's. */
+TP_DEVICE uint32_t SORT_NAME(sort_tile_digit_count_)(const SORT_KEY_T *keys, int64_t p,
+                                                     int64_t round, int64_t n, int shift,
+                                                     uint32_t mask, uint32_t d) {
+  const SORT_KEY_T *tile_keys = keys + p * round;
+  const int len = (int)tp_min_i64(round, n - p * round);
+  uint32_t count = 0;
+  for (int e = 0; e < len; ++e)
+    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;
+  return count;
+}
+
+/* Digit d's keys in the tiles before `tile`, by a decoupled look-back: this tile's count
+ * is published first, then with the tiles' before it. One thread per digit. */
+TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a, int64_t tile,
+                                                int64_t round, uint32_t mask, int d,
+                                                uint32_t count) {
+  const int kind = tile == 0 ? SORT_LB_INCLUSIVE : SORT_LB_AGGREGATE;
+  tp_sort_publish(a.look_back, tile, d, a.pass, kind, count);
+  uint64_t before = 0;
+  for (int64_t p = tile - 1; p >= 0; --p) {
+    if (tp_sort_look_back_walk(a.look_back, &p, d, a.pass, a.patience, &before))
+      break;
+    before += SORT_NAME(sort_tile_digit_count_)(a.keys_in, p, round, a.n, a.shift, mask,
+                                                (uint32_t)d);
+  }
+  if (tile > 0)
+    tp_sort_publish(a.look_back, tile, d, a.pass, SORT_LB_INCLUSIVE, before + count);
+  return (int64_t)before;
+}
 
 /* One pass of one tile (a tile is one round on GPUs): rank it, look back for each
  * digit's place, move. */
@@ -285,14 +316,14 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_)
   const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
-  const int64_t tile = tp_team_start_order(team, a.ticket, s.tile_number);
+  const int64_t tile = team->league_rank;
   const int64_t base = tile * round;
   const int64_t len = tp_min_i64(round, a.n - base);
   uint32_t rank[SORT_ITEMS];
   SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
-    s.digit_next[d] = a.digit_start[d] + tp_sort_look_back(a.look_back, tile, (int)d, a.pass,
-                                                           s.round_count[d]);
+    s.digit_next[d] = a.digit_start[d] +
+                      SORT_NAME(sort_digit_before_)(a, tile, round, mask, (int)d, s.round_count[d]);
   }
   tp_team_barrier(team);
   SORT_NAME(sort_move_round_)(team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len,
@@ -323,6 +354,7 @@ static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_pl
   {
     SORT_NAME(sort_onesweep_args_) a;
     a.n = n, a.look_back = t.look_back;
+    a.patience = tp_sort_look_back_patience();
     SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
     SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
     tp_team_policy sp =
@@ -334,7 +366,6 @@ static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_pl
       a.bits = tp_sort_pass_bits(a.shift, end_bit);
       a.pass = p;
       a.digit_start = t.starts + SORT_RADIX * p;
-      a.ticket = t.tickets + p;
       TP_TRY_GOTO(st, TP_LAUNCHER(SORT_NAME(sort_onesweep_))(space, sp, a), done);
       SORT_KEY_T *kt = k_src;
       k_src = k_dst, k_dst = kt;

@@ -13,8 +13,6 @@
  *                 calling team touches the location. Float max stores v when v > *p:
  *                 NaN is never stored and a stored NaN stays.
  *   fences        tp_memory_fence(): earlier accesses before later ones, device-wide
- *   start order   tp_team_start_order(team, counter, slot): a number such that every team
- *                 with a smaller one has started (the only teams a team may wait on)
  *   prefetch      tp_prefetch_range(p, bytes, for_write), TP_PREFETCH_AHEAD (0: none)
  *   SIMD arrays   tp_simd.h
  *   alignment     TP_ALIGNAS(n) on a member, in either language

@@ -129,37 +129,6 @@ Test(kernels, team_scratch_is_private_and_barrier_orders_it) {
     }
 }
 
-/* Teams numbered by tp_team_start_order wait on the team numbered one less: the chain
- * completes (no hang) only if smaller numbers belong to started teams, and the numbers
- * are a permutation of the league. */
-Test(kernels, team_start_order_lets_teams_wait_on_smaller_numbers) {
-  const int shapes[][2] = {{1, 1}, {8, 32}, {5, 4}};
-  const int64_t leagues[] = {1, 2, 37, 5000};
-  for (size_t s = 0; s < 3; ++s)
-    for (size_t l = 0; l < 4; ++l) {
-      const int64_t league = leagues[l];
-      uint32_t *zeros = tpt_host_alloc(sizeof(uint32_t) * (size_t)(league + 1));
-      memset(zeros, 0, sizeof(uint32_t) * (size_t)(league + 1));
-      uint32_t *counter = tpt_to_space(zeros, sizeof(uint32_t));
-      uint32_t *done = tpt_to_space(zeros, sizeof(uint32_t) * (size_t)league);
-      int64_t *order = tpt_alloc_poisoned(sizeof(int64_t) * (size_t)league);
-      tp_team_policy p = tp_team_policy_make(league, shapes[s][0], shapes[s][1], sizeof(int64_t));
-      TPT_OK(tpt_team_start_order(tpt_space, p, counter, done, order));
-      int64_t *got = tpt_host_alloc(sizeof(int64_t) * (size_t)league);
-      tpt_to_host(got, order, sizeof(int64_t) * (size_t)league);
-      char *seen = tpt_host_alloc((size_t)league);
-      memset(seen, 0, (size_t)league);
-      for (int64_t k = 0; k < league; ++k) {
-        cr_assert(got[k] >= 0 && got[k] < league && !seen[got[k]],
-                  "number %lld went to league rank %lld (shape %dx%d, league %lld)",
-                  (long long)k, (long long)got[k], shapes[s][0], shapes[s][1],
-                  (long long)league);
-        seen[got[k]] = 1;
-      }
-      tpt_free(counter), tpt_free(done), tpt_free(order);
-      free(zeros), free(got), free(seen);
-    }
-}
 
 Test(kernels, bad_policies_are_rejected_with_the_field_named) {
   tp_team_policy p = tp_team_policy_make(-1, 1, 1, 0);

@@ -119,6 +119,17 @@ Test(sort, large_input_with_many_tiles) {
   check_sort(&rng, 64, 32, tpt_size(2000003, 300007), DIST_UNIFORM, 0, 64);
 }
 
+/* With a patience of one poll the look-back counts, from the keys, every tile whose count
+ * is not published at its first look (on GPU spaces; host spaces do not look back). */
+Test(sort, look_back_that_counts_unpublished_tiles_itself) {
+  tpt_rng rng = tpt_rng_fresh();
+  setenv("TENPORT_SORT_PATIENCE", "1", 1);
+  check_sort(&rng, 64, 32, tpt_size(300007, 40009), DIST_UNIFORM, 0, 64);
+  check_sort(&rng, 32, 0, tpt_size(70001, 20011), DIST_FEW, 0, 32);
+  check_sort(&rng, 64, 64, tpt_size(100003, 30011), DIST_UNIFORM, 3, 17);
+  unsetenv("TENPORT_SORT_PATIENCE");
+}
+
 Test(sort, wide_digit_counts_path) {
   tpt_rng rng = tpt_rng_fresh();
   tp_sort_narrow_limit = 0; /* as if n were beyond 2^32 */

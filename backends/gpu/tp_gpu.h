@@ -227,20 +227,6 @@ TPG_ATOMIC_INT(u64, uint64_t, unsigned long long)
  * other thread of the device (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __threadfence(); }
 
-/* A number for the calling team, such that every team with a smaller number has
- * started: a ticket from *counter (zero before the launch), taken when the team starts.
- * Neither CUDA nor HIP promises that blocks start in index order, so the league rank
- * would not do. Collective over the team; *slot is team scratch that carries the ticket
- * to every thread. */
-TP_DEVICE int64_t tp_team_start_order(const tp_team *t, uint32_t *counter, int64_t *slot) {
-  if (t->team_rank == 0 && t->vector_lane == 0)
-    *slot = (int64_t)atomicAdd((unsigned int *)counter, 1u);
-  tp_team_barrier(t);
-  int64_t ordinal = *slot;
-  tp_team_barrier(t);
-  return ordinal;
-}
-
 /* ---- software prefetch: none, GPUs hide latency with other warps' loads ---- */
 #define TP_PREFETCH_AHEAD 0
 TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {

@@ -137,14 +137,6 @@ TP_HOST_VECTOR_SHUFFLES(f64, double)
  * other thread (a full fence). */
 TP_DEVICE void tp_memory_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
-/* A number for the calling team such that every team with a smaller number has started:
- * threads take teams out of league order, so a ticket from *counter (zero before the
- * launch). A team is one thread: *slot is not needed. */
-TP_DEVICE int64_t tp_team_start_order(const tp_team *t, uint32_t *counter, int64_t *slot) {
-  (void)t, (void)slot;
-  return (int64_t)__atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
-}
-
 /* ---- software prefetch --------------------------------------------------------
  * How many records ahead gather loops prefetch: an out-of-order core's window holds only
  * a few nonzeros' loads, too few to cover memory latency. */

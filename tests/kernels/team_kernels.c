@@ -74,29 +74,3 @@ tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy) {
   return bounded_noop_launch(space, policy, a);
 }
 
-typedef struct start_order_args {
-  uint32_t *counter, *done;
-  int64_t *order;
-} start_order_args;
-
-/* Team k (by tp_team_start_order) waits until team k - 1 is done: a chain that ends
- * only if every smaller number belongs to a team already started. */
-TP_TEAM_KERNEL(start_order, start_order_args, team, a) {
-  int64_t k = tp_team_start_order(team, a.counter, (int64_t *)team->scratch);
-  TP_TEAM_SINGLE(team) {
-    if (k > 0)
-      while (tp_atomic_load_u32(&a.done[k - 1]) == 0) {
-      }
-    a.order[k] = team->league_rank;
-    tp_atomic_store_u32(&a.done[k], 1u);
-  }
-}
-
-tp_status tpt_team_start_order(tp_space *space, tp_team_policy policy, uint32_t *counter,
-                               uint32_t *done, int64_t *order) {
-  start_order_args a;
-  a.counter = counter;
-  a.done = done;
-  a.order = order;
-  return start_order_launch(space, policy, a);
-}

@@ -36,11 +36,6 @@ tp_status tpt_team_scratch_reverse(tp_space *space, tp_team_policy policy, const
 tp_status tpt_team_noop(tp_space *space, tp_team_policy policy);
 /* The same, declared with TP_TEAM_KERNEL_BOUNDED to at most 64 threads per team. */
 tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy);
-/* Every team takes its tp_team_start_order number k (from *counter, zeroed), waits for
- * done[k - 1], writes order[k] = its league rank and sets done[k]; the policy's scratch
- * must hold an int64_t. */
-tp_status tpt_team_start_order(tp_space *space, tp_team_policy policy, uint32_t *counter,
-                               uint32_t *done, int64_t *order);
 
 /* ---- collectives (collective_kernels.c) ------------------------------------- */
 /* Team collectives over league teams of `team_size` threads; team thread t of team l
