@@ -1,0 +1,249 @@
+"""tenport: portable tensor decompositions (CP-ALS of dense and sparse tensors, MTTKRP),
+from the tenport C library.
+
+Arrays are used in place whenever their layout allows: numpy arrays on CPU builds; on a
+GPU build, CuPy arrays and PyTorch CUDA tensors stay on the GPU and results come back as
+arrays of the same kind. The library releases the GIL while it works. Errors the library
+reports raise tenport.Error with its message."""
+
+import numbers
+
+import numpy as np
+
+from . import _tenport
+from ._arrays import describe, describe_host, empty_like_kind, is_device_array
+from ._tenport import Error
+
+__all__ = ["Error", "SparseTensor", "backend", "cp_als", "load", "mttkrp", "__version__"]
+
+__version__ = _tenport.version()
+
+
+def backend():
+    """The backend this tenport was built for: "serial", "openmp", "cuda" or "hip"."""
+    return _tenport.backend()
+
+
+class SparseTensor:
+    """A sparse tensor in coordinate form.
+
+    coords: integer array of shape (nnz, N), 0-based (pydata sparse's (N, nnz) `.coords`
+    is accepted through SparseTensor.from_coo); values: nnz values; shape: N sizes.
+    Duplicates add up."""
+
+    def __init__(self, coords, values, shape):
+        coords = np.asarray(coords)
+        if coords.ndim != 2:
+            raise ValueError("tenport: coords must be an (nnz, N) integer array")
+        self._init(coords.T, values, shape)
+
+    @classmethod
+    def from_coo(cls, x):
+        """From any object with .coords (N x nnz), .data and .shape (pydata sparse.COO)."""
+        t = cls.__new__(cls)
+        t._init(np.asarray(x.coords), x.data, x.shape)
+        return t
+
+    def _init(self, coords_by_mode, values, shape):
+        if not np.issubdtype(coords_by_mode.dtype, np.integer):
+            raise TypeError(f"tenport: coords have element type {coords_by_mode.dtype}; "
+                            "integers are needed")
+        self.shape = tuple(int(n) for n in shape)
+        if coords_by_mode.shape[0] != len(self.shape):
+            raise ValueError(f"tenport: coords have {coords_by_mode.shape[0]} modes and the "
+                             f"shape {len(self.shape)}")
+        # (N, nnz) int64 in C order: each mode's indices contiguous, as tp_coo keeps them.
+        self.coords_by_mode = np.ascontiguousarray(coords_by_mode, dtype=np.int64)
+        values = np.asarray(values)
+        if values.dtype not in (np.float32, np.float64):
+            values = values.astype(np.float64)
+        self.values = np.ascontiguousarray(values)
+        if self.values.shape != (self.coords_by_mode.shape[1],):
+            raise ValueError(f"tenport: {self.values.size} values for "
+                             f"{self.coords_by_mode.shape[1]} coordinates")
+
+    @property
+    def coords(self):
+        """The (nnz, N) coordinates."""
+        return self.coords_by_mode.T
+
+    @property
+    def nnz(self):
+        return self.values.size
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def _descriptors(self):
+        c = describe_host(self.coords_by_mode, dtype=np.int64, name="coords")
+        v = describe_host(self.values, name="values")
+        return c, v
+
+    def to_dense(self):
+        """A numpy array with the duplicates added up."""
+        out = np.zeros(self.shape, dtype=self.values.dtype)
+        np.add.at(out, tuple(self.coords_by_mode), self.values)
+        return out
+
+    def __repr__(self):
+        return f"tenport.SparseTensor(shape={self.shape}, nnz={self.nnz}, dtype={self.dtype})"
+
+
+def _as_sparse(x):
+    if isinstance(x, SparseTensor):
+        return x
+    if hasattr(x, "coords") and hasattr(x, "data") and hasattr(x, "shape"):
+        return SparseTensor.from_coo(x)
+    return None
+
+
+def load(path):
+    """Reads a tensor file with the library's readers: .npy gives a numpy array (float32 or
+    float64, in the file's order); .tns (FROSTT text) and .tpb (tenport binary) give a
+    SparseTensor (float64)."""
+    import os
+    name = os.fspath(path)
+    if str(name).endswith(".npy"):
+        block, code, shape, fortran = _tenport.read_npy(name)
+        flat = np.frombuffer(block, dtype=np.dtype("<" + code))
+        return flat.reshape(shape, order="F" if fortran else "C")
+    coords, values, code, shape, nnz = _tenport.read_coo(name)
+    t = SparseTensor.__new__(SparseTensor)
+    t.shape = tuple(shape)
+    t.coords_by_mode = np.frombuffer(coords, dtype=np.int64).reshape(len(shape), nnz)
+    t.values = np.frombuffer(values, dtype=np.float64)
+    return t
+
+
+def _seed(random_state):
+    if random_state is None:
+        return 1
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0:
+            raise ValueError("tenport: random_state must be a non-negative integer")
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    raise TypeError("tenport: random_state must be None, an integer or a numpy random "
+                    "generator")
+
+
+def _init_factors(init, shape, rank, code):
+    """init="random" (None) or a (weights, factors) pair, with the weights folded into the
+    first factor (the library ignores initial weights)."""
+    if isinstance(init, str):
+        if init != "random":
+            raise ValueError(f"tenport: init={init!r}; 'random' or a (weights, factors) pair")
+        return None, None
+    try:
+        weights, factors = init
+    except (TypeError, ValueError):
+        raise TypeError("tenport: init must be 'random' or a (weights, factors) pair") from None
+    dtype = np.float32 if code == "f4" else np.float64
+    factors = [np.array(np.asarray(f), dtype=dtype, order="C") for f in factors]
+    if len(factors) != len(shape):
+        raise ValueError(f"tenport: init has {len(factors)} factors for {len(shape)} modes")
+    for m, f in enumerate(factors):
+        if f.shape != (shape[m], rank):
+            raise ValueError(f"tenport: init factor {m} has shape {f.shape}, "
+                             f"({shape[m]}, {rank}) is needed")
+    if weights is not None:
+        factors[0] = factors[0] * np.asarray(weights, dtype=dtype)[None, :]
+    kept = [describe_host(f, name=f"init factor {m}") for m, f in enumerate(factors)]
+    return kept, [d.descriptor for d in kept]
+
+
+def _check_rank(rank):
+    if not isinstance(rank, numbers.Integral) or isinstance(rank, bool):
+        raise TypeError("tenport: rank must be an integer")
+    if rank < 1:
+        raise ValueError(f"tenport: rank {rank}; at least 1 is needed")
+    return int(rank)
+
+
+def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None,
+           mttkrp="auto", normalize=True, verbose=False, return_info=False):
+    """Rank-`rank` CP decomposition of X by alternating least squares.
+
+    X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
+    object with .coords, .data and .shape. Returns (weights, factors), factors[k] of shape
+    (X.shape[k], rank), arrays of X's kind; with return_info=True, also a dict with the
+    final `fit`, the `fits` after every iteration, `iterations`, `converged` and
+    `seconds`. Stops after n_iter_max iterations or when the fit changes by less than tol.
+    random_state: None (the library's default seed, 1), an integer or a numpy generator.
+    mttkrp: the dense MTTKRP variant (auto, elem, slice, tile, gemm, blocked)."""
+    rank = _check_rank(rank)
+    if not isinstance(n_iter_max, numbers.Integral) or n_iter_max < 1:
+        raise ValueError("tenport: n_iter_max must be a positive integer")
+    seed = _seed(random_state)
+    sparse = _as_sparse(X)
+    if sparse is not None:
+        coords, values = sparse._descriptors()
+        shape, code, like = sparse.shape, values.code, values.array
+    else:
+        x = describe(X, name="X")
+        shape, code, like = x.shape, x.code, X if is_device_array(X) else x.array
+        if code == "i8":
+            x = describe_host(np.asarray(X, dtype=np.float64), name="X")
+            code, like = "f8", x.array
+    kept_init, init_descriptors = _init_factors(init, shape, rank, code)
+    weights = empty_like_kind(like, (rank,), code)
+    factors = [empty_like_kind(like, (n, rank), code) for n in shape]
+    w = describe(weights, name="weights")
+    fs = [describe(f, name="factor") for f in factors]
+    common = (rank, float(tol), int(n_iter_max), seed, str(mttkrp), bool(normalize),
+              bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors)
+    if sparse is not None:
+        info = _tenport.cp_als_sparse(coords.descriptor, values.descriptor, shape, *common)
+    else:
+        info = _tenport.cp_als_dense(x.descriptor, *common)
+    del kept_init
+    return (weights, factors, info) if return_info else (weights, factors)
+
+
+def mttkrp(X, factors, mode):
+    """The mode-`mode` MTTKRP of X with the factors (factors[mode] is not read): an array
+    of shape (X.shape[mode], rank), of X's kind. X dense or sparse, as for cp_als."""
+    sparse = _as_sparse(X)
+    if sparse is not None:
+        coords, values = sparse._descriptors()
+        shape, code, like = sparse.shape, values.code, values.array
+    else:
+        x = describe(X, name="X")
+        shape, code, like = x.shape, x.code, X if is_device_array(X) else x.array
+    if not isinstance(mode, numbers.Integral) or not 0 <= mode < len(shape):
+        raise ValueError(f"tenport: mode {mode} of a {len(shape)}-mode tensor")
+    if len(factors) != len(shape):
+        raise ValueError(f"tenport: {len(factors)} factors for {len(shape)} modes")
+    dtype = np.float32 if code == "f4" else np.float64
+    fs = []
+    for m, f in enumerate(factors):
+        d = describe(f, name=f"factor {m}") if is_device_array(f) else \
+            describe_host(f, dtype=dtype, name=f"factor {m}")
+        if len(d.shape) != 2 or d.shape[0] != shape[m]:
+            raise ValueError(f"tenport: factor {m} has shape {d.shape}; ({shape[m]}, rank) "
+                             "is needed")
+        if d.descriptor[3]:  # Fortran order: the library reads factors by rows
+            d = describe_host(np.ascontiguousarray(f, dtype=dtype), name=f"factor {m}")
+        fs.append(d)
+    rank = fs[0].shape[1]
+    if any(f.shape[1] != rank for f in fs):
+        raise ValueError("tenport: the factors have different ranks")
+    ones = empty_like_kind(fs[0].array if fs[0].descriptor[4] else like, (rank,), code)
+    ones[...] = 1
+    o = describe(ones, name="weights")
+    out = empty_like_kind(like, (shape[mode], rank), code)
+    g = describe(out, name="result")
+    args = ([f.descriptor for f in fs], o.descriptor, int(mode), g.descriptor)
+    if sparse is not None:
+        _tenport.mttkrp_sparse(coords.descriptor, values.descriptor, shape, *args)
+    else:
+        _tenport.mttkrp_dense(x.descriptor, *args)
+    return out

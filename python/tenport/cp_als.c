@@ -1,0 +1,203 @@
+/* tenport._tenport.cp_als_dense and cp_als_sparse: tp_cp_als and tp_cp_als_sparse with
+ * the model written into arrays the Python layer allocated, and the fit history. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "space_arrays.h"
+
+/* The fit after every iteration, collected by the progress callback (no GIL needed). */
+typedef struct fit_history {
+  double *fits;
+  int count, capacity, verbose;
+} fit_history;
+
+static void record_fit(const tp_cp_als_progress *p, void *user) {
+  fit_history *h = user;
+  if (h->verbose)
+    tp_cp_als_print_progress(p, NULL);
+  if (h->count == h->capacity) {
+    int capacity = h->capacity ? 2 * h->capacity : 64;
+    double *grown = realloc(h->fits, sizeof(double) * (size_t)capacity);
+    if (!grown)
+      return; /* the history stays short; the decomposition is unaffected */
+    h->fits = grown, h->capacity = capacity;
+  }
+  h->fits[h->count++] = p->fit;
+}
+
+/* What both variants take: the options, the model's arrays and an initial guess. */
+typedef struct cp_call {
+  tp_cp_als_options opts;
+  py_array weights, factors[TP_DENSE_MAX_ORDER];
+  py_array init_factors[TP_DENSE_MAX_ORDER];
+  int order, has_init;
+  tp_kruskal init;
+  fit_history history;
+} cp_call;
+
+static int parse_factor_list(PyObject *list, py_array *out, int order, const char *what) {
+  if (!PyList_Check(list) || PyList_GET_SIZE(list) != order) {
+    PyErr_Format(PyExc_ValueError, "tenport: %s must be a list of %d factor arrays", what,
+                 order);
+    return 0;
+  }
+  for (int m = 0; m < order; ++m)
+    if (!py_array_parse(PyList_GET_ITEM(list, m), &out[m]))
+      return 0;
+  return 1;
+}
+
+/* Parses (rank, tol, max_iters, seed, mttkrp variant, normalize, verbose, weights,
+ * factors, init factors or None). */
+static int parse_cp_call(PyObject *args, int order, cp_call *c) {
+  long long rank, seed;
+  double tol;
+  int max_iters, normalize, verbose;
+  const char *variant;
+  PyObject *weights, *factors, *init;
+  if (!PyArg_ParseTuple(args, "LdiLsppOOO", &rank, &tol, &max_iters, &seed, &variant,
+                        &normalize, &verbose, &weights, &factors, &init))
+    return 0;
+  memset(c, 0, sizeof *c);
+  c->order = order;
+  c->opts = tp_cp_als_options_default();
+  c->opts.rank = rank, c->opts.tol = tol, c->opts.max_iters = max_iters;
+  c->opts.seed = (uint64_t)seed, c->opts.normalize = normalize;
+  if (tp_mttkrp_variant_parse(variant, &c->opts.mttkrp.variant) != TP_SUCCESS) {
+    PyErr_Format(PyExc_ValueError, "tenport: mttkrp=%s is not one of auto, elem, slice, tile, "
+                 "gemm, blocked", variant);
+    return 0;
+  }
+  c->history.verbose = verbose;
+  c->opts.progress = record_fit;
+  c->opts.progress_user = &c->history;
+  if (!py_array_parse(weights, &c->weights) || !parse_factor_list(factors, c->factors, order, "factors"))
+    return 0;
+  if (init != Py_None) {
+    if (!parse_factor_list(init, c->init_factors, order, "init"))
+      return 0;
+    c->init = py_kruskal_of(NULL, c->init_factors, order);
+    c->opts.init = &c->init;
+    c->has_init = 1;
+  }
+  return 1;
+}
+
+static PyObject *result_dict(const tp_cp_als_result *r, fit_history *h) {
+  PyObject *fits = PyList_New(h->count);
+  if (!fits)
+    return NULL;
+  for (int i = 0; i < h->count; ++i)
+    PyList_SET_ITEM(fits, i, PyFloat_FromDouble(h->fits[i]));
+  return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N}", "fit", r->fit, "iterations", r->iterations,
+                       "converged", r->converged ? Py_True : Py_False, "seconds", r->seconds,
+                       "fallback_solves", r->fallback_solves, "fits", fits);
+}
+
+/* Runs one decomposition with the model in the space; `run` is tp_cp_als or the sparse
+ * one, bound to its tensor. */
+typedef tp_status (*cp_runner)(tp_space *, void *tensor, const tp_cp_als_options *,
+                               tp_kruskal *, tp_cp_als_result *);
+
+static tp_status run_dense(tp_space *s, void *X, const tp_cp_als_options *o, tp_kruskal *k,
+                           tp_cp_als_result *r) {
+  return tp_cp_als(s, (const tp_dense *)X, o, k, r);
+}
+
+static tp_status run_sparse(tp_space *s, void *X, const tp_cp_als_options *o, tp_kruskal *k,
+                            tp_cp_als_result *r) {
+  return tp_cp_als_sparse(s, (tp_flycoo *)X, o, k, r);
+}
+
+static tp_status decompose(tp_space *space, cp_runner run, void *tensor, cp_call *c,
+                           tp_cp_als_result *result) {
+  tp_kruskal given = py_kruskal_of(&c->weights, c->factors, c->order);
+  tp_kruskal model;
+  int copied;
+  tp_status st = py_kruskal_to_space(space, &given, c->factors[0].on_device, 0, &model, &copied);
+  if (st != TP_SUCCESS)
+    return st;
+  st = run(space, tensor, &c->opts, &model, result);
+  tp_status done = py_kruskal_finish(space, &model, copied, &given, st != TP_SUCCESS);
+  return st != TP_SUCCESS ? st : done;
+}
+
+static PyObject *finish_call(tp_status st, const tp_cp_als_result *result, cp_call *c) {
+  PyObject *out = st == TP_SUCCESS ? result_dict(result, &c->history) : py_raise(st);
+  free(c->history.fits);
+  return out;
+}
+
+/* cp_als_dense(X, rank, tol, max_iters, seed, mttkrp, normalize, verbose, weights,
+ * factors, init) -> info dict; the model is written into weights and factors. */
+static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
+  (void)self;
+  if (PyTuple_GET_SIZE(args) != 11) {
+    PyErr_SetString(PyExc_TypeError, "cp_als_dense takes 11 arguments");
+    return NULL;
+  }
+  py_array x;
+  cp_call c;
+  PyObject *rest = PyTuple_GetSlice(args, 1, 11);
+  int ok = rest && py_array_parse(PyTuple_GET_ITEM(args, 0), &x) &&
+           parse_cp_call(rest, x.ndim, &c);
+  Py_XDECREF(rest);
+  tp_space *space = ok ? py_space() : NULL;
+  if (!space)
+    return NULL;
+  tp_cp_als_result result;
+  memset(&result, 0, sizeof result);
+  tp_status st;
+  Py_BEGIN_ALLOW_THREADS
+  py_space_lock();
+  tp_dense X;
+  int copied;
+  st = py_dense_to_space(space, &x, &X, &copied);
+  if (st == TP_SUCCESS) {
+    py_last_input = X.data;
+    st = decompose(space, run_dense, &X, &c, &result);
+    py_dense_release(space, &X, copied);
+  }
+  py_space_unlock();
+  Py_END_ALLOW_THREADS
+  return finish_call(st, &result, &c);
+}
+
+/* cp_als_sparse(coords, values, shape, rank, ... as cp_als_dense) -> info dict. */
+static PyObject *py_cp_als_sparse(PyObject *self, PyObject *args) {
+  (void)self;
+  if (PyTuple_GET_SIZE(args) != 13) {
+    PyErr_SetString(PyExc_TypeError, "cp_als_sparse takes 13 arguments");
+    return NULL;
+  }
+  tp_coo coo;
+  cp_call c;
+  PyObject *rest = PyTuple_GetSlice(args, 3, 13);
+  int ok = rest && py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                             PyTuple_GET_ITEM(args, 2), &coo) &&
+           parse_cp_call(rest, coo.order, &c);
+  Py_XDECREF(rest);
+  tp_space *space = ok ? py_space() : NULL;
+  if (!space)
+    return NULL;
+  tp_cp_als_result result;
+  memset(&result, 0, sizeof result);
+  tp_status st;
+  Py_BEGIN_ALLOW_THREADS
+  py_space_lock();
+  tp_flycoo *fly = NULL;
+  py_last_input = coo.values;
+  st = tp_flycoo_create(space, &coo, NULL, &fly);
+  if (st == TP_SUCCESS)
+    st = decompose(space, run_sparse, fly, &c, &result);
+  tp_flycoo_destroy(&fly);
+  py_space_unlock();
+  Py_END_ALLOW_THREADS
+  return finish_call(st, &result, &c);
+}
+
+PyMethodDef py_cp_als_methods[] = {
+    {"cp_als_dense", py_cp_als_dense, METH_VARARGS, "CP-ALS of a dense tensor (tp_cp_als)."},
+    {"cp_als_sparse", py_cp_als_sparse, METH_VARARGS,
+     "CP-ALS of a sparse tensor in FLYCOO form (tp_cp_als_sparse)."},
+    {NULL, NULL, 0, NULL}};

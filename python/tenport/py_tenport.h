@@ -1,0 +1,60 @@
+/* The tenport Python extension's shared pieces: array descriptors handed over by the
+ * Python layer, the process's space, and errors. The extension is thin: every method
+ * is the C library's; this code only moves descriptors and results across. */
+#ifndef PY_TENPORT_H
+#define PY_TENPORT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "tenport/tenport.h"
+
+/* An array as the Python layer describes it (tenport/_arrays.py): the address of its
+ * first element, its shape, its element type, whether it is in Fortran order (first index
+ * fastest) and whether it lives on the GPU. The Python layer holds a reference to the
+ * array for the whole call. */
+typedef struct py_array {
+  void *data;
+  int ndim;
+  int64_t shape[TP_DENSE_MAX_ORDER];
+  tp_dtype dtype;
+  int fortran;
+  int on_device;
+} py_array;
+
+/* Parses (address, shape, dtype name, fortran, on_device); dtype names: f4 f8 i8. Sets a
+ * Python exception and returns 0 on failure. */
+int py_array_parse(PyObject *obj, py_array *a);
+int64_t py_array_count(const py_array *a);
+/* A host COO tensor over coords (order x nnz int64, C order), values (nnz) and a shape
+ * tuple. */
+int py_coo_parse(PyObject *coords, PyObject *values, PyObject *dims, tp_coo *coo);
+
+/* The space every call runs in (created at first use); NULL with a Python exception set
+ * when it cannot be created. Calls hold py_space_lock() around their library work, with
+ * the GIL released: a space runs one call at a time. */
+tp_space *py_space(void);
+int py_space_is_gpu(void);
+void py_space_lock(void);
+void py_space_unlock(void);
+void py_space_release(void);
+
+/* Raises tenport.Error with the library's last error message; returns NULL. */
+PyObject *py_raise(tp_status status);
+extern PyObject *py_error;
+
+/* The address of the data the library last read as a method's main input (a tensor's
+ * values): tests compare it with the array's own to show that nothing was copied. */
+extern void *py_last_input;
+
+/* A block of host memory the library allocated, as a Python buffer (numpy.frombuffer
+ * uses it without a copy); `release` frees it with `context` when the last view goes. */
+PyObject *py_block_new(void *data, Py_ssize_t bytes, void (*release)(void *), void *context);
+extern PyTypeObject py_block_type;
+
+/* Method tables of the other files, merged into the module's. */
+extern PyMethodDef py_cp_als_methods[];
+extern PyMethodDef py_mttkrp_methods[];
+extern PyMethodDef py_io_methods[];
+
+#endif

@@ -1,0 +1,91 @@
+#include <string.h>
+
+#include "space_arrays.h"
+
+tp_dense py_dense_of(const py_array *a) {
+  tp_dense X;
+  memset(&X, 0, sizeof X);
+  X.dtype = a->dtype;
+  X.order = a->ndim;
+  memcpy(X.dims, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  X.layout = a->fortran ? TP_LAYOUT_LEFT : TP_LAYOUT_RIGHT;
+  X.data = a->data;
+  return X;
+}
+
+tp_status py_dense_to_space(tp_space *space, const py_array *a, tp_dense *X, int *copied) {
+  tp_dense given = py_dense_of(a);
+  *copied = 0;
+  tp_space_info info;
+  tp_status st = tp_space_get_info(space, &info);
+  if (st != TP_SUCCESS)
+    return st;
+  if (!info.is_gpu || a->on_device) {
+    *X = given;
+    return TP_SUCCESS;
+  }
+  st = tp_dense_alloc(space, given.dtype, given.order, given.dims, given.layout, X);
+  if (st != TP_SUCCESS)
+    return st;
+  st = tp_dense_copy_to_device(space, X, &given);
+  if (st != TP_SUCCESS) {
+    tp_dense_free(space, X);
+    return st;
+  }
+  *copied = 1;
+  return TP_SUCCESS;
+}
+
+void py_dense_release(tp_space *space, tp_dense *X, int copied) {
+  if (copied)
+    tp_dense_free(space, X);
+}
+
+tp_kruskal py_kruskal_of(const py_array *weights, const py_array *factors, int order) {
+  tp_kruskal k;
+  memset(&k, 0, sizeof k);
+  k.dtype = factors[0].dtype;
+  k.order = order;
+  k.rank = factors[0].shape[1];
+  k.lambda = weights ? weights->data : NULL;
+  for (int m = 0; m < order; ++m) {
+    k.dims[m] = factors[m].shape[0];
+    k.factors[m] = factors[m].data;
+  }
+  return k;
+}
+
+tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device,
+                              int upload, tp_kruskal *k, int *copied) {
+  *copied = 0;
+  tp_space_info info;
+  tp_status st = tp_space_get_info(space, &info);
+  if (st != TP_SUCCESS)
+    return st;
+  if (!info.is_gpu || on_device) {
+    *k = *given;
+    return TP_SUCCESS;
+  }
+  st = tp_kruskal_alloc(space, given->dtype, given->order, given->dims, given->rank, k);
+  if (st == TP_SUCCESS && upload)
+    st = tp_kruskal_copy_to_device(space, k, given);
+  if (st != TP_SUCCESS) {
+    tp_kruskal_free(space, k);
+    return st;
+  }
+  *copied = 1;
+  return TP_SUCCESS;
+}
+
+tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp_kruskal *given,
+                            int failed) {
+  if (!copied)
+    return TP_SUCCESS;
+  tp_status st = TP_SUCCESS;
+  if (!failed) {
+    tp_kruskal host = *given;
+    st = tp_kruskal_copy_to_host(space, &host, k);
+  }
+  tp_kruskal_free(space, k);
+  return st;
+}

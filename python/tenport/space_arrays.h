@@ -1,0 +1,30 @@
+/* Arrays in and out of the space, run without the GIL: where the space can read an
+ * array where it lies (host arrays on CPU backends, GPU arrays on GPU backends) the
+ * library uses it in place; host arrays on a GPU backend are copied in, and results
+ * copied back out. */
+#ifndef PY_SPACE_ARRAYS_H
+#define PY_SPACE_ARRAYS_H
+
+#include "py_tenport.h"
+
+/* A dense tensor descriptor of the array, in place. */
+tp_dense py_dense_of(const py_array *a);
+
+/* *X: the array as the space sees it; *copied when it had to be copied into the space
+ * (release with py_dense_release). */
+tp_status py_dense_to_space(tp_space *space, const py_array *a, tp_dense *X, int *copied);
+void py_dense_release(tp_space *space, tp_dense *X, int copied);
+
+/* A Kruskal descriptor of weights (may have data NULL) and order factor arrays. */
+tp_kruskal py_kruskal_of(const py_array *weights, const py_array *factors, int order);
+
+/* *k: the model as the space sees it (in place, or allocated in the space when the
+ * arrays are host arrays on a GPU space: *copied, and `upload` copies their values in). */
+tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device,
+                              int upload, tp_kruskal *k, int *copied);
+/* Copies a model allocated by py_kruskal_to_space back into the given arrays and frees it
+ * (only frees when failed is set). */
+tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp_kruskal *given,
+                            int failed);
+
+#endif

@@ -1,0 +1,67 @@
+"""On a GPU build: PyTorch CUDA tensors (and CuPy arrays, where installed) in and out
+without a host copy, against numpy references."""
+
+import numpy as np
+import pytest
+
+import tenport
+
+gpu_build = tenport.backend() in ("cuda", "hip")
+torch = pytest.importorskip("torch") if gpu_build else None
+pytestmark = pytest.mark.skipif(not gpu_build or not torch.cuda.is_available(),
+                                reason="a GPU build and a GPU are needed")
+
+from test_tenport import mttkrp_reference, planted, reconstruct  # noqa: E402
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_cuda_tensors_stay_on_the_gpu(rng, dtype):
+    X_host, _ = planted((12, 10, 11), 3, rng, getattr(np, dtype))
+    X = torch.from_numpy(X_host).cuda()
+    errors = []
+    for seed in range(1, 6):
+        weights, factors = tenport.cp_als(X, 3, n_iter_max=1000, tol=1e-12, random_state=seed)
+        assert tenport._tenport.last_input_address() == X.data_ptr()
+        assert isinstance(weights, torch.Tensor) and weights.is_cuda
+        assert all(isinstance(f, torch.Tensor) and f.is_cuda for f in factors)
+        assert weights.dtype == X.dtype
+        model = reconstruct(weights.cpu().numpy(), [f.cpu().numpy() for f in factors])
+        errors.append(np.linalg.norm(model - X_host) / np.linalg.norm(X_host))
+    assert min(errors) < (1e-3 if dtype == "float32" else 1e-5)
+
+
+def test_torch_mttkrp_in_fortran_order_and_back(rng):
+    X_host = rng.standard_normal((6, 5, 7))
+    factors_host = [rng.standard_normal((n, 4)) for n in X_host.shape]
+    X = torch.from_numpy(np.asfortranarray(X_host)).cuda()
+    X_f = X.permute(2, 1, 0).contiguous().permute(2, 1, 0)  # Fortran-ordered on the GPU
+    factors = [torch.from_numpy(f).cuda() for f in factors_host]
+    for T in (X, X_f):
+        for mode in range(3):
+            G = tenport.mttkrp(T, factors, mode)
+            assert G.is_cuda and tenport._tenport.last_input_address() == T.data_ptr()
+            np.testing.assert_allclose(G.cpu().numpy(), mttkrp_reference(X_host, factors_host, mode),
+                                       rtol=1e-10, atol=1e-10)
+
+
+def test_cupy_arrays_if_installed(rng):
+    cupy = pytest.importorskip("cupy")
+    X_host, _ = planted((6, 5, 4), 2, rng)
+    X = cupy.asarray(X_host)
+    factors = [cupy.asarray(rng.standard_normal((n, 3))) for n in X_host.shape]
+    G = tenport.mttkrp(X, factors, 1)
+    assert isinstance(G, cupy.ndarray)
+    assert tenport._tenport.last_input_address() == X.data.ptr
+    np.testing.assert_allclose(cupy.asnumpy(G), mttkrp_reference(
+        X_host, [cupy.asnumpy(f) for f in factors], 1), rtol=1e-10, atol=1e-10)
+
+
+def test_a_strided_gpu_view_is_refused_with_a_message(rng):
+    X = torch.from_numpy(rng.standard_normal((6, 8, 5))).cuda()[:, ::2, :]
+    with pytest.raises(ValueError, match="contiguous"):
+        tenport.mttkrp(X, [torch.ones((n, 2), dtype=X.dtype, device="cuda") for n in X.shape], 0)

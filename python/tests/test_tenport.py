@@ -1,0 +1,245 @@
+"""The tenport Python package against numpy references on small random data of awkward
+sizes: results, in-place use of the caller's arrays, errors, the GIL and references."""
+
+import gc
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tenport
+
+
+def planted(shape, rank, rng, dtype=np.float64):
+    """A rank-`rank` tensor with Gaussian factors. (Orthogonal components with distinct
+    weights are no easier: plain ALS stalls on them from most starts.)"""
+    factors = [rng.standard_normal((n, rank)) for n in shape]
+    letters = "abcdefgh"[:len(shape)]
+    spec = ",".join(f"{c}r" for c in letters) + "->" + letters
+    return np.einsum(spec, *factors).astype(dtype), factors
+
+
+def reconstruct(weights, factors):
+    letters = "abcdefgh"[:len(factors)]
+    spec = "r," + ",".join(f"{c}r" for c in letters) + "->" + letters
+    return np.einsum(spec, np.asarray(weights, dtype=np.float64),
+                     *[np.asarray(f, dtype=np.float64) for f in factors])
+
+
+def mttkrp_reference(X, factors, mode):
+    X = np.asarray(X, dtype=np.float64)
+    letters = "abcdefgh"[:X.ndim]
+    inputs = [letters] + [f"{c}r" for m, c in enumerate(letters) if m != mode]
+    spec = ",".join(inputs) + f"->{letters[mode]}r"
+    return np.einsum(spec, X, *[np.asarray(f, dtype=np.float64)
+                                for m, f in enumerate(factors) if m != mode])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng()
+
+
+def test_version_and_backend():
+    assert tenport.__version__.count(".") == 2
+    assert tenport.backend() in ("serial", "openmp", "cuda", "hip")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_cp_als_recovers_a_planted_tensor_in_place(rng, dtype, order):
+    X, _ = planted((12, 10, 11), 3, rng, dtype)
+    X = np.asarray(X, order=order)
+    errors = []
+    for seed in range(1, 6):  # ALS can stall in a swamp from one start; not from all
+        weights, factors, info = tenport.cp_als(X, 3, n_iter_max=1000, tol=1e-12,
+                                                return_info=True, random_state=seed)
+        assert weights.dtype == dtype and all(f.dtype == dtype for f in factors)
+        assert [f.shape for f in factors] == [(12, 3), (10, 3), (11, 3)]
+        assert len(info["fits"]) == info["iterations"]
+        if not tenport._tenport.is_gpu():
+            assert tenport._tenport.last_input_address() == X.ctypes.data
+        errors.append(np.linalg.norm(reconstruct(weights, factors) - X) / np.linalg.norm(X))
+    assert min(errors) < (1e-3 if dtype == np.float32 else 1e-5)
+
+
+def test_a_strided_view_is_copied_and_still_right(rng):
+    big, _ = planted((9, 5, 12), 2, rng)
+    X = big[::2, :, ::3]
+    G = tenport.mttkrp(X, [rng.random((n, 4)) for n in X.shape], 0)
+    assert G.shape == (5, 4)
+    assert tenport._tenport.last_input_address() != X.ctypes.data
+
+
+def test_fit_history_and_determinism(rng):
+    X, _ = planted((6, 8, 5), 2, rng)
+    X += 0.05 * rng.random(X.shape)
+    w1, f1, i1 = tenport.cp_als(X, 2, random_state=7, return_info=True)
+    w2, f2, _ = tenport.cp_als(X, 2, random_state=7, return_info=True)
+    w3, _, _ = tenport.cp_als(X, 2, random_state=8, return_info=True)
+    np.testing.assert_array_equal(w1, w2)
+    assert all(np.array_equal(a, b) for a, b in zip(f1, f2))
+    assert not np.array_equal(w1, w3)
+    fits = np.array(i1["fits"])
+    assert fits[-1] == pytest.approx(i1["fit"])
+    assert i1["iterations"] <= 50 and set(i1) >= {"fit", "fits", "iterations", "seconds",
+                                                 "converged"}
+
+
+def test_init_from_the_true_factors_starts_at_the_answer(rng):
+    X, factors = planted((5, 7, 4), 2, rng)
+    _, _, info = tenport.cp_als(X, 2, init=(np.ones(2), factors), n_iter_max=1,
+                                return_info=True)
+    assert info["fits"][0] > 1 - 1e-6  # a random start is far below after one iteration
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e-8, 1e8, 1e30])
+def test_the_answer_scales_with_the_tensor(rng, scale):
+    X, _ = planted((5, 6, 7), 2, rng)
+    w, f = tenport.cp_als(X, 2, random_state=5)
+    ws, fs = tenport.cp_als(X * scale, 2, random_state=5)
+    np.testing.assert_allclose(ws, w * scale, rtol=1e-6)
+    for a, b in zip(f, fs):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(7, 5, 6), (3, 4, 5, 2), (11, 9)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_mttkrp_matches_numpy(rng, shape, dtype):
+    X = rng.standard_normal(shape).astype(dtype)
+    factors = [rng.standard_normal((n, 5)).astype(dtype) for n in shape]
+    for mode in range(len(shape)):
+        G = tenport.mttkrp(X, factors, mode)
+        tol = 1e-4 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(G, mttkrp_reference(X, factors, mode), rtol=tol, atol=tol)
+
+
+def random_sparse(rng, shape, nnz):
+    coords = np.stack([rng.integers(0, n, nnz) for n in shape], axis=1)
+    coords[: nnz // 10] = coords[nnz // 10: 2 * (nnz // 10)]  # duplicates add up
+    return tenport.SparseTensor(coords, rng.standard_normal(nnz), shape)
+
+
+@pytest.mark.parametrize("shape", [(13, 7, 9), (5, 6, 4, 3)])
+def test_sparse_mttkrp_matches_numpy(rng, shape):
+    S = random_sparse(rng, shape, 97)
+    dense = S.to_dense()
+    factors = [rng.standard_normal((n, 3)) for n in shape]
+    for mode in range(len(shape)):
+        np.testing.assert_allclose(tenport.mttkrp(S, factors, mode),
+                                   mttkrp_reference(dense, factors, mode), atol=1e-12)
+    assert tenport._tenport.last_input_address() == S.values.ctypes.data
+
+
+def test_sparse_cp_als_recovers_a_planted_tensor(rng):
+    X, _ = planted((12, 10, 11), 2, rng)
+    coords = np.argwhere(X != 0)
+    S = tenport.SparseTensor(coords, X[tuple(coords.T)], X.shape)
+    best = None
+    for seed in range(1, 5):
+        ws, fs, info = tenport.cp_als(S, 2, random_state=seed, return_info=True,
+                                      n_iter_max=1000, tol=1e-12)
+        if best is None or info["fit"] > best[2]["fit"]:
+            best = (ws, fs, info)
+    assert best[2]["fit"] > 0.9999
+    np.testing.assert_allclose(reconstruct(best[0], best[1]), X, atol=1e-3 * np.abs(X).max())
+
+
+class PydataLikeCOO:
+    def __init__(self, coords, data, shape):
+        self.coords, self.data, self.shape = coords, data, shape
+
+
+def test_objects_with_coords_data_and_shape_are_sparse_tensors(rng):
+    S = random_sparse(rng, (6, 5, 4), 40)
+    like = PydataLikeCOO(S.coords.T.copy(), S.values.copy(), S.shape)
+    factors = [rng.standard_normal((n, 2)) for n in S.shape]
+    np.testing.assert_allclose(tenport.mttkrp(like, factors, 2), tenport.mttkrp(S, factors, 2))
+
+
+def test_load_reads_npy_and_tns(tmp_path, rng):
+    for order in ("C", "F"):
+        for dtype in (np.float32, np.float64):
+            a = np.asarray(rng.standard_normal((3, 4, 5)).astype(dtype), order=order)
+            np.save(tmp_path / "a.npy", a)
+            b = tenport.load(tmp_path / "a.npy")
+            assert b.dtype == dtype
+            np.testing.assert_array_equal(a, b)
+    lines = "1 1 1 1.5\n3 2 1 -2.0\n2 4 2 0.25\n3 2 1 1.0\n"
+    (tmp_path / "t.tns").write_text(lines)
+    S = tenport.load(tmp_path / "t.tns")
+    assert S.shape == (3, 4, 2) and S.nnz == 3
+    dense = S.to_dense()
+    assert dense[2, 1, 0] == -1.0 and dense[0, 0, 0] == 1.5 and dense[1, 3, 1] == 0.25
+
+
+def test_a_malformed_file_raises_the_library_s_message(tmp_path):
+    (tmp_path / "bad.tns").write_text("1 1 1 1.0\n1 x 1 2.0\n")
+    with pytest.raises(tenport.Error, match="line 2"):
+        tenport.load(tmp_path / "bad.tns")
+    with pytest.raises(tenport.Error):
+        tenport.load(tmp_path / "missing.npy")
+
+
+def test_bad_arguments(rng):
+    X = rng.random((4, 5, 6))
+    with pytest.raises(ValueError):
+        tenport.cp_als(X, 0)
+    with pytest.raises(TypeError):
+        tenport.cp_als(X, "3")
+    with pytest.raises(ValueError):
+        tenport.cp_als(X, 2, init=(None, [np.ones((4, 2)), np.ones((5, 2))]))
+    with pytest.raises(ValueError):
+        tenport.cp_als(X, 2, mttkrp="fastest")
+    with pytest.raises(ValueError):
+        tenport.mttkrp(X, [rng.random((n, 2)) for n in X.shape], 3)
+    with pytest.raises(TypeError):
+        tenport.mttkrp(X.astype(np.complex128), [rng.random((n, 2)) for n in X.shape], 0)
+    X[1, 2, 3] = np.nan
+    with pytest.raises(tenport.Error, match="finite"):
+        tenport.cp_als(X, 2)
+    with pytest.raises(tenport.Error):
+        tenport.cp_als(np.zeros((3, 4, 5)), 2)
+
+
+def test_the_gil_is_released_while_the_library_works(rng):
+    X = rng.random((80, 70, 60))
+    ticks = 0
+    running = True
+
+    def count():
+        nonlocal ticks
+        while running:
+            ticks += 1
+            time.sleep(0.0005)
+
+    t = threading.Thread(target=count)
+    t.start()
+    time.sleep(0.01)
+    start_ticks, start = ticks, time.perf_counter()
+    tenport.cp_als(X, 16, n_iter_max=300, tol=0)
+    elapsed = time.perf_counter() - start
+    during = ticks - start_ticks
+    running = False
+    t.join()
+    assert elapsed > 0.05, "too fast to tell"
+    assert during > 10, f"the other thread ran {during} times in {elapsed:.3f} s"
+
+
+def test_no_references_or_objects_leak_over_many_calls(rng):
+    X = rng.random((4, 3, 5))
+    factors = [rng.random((n, 2)) for n in X.shape]
+    S = random_sparse(rng, (5, 4, 3), 20)
+    calls = lambda: (tenport.mttkrp(X, factors, 1), tenport.cp_als(X, 2, n_iter_max=2),
+                     tenport.mttkrp(S, factors[::-1][:0] or [rng.random((n, 2)) for n in S.shape], 0))
+    calls()
+    gc.collect()
+    refs = [sys.getrefcount(o) for o in (X, S, S.values, *factors)]
+    objects = len(gc.get_objects())
+    for _ in range(1000):
+        calls()
+    gc.collect()
+    assert [sys.getrefcount(o) for o in (X, S, S.values, *factors)] == refs
+    assert len(gc.get_objects()) - objects < 100
