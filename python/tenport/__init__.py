@@ -14,7 +14,8 @@ from . import _tenport
 from ._arrays import describe, describe_host, empty_like_kind, is_device_array
 from ._tenport import Error
 
-__all__ = ["Error", "SparseTensor", "backend", "cp_als", "load", "mttkrp", "__version__"]
+__all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "load",
+           "mttkrp", "sshopm", "__version__"]
 
 __version__ = _tenport.version()
 
@@ -247,3 +248,108 @@ def mttkrp(X, factors, mode):
     else:
         _tenport.mttkrp_dense(x.descriptor, *args)
     return out
+
+
+def fiber_peaks(sh, lmax, *, max_peaks=3, min_amplitude=0.1, starts=64, random_state=None,
+                precision="single"):
+    """Fiber peaks of diffusion-MRI fiber orientation functions: the local maxima of each
+    voxel's real symmetric spherical-harmonic series (MRtrix3's convention, even lmax in
+    [2, 16]), found by SS-HOPM. sh has shape (..., C) with C = (lmax+1)(lmax+2)/2.
+    Returns (directions, amplitudes) of shapes (..., max_peaks, 3) and (..., max_peaks),
+    by decreasing amplitude, NaN where a voxel has fewer peaks. Peaks below min_amplitude
+    times the voxel's largest are dropped. precision: "single" (SS-HOPM in float32) or
+    "double"."""
+    if precision not in ("single", "double"):
+        raise ValueError(f"tenport: precision={precision!r}; 'single' or 'double'")
+    if not isinstance(lmax, numbers.Integral) or lmax < 2 or lmax > 16 or lmax % 2:
+        raise ValueError(f"tenport: lmax {lmax}; an even number from 2 to 16")
+    a = np.asarray(sh, dtype=np.float64)
+    count = (lmax + 1) * (lmax + 2) // 2
+    if a.ndim < 1 or a.shape[-1] != count:
+        raise ValueError(f"tenport: sh has shape {a.shape}; the last axis must hold the "
+                         f"{count} coefficients of lmax {lmax}")
+    lead = a.shape[:-1]
+    flat = describe_host(np.ascontiguousarray(a.reshape(-1, count)), name="sh")
+    voxels = flat.shape[0]
+    directions = np.empty((voxels, max_peaks, 3))
+    amplitudes = np.empty((voxels, max_peaks))
+    counts = np.empty(voxels, dtype=np.int32)
+    _tenport.fiber_peaks(flat.descriptor, int(lmax), int(max_peaks), float(min_amplitude),
+                         int(starts), _seed(random_state), precision == "single",
+                         describe_host(directions, name="directions").descriptor,
+                         describe_host(amplitudes, name="amplitudes").descriptor,
+                         describe_host(counts, name="counts").descriptor)
+    return directions.reshape(*lead, max_peaks, 3), amplitudes.reshape(*lead, max_peaks)
+
+
+class SSHOPMResult:
+    """SS-HOPM runs of a batch: lambdas and iterations of shape (T, V), vectors
+    (T, V, n), flags (T, V: 0 converged, 1 zero iterate, 2 iteration limit, 3 non-finite
+    tensor, 4 lambda overflow) and, per tensor, the distinct eigenpairs of its converged
+    runs as (lambda, vector, kind, runs) tuples, largest lambda first; kind is "maximum",
+    "minimum", "saddle" or "degenerate"."""
+
+    def __init__(self, lambdas, vectors, flags, iterations, eigenpairs):
+        self.lambdas, self.vectors, self.flags = lambdas, vectors, flags
+        self.iterations, self.eigenpairs = iterations, eigenpairs
+
+    def __repr__(self):
+        return (f"tenport.SSHOPMResult(tensors={self.lambdas.shape[0]}, "
+                f"starts={self.lambdas.shape[1]})")
+
+
+def _unique_count(order, dim):
+    from math import comb
+    return comb(order + dim - 1, order)
+
+
+def sshopm(A, order, dim, *, starts=128, shift="adaptive", alpha=0.0, tol=1e-10,
+           max_iter=1000, random_state=None):
+    """Eigenpairs (lambda, x) with A x^(m-1) = lambda x, |x| = 1, of symmetric tensors
+    of order m and dimension n by Kolda and Mayo's SS-HOPM, batched.
+
+    A: the tensors' unique values in tenport's order (symtensor.h), shape (T, U) or (U,)
+    with U = C(m+n-1, m). starts: a number of random unit starting vectors (the same for
+    every tensor) or a (V, n) array of them. shift: "adaptive" (maxima), "adaptive-min"
+    (minima) or "fixed" (with alpha). The tensors' element type (float32 or float64) is
+    the solver's."""
+    a = np.asarray(A)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float64)
+    unique = _unique_count(order, dim)
+    tensors = a.reshape(1, -1) if a.ndim == 1 else a
+    if tensors.ndim != 2 or tensors.shape[1] != unique:
+        raise ValueError(f"tenport: A has shape {a.shape}; order {order} and dimension {dim} "
+                         f"have {unique} unique values per tensor")
+    if shift not in ("adaptive", "adaptive-min", "fixed"):
+        raise ValueError(f"tenport: shift={shift!r}; 'adaptive', 'adaptive-min' or 'fixed'")
+    if isinstance(starts, numbers.Integral):
+        if starts < 1:
+            raise ValueError("tenport: starts must be at least 1")
+        rng = np.random.default_rng(_seed(random_state))
+        s = rng.standard_normal((int(starts), dim))
+        s /= np.linalg.norm(s, axis=1, keepdims=True)
+    else:
+        s = np.asarray(starts, dtype=np.float64)
+        if s.ndim != 2 or s.shape[1] != dim:
+            raise ValueError(f"tenport: starts has shape {s.shape}; (V, {dim}) is needed")
+    t = describe_host(tensors, name="A")
+    sv = describe_host(np.ascontiguousarray(s, dtype=tensors.dtype), name="starts")
+    T, V = tensors.shape[0], s.shape[0]
+    lambdas = np.empty((T, V), dtype=tensors.dtype)
+    vectors = np.empty((T, V, dim), dtype=tensors.dtype)
+    flags = np.empty((T, V), dtype=np.int8)
+    iterations = np.empty((T, V), dtype=np.int32)
+    _tenport.sshopm(t.descriptor, sv.descriptor, int(order), int(dim), shift != "fixed",
+                    float(alpha), shift == "adaptive-min", float(tol), int(max_iter),
+                    describe_host(lambdas).descriptor, describe_host(vectors).descriptor,
+                    describe_host(flags).descriptor, describe_host(iterations).descriptor)
+    pairs = []
+    for k in range(T):
+        pairs.append(_tenport.eigenpairs(
+            int(order), int(dim),
+            describe_host(np.ascontiguousarray(tensors[k], dtype=np.float64)).descriptor,
+            describe_host(np.ascontiguousarray(lambdas[k], dtype=np.float64)).descriptor,
+            describe_host(np.ascontiguousarray(vectors[k], dtype=np.float64)).descriptor,
+            describe_host(np.ascontiguousarray(flags[k])).descriptor))
+    return SSHOPMResult(lambdas, vectors, flags, iterations, pairs)

@@ -49,13 +49,14 @@ void py_space_release(void) {
 
 static int dtype_from_name(const char *name, tp_dtype *dtype) {
   static const struct { const char *name; tp_dtype dtype; } known[] = {
-      {"f4", TP_DTYPE_F32}, {"f8", TP_DTYPE_F64}, {"i8", TP_DTYPE_I64}};
+      {"f4", TP_DTYPE_F32}, {"f8", TP_DTYPE_F64}, {"i8", TP_DTYPE_I64},
+      {"i4", TP_DTYPE_I32}, {"i1", TP_DTYPE_I8}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
     if (strcmp(name, known[i].name) == 0) {
       *dtype = known[i].dtype;
       return 1;
     }
-  PyErr_Format(PyExc_TypeError, "tenport: element type %s is not f4, f8 or i8", name);
+  PyErr_Format(PyExc_TypeError, "tenport: element type %s is not f4, f8, i8, i4 or i1", name);
   return 0;
 }
 
@@ -144,7 +145,8 @@ static PyMethodDef module_methods[] = {
 static PyMethodDef all_methods[64];
 
 static void merge_methods(void) {
-  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods, py_io_methods};
+  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods, py_io_methods,
+                           py_peaks_methods};
   size_t n = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
     for (PyMethodDef *m = tables[t]; m->ml_name; ++m)

@@ -56,5 +56,6 @@ extern PyTypeObject py_block_type;
 extern PyMethodDef py_cp_als_methods[];
 extern PyMethodDef py_mttkrp_methods[];
 extern PyMethodDef py_io_methods[];
+extern PyMethodDef py_peaks_methods[];
 
 #endif

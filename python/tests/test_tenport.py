@@ -243,3 +243,82 @@ def test_no_references_or_objects_leak_over_many_calls(rng):
     gc.collect()
     assert [sys.getrefcount(o) for o in (X, S, S.values, *factors)] == refs
     assert len(gc.get_objects()) - objects < 100
+
+
+def full_symmetric(unique, order, dim):
+    """The full tensor of unique values listed by non-decreasing index tuples, in
+    lexicographic order (tenport's, symtensor.h)."""
+    from itertools import combinations_with_replacement, permutations
+    full = np.empty((dim,) * order)
+    for value, idx in zip(unique, combinations_with_replacement(range(dim), order)):
+        for p in set(permutations(idx)):
+            full[p] = value
+    return full
+
+
+@pytest.mark.parametrize("order,dim", [(3, 3), (4, 3), (4, 5), (6, 3)])
+def test_sshopm_runs_and_eigenpairs_satisfy_the_eigen_equation(rng, order, dim):
+    from math import comb
+    A = rng.standard_normal((3, comb(order + dim - 1, order)))
+    r = tenport.sshopm(A, order, dim, starts=24, random_state=4)
+    assert r.lambdas.shape == (3, 24) and r.vectors.shape == (3, 24, dim)
+    for k in range(3):
+        full = full_symmetric(A[k], order, dim)
+
+        def axm1(x):
+            t = full
+            for _ in range(order - 1):
+                t = t @ x
+            return t
+
+        converged = r.flags[k] == 0
+        assert converged.sum() > 12
+        for lam, x in zip(r.lambdas[k][converged], r.vectors[k][converged]):
+            assert np.linalg.norm(axm1(x) - lam * x) < 1e-4 * np.linalg.norm(full)
+        assert r.eigenpairs[k], "no eigenpair"
+        for lam, x, kind, runs in r.eigenpairs[k]:
+            x = np.array(x)
+            assert np.linalg.norm(axm1(x) - lam * x) < 1e-4 * np.linalg.norm(full)
+            assert kind in ("maximum", "minimum", "saddle", "degenerate") and runs >= 1
+
+
+def test_sshopm_in_single_precision_and_bad_shapes(rng):
+    A = rng.standard_normal((2, 15)).astype(np.float32)
+    r = tenport.sshopm(A, 4, 3, starts=8)
+    assert r.lambdas.dtype == np.float32 and (r.flags == 0).any()
+    with pytest.raises(ValueError):
+        tenport.sshopm(A, 4, 4)
+    with pytest.raises(ValueError):
+        tenport.sshopm(A, 4, 3, shift="sideways")
+    with pytest.raises(tenport.Error):
+        tenport.sshopm(A, 4, 3, starts=np.full((3, 3), np.nan))
+
+
+Y00, Y20_POLE = 0.5 / np.sqrt(np.pi), np.sqrt(5 / (4 * np.pi))
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1.0, 1e20])
+def test_fiber_peaks_of_a_zonal_function_point_along_its_axis(rng, scale):
+    sh = np.zeros((2, 3, 15))
+    sh[..., 0] = 1.0
+    sh[..., 3] = rng.uniform(0.5, 1.5, (2, 3))  # (l, m) = (2, 0): a peak at the poles
+    sh[1, 2, :] = np.nan
+    sh *= scale
+    directions, amplitudes = tenport.fiber_peaks(sh, 4, max_peaks=2, precision="double")
+    assert directions.shape == (2, 3, 2, 3) and amplitudes.shape == (2, 3, 2)
+    good = np.ones((2, 3), bool)
+    good[1, 2] = False
+    np.testing.assert_allclose(np.abs(directions[good][:, 0, 2]), 1, atol=1e-6)
+    np.testing.assert_allclose(amplitudes[good][:, 0],
+                               scale * (Y00 + sh[good][:, 3] / scale * Y20_POLE), rtol=1e-6)
+    assert np.isnan(amplitudes[good][:, 1]).all()  # one peak each (x and -x are one)
+    assert np.isnan(amplitudes[1, 2]).all() and np.isnan(directions[1, 2]).all()
+
+
+def test_fiber_peaks_bad_arguments():
+    with pytest.raises(ValueError):
+        tenport.fiber_peaks(np.zeros((4, 15)), 3)
+    with pytest.raises(ValueError):
+        tenport.fiber_peaks(np.zeros((4, 14)), 4)
+    with pytest.raises(tenport.Error):
+        tenport.fiber_peaks(np.ones((4, 15)), 4, min_amplitude=2.0)
