@@ -15,7 +15,7 @@ from ._arrays import describe, describe_host, empty_like_kind, is_device_array
 from ._tenport import Error
 
 __all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "load",
-           "mttkrp", "sshopm", "__version__"]
+           "mttkrp", "sshopm", "sttid", "TensorTrain", "__version__"]
 
 __version__ = _tenport.version()
 
@@ -353,3 +353,88 @@ def sshopm(A, order, dim, *, starts=128, shift="adaptive", alpha=0.0, tol=1e-10,
             describe_host(np.ascontiguousarray(vectors[k], dtype=np.float64)).descriptor,
             describe_host(np.ascontiguousarray(flags[k])).descriptor))
     return SSHOPMResult(lambdas, vectors, flags, iterations, pairs)
+
+
+def _sparse_or_dense(X):
+    """X as a SparseTensor: a dense array gives its nonzeros."""
+    sparse = _as_sparse(X)
+    if sparse is not None:
+        return sparse
+    a = np.asarray(X, dtype=np.float64)
+    coords = np.argwhere(a != 0)
+    return SparseTensor(coords, a[tuple(coords.T)], a.shape)
+
+
+class TensorTrain:
+    """A tensor train in TCI form from tenport.sttid: every stored core entry is an entry
+    of the input tensor. ranks has order + 1 entries (1 at both ends); cores[k] is a
+    SparseTensor of shape (ranks[k], shape[k], ranks[k+1])."""
+
+    def __init__(self, tci):
+        self._tci = tci
+
+    @property
+    def ranks(self):
+        return self._tci.ranks
+
+    @property
+    def shape(self):
+        return self._tci.shape
+
+    @property
+    def cores(self):
+        out = []
+        for k in range(len(self.shape)):
+            coords, values, shape = self._tci.core(k)
+            nnz = len(values) // 8
+            t = SparseTensor.__new__(SparseTensor)
+            t.shape = tuple(shape)
+            t.coords_by_mode = np.frombuffer(coords, dtype=np.int64).reshape(3, nnz)
+            t.values = np.frombuffer(values, dtype=np.float64)
+            out.append(t)
+        return out
+
+    def evaluate(self, indices):
+        """Values at 0-based multi-indices, an integer array of shape (..., order)."""
+        idx = np.asarray(indices)
+        if idx.shape[-1:] != (len(self.shape),) or not np.issubdtype(idx.dtype, np.integer):
+            raise ValueError(f"tenport: indices must be integers of shape (..., {len(self.shape)})")
+        flat = describe_host(np.ascontiguousarray(idx.reshape(-1, len(self.shape)),
+                                                  dtype=np.int64), dtype=np.int64,
+                             name="indices")
+        out = np.empty(flat.shape[0])
+        self._tci.evaluate(flat.descriptor, describe_host(out).descriptor)
+        return out.reshape(idx.shape[:-1])
+
+    def error(self, X):
+        """||X - TT|| / ||X|| over X's stored entries and the train's norm (tp_tci_error)."""
+        S = _sparse_or_dense(X)
+        c, v = S._descriptors()
+        if v.code != "f8":
+            v = describe_host(S.values, dtype=np.float64, name="values")
+        return self._tci.error(c.descriptor, v.descriptor, S.shape)["relative_error"]
+
+    def save(self, prefix):
+        """Writes the train with tenport's writer (PREFIX.* files, as `tenport sttid`)."""
+        import os
+        self._tci.save(os.fspath(prefix))
+
+    def __repr__(self):
+        return f"tenport.TensorTrain(shape={self.shape}, ranks={self.ranks})"
+
+
+def sttid(X, *, eps=1e-12, relative=True, rmax=None):
+    """The sparse tensor-train interpolative decomposition of X (a SparseTensor, an
+    object with .coords, .data and .shape, or a dense array): one sparse PRRLU per bond,
+    stopping at pivots below eps (relative to the first pivot when relative) or at rank
+    rmax (None: no limit)."""
+    S = _sparse_or_dense(X)
+    if eps < 0 or not np.isfinite(eps):
+        raise ValueError("tenport: eps must be finite and >= 0")
+    if rmax is None:
+        rmax = 2**62
+    elif not isinstance(rmax, numbers.Integral) or rmax < 1:
+        raise ValueError("tenport: rmax must be a positive integer or None")
+    c, v = S._descriptors()
+    return TensorTrain(_tenport.sttid(c.descriptor, v.descriptor, S.shape, float(eps),
+                                      bool(relative), int(rmax)))

@@ -146,7 +146,7 @@ static PyMethodDef all_methods[64];
 
 static void merge_methods(void) {
   PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods, py_io_methods,
-                           py_peaks_methods};
+                           py_peaks_methods, py_sttid_methods};
   size_t n = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
     for (PyMethodDef *m = tables[t]; m->ml_name; ++m)
@@ -165,7 +165,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_tenport",
 
 PyMODINIT_FUNC PyInit__tenport(void) {
   merge_methods();
-  if (PyType_Ready(&py_block_type) < 0)
+  if (PyType_Ready(&py_block_type) < 0 || PyType_Ready(&py_tt_type) < 0)
     return NULL;
   space_mutex = PyThread_allocate_lock();
   if (!space_mutex)

@@ -57,5 +57,7 @@ extern PyMethodDef py_cp_als_methods[];
 extern PyMethodDef py_mttkrp_methods[];
 extern PyMethodDef py_io_methods[];
 extern PyMethodDef py_peaks_methods[];
+extern PyMethodDef py_sttid_methods[];
+extern PyTypeObject py_tt_type;
 
 #endif

@@ -322,3 +322,44 @@ def test_fiber_peaks_bad_arguments():
         tenport.fiber_peaks(np.zeros((4, 14)), 4)
     with pytest.raises(tenport.Error):
         tenport.fiber_peaks(np.ones((4, 15)), 4, min_amplitude=2.0)
+
+
+def test_sttid_of_a_low_rank_tensor_interpolates_it(rng):
+    shape = (5, 6, 7, 4)
+    A = [rng.standard_normal((n, 2)) for n in shape]
+    X = np.einsum("ar,br,cr,dr->abcd", *A)
+    tt = tenport.sttid(X)
+    assert tt.shape == shape and max(tt.ranks) <= 2 and tt.ranks[0] == tt.ranks[-1] == 1
+    idx = np.stack([rng.integers(0, n, 50) for n in shape], axis=1)
+    np.testing.assert_allclose(tt.evaluate(idx), X[tuple(idx.T)], rtol=1e-8, atol=1e-10)
+    assert tt.error(X) < 1e-6
+    cores = tt.cores
+    assert [c.shape for c in cores] == [(tt.ranks[k], n, tt.ranks[k + 1])
+                                        for k, n in enumerate(shape)]
+    # every stored core entry is an entry of X
+    flat = X.reshape(-1)
+    assert all(np.isin(np.round(c.values, 12), np.round(flat, 12)).all() for c in cores)
+
+
+def test_sttid_of_a_sparse_tensor_is_exact_at_full_rank(rng):
+    S = random_sparse(rng, (4, 5, 3, 4), 30)
+    dense = S.to_dense()
+    tt = tenport.sttid(S, eps=0)
+    idx = np.argwhere(np.ones(S.shape, bool))
+    np.testing.assert_allclose(tt.evaluate(idx), dense[tuple(idx.T)], atol=1e-9)
+    low = tenport.sttid(S, rmax=1)
+    assert max(low.ranks) == 1 and low.error(S) > 0.01
+
+
+def test_sttid_save_and_bad_arguments(tmp_path, rng):
+    S = random_sparse(rng, (4, 3, 5), 20)
+    tenport.sttid(S).save(tmp_path / "tt")
+    assert any(p.name.startswith("tt") for p in tmp_path.iterdir())
+    with pytest.raises(ValueError):
+        tenport.sttid(S, rmax=0)
+    with pytest.raises(ValueError):
+        tenport.sttid(S, eps=-1)
+    with pytest.raises(ValueError):
+        tenport.sttid(S).evaluate(np.zeros((2, 4), dtype=np.int64))
+    with pytest.raises(tenport.Error):
+        tenport.sttid(S).evaluate(np.array([[4, 0, 0]]))
