@@ -228,21 +228,45 @@ def test_the_gil_is_released_while_the_library_works(rng):
     assert during > 10, f"the other thread ran {during} times in {elapsed:.3f} s"
 
 
-def test_no_references_or_objects_leak_over_many_calls(rng):
+def test_no_references_or_objects_leak_over_many_calls(rng, tmp_path):
     X = rng.random((4, 3, 5))
     factors = [rng.random((n, 2)) for n in X.shape]
     S = random_sparse(rng, (5, 4, 3), 20)
-    calls = lambda: (tenport.mttkrp(X, factors, 1), tenport.cp_als(X, 2, n_iter_max=2),
-                     tenport.mttkrp(S, factors[::-1][:0] or [rng.random((n, 2)) for n in S.shape], 0))
+    S_factors = [rng.random((n, 2)) for n in S.shape]
+    A = rng.standard_normal((2, 15))
+    sh = rng.standard_normal((3, 6))
+    np.save(tmp_path / "x.npy", X)
+
+    def calls():
+        tenport.mttkrp(X, factors, 1)
+        tenport.cp_als(X, 2, n_iter_max=2)
+        tenport.cp_als(S, 2, n_iter_max=2)
+        tenport.mttkrp(S, S_factors, 0)
+        tenport.sshopm(A, 4, 3, starts=4, max_iter=20)
+        tenport.fiber_peaks(sh, 2, starts=4)
+        tenport.sttid(S, rmax=2).evaluate([[0, 0, 0]])
+        tenport.load(tmp_path / "x.npy")
+        try:
+            tenport.cp_als(X * np.nan, 2)
+        except tenport.Error:
+            pass
+
     calls()
     gc.collect()
-    refs = [sys.getrefcount(o) for o in (X, S, S.values, *factors)]
+    watched = (X, S, S.values, A, sh, *factors, *S_factors)
+    refs = [sys.getrefcount(o) for o in watched]
     objects = len(gc.get_objects())
     for _ in range(1000):
         calls()
     gc.collect()
-    assert [sys.getrefcount(o) for o in (X, S, S.values, *factors)] == refs
+    assert [sys.getrefcount(o) for o in watched] == refs
     assert len(gc.get_objects()) - objects < 100
+    # and no C memory: the resident size settles after the first thousand
+    rss = lambda: int(open("/proc/self/statm").read().split()[1]) * 4096
+    before = rss()
+    for _ in range(1000):
+        calls()
+    assert rss() - before < 4 << 20, f"resident size grew by {(rss() - before) >> 10} KiB"
 
 
 def full_symmetric(unique, order, dim):

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The Python package as a user installs it: `pip install --no-build-isolation .` into a
+# fresh virtual environment that sees Debian's numpy (--system-site-packages; offline,
+# with Debian's meson-python), then `import tenport` and the pytest suite run from
+# outside the source tree against the installed package. Default backend: openmp.
+# Usage: tools/ci/python-package.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/setup/deps.sh build test
+root=$PWD
+work=$root/build/python-package
+rm -rf "$work"
+mkdir -p "$work"
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+echo "== pip install --no-build-isolation . (into $work/venv)"
+start=$(date +%s)
+"$work/venv/bin/pip" install --no-build-isolation --no-index "$root" >"$work/pip.log" 2>&1 ||
+  { cat "$work/pip.log"; exit 1; }
+echo "(built and installed in $(($(date +%s) - start)) s)"
+cd "$work"
+"$work/venv/bin/python" -c "import tenport; print('tenport', tenport.__version__, tenport.backend(), tenport.__file__)"
+case "$("$work/venv/bin/python" -c "import tenport; print(tenport.__file__)")" in
+  "$work"/venv/*) ;;
+  *) echo "python-package.sh: tenport was not imported from the virtual environment" >&2; exit 1 ;;
+esac
+OMP_WAIT_POLICY=passive "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"
+echo "== python package: OK"
