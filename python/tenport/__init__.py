@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from . import _tenport
-from ._arrays import describe, describe_host, empty_like_kind, is_device_array
+from ._arrays import describe, describe_host, empty_like_kind, is_device_array, to_host
 from ._tenport import Error
 
 __all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "load",
@@ -148,7 +148,7 @@ def _init_factors(init, shape, rank, code):
     except (TypeError, ValueError):
         raise TypeError("tenport: init must be 'random' or a (weights, factors) pair") from None
     dtype = np.float32 if code == "f4" else np.float64
-    factors = [np.array(np.asarray(f), dtype=dtype, order="C") for f in factors]
+    factors = [np.array(to_host(f), dtype=dtype, order="C") for f in factors]
     if len(factors) != len(shape):
         raise ValueError(f"tenport: init has {len(factors)} factors for {len(shape)} modes")
     for m, f in enumerate(factors):
@@ -156,7 +156,7 @@ def _init_factors(init, shape, rank, code):
             raise ValueError(f"tenport: init factor {m} has shape {f.shape}, "
                              f"({shape[m]}, {rank}) is needed")
     if weights is not None:
-        factors[0] = factors[0] * np.asarray(weights, dtype=dtype)[None, :]
+        factors[0] = factors[0] * np.asarray(to_host(weights), dtype=dtype)[None, :]
     kept = [describe_host(f, name=f"init factor {m}") for m, f in enumerate(factors)]
     return kept, [d.descriptor for d in kept]
 
@@ -234,6 +234,8 @@ def mttkrp(X, factors, mode):
         if d.descriptor[3]:  # Fortran order: the library reads factors by rows
             d = describe_host(np.ascontiguousarray(f, dtype=dtype), name=f"factor {m}")
         fs.append(d)
+    if len({f.descriptor[4] for f in fs}) > 1:
+        raise ValueError("tenport: the factors must all be on the GPU or all on the host")
     rank = fs[0].shape[1]
     if any(f.shape[1] != rank for f in fs):
         raise ValueError("tenport: the factors have different ranks")

@@ -116,3 +116,12 @@ def empty_like_kind(like, shape, code):
         module = __import__(type(like).__module__.split(".")[0])
         return module.empty(shape, dtype={"f4": "float32", "f8": "float64"}[code])
     return np.empty(shape, dtype={"f4": np.float32, "f8": np.float64}[code])
+
+
+def to_host(x):
+    """A numpy view or copy of x wherever it lives (GPU arrays are copied to the host)."""
+    if _is_torch(x):
+        return x.detach().cpu().numpy()
+    if is_device_array(x) and hasattr(x, "get"):
+        return x.get()
+    return np.asarray(x)

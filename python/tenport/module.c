@@ -22,10 +22,8 @@ tp_space *py_space(void) {
   if (space)
     return space;
   tp_space_options opts = tp_space_options_default();
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = tp_space_create(&space, &opts);
-  Py_END_ALLOW_THREADS
+  /* with the GIL held: two threads must not both create one */
+  tp_status st = tp_space_create(&space, &opts);
   if (st != TP_SUCCESS) {
     space = NULL;
     py_raise(st);

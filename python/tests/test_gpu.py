@@ -65,3 +65,14 @@ def test_a_strided_gpu_view_is_refused_with_a_message(rng):
     X = torch.from_numpy(rng.standard_normal((6, 8, 5))).cuda()[:, ::2, :]
     with pytest.raises(ValueError, match="contiguous"):
         tenport.mttkrp(X, [torch.ones((n, 2), dtype=X.dtype, device="cuda") for n in X.shape], 0)
+
+
+def test_an_initial_guess_of_cuda_tensors_is_accepted(rng):
+    X_host, factors_host = planted((8, 7, 6), 2, rng)
+    X = torch.from_numpy(X_host).cuda()
+    init = (torch.ones(2, dtype=X.dtype, device="cuda"),
+            [torch.from_numpy(f).cuda() for f in factors_host])
+    _, _, info = tenport.cp_als(X, 2, init=init, n_iter_max=1, return_info=True)
+    assert info["fits"][0] > 1 - 1e-6
+    with pytest.raises(ValueError, match="all on the GPU or all on the host"):
+        tenport.mttkrp(X, [factors_host[0]] + init[1][1:], 0)
