@@ -7,7 +7,8 @@
 #                    build/hip-cpu. The runtime is taken from $TP_HIP_CPU_DIR, by default
 #                    ../shared/third_party/hip-cpu (relative to the source tree).
 # A build folder configured without tests (tools/demo.sh makes build/openmp so) is
-# reconfigured with them; every tests/test_*.c must be a suite meson runs.
+# reconfigured with them; every tests/test_*.c must be a suite meson runs. The shared
+# library of each build must export the public API only (tools/ci/exports.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ backends=("$@")
 for b in "${backends[@]}"; do
   build="build/$b"
   case "$b" in
-    serial | openmp) opts=(-Dtenport_backend="$b") ;;
+    serial | openmp) opts=(-Dtenport_backend="$b" -Dpython=enabled) ;; # + the Python package's suite
     hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu
                    "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}") ;;
     *) echo "test.sh: unknown backend '$b' (serial, openmp or hip-cpu)" >&2; exit 2 ;;
@@ -34,6 +35,7 @@ for b in "${backends[@]}"; do
     meson setup "$build" "${opts[@]}"
   fi
   ninja -C "$build"
+  tools/ci/exports.sh "$build"
   # every suite file is a test meson runs
   listed=$(meson test -C "$build" --list --no-rebuild 2>/dev/null)
   for f in tests/test_*.c; do

@@ -8,6 +8,7 @@
  * A voxel with a non-finite coefficient or only zeros gets no peaks, and the solver
  * skips it (its tensor is NaN). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,15 +346,18 @@ typedef struct loop_error {
   char message[512];
 } loop_error;
 
+/* A mutex rather than a named OpenMP critical section: GCC gives a named section's lock
+ * a global symbol, which the shared library would export. */
+static pthread_mutex_t peaks_error_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void record_error(loop_error *e, tp_status st, int64_t voxel) {
-TP_HOST_OMP(omp critical(tp_peaks_error))
-  {
-    if (e->status == TP_SUCCESS || voxel < e->voxel) {
-      e->status = st;
-      e->voxel = voxel;
-      snprintf(e->message, sizeof e->message, "%s", tp_last_error());
-    }
+  pthread_mutex_lock(&peaks_error_lock);
+  if (e->status == TP_SUCCESS || voxel < e->voxel) {
+    e->status = st;
+    e->voxel = voxel;
+    snprintf(e->message, sizeof e->message, "%s", tp_last_error());
   }
+  pthread_mutex_unlock(&peaks_error_lock);
 }
 
 static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, double *dir,

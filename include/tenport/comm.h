@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/npy.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
@@ -27,53 +28,53 @@ extern "C" {
 typedef struct tp_comm tp_comm;
 
 /* 1 when this build has MPI (tp_comm_create can work), and when it has NCCL. */
-int tp_comm_has_mpi(void);
-int tp_comm_has_nccl(void);
+TP_API int tp_comm_has_mpi(void);
+TP_API int tp_comm_has_nccl(void);
 
 /* 1 when the process was started by an MPI launcher (mpirun, srun): the environment
  * names a world of ranks. Needs no MPI call. */
-int tp_comm_launched(void);
+TP_API int tp_comm_launched(void);
 
 /* A communicator over the caller's MPI communicator (mpi_comm points to an MPI_Comm;
  * it is duplicated, so tenport's messages never mix with the caller's; MPI must be
  * initialised). space (may be NULL for host-only work) is where the collectives' data
  * lives; with a GPU space and NCCL in the build, a NCCL communicator is made over the
  * same ranks on the space's device and stream. */
-tp_status tp_comm_create(tp_comm **comm, const void *mpi_comm, tp_space *space);
+TP_API tp_status tp_comm_create(tp_comm **comm, const void *mpi_comm, tp_space *space);
 /* Sets *comm to NULL; safe on NULL. */
-tp_status tp_comm_destroy(tp_comm **comm);
+TP_API tp_status tp_comm_destroy(tp_comm **comm);
 
 /* For programs that own MPI, such as the tenport command: initialises MPI (threads
  * funnelled) unless it is already, and makes a communicator over MPI_COMM_WORLD.
  * tp_comm_finalize_world destroys it and ends MPI if tp_comm_init_world started it.
  * Libraries embedding tenport use tp_comm_create on their own communicator instead. */
-tp_status tp_comm_init_world(tp_comm **comm, tp_space *space);
-tp_status tp_comm_finalize_world(tp_comm **comm);
+TP_API tp_status tp_comm_init_world(tp_comm **comm, tp_space *space);
+TP_API tp_status tp_comm_finalize_world(tp_comm **comm);
 
 /* A communicator over the same ranks whose data lives in another space (NCCL set up on
  * its device): made once each rank has chosen its GPU (tp_comm_node_rank). Collective. */
-tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out);
+TP_API tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out);
 
-int tp_comm_rank(const tp_comm *comm);
-int tp_comm_size(const tp_comm *comm);
+TP_API int tp_comm_rank(const tp_comm *comm);
+TP_API int tp_comm_size(const tp_comm *comm);
 /* The rank among the ranks of this node and their number (to choose a GPU each). */
-int tp_comm_node_rank(const tp_comm *comm);
-int tp_comm_node_size(const tp_comm *comm);
+TP_API int tp_comm_node_rank(const tp_comm *comm);
+TP_API int tp_comm_node_size(const tp_comm *comm);
 /* 1 when device data moves by NCCL (not with TENPORT_NO_NCCL set in the environment,
  * which stages it through the host instead). */
-int tp_comm_uses_nccl(const tp_comm *comm);
+TP_API int tp_comm_uses_nccl(const tp_comm *comm);
 /* Seconds spent in this communicator's collectives so far (agreement included). */
-double tp_comm_seconds(const tp_comm *comm);
+TP_API double tp_comm_seconds(const tp_comm *comm);
 
 /* The ranks of comm with the same color, ordered by key then rank (MPI_Comm_split),
  * in the same space. Collective over comm. */
-tp_status tp_comm_split(tp_comm *comm, int color, int key, tp_comm **sub);
+TP_API tp_status tp_comm_split(tp_comm *comm, int color, int key, tp_comm **sub);
 
 /* Every rank passes the status of its own work (its last error, if any, is its
  * message). All ranks return TP_SUCCESS when every status was TP_SUCCESS; otherwise all
  * return the failing rank's status (the lowest failing rank), with the message
  * "rank R: <its message>". */
-tp_status tp_comm_agree(tp_comm *comm, tp_status local);
+TP_API tp_status tp_comm_agree(tp_comm *comm, tp_status local);
 
 typedef enum tp_comm_op { TP_COMM_SUM = 0, TP_COMM_MAX = 1, TP_COMM_MIN = 2 } tp_comm_op;
 
@@ -81,31 +82,31 @@ typedef enum tp_comm_op { TP_COMM_SUM = 0, TP_COMM_MAX = 1, TP_COMM_MIN = 2 } tp
  * counts are elements of dtype (float32/64, int32/64, uint8/32/64). In place where a
  * single buffer is given. */
 
-tp_status tp_comm_allreduce(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
-                            tp_comm_op op);
-tp_status tp_comm_broadcast(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
-                            int root);
+TP_API tp_status tp_comm_allreduce(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
+                                   tp_comm_op op);
+TP_API tp_status tp_comm_broadcast(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
+                                   int root);
 /* send holds the sum of counts[0..size) elements, rank r's part at offset
  * counts[0] + ... + counts[r-1]; rank r receives the sum over ranks of its part. */
-tp_status tp_comm_reduce_scatter(tp_comm *comm, const void *send, void *recv,
-                                 const int64_t *counts, tp_dtype dtype);
+TP_API tp_status tp_comm_reduce_scatter(tp_comm *comm, const void *send, void *recv,
+                                        const int64_t *counts, tp_dtype dtype);
 /* Rank r sends counts[r] elements; every rank receives all parts, in rank order. */
-tp_status tp_comm_allgatherv(tp_comm *comm, const void *send, void *recv,
-                             const int64_t *counts, tp_dtype dtype);
+TP_API tp_status tp_comm_allgatherv(tp_comm *comm, const void *send, void *recv,
+                                    const int64_t *counts, tp_dtype dtype);
 /* send_counts[r] elements go to rank r (consecutive parts of send, in rank order);
  * recv_counts[r] come from rank r (consecutive parts of recv). */
-tp_status tp_comm_alltoallv(tp_comm *comm, const void *send, const int64_t *send_counts,
-                            void *recv, const int64_t *recv_counts, tp_dtype dtype);
+TP_API tp_status tp_comm_alltoallv(tp_comm *comm, const void *send, const int64_t *send_counts,
+                                   void *recv, const int64_t *recv_counts, tp_dtype dtype);
 
 /* The same on host memory whatever the space (small arrays: Grams, counts, norms). */
-tp_status tp_comm_allreduce_host(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
-                                 tp_comm_op op);
-tp_status tp_comm_broadcast_host(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
-                                 int root);
-tp_status tp_comm_allgatherv_host(tp_comm *comm, const void *send, void *recv,
-                                  const int64_t *counts, tp_dtype dtype);
-tp_status tp_comm_alltoallv_host(tp_comm *comm, const void *send, const int64_t *send_counts,
-                                 void *recv, const int64_t *recv_counts, tp_dtype dtype);
+TP_API tp_status tp_comm_allreduce_host(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
+                                        tp_comm_op op);
+TP_API tp_status tp_comm_broadcast_host(tp_comm *comm, void *buf, int64_t count, tp_dtype dtype,
+                                        int root);
+TP_API tp_status tp_comm_allgatherv_host(tp_comm *comm, const void *send, void *recv,
+                                         const int64_t *counts, tp_dtype dtype);
+TP_API tp_status tp_comm_alltoallv_host(tp_comm *comm, const void *send, const int64_t *send_counts,
+                                        void *recv, const int64_t *recv_counts, tp_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/export.h"
 #include "tenport/mttkrp.h"
 #include "tenport/sparse_mttkrp.h"
 
@@ -58,11 +59,11 @@ typedef struct tp_cp_als_result {
                             where they are not waited for one by one) */
 } tp_cp_als_result;
 
-tp_cp_als_options tp_cp_als_options_default(void);
+TP_API tp_cp_als_options tp_cp_als_options_default(void);
 
 /* Prints "iter %4d  fit %.10f  delta %+.3e  %.3f s" (and the fallback count when
  * nonzero) to the FILE* passed as user (stdout when NULL). */
-void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user);
+TP_API void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user);
 
 /* Decomposes X (data in memory the space's device can access). *model describes such
  * memory too, from tp_kruskal_alloc(space, ...) or the caller's own allocation (for
@@ -71,21 +72,21 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user);
  * opts->rank; tenport neither tracks nor frees it. On return it holds lambda and the
  * factors. result may be NULL. Errors: rank < 1, non-finite values in X or init, a zero
  * tensor, shapes that disagree. */
-tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
-                    tp_kruskal *model, tp_cp_als_result *result);
+TP_API tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options *opts,
+                           tp_kruskal *model, tp_cp_als_result *result);
 
 /* CP-ALS of a sparse tensor in FLYCOO form (tp_flycoo_create), with the same options,
  * model and result: each mode's MTTKRP is FLYCOO's, one pass over the nonzeros per mode
  * (with dynamic remapping or a record copy per mode, as the tensor was built;
  * opts->mttkrp and reuse_partials do not apply). The fit uses
  * ||X||^2 of the tensor the nonzeros add up to (duplicates summed). */
-tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
-                           tp_kruskal *model, tp_cp_als_result *result);
+TP_API tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
+                                  tp_kruskal *model, tp_cp_als_result *result);
 
 /* ||X - M||_F computed explicitly by forming M element by element, in double precision
  * on host data: for tests on small tensors. */
-tp_status tp_cp_residual_reference(const tp_dense *host_X, const tp_kruskal *host_model,
-                                   double *residual_norm);
+TP_API tp_status tp_cp_residual_reference(const tp_dense *host_X, const tp_kruskal *host_model,
+                                          double *residual_norm);
 
 #ifdef __cplusplus
 }

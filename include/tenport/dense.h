@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/npy.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
@@ -45,7 +46,7 @@ typedef struct tp_kruskal {
 
 /* Number of elements prod(dims); -1 when the descriptor is invalid or the count
  * overflows int64. */
-int64_t tp_dense_count(const tp_dense *t);
+TP_API int64_t tp_dense_count(const tp_dense *t);
 
 /* Checks order, dims (>= 1 each), dtype, layout and that the element count fits; the
  * error names the field. data may be NULL. A descriptor that tp_dense_free cleared (or
@@ -53,8 +54,8 @@ int64_t tp_dense_count(const tp_dense *t);
  * so is one whose data (lambda, a factor) tenport knows to be freed: a copy of the
  * descriptor made before tp_dense_free, or data passed to tp_free. Every function that
  * takes a descriptor checks it this way. */
-tp_status tp_dense_check(const tp_dense *t);
-tp_status tp_kruskal_check(const tp_kruskal *k);
+TP_API tp_status tp_dense_check(const tp_dense *t);
+TP_API tp_status tp_kruskal_check(const tp_kruskal *k);
 
 /* Fills *t with the given shape and allocates its data in the space (tp_alloc), or on
  * the host (malloc) when space is NULL. A tensor larger than the memory available (the
@@ -69,47 +70,48 @@ tp_status tp_kruskal_check(const tp_kruskal *k);
  * Memory the caller allocated is never tenport's to free; with a NULL space it cannot
  * always be told from host memory tenport's file readers return, and is passed to free().
  * t == NULL or data == NULL is fine. */
-tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
-                         tp_layout layout, tp_dense *t);
-tp_status tp_dense_free(tp_space *space, tp_dense *t);
+TP_API tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                                tp_layout layout, tp_dense *t);
+TP_API tp_status tp_dense_free(tp_space *space, tp_dense *t);
 
 /* Same for a Kruskal tensor: lambda and every factor (all are freed, or none). */
-tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
-                           int64_t rank, tp_kruskal *k);
-tp_status tp_kruskal_free(tp_space *space, tp_kruskal *k);
+TP_API tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                                  int64_t rank, tp_kruskal *k);
+TP_API tp_status tp_kruskal_free(tp_space *space, tp_kruskal *k);
 
 /* Copies between a host descriptor and a space descriptor of the same shape. */
-tp_status tp_dense_copy_to_device(tp_space *space, tp_dense *dst, const tp_dense *host);
-tp_status tp_kruskal_copy_to_device(tp_space *space, tp_kruskal *dst, const tp_kruskal *host);
-tp_status tp_kruskal_copy_to_host(tp_space *space, tp_kruskal *host, const tp_kruskal *src);
+TP_API tp_status tp_dense_copy_to_device(tp_space *space, tp_dense *dst, const tp_dense *host);
+TP_API tp_status tp_kruskal_copy_to_device(tp_space *space, tp_kruskal *dst,
+                                           const tp_kruskal *host);
+TP_API tp_status tp_kruskal_copy_to_host(tp_space *space, tp_kruskal *host, const tp_kruskal *src);
 
 /* Reads a float32/float64 .npy array of ndim >= 2 into host memory (malloc'ed; free
  * with tp_dense_free(NULL, t)). C-order files give TP_LAYOUT_RIGHT, Fortran-order files
  * TP_LAYOUT_LEFT; no data is moved. want_dtype converts the values (TP_DTYPE_F32 or
  * TP_DTYPE_F64). Non-finite values are rejected with TP_ERROR_NUMERICAL naming the
  * first offending element. */
-tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t);
+TP_API tp_status tp_dense_read_npy(const char *path, tp_dtype want_dtype, tp_dense *t);
 /* The same from an opened input (a pipe or standard input too). */
-tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t);
+TP_API tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t);
 
 /* Writes a host tensor as .npy in its own layout (LEFT as fortran_order True). */
-tp_status tp_dense_write_npy(const char *path, const tp_dense *host);
+TP_API tp_status tp_dense_write_npy(const char *path, const tp_dense *host);
 
 /* Writes a host Kruskal tensor as prefix_lambda.npy and prefix_factor<k>.npy, one output
  * set (tenport/files.h): all the files replace an earlier model, or none does. The _to
  * forms write into a caller's set, which the caller commits; tp_kruskal_reserve_npy adds
  * the file names of a model of `order` modes to a set before the work. */
-tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host);
-tp_status tp_dense_write_npy_to(tp_output_set *set, const char *path, const tp_dense *host);
-tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix,
-                                  const tp_kruskal *host);
-tp_status tp_kruskal_reserve_npy(tp_output_set *set, const char *prefix, int order);
+TP_API tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host);
+TP_API tp_status tp_dense_write_npy_to(tp_output_set *set, const char *path, const tp_dense *host);
+TP_API tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix,
+                                         const tp_kruskal *host);
+TP_API tp_status tp_kruskal_reserve_npy(tp_output_set *set, const char *prefix, int order);
 
 /* Reads factor matrices prefix_factor<k>.npy (and prefix_lambda.npy when present, else
  * lambda = 1) into a host Kruskal tensor of the given shape and rank; each file's shape
  * must be dims[k] x rank. */
-tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order,
-                              const int64_t *dims, int64_t rank, tp_kruskal *host);
+TP_API tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order,
+                                     const int64_t *dims, int64_t rank, tp_kruskal *host);
 
 /* Random tensors on the host, reproducible from seed (same values on every platform).
  * uniform: every element uniform in [0, 1).
@@ -117,18 +119,18 @@ tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order,
  *   uniform in [0, 1), lambda = 1) plus noise * ||M||_F / sqrt(N) * standard normal,
  *   so noise is the relative size of the perturbation. The Kruskal tensor is returned in
  *   *truth when truth is not NULL (host memory). */
-tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed);
-tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, uint64_t seed,
-                                  tp_kruskal *truth);
+TP_API tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed);
+TP_API tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, uint64_t seed,
+                                         tp_kruskal *truth);
 
 /* Random Kruskal tensor on the host: factor entries uniform in [0, 1), lambda = 1. */
-tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed);
+TP_API tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed);
 
 /* Reference MTTKRP in double precision on host data, for tests and checks:
  * G[i, r] = sum over all elements with index i in mode `mode` of
  * x * prod_{k != mode} factors[k][i_k, r]; G is dims[mode] x rank, row-major. */
-tp_status tp_mttkrp_reference(const tp_dense *host, const tp_kruskal *host_factors, int mode,
-                              double *G);
+TP_API tp_status tp_mttkrp_reference(const tp_dense *host, const tp_kruskal *host_factors, int mode,
+                                     double *G);
 
 #ifdef __cplusplus
 }

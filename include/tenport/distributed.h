@@ -13,6 +13,7 @@
 
 #include "tenport/comm.h"
 #include "tenport/cp_als.h"
+#include "tenport/export.h"
 #include "tenport/sparse.h"
 
 #ifdef __cplusplus
@@ -27,10 +28,10 @@ typedef struct tp_grid {
 
 /* The grid for a tensor of these dims on `ranks` ranks, as SPLATT chooses it: the prime
  * factors of ranks, largest first, each to the mode with the most indices per part. */
-tp_status tp_grid_choose(int order, const int64_t *dims, int ranks, tp_grid *grid);
+TP_API tp_status tp_grid_choose(int order, const int64_t *dims, int ranks, tp_grid *grid);
 
 /* "2x2x1" into a grid of that many modes; TP_ERROR_INVALID_ARGUMENT saying why not. */
-tp_status tp_grid_parse(const char *text, tp_grid *grid);
+TP_API tp_status tp_grid_parse(const char *text, tp_grid *grid);
 
 /* ---- reading a share of a file ---------------------------------------------------- */
 
@@ -42,8 +43,8 @@ tp_status tp_grid_parse(const char *text, tp_grid *grid);
  * whole tensor's dims: the header's, the given dims, or each mode's largest index over
  * all ranks. order and dims as for tp_coo_read_tns (0 and NULL: from the file). The file
  * must be a regular file (positioned reads). */
-tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int order,
-                            const int64_t *dims, tp_coo *share, tp_coo_read_info *info);
+TP_API tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int order,
+                                   const int64_t *dims, tp_coo *share, tp_coo_read_info *info);
 
 /* ---- a distributed sparse tensor ---------------------------------------------------- */
 
@@ -60,10 +61,10 @@ typedef struct tp_dist_coo tp_dist_coo;
  * (TENPORT_RELABEL=0 on any rank: natural order; modes of more than 2^32 indices keep
  * it). Factors in and out are in the tensor's own indices.
  * Collective; a failure on any rank is every rank's error. */
-tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share,
-                             const tp_grid *grid, const tp_flycoo_options *opts,
-                             tp_dist_coo **X);
-void tp_dist_coo_destroy(tp_dist_coo **X);
+TP_API tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share,
+                                    const tp_grid *grid, const tp_flycoo_options *opts,
+                                    tp_dist_coo **X);
+TP_API void tp_dist_coo_destroy(tp_dist_coo **X);
 
 typedef struct tp_dist_coo_info {
   tp_grid grid;
@@ -79,7 +80,7 @@ typedef struct tp_dist_coo_info {
   double exchange_seconds, build_seconds;
 } tp_dist_coo_info;
 
-tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info);
+TP_API tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info);
 
 /* CP-ALS of a distributed sparse tensor with the options and the result of
  * tp_cp_als_sparse (result->comm_seconds: time in collectives). model is a host Kruskal
@@ -88,8 +89,9 @@ tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info);
  * the same seed, and opts->init (host, whole dims, the same on every rank) is taken as
  * it is, so that the answer does not depend on the number of ranks beyond rounding.
  * Collective. */
-tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als_options *opts,
-                                tp_kruskal *model, tp_cp_als_result *result);
+TP_API tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X,
+                                       const tp_cp_als_options *opts, tp_kruskal *model,
+                                       tp_cp_als_result *result);
 
 /* ---- a distributed dense tensor ---------------------------------------------------- */
 
@@ -100,25 +102,25 @@ typedef struct tp_dist_dense tp_dist_dense;
 
 /* Makes the blocks (not filled) over the grid (NULL: chosen by tp_grid_choose).
  * Collective. */
-tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, int order,
-                               const int64_t *dims, tp_layout layout, const tp_grid *grid,
-                               tp_dist_dense **X);
+TP_API tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, int order,
+                                      const int64_t *dims, tp_layout layout, const tp_grid *grid,
+                                      tp_dist_dense **X);
 /* Each rank reads its block of a .npy of the tensor's shape and layout (C order: RIGHT,
  * Fortran order: LEFT), by positioned reads (tp_npy_read_block). Collective. */
-tp_status tp_dist_dense_read_npy(tp_dist_dense *X, const char *path);
+TP_API tp_status tp_dist_dense_read_npy(tp_dist_dense *X, const char *path);
 /* tp_dist_dense_create from a .npy's header, then tp_dist_dense_read_npy; dtype float32
  * or float64 converts, anything else keeps the file's float type (float64 for others). */
-tp_status tp_dist_dense_create_npy(tp_comm *comm, tp_space *space, const char *path,
-                                   tp_dtype dtype, const tp_grid *grid, tp_dist_dense **X);
+TP_API tp_status tp_dist_dense_create_npy(tp_comm *comm, tp_space *space, const char *path,
+                                          tp_dtype dtype, const tp_grid *grid, tp_dist_dense **X);
 /* Each rank makes its block of tp_dense_random_planted's tensor of this rank, noise and
  * seed, in place: the blocks hold the whole tensor a single process would make, and no
  * rank holds more than its block. Collective. */
-tp_status tp_dist_dense_random_planted(tp_dist_dense *X, int64_t rank, double noise,
-                                       uint64_t seed);
+TP_API tp_status tp_dist_dense_random_planted(tp_dist_dense *X, int64_t rank, double noise,
+                                              uint64_t seed);
 /* This rank's block (in the space), for a caller that fills it itself; the info says
  * which rows of each mode it holds. */
-tp_dense *tp_dist_dense_block(tp_dist_dense *X);
-void tp_dist_dense_destroy(tp_dist_dense **X);
+TP_API tp_dense *tp_dist_dense_block(tp_dist_dense *X);
+TP_API void tp_dist_dense_destroy(tp_dist_dense **X);
 
 typedef struct tp_dist_dense_info {
   tp_grid grid;
@@ -131,12 +133,13 @@ typedef struct tp_dist_dense_info {
   double fill_seconds; /* the last read or generation */
 } tp_dist_dense_info;
 
-tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *info);
+TP_API tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *info);
 
 /* CP-ALS of a distributed dense tensor, with the options, result and model of
  * tp_cp_als_sparse_dist (opts->mttkrp and reuse_partials apply to each rank's block). */
-tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_als_options *opts,
-                               tp_kruskal *model, tp_cp_als_result *result);
+TP_API tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X,
+                                      const tp_cp_als_options *opts, tp_kruskal *model,
+                                      tp_cp_als_result *result);
 
 /* ---- rows spread over ranks ----------------------------------------------------------
  * Arrays of independent rows (voxels, tensors: every dimension but the trailing ones
@@ -146,7 +149,7 @@ tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_al
  * [n * part / parts, n * (part + 1) / parts) (computed without overflow), so the sizes
  * differ by at most one and a part may be empty when n < parts. first and count may be
  * NULL. Errors: TP_ERROR_INVALID_ARGUMENT (n < 0, parts < 1, part outside [0, parts)). */
-tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t *count);
+TP_API tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t *count);
 
 /* Writes one .npy file whose rows several ranks hold, each rank its slab, with the bytes
  * tp_npy_write (C order) gives for the whole array. shape (ndim dimensions, the same on
@@ -163,10 +166,10 @@ tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t 
  * the uncommitted set. Every rank opens the temporary by its name: ranks on several
  * nodes need the folder on a file system they share. comm may be NULL for a single
  * process (set then required). Collective. */
-tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *path,
-                                 tp_dtype dtype, int ndim, const int64_t *shape,
-                                 int lead_ndim, int64_t first_row, int64_t rows,
-                                 const void *data);
+TP_API tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *path,
+                                        tp_dtype dtype, int ndim, const int64_t *shape,
+                                        int lead_ndim, int64_t first_row, int64_t rows,
+                                        const void *data);
 
 #ifdef __cplusplus
 }

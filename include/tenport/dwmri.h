@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
 
@@ -19,21 +20,21 @@ extern "C" {
 
 /* Number of coefficients up to even degree lmax: (L+1)(L+2)/2; -1 if lmax is odd,
  * negative or above 16. */
-int tp_sh_count(int lmax);
+TP_API int tp_sh_count(int lmax);
 
 /* Value of the SH series at a direction (host). The direction is scaled to unit
  * length, so it must be finite (else TP_ERROR_NUMERICAL) and non-zero; non-finite
  * coefficients fail with TP_ERROR_NUMERICAL. */
-tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double direction[3],
-                         double *value);
+TP_API tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double direction[3],
+                                double *value);
 
 /* Symmetric tensors of order L and dimension 3 (unique values, lexicographic order,
  * see symtensor.h) whose form A x^L equals each voxel's SH series on the unit
  * sphere; a degree l < L enters multiplied by |x|^(L-l). sh is voxels x
  * tp_sh_count(L), tensors is voxels x C(L+2, 2), the same count (host). For L = 0
  * the tensor is the single value c(0, 0) / sqrt(4 pi). */
-tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
-                           double *tensors);
+TP_API tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
+                                  double *tensors);
 
 /* ---- fiber peaks -------------------------------------------------------------- */
 
@@ -53,7 +54,7 @@ typedef struct tp_peaks_options {
   double tau;           /* margin of the adaptive convex shift; default 1e-6 */
 } tp_peaks_options;
 
-void tp_peaks_options_init(tp_peaks_options *options);
+TP_API void tp_peaks_options_init(tp_peaks_options *options);
 
 /* Fiber peaks: the local maxima of each voxel's SH series (even lmax in [2, 16]) with
  * a positive value, found by SS-HOPM with the adaptive convex shift on the symmetric
@@ -77,9 +78,9 @@ void tp_peaks_options_init(tp_peaks_options *options);
  * [2, 16], num_voxels < 0 or bad options (k < 1, no starts, negative or non-finite
  * tolerances, min_amplitude outside [0, 1]); TP_ERROR_OUT_OF_MEMORY; the solver's
  * errors. */
-tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
-                         const tp_peaks_options *options, double *directions,
-                         double *amplitudes, int32_t *counts);
+TP_API tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
+                                const tp_peaks_options *options, double *directions,
+                                double *amplitudes, int32_t *counts);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/status.h"
 
 #ifdef __cplusplus
@@ -28,7 +29,7 @@ typedef enum tp_file_format {
 } tp_file_format;
 
 /* "npy", "tpb", "tci", "gzip", "text", "empty" or "unknown". */
-const char *tp_file_format_name(tp_file_format format);
+TP_API const char *tp_file_format_name(tp_file_format format);
 
 /* ---- inputs ---------------------------------------------------------------------- */
 
@@ -37,38 +38,38 @@ typedef struct tp_input tp_input;
 /* Opens path for reading; "-" reads standard input (left open by tp_input_close). The
  * source is opened exactly once: regular files, pipes, FIFOs, /dev/stdin and character
  * devices all work. Errors: TP_ERROR_IO naming the path and the system's reason. */
-tp_status tp_input_open(tp_input **in, const char *path);
+TP_API tp_status tp_input_open(tp_input **in, const char *path);
 
 /* Closes the input and sets *in to NULL; safe on NULL. */
-void tp_input_close(tp_input **in);
+TP_API void tp_input_close(tp_input **in);
 
 /* The path as given, or "standard input" for "-". */
-const char *tp_input_name(const tp_input *in);
+TP_API const char *tp_input_name(const tp_input *in);
 
 /* The format recognised from the next bytes (at most 64 are looked at; a source that
  * shows fewer, such as a terminal, waits for them or its end). The bytes stay unread:
  * the readers that take a tp_input see the whole source. */
-tp_status tp_input_format(tp_input *in, tp_file_format *format);
+TP_API tp_status tp_input_format(tp_input *in, tp_file_format *format);
 
 /* Raises TP_ERROR_FORMAT for an input of the wrong kind, saying what its first bytes show
  * it is (found, from tp_input_format) and what was wanted ("a sparse tensor (.tns or
  * .tpb)"); returns TP_ERROR_FORMAT. */
-tp_status tp_input_wrong_format(tp_input *in, tp_file_format found, const char *wanted);
+TP_API tp_status tp_input_wrong_format(tp_input *in, tp_file_format found, const char *wanted);
 
 /* 1 when the input and the file at path are the same file (same device and inode);
  * 0 otherwise, also when path does not exist. */
-int tp_input_is_file(const tp_input *in, const char *path);
+TP_API int tp_input_is_file(const tp_input *in, const char *path);
 
 /* ---- output sets ------------------------------------------------------------------ */
 
 typedef struct tp_output_set tp_output_set;
 
-tp_status tp_output_set_create(tp_output_set **set);
+TP_API tp_status tp_output_set_create(tp_output_set **set);
 
 /* No file of the set may replace this input: path names an existing file (missing paths
  * are ignored), in the opened input. Checked by tp_output_set_add. */
-tp_status tp_output_set_protect(tp_output_set *set, const char *path);
-tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
+TP_API tp_status tp_output_set_protect(tp_output_set *set, const char *path);
+TP_API tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
 
 /* Adds path to the set before anything is written, so that a run finds out at once
  * whether it can write its results. It fails (TP_ERROR_IO, naming the path and the
@@ -77,23 +78,23 @@ tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
  * protected inputs, or when the set already holds it. A temporary file is created beside
  * path with a name no other run uses (".NAME.PID.RANDOM.tenport-tmp", never following a
  * link); temporaries of the same NAME left by runs that no longer exist are removed. */
-tp_status tp_output_set_add(tp_output_set *set, const char *path);
+TP_API tp_status tp_output_set_add(tp_output_set *set, const char *path);
 
 /* Writes a whole file of n bytes into the set (added to it if it is not yet in it); it
  * replaces path when the set is committed. */
-tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes,
-                              size_t n);
+TP_API tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes,
+                                     size_t n);
 
 /* Whether a file could be made at path: its folder exists and this process may write
  * there (TP_ERROR_IO naming the folder otherwise). For outputs whose full names are known
  * only later (PREFIX_factor<k>.npy once the order is read), checked before the work. */
-tp_status tp_output_check_folder(const char *path);
+TP_API tp_status tp_output_check_folder(const char *path);
 
 /* Renames every temporary over its target, in the order the files were added, once each
  * is written, synced and given its permissions: those of the file it replaces, or the
  * usual mode (0666 less the umask) for a new file. Fails without renaming anything when a
  * file of the set was not written or a write failed. */
-tp_status tp_output_set_commit(tp_output_set *set);
+TP_API tp_status tp_output_set_commit(tp_output_set *set);
 
 /* ---- one file written by several processes ---------------------------------------
  * A file whose parts several processes write (the ranks of a distributed run, each its
@@ -108,23 +109,24 @@ tp_status tp_output_set_commit(tp_output_set *set);
  * zeros after the head until the parts are written). *tmp_path is the temporary's name
  * (owned by the set, valid until it is destroyed), for the other writers. Errors:
  * TP_ERROR_IO naming path, and those of tp_output_set_add. */
-tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *head,
-                              size_t head_bytes, uint64_t total_bytes, const char **tmp_path);
+TP_API tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *head,
+                                     size_t head_bytes, uint64_t total_bytes,
+                                     const char **tmp_path);
 
 /* Writes n bytes at offset of the existing file tmp_path (a shared temporary: opened
  * without creating it, never through a link), syncs and closes it. Any process may call
  * it. Errors: TP_ERROR_IO naming tmp_path and the system's reason. */
-tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes,
-                             size_t n);
+TP_API tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes,
+                                    size_t n);
 
 /* Every part of the shared file path was written: gives it its permissions, syncs it and
  * marks it complete, so that tp_output_set_commit renames it. Errors: TP_ERROR_IO naming
  * path; TP_ERROR_INVALID_ARGUMENT when path was not shared in this set. */
-tp_status tp_output_set_shared_done(tp_output_set *set, const char *path);
+TP_API tp_status tp_output_set_shared_done(tp_output_set *set, const char *path);
 
 /* Removes the temporaries of a set that was not committed (the targets keep their old
  * contents), frees the set and sets *set to NULL; safe on NULL. */
-void tp_output_set_destroy(tp_output_set **set);
+TP_API void tp_output_set_destroy(tp_output_set **set);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #define TENPORT_HASHMAP_H
 
 #include <stdint.h>
+#include "tenport/export.h"
 #include "tenport/space.h"
 
 #ifdef __cplusplus
@@ -30,38 +31,38 @@ typedef struct tp_hashmap_view {
 
 /* Creates an empty map of at least min_capacity slots (rounded up to a power of two).
  * Keep the load (entries / capacity) at or below about 0.7 for short probe sequences. */
-tp_status tp_hashmap_create(tp_space *space, int64_t min_capacity, tp_hashmap **map);
-tp_status tp_hashmap_destroy(tp_hashmap **map);
+TP_API tp_status tp_hashmap_create(tp_space *space, int64_t min_capacity, tp_hashmap **map);
+TP_API tp_status tp_hashmap_destroy(tp_hashmap **map);
 
 /* Empties the map; every value returns to 0. */
-tp_status tp_hashmap_clear(tp_hashmap *map);
+TP_API tp_status tp_hashmap_clear(tp_hashmap *map);
 
-int64_t tp_hashmap_capacity(const tp_hashmap *map);
-tp_hashmap_view tp_hashmap_get_view(const tp_hashmap *map);
+TP_API int64_t tp_hashmap_capacity(const tp_hashmap *map);
+TP_API tp_hashmap_view tp_hashmap_get_view(const tp_hashmap *map);
 
 /* Inserts n keys (arrays in the space). A key already present keeps its value; among
  * equal keys inserted together one value wins. inserted (may be NULL) receives 1 where
  * the key was new. Returns TP_ERROR_CAPACITY if the table filled up (the keys that fit
  * are in), TP_ERROR_INVALID_ARGUMENT if a key equals TP_HASHMAP_EMPTY_KEY. */
-tp_status tp_hashmap_insert(tp_hashmap *map, const uint64_t *keys, const uint64_t *values,
-                            int64_t n, uint8_t *inserted);
+TP_API tp_status tp_hashmap_insert(tp_hashmap *map, const uint64_t *keys, const uint64_t *values,
+                                   int64_t n, uint8_t *inserted);
 
 /* Looks up n keys: values[i] receives the stored value, or missing_value if absent. */
-tp_status tp_hashmap_find(tp_hashmap *map, const uint64_t *keys, int64_t n, uint64_t *values,
-                          uint64_t missing_value);
+TP_API tp_status tp_hashmap_find(tp_hashmap *map, const uint64_t *keys, int64_t n, uint64_t *values,
+                                 uint64_t missing_value);
 
 /* Atomic in-place update: adds deltas[i] to the value of keys[i] (as two's-complement
  * 64-bit integers), inserting absent keys with value 0 first. */
-tp_status tp_hashmap_add(tp_hashmap *map, const uint64_t *keys, const int64_t *deltas,
-                         int64_t n);
+TP_API tp_status tp_hashmap_add(tp_hashmap *map, const uint64_t *keys, const int64_t *deltas,
+                                int64_t n);
 
 /* Number of live entries (a host value; waits for the count). */
-tp_status tp_hashmap_size(tp_hashmap *map, int64_t *size);
+TP_API tp_status tp_hashmap_size(tp_hashmap *map, int64_t *size);
 
 /* Writes the live entries, in slot order, to keys and values (each with room for
  * tp_hashmap_size entries; values may be NULL); *count receives their number (host). */
-tp_status tp_hashmap_entries(tp_hashmap *map, uint64_t *keys, uint64_t *values,
-                             int64_t *count);
+TP_API tp_status tp_hashmap_entries(tp_hashmap *map, uint64_t *keys, uint64_t *values,
+                                    int64_t *count);
 
 #ifdef __cplusplus
 }

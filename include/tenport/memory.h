@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tenport/export.h"
 #include "tenport/space.h"
 
 #ifdef __cplusplus
@@ -25,13 +26,13 @@ extern "C" {
  * was given, where the kernel does not enforce it). Each request is checked on its own:
  * the cap is not a budget that allocations use up. A malformed value makes the checked
  * allocations fail with TP_ERROR_INVALID_ARGUMENT. */
-tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr);
+TP_API tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr);
 
 /* Frees memory from tp_alloc; NULL is ignored. Waits for outstanding work first. A
  * pointer the space does not own is refused (TP_ERROR_INVALID_ARGUMENT, nothing freed)
  * with a message that says whose it is: host memory tenport allocated with a NULL space,
  * another space's block, a block already freed, or memory tenport did not allocate. */
-tp_status tp_free(tp_space *space, void *ptr);
+TP_API tp_status tp_free(tp_space *space, void *ptr);
 
 /* The space's allocation registry guards the copies and fills below: a pointer inside a
  * block from tp_alloc must have the whole range [ptr, ptr + bytes) inside that block
@@ -41,17 +42,17 @@ tp_status tp_free(tp_space *space, void *ptr);
  * Memory tenport did not allocate (the caller's own) is not checked.
  *
  * Host <-> space copies are complete when the call returns. */
-tp_status tp_copy_to_device(tp_space *space, void *dst, const void *src, size_t bytes);
-tp_status tp_copy_to_host(tp_space *space, void *dst, const void *src, size_t bytes);
+TP_API tp_status tp_copy_to_device(tp_space *space, void *dst, const void *src, size_t bytes);
+TP_API tp_status tp_copy_to_host(tp_space *space, void *dst, const void *src, size_t bytes);
 
 /* Copies and fills inside the space are ordered on the space's stream and may still be
  * running when the call returns (tp_space_fence waits). */
-tp_status tp_copy_on_device(tp_space *space, void *dst, const void *src, size_t bytes);
-tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes);
-tp_status tp_fill_f32(tp_space *space, float *dst, int64_t n, float value);
-tp_status tp_fill_f64(tp_space *space, double *dst, int64_t n, double value);
-tp_status tp_fill_i32(tp_space *space, int32_t *dst, int64_t n, int32_t value);
-tp_status tp_fill_i64(tp_space *space, int64_t *dst, int64_t n, int64_t value);
+TP_API tp_status tp_copy_on_device(tp_space *space, void *dst, const void *src, size_t bytes);
+TP_API tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes);
+TP_API tp_status tp_fill_f32(tp_space *space, float *dst, int64_t n, float value);
+TP_API tp_status tp_fill_f64(tp_space *space, double *dst, int64_t n, double value);
+TP_API tp_status tp_fill_i32(tp_space *space, int32_t *dst, int64_t n, int32_t value);
+TP_API tp_status tp_fill_i64(tp_space *space, int64_t *dst, int64_t n, int64_t value);
 
 #ifdef __cplusplus
 }

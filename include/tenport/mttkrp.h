@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,25 +59,25 @@ typedef struct tp_mttkrp_options {
   int64_t panel;
 } tp_mttkrp_options;
 
-tp_mttkrp_options tp_mttkrp_options_default(void);
+TP_API tp_mttkrp_options tp_mttkrp_options_default(void);
 
 /* "auto", "elem", "slice", "tile", "gemm", "blocked". */
-const char *tp_mttkrp_variant_name(tp_mttkrp_variant v);
+TP_API const char *tp_mttkrp_variant_name(tp_mttkrp_variant v);
 /* Parses those names; TP_ERROR_INVALID_ARGUMENT lists the valid ones. */
-tp_status tp_mttkrp_variant_parse(const char *name, tp_mttkrp_variant *v);
+TP_API tp_status tp_mttkrp_variant_parse(const char *name, tp_mttkrp_variant *v);
 
 /* The variant AUTO runs for this tensor, mode and rank on this space. */
-tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode, int64_t rank,
-                                   const tp_mttkrp_options *opts);
+TP_API tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
+                                          int64_t rank, const tp_mttkrp_options *opts);
 
 /* Mode-`mode` MTTKRP of X (data in the space) with the factors of U (in the space; lambda
  * and factors[mode] are not read) into G (dims[mode] x U->rank, in the space; every entry
  * is overwritten). X and U must agree in dtype, order and dims. opts may be NULL. */
-tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int mode, void *G,
-                    const tp_mttkrp_options *opts);
+TP_API tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int mode,
+                           void *G, const tp_mttkrp_options *opts);
 
 /* The TILE variant's tile volume N_T = edge^(d-1) for this space (Eq. 6), for reports. */
-int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank);
+TP_API int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank);
 
 /* ---- all modes in sequence, reusing partial contractions (CP-ALS) ---------------- */
 
@@ -92,14 +93,15 @@ int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank);
  * the memory the space does not hold yet. */
 typedef struct tp_mttkrp_sweep tp_mttkrp_sweep;
 
-tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t rank,
-                                 const tp_mttkrp_options *opts, size_t partial_bytes_limit,
-                                 tp_mttkrp_sweep **sweep);
+TP_API tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t rank,
+                                        const tp_mttkrp_options *opts, size_t partial_bytes_limit,
+                                        tp_mttkrp_sweep **sweep);
 /* Call with mode = 0, 1, ..., d-1 in order each iteration. */
-tp_status tp_mttkrp_sweep_mode(tp_mttkrp_sweep *sweep, const tp_kruskal *U, int mode, void *G);
+TP_API tp_status tp_mttkrp_sweep_mode(tp_mttkrp_sweep *sweep, const tp_kruskal *U, int mode,
+                                      void *G);
 /* Full passes over the tensor made per sweep (2 with reuse, d without). */
-int tp_mttkrp_sweep_passes(const tp_mttkrp_sweep *sweep);
-tp_status tp_mttkrp_sweep_destroy(tp_mttkrp_sweep **sweep);
+TP_API int tp_mttkrp_sweep_passes(const tp_mttkrp_sweep *sweep);
+TP_API tp_status tp_mttkrp_sweep_destroy(tp_mttkrp_sweep **sweep);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tenport/export.h"
 #include "tenport/status.h"
 
 #ifdef __cplusplus
@@ -38,29 +39,29 @@ typedef struct tp_space_info {
 } tp_space_info;
 
 /* Defaults: device 0, default threads, own stream, no memory limit. */
-tp_space_options tp_space_options_default(void);
+TP_API tp_space_options tp_space_options_default(void);
 
 /* Name of the backend this library was built for. */
-const char *tp_backend_name(void);
+TP_API const char *tp_backend_name(void);
 
 /* Number of devices the backend can use (1 on the CPU backends, 0 if no GPU). */
-tp_status tp_device_count(int *count);
+TP_API tp_status tp_device_count(int *count);
 
 /* Creates a space; opts may be NULL for the defaults. */
-tp_status tp_space_create(tp_space **space, const tp_space_options *opts);
+TP_API tp_status tp_space_create(tp_space **space, const tp_space_options *opts);
 
 /* Waits for outstanding work, frees cached memory and sets *space to NULL.
  * Allocations still held by the caller are freed too, and reported as an error. */
-tp_status tp_space_destroy(tp_space **space);
+TP_API tp_status tp_space_destroy(tp_space **space);
 
 /* Blocks until every operation issued on the space has finished. */
-tp_status tp_space_fence(tp_space *space);
+TP_API tp_status tp_space_fence(tp_space *space);
 
-tp_status tp_space_get_info(const tp_space *space, tp_space_info *info);
+TP_API tp_status tp_space_get_info(const tp_space *space, tp_space_info *info);
 
 /* The native stream (cudaStream_t / hipStream_t) of the selected lane, or NULL on the CPU
  * backends. */
-void *tp_space_stream(const tp_space *space);
+TP_API void *tp_space_stream(const tp_space *space);
 
 /* ---- concurrent lanes --------------------------------------------------------
  * A space runs its work in issue order. Between tp_space_lanes_begin and
@@ -72,11 +73,11 @@ void *tp_space_stream(const tp_space *space);
 
 /* Opens up to `want` lanes (1..TP_SPACE_MAX_LANES), each starting after the work issued
  * so far; *got receives how many the backend gives (1 on the host). Lane 0 is selected. */
-tp_status tp_space_lanes_begin(tp_space *space, int want, int *got);
+TP_API tp_status tp_space_lanes_begin(tp_space *space, int want, int *got);
 /* Sends the work issued from now on to lane `lane` (< the count given by begin). */
-tp_status tp_space_lane_select(tp_space *space, int lane);
+TP_API tp_status tp_space_lane_select(tp_space *space, int lane);
 /* Later work on the space starts after every lane's work; lane 0 is selected again. */
-tp_status tp_space_lanes_end(tp_space *space);
+TP_API tp_status tp_space_lanes_end(tp_space *space);
 
 /* ---- recorded work --------------------------------------------------------------
  * Launches issued between tp_space_record_begin and tp_space_record_end are recorded
@@ -86,34 +87,34 @@ tp_status tp_space_lanes_end(tp_space *space);
  * allocation, copy to the host or fence in between). Host spaces cannot record:
  * tp_space_can_record says so, and the caller issues the work directly. */
 typedef struct tp_recording tp_recording;
-int tp_space_can_record(const tp_space *space);
-tp_status tp_space_record_begin(tp_space *space);
-tp_status tp_space_record_end(tp_space *space, tp_recording **recording);
-tp_status tp_space_replay(tp_space *space, tp_recording *recording);
-tp_status tp_recording_destroy(tp_recording **recording);
+TP_API int tp_space_can_record(const tp_space *space);
+TP_API tp_status tp_space_record_begin(tp_space *space);
+TP_API tp_status tp_space_record_end(tp_space *space, tp_recording **recording);
+TP_API tp_status tp_space_replay(tp_space *space, tp_recording *recording);
+TP_API tp_status tp_recording_destroy(tp_recording **recording);
 
 /* Bytes currently allocated through the space (tp_alloc and cached temporaries). */
-size_t tp_space_bytes_in_use(const tp_space *space);
+TP_API size_t tp_space_bytes_in_use(const tp_space *space);
 
 /* Largest tp_space_bytes_in_use seen since the space was created or the last reset.
  * Memory a vendor library allocates on its own (cuBLAS workspaces) is not counted. */
-size_t tp_space_bytes_peak(const tp_space *space);
-void tp_space_reset_peak(tp_space *space);
+TP_API size_t tp_space_bytes_peak(const tp_space *space);
+TP_API void tp_space_reset_peak(tp_space *space);
 
 /* Caps the bytes the space may hold; 0 removes the cap. Allocations past it fail
  * with TP_ERROR_OUT_OF_MEMORY. */
-tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes);
+TP_API tp_status tp_space_set_memory_limit(tp_space *space, size_t bytes);
 
 /* Frees the temporary buffers the space keeps cached between primitives. */
-tp_status tp_space_trim(tp_space *space);
+TP_API tp_status tp_space_trim(tp_space *space);
 
 /* Device-side timing: GPU events on the space's stream, a wall clock on the CPU. */
 typedef struct tp_timer tp_timer;
-tp_status tp_timer_create(tp_space *space, tp_timer **timer);
-tp_status tp_timer_destroy(tp_timer **timer);
-tp_status tp_timer_start(tp_timer *timer);
+TP_API tp_status tp_timer_create(tp_space *space, tp_timer **timer);
+TP_API tp_status tp_timer_destroy(tp_timer **timer);
+TP_API tp_status tp_timer_start(tp_timer *timer);
 /* Records the stop point, waits for it and returns the milliseconds since start. */
-tp_status tp_timer_stop(tp_timer *timer, double *milliseconds);
+TP_API tp_status tp_timer_stop(tp_timer *timer, double *milliseconds);
 
 #ifdef __cplusplus
 }

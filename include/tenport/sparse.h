@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/export.h"
 #include "tenport/files.h"
 #include "tenport/npy.h"
 #include "tenport/space.h"
@@ -32,12 +33,12 @@ typedef struct tp_coo {
 
 /* Checks order, dims (>= 1 each), dtype and nnz >= 0; the error names the field. Array
  * contents are not read. */
-tp_status tp_coo_check(const tp_coo *t);
+TP_API tp_status tp_coo_check(const tp_coo *t);
 
 /* Checks the contents of a host tensor: every index in range (else
  * TP_ERROR_INVALID_ARGUMENT) and every value finite (else TP_ERROR_NUMERICAL). The error
  * names the first offending nonzero (position, mode, index or value). */
-tp_status tp_coo_validate(const tp_coo *host);
+TP_API tp_status tp_coo_validate(const tp_coo *host);
 
 /* Fills *t with the given shape and allocates arrays for nnz nonzeros in the space, or
  * on the host (malloc) when space is NULL; arrays larger than the memory available fail
@@ -46,25 +47,25 @@ tp_status tp_coo_validate(const tp_coo *host);
  * arrays), so later uses of it fail. Like tp_dense_free it refuses, freeing nothing and
  * leaving *t as it was, arrays of the wrong owner: a space's arrays freed with a NULL
  * space, arrays the space does not own freed with a space, arrays already freed. */
-tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
-                       int64_t nnz, tp_coo *t);
-tp_status tp_coo_free(tp_space *space, tp_coo *t);
+TP_API tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
+                              int64_t nnz, tp_coo *t);
+TP_API tp_status tp_coo_free(tp_space *space, tp_coo *t);
 
 /* Copies between a host tensor and a space tensor; *dst is allocated to match (a NULL
  * space copies host to host). On failure *dst is zeroed and owns nothing. */
-tp_status tp_coo_copy_to_device(tp_space *space, tp_coo *dst, const tp_coo *host);
-tp_status tp_coo_copy_to_host(tp_space *space, tp_coo *host, const tp_coo *src);
+TP_API tp_status tp_coo_copy_to_device(tp_space *space, tp_coo *dst, const tp_coo *host);
+TP_API tp_status tp_coo_copy_to_host(tp_space *space, tp_coo *host, const tp_coo *src);
 
 /* Sorts a host tensor's nonzeros by index (mode 0 slowest, lexicographic) and sums the
  * values of equal coordinates into one nonzero; *merged (if not NULL) receives how many
  * nonzeros were removed. Stable and deterministic: sums are taken in double precision in
  * the original order. Indices out of range give TP_ERROR_INVALID_ARGUMENT. The arrays
  * keep their size; nnz shrinks. */
-tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged);
+TP_API tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged);
 
 /* Squared Frobenius norm of the stored values, in double precision (NaN for an invalid
  * descriptor). */
-double tp_coo_norm2(const tp_coo *host);
+TP_API double tp_coo_norm2(const tp_coo *host);
 
 /* What a reader found besides the tensor. */
 typedef struct tp_coo_read_info {
@@ -84,15 +85,15 @@ typedef struct tp_coo_read_info {
  * TP_ERROR_FORMAT naming the file, line and problem. Free the tensor with
  * tp_coo_free(NULL, host); on failure *host is zeroed and owns nothing. info may be
  * NULL. */
-tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
-                          tp_coo *host, tp_coo_read_info *info);
+TP_API tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
+                                 tp_coo *host, tp_coo_read_info *info);
 #define TP_TNS_MAX_LINE (1 << 20)
 
 /* Writes a host tensor as .tns (1-based indices, values with enough digits to read back
  * exactly). The tensor is validated first (tp_coo_validate); the file is written beside
  * path and renamed over it (tenport/files.h), so a failure (TP_ERROR_IO) leaves any
  * existing file as it was. */
-tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
+TP_API tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
 
 /* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1", then
  * u32 version (1), u32 index width in bytes (4 when every dim fits in uint32, else 8),
@@ -101,27 +102,28 @@ tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
  * tp_coo_write_tns. The reader checks the header against the file size before allocating,
  * then every index and every value (TP_ERROR_FORMAT), converts the values to dtype,
  * and sums duplicates; on failure *host is zeroed and owns nothing. */
-tp_status tp_coo_write_binary(const char *path, const tp_coo *host);
-tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host);
+TP_API tp_status tp_coo_write_binary(const char *path, const tp_coo *host);
+TP_API tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host);
 
 /* The writers as part of an output set: path is replaced when the set is committed. */
-tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host);
-tp_status tp_coo_write_binary_to(tp_output_set *set, const char *path, const tp_coo *host);
+TP_API tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host);
+TP_API tp_status tp_coo_write_binary_to(tp_output_set *set, const char *path, const tp_coo *host);
 
 /* Reads either format: binary when the file starts with the magic, else .tns (order
  * and dims from the file). info->lines is 0 for binary files. */
-tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
+TP_API tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host,
+                             tp_coo_read_info *info);
 
 /* Reads either format from an opened input (a pipe or standard input too), recognised
  * from its first bytes; anything else (a .npy array, gzip data, unknown binary data) is
  * TP_ERROR_FORMAT saying what the input is. order and dims as for tp_coo_read_tns (0 and
  * NULL: from the file); a .tpb input must have them when given. */
-tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
-                            tp_coo *host, tp_coo_read_info *info);
+TP_API tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                                   tp_coo *host, tp_coo_read_info *info);
 
 /* The value type a sparse input holds: float32 for a .tpb of 4-byte values, float64
  * otherwise (text is read as float64 unless asked). Nothing is consumed. */
-tp_status tp_coo_input_dtype(tp_input *in, tp_dtype *dtype);
+TP_API tp_status tp_coo_input_dtype(tp_input *in, tp_dtype *dtype);
 
 /* Value distributions of the generator. */
 typedef enum tp_coo_values {
@@ -148,14 +150,14 @@ typedef struct tp_coo_random_options {
   uint64_t seed;
 } tp_coo_random_options;
 
-tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged);
+TP_API tp_status tp_coo_random(const tp_coo_random_options *opt, tp_coo *host, int64_t *merged);
 
 /* Draws first .. first + count - 1 of the same tensor's nnz draws (duplicates summed
  * among them): the share one of several ranks makes in place, so that the shares of
  * all ranks add up to the tensor tp_coo_random makes (binary values aside, whose
  * duplicates in different shares add up to more than 1). */
-tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, int64_t count,
-                             tp_coo *host, int64_t *merged);
+TP_API tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, int64_t count,
+                                    tp_coo *host, int64_t *merged);
 
 /* A planted sparse low-rank tensor (order >= 2): a random Kruskal tensor of the given
  * rank whose factor columns each have `support` nonzero rows (all dims[m] rows when the
@@ -164,9 +166,9 @@ tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, in
  * (1 + noise * standard normal). CP-ALS of that rank can fit it exactly when noise is 0.
  * truth (host memory, may be NULL; free with tp_kruskal_free(NULL, truth)) receives the
  * Kruskal tensor. */
-tp_status tp_coo_random_planted(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
-                                int64_t support, double noise, uint64_t seed, tp_coo *host,
-                                tp_kruskal *truth);
+TP_API tp_status tp_coo_random_planted(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
+                                       int64_t support, double noise, uint64_t seed, tp_coo *host,
+                                       tp_kruskal *truth);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/export.h"
 #include "tenport/sparse.h"
 
 #ifdef __cplusplus
@@ -52,7 +53,7 @@ typedef struct tp_flycoo_options {
   int copies;
 } tp_flycoo_options;
 
-tp_flycoo_options tp_flycoo_options_default(void);
+TP_API tp_flycoo_options tp_flycoo_options_default(void);
 
 /* Builds the FLYCOO form of a host COO tensor in the space: f32 or f64, at least 2 modes,
  * fewer than 2^32 - 1 nonzeros, at most 2^28 rows per mode (the partitioning keeps
@@ -64,16 +65,16 @@ tp_flycoo_options tp_flycoo_options_default(void);
  * space's sort, scan and compaction plan every mode; only Algorithm 1's placement runs
  * on the host, once per distinct row size, not per row. The plans and records are the
  * same, bit for bit, on every backend and thread count. */
-tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
-                           tp_flycoo **fly);
-tp_status tp_flycoo_destroy(tp_flycoo **fly);
+TP_API tp_status tp_flycoo_create(tp_space *space, const tp_coo *host,
+                                  const tp_flycoo_options *opts, tp_flycoo **fly);
+TP_API tp_status tp_flycoo_destroy(tp_flycoo **fly);
 
 /* tp_flycoo_create from a COO tensor already in the space (its arrays are memory of the
  * space, as tp_coo_copy_to_device or tp_coo_alloc(space, ...) make them): checked by
  * reductions in the space (a bad tensor is copied back once, for tp_coo_validate's
  * message), nothing uploaded; X is not changed and may be freed afterwards. */
-tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
-                                    const tp_flycoo_options *opts, tp_flycoo **fly);
+TP_API tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
+                                           const tp_flycoo_options *opts, tp_flycoo **fly);
 
 /* What the partitioning produced, per mode. */
 typedef struct tp_flycoo_stats {
@@ -93,10 +94,10 @@ typedef struct tp_flycoo_stats {
                                               planning, records */
 } tp_flycoo_stats;
 
-tp_status tp_flycoo_get_stats(const tp_flycoo *fly, tp_flycoo_stats *stats);
+TP_API tp_status tp_flycoo_get_stats(const tp_flycoo *fly, tp_flycoo_stats *stats);
 
 /* The mode whose order the records are in now. */
-int tp_flycoo_mode(const tp_flycoo *fly);
+TP_API int tp_flycoo_mode(const tp_flycoo *fly);
 
 /* Mode-`mode` MTTKRP into G (in the space, dims[mode] x U->rank, every entry written).
  * U's factors are in the space (factors[mode] is not read). If the records are not in
@@ -104,24 +105,24 @@ int tp_flycoo_mode(const tp_flycoo *fly);
  * also writes the records in mode (mode + 1) % order's order; without, they stay. With
  * one copy per mode (tp_flycoo_options.copies) every order is at hand: no pass permutes
  * or writes records, and remap only names the next mode as the current one. */
-tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode,
-                           void *G, int remap);
+TP_API tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode,
+                                  void *G, int remap);
 
 /* Puts the records in `mode`'s order (a permutation pass; nothing if already there). */
-tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode);
+TP_API tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode);
 
 /* Copies the records back to a host COO in the current mode's order (allocated here;
  * free with tp_coo_free(NULL, host)). */
-tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host);
+TP_API tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host);
 
 /* The baseline: one thread per nonzero of a plain COO tensor in the space (any order of
  * nonzeros), global atomic additions into G. */
-tp_status tp_coo_mttkrp_atomic(tp_space *space, const tp_coo *X, const tp_kruskal *U, int mode,
-                               void *G);
+TP_API tp_status tp_coo_mttkrp_atomic(tp_space *space, const tp_coo *X, const tp_kruskal *U,
+                                      int mode, void *G);
 
 /* Reference MTTKRP in double precision on host data (G: dims[mode] x rank doubles). */
-tp_status tp_coo_mttkrp_reference(const tp_coo *host, const tp_kruskal *host_U, int mode,
-                                  double *G);
+TP_API tp_status tp_coo_mttkrp_reference(const tp_coo *host, const tp_kruskal *host_U, int mode,
+                                         double *G);
 
 #ifdef __cplusplus
 }

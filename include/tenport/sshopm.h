@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
 
@@ -67,7 +68,7 @@ typedef struct tp_sshopm_options {
   tp_sshopm_kernel kernel;
 } tp_sshopm_options;
 
-void tp_sshopm_options_init(tp_sshopm_options *options);
+TP_API void tp_sshopm_options_init(tp_sshopm_options *options);
 
 /* The batch: T tensors of U = C(m+n-1, m) unique values each (T x U, row-major) and
  * V starting vectors shared by all tensors (V x n, row-major, unit norm). */
@@ -93,19 +94,20 @@ typedef struct tp_sshopm_out_f64 {
 /* Runs the batch. tensors and starts are in the space. A tensor with a non-finite
  * value gets TP_SSHOPM_NONFINITE in every run; non-finite starts, bad shapes and
  * options are reported before any work. */
-tp_status tp_sshopm_f32(tp_space *space, const tp_sshopm_problem *problem,
-                        const float *tensors, const float *starts,
-                        const tp_sshopm_options *options, const tp_sshopm_out_f32 *out);
-tp_status tp_sshopm_f64(tp_space *space, const tp_sshopm_problem *problem,
-                        const double *tensors, const double *starts,
-                        const tp_sshopm_options *options, const tp_sshopm_out_f64 *out);
+TP_API tp_status tp_sshopm_f32(tp_space *space, const tp_sshopm_problem *problem,
+                               const float *tensors, const float *starts,
+                               const tp_sshopm_options *options, const tp_sshopm_out_f32 *out);
+TP_API tp_status tp_sshopm_f64(tp_space *space, const tp_sshopm_problem *problem,
+                               const double *tensors, const double *starts,
+                               const tp_sshopm_options *options, const tp_sshopm_out_f64 *out);
 
 /* 1 if generated straight-line kernels exist for (m, n). */
-int tp_sshopm_has_unrolled(int order, int dim);
+TP_API int tp_sshopm_has_unrolled(int order, int dim);
 
 /* V starting vectors (host, V x n): entries uniform in [-1, 1], normalised; the same
  * seed gives the same vectors on every backend. */
-tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_starts, double *starts);
+TP_API tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_starts,
+                                             double *starts);
 
 /* ---- post-processing of one tensor's results (host) ---------------------------- */
 
@@ -124,7 +126,7 @@ typedef struct tp_eig_merge_options {
   double hessian_tol; /* |eigenvalue| <= hessian_tol * s is zero; default 1e-6 */
 } tp_eig_merge_options;
 
-void tp_eig_merge_options_init(tp_eig_merge_options *options);
+TP_API void tp_eig_merge_options_init(tp_eig_merge_options *options);
 
 /* Distinct eigenpairs of one tensor, sorted by lambda, largest first. Arrays hold
  * up to V pairs; x is V x n. starts counts the runs that reached each pair. */
@@ -159,10 +161,10 @@ typedef struct tp_eigenpairs {
  * or non-finite tolerances, or a flag that is no tp_sshopm_flag; with
  * TP_ERROR_NUMERICAL on a converged run whose lambda or x is not finite or whose |x|
  * differs from 1 by more than 1e-3, or on an eigenvalue beyond the range of double. */
-tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
-                                   int num_starts, const double *lambda, const double *x,
-                                   const int8_t *flag, const tp_eig_merge_options *options,
-                                   tp_eigenpairs *out);
+TP_API tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
+                                          int num_starts, const double *lambda, const double *x,
+                                          const int8_t *flag, const tp_eig_merge_options *options,
+                                          tp_eigenpairs *out);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef TENPORT_STATUS_H
 #define TENPORT_STATUS_H
 
+#include "tenport/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,14 +24,14 @@ typedef enum tp_status {
 } tp_status;
 
 /* Short name of a status code ("TP_ERROR_OUT_OF_MEMORY"). */
-const char *tp_status_name(tp_status status);
+TP_API const char *tp_status_name(tp_status status);
 
 /* Message describing the last error raised on the calling thread, or "" if none.
  * The text names the function, the problem and the source location. */
-const char *tp_last_error(void);
+TP_API const char *tp_last_error(void);
 
 /* Clears the calling thread's last-error message. */
-void tp_clear_error(void);
+TP_API void tp_clear_error(void);
 
 #ifdef __cplusplus
 }

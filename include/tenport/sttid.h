@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "tenport/dense.h"
+#include "tenport/export.h"
 #include "tenport/space.h"
 #include "tenport/sparse.h"
 #include "tenport/status.h"
@@ -51,14 +52,14 @@ typedef struct tp_spmat {
  * the column index, both in C order (1 <= row_modes < order). Values are converted to
  * f64. A tensor whose dims multiply to more than 2^63 - 1 is rejected
  * (TP_ERROR_INVALID_ARGUMENT naming the shape) rather than wrapped. */
-tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out);
+TP_API tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out);
 /* Allocates a matrix of nnz entries on the host (arrays uninitialised). */
-tp_status tp_spmat_alloc(int64_t rows, int64_t cols, int64_t nnz, tp_spmat *out);
-void tp_spmat_free(tp_spmat *m);
+TP_API tp_status tp_spmat_alloc(int64_t rows, int64_t cols, int64_t nnz, tp_spmat *out);
+TP_API void tp_spmat_free(tp_spmat *m);
 
 /* prod(dims[0..n-1]) in *product, or TP_ERROR_INVALID_ARGUMENT if it exceeds 2^63 - 1;
  * what names the shape in the message. */
-tp_status tp_checked_product(const int64_t *dims, int n, const char *what, int64_t *product);
+TP_API tp_status tp_checked_product(const int64_t *dims, int n, const char *what, int64_t *product);
 
 /* ---- partial rank-revealing LU ---------------------------------------------------- */
 
@@ -68,7 +69,7 @@ typedef enum tp_prrlu_stop {
   TP_PRRLU_STOP_EXHAUSTED = 2  /* the active submatrix holds no nonzero */
 } tp_prrlu_stop;
 
-const char *tp_prrlu_stop_name(tp_prrlu_stop stop);
+TP_API const char *tp_prrlu_stop_name(tp_prrlu_stop stop);
 
 typedef struct tp_prrlu_options {
   int64_t rmax;     /* >= 1 */
@@ -93,13 +94,13 @@ typedef struct tp_prrlu_result {
 /* Factors a host matrix in the space. The matrix must not hold two entries with the same
  * (row, col) (TP_ERROR_INVALID_ARGUMENT) nor non-finite values (TP_ERROR_NUMERICAL);
  * explicit zeros are allowed and never chosen as pivots. */
-tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
-                   tp_prrlu_result *result);
+TP_API tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
+                          tp_prrlu_result *result);
 /* The dense reference: a is rows x cols, row-major, and is overwritten by the Schur
  * complements. Same pivots, tie rule, update and stops as tp_prrlu. */
-tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_options *opt,
-                         tp_prrlu_result *result);
-void tp_prrlu_result_free(tp_prrlu_result *result);
+TP_API tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_options *opt,
+                                tp_prrlu_result *result);
+TP_API void tp_prrlu_result_free(tp_prrlu_result *result);
 
 /* ---- tensor trains in TCI form ------------------------------------------------------ */
 
@@ -116,12 +117,12 @@ typedef struct tp_tci {
   int64_t *pivot_cols[TP_COO_MAX_ORDER - 1]; /* bond k: ranks[k+1] columns of M_k */
 } tp_tci;
 
-void tp_tci_free(tp_tci *t);
+TP_API void tp_tci_free(tp_tci *t);
 
 /* The global multi-index of bond k's a-th pivot row, (u_0..u_k): k + 1 values, and of
  * its a-th pivot column, (u_{k+1}..u_{d-1}): d - k - 1 values. */
-tp_status tp_tci_pivot_row_index(const tp_tci *t, int bond, int64_t a, int64_t *index);
-tp_status tp_tci_pivot_col_index(const tp_tci *t, int bond, int64_t a, int64_t *index);
+TP_API tp_status tp_tci_pivot_row_index(const tp_tci *t, int bond, int64_t a, int64_t *index);
+TP_API tp_status tp_tci_pivot_col_index(const tp_tci *t, int bond, int64_t a, int64_t *index);
 
 /* ---- the decomposition ------------------------------------------------------------ */
 
@@ -173,22 +174,22 @@ typedef struct tp_sttid_info {
  * sparse PRRLU per bond run in the space. *out is filled on success and zeroed on
  * failure; info may be NULL. opt->progress, when set, is told of each bond's progress
  * (tp_sttid_progress). */
-tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
-                   tp_tci *out, tp_sttid_info *info);
+TP_API tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
+                          tp_tci *out, tp_sttid_info *info);
 /* The dense reference, for tensors of at most max_elements entries (densified, then
  * tp_prrlu_dense per bond): the same pivots, ranks and cores as tp_sttid, and the same
  * reports to opt->progress when each bond is done. */
-tp_status tp_ttid_dense(const tp_coo *host, const tp_sttid_options *opt, int64_t max_elements,
-                        tp_tci *out, tp_sttid_info *info);
+TP_API tp_status tp_ttid_dense(const tp_coo *host, const tp_sttid_options *opt,
+                               int64_t max_elements, tp_tci *out, tp_sttid_info *info);
 
 /* ---- using the result -------------------------------------------------------------- */
 
 /* One entry T~(index[0..d-1]); indices out of range give TP_ERROR_INVALID_ARGUMENT. */
-tp_status tp_tci_evaluate(const tp_tci *t, const int64_t *index, double *value);
+TP_API tp_status tp_tci_evaluate(const tp_tci *t, const int64_t *index, double *value);
 
 /* The whole tensor, when it has at most max_elements entries: *out is a host f64 tensor
  * in first-index-fastest layout (free with tp_dense_free(NULL, out)). */
-tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense *out);
+TP_API tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense *out);
 
 /* ||T - T~|| / ||T|| without densifying: ||T||^2 - 2 sum_nnz T T~ + ||T~||^2, where
  * ||T~||^2 comes from TT contractions applying X_k^{-1} through triangular solves with
@@ -205,12 +206,12 @@ typedef struct tp_tci_error_info {
   double seconds;
 } tp_tci_error_info;
 
-tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *info);
+TP_API tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *info);
 
 /* Core densities as the paper defines them: core k's stored entries over
  * ranks[k] * dims[k] * ranks[k+1]; the average is all stored entries over the sum of
  * core sizes. per_core (may be NULL) receives order values. */
-tp_status tp_tci_density(const tp_tci *t, double *per_core, double *average);
+TP_API tp_status tp_tci_density(const tp_tci *t, double *per_core, double *average);
 
 /* Files: PREFIX.tci (text: order, dims, ranks, then each bond's pivot rows and columns)
  * and PREFIX.core<k>.tns for k = 0..d-1 (values printed to read back exactly). Reading
@@ -219,10 +220,10 @@ tp_status tp_tci_density(const tp_tci *t, double *per_core, double *average);
  * manifest last. tp_tci_write_to writes them into a caller's set (committed by the
  * caller); tp_tci_reserve adds their names to a set before the work, so that a run finds
  * out at once whether it can write them. */
-tp_status tp_tci_write(const char *prefix, const tp_tci *t);
-tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *t);
-tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order);
-tp_status tp_tci_read(const char *prefix, tp_tci *t);
+TP_API tp_status tp_tci_write(const char *prefix, const tp_tci *t);
+TP_API tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *t);
+TP_API tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order);
+TP_API tp_status tp_tci_read(const char *prefix, tp_tci *t);
 
 /* ---- generator ----------------------------------------------------------------------- */
 
@@ -235,8 +236,8 @@ typedef enum tp_sttid_random_kind {
 /* A random tensor of exactly nnz distinct nonzeros (draws repeat until that many distinct
  * coordinates exist; nnz must not exceed the number of entries), sorted, host memory,
  * f64. Same output for a seed on every platform. */
-tp_status tp_sttid_random(tp_sttid_random_kind kind, int order, const int64_t *dims,
-                          int64_t nnz, double alpha, uint64_t seed, tp_coo *host);
+TP_API tp_status tp_sttid_random(tp_sttid_random_kind kind, int order, const int64_t *dims,
+                                 int64_t nnz, double alpha, uint64_t seed, tp_coo *host);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "tenport/export.h"
 #include "tenport/status.h"
 
 #ifdef __cplusplus
@@ -26,48 +27,48 @@ extern "C" {
 
 /* Number of unique values U = C(m + n - 1, m); fails on m or n < 1, m above
  * TP_SYM_MAX_ORDER, or a count above 2^53. */
-tp_status tp_sym_unique_count(int order, int dim, int64_t *count);
+TP_API tp_status tp_sym_unique_count(int order, int dim, int64_t *count);
 
 /* The first index representation [0, 0, ..., 0]. */
-void tp_sym_index_first(int order, int *index);
+TP_API void tp_sym_index_first(int order, int *index);
 
 /* Advances index (nondecreasing, entries in [0, dim)) to its lexicographic successor
  * (the paper's UPDATEINDEX); returns 0, leaving index unchanged, after the last class. */
-int tp_sym_index_next(int order, int dim, int *index);
+TP_API int tp_sym_index_next(int order, int dim, int *index);
 
 /* Multinomial coefficient m! / prod k_i! of the class with this index representation. */
-int64_t tp_sym_class_multinomial(int order, const int *index);
+TP_API int64_t tp_sym_class_multinomial(int order, const int *index);
 
 /* Position of a class (given by any tensor index, sorted or not) in the unique
  * values; -1 if an entry is outside [0, dim). */
-int64_t tp_sym_class_position(int order, int dim, const int *index);
+TP_API int64_t tp_sym_class_position(int order, int dim, const int *index);
 
 /* All index representations, row j = class j (count x order entries), and all
  * multinomial coefficients (count entries); either pointer may be NULL. */
-tp_status tp_sym_index_table(int order, int dim, int32_t *index, int64_t *multinomial);
+TP_API tp_status tp_sym_index_table(int order, int dim, int32_t *index, int64_t *multinomial);
 
 /* Expands unique values into the full n^m tensor (last index fastest). */
-tp_status tp_sym_to_full_f64(int order, int dim, const double *unique, double *full);
+TP_API tp_status tp_sym_to_full_f64(int order, int dim, const double *unique, double *full);
 
 /* Unique values of a full n^m tensor: the mean over each class (exact when the
  * tensor is exactly symmetric). Fails with TP_ERROR_NUMERICAL if two entries of a
  * class differ by more than rel_tol times the largest magnitude, or if the tensor
  * holds non-finite values. */
-tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double rel_tol,
-                               double *unique);
+TP_API tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double rel_tol,
+                                      double *unique);
 
 /* Reference products in double by enumeration of the classes (Eqs. 3.2, 3.4):
  * A x^m, A x^(m-1) (n values) and A x^(m-2) (n x n, symmetric; needs m >= 2). */
-tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double *x,
-                         double *result);
-tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double *x,
-                          double *y);
-tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double *x,
-                          double *h);
+TP_API tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double *x,
+                                double *result);
+TP_API tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double *x,
+                                 double *y);
+TP_API tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double *x,
+                                 double *h);
 
 /* Checks that count values are finite; names the first bad one (what names the array). */
-tp_status tp_check_finite_f64(const double *values, int64_t count, const char *what);
-tp_status tp_check_finite_f32(const float *values, int64_t count, const char *what);
+TP_API tp_status tp_check_finite_f64(const double *values, int64_t count, const char *what);
+TP_API tp_status tp_check_finite_f32(const float *values, int64_t count, const char *what);
 
 #ifdef __cplusplus
 }

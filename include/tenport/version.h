@@ -13,13 +13,15 @@
 #define TENPORT_VERSION_MINOR TP_VERSION_MINOR
 #define TENPORT_VERSION_PATCH TP_VERSION_PATCH
 
+#include "tenport/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* "MAJOR.MINOR.PATCH" of the loaded library: compare with the TP_VERSION_* macros of the
  * headers a program was built with. */
-const char *tp_version(void);
+TP_API const char *tp_version(void);
 
 #ifdef __cplusplus
 }

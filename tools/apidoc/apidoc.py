@@ -760,7 +760,8 @@ def load_headers(directory):
 # ---- the document -----------------------------------------------------------------------
 
 def group_heading(decls):
-    names = [n for d in decls for n in d.names]
+    # a name defined on both branches of an #if is one name
+    names = list(dict.fromkeys(n for d in decls for n in d.names))
     if len(names) <= 4:
         return ', '.join('`%s`' % n for n in names)
     return '`%s`, `%s` and %d more' % (names[0], names[1], len(names) - 2)

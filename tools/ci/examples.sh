@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the programs of tools/examples against an installed tenport, the way an
-# embedding code would: `meson install` of build/openmp into a staging folder, then
+# embedding code would: `meson install` of build/openmp into a staging folder (where
+# bin/tenport must link to bin/tenport-openmp, and run), then
 # cp_als_host.c compiled with `cc ... $(pkg-config --cflags --libs tenport)` and run, and
 # built by CMake through find_package (tools/examples/cmake) and run.
 # When nvcc exists, the same for build/cuda: cp_als_cuda.cu (and cp_als_host.c) compiled
@@ -53,6 +54,15 @@ stage() {
   echo "PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
   echo "PKG_CONFIG_SYSROOT_DIR=$PKG_CONFIG_SYSROOT_DIR"
   echo "pkg-config --cflags --libs tenport: $(pkg-config --cflags --libs tenport)"
+  # the command: tenport-BACKEND, and tenport a link to it (the backend installed last)
+  local cmd
+  cmd=$(find "$out/stage" -path "*/bin/tenport-$backend" -print -quit)
+  [ -n "$cmd" ] || { echo "examples.sh: no bin/tenport-$backend under $out/stage" >&2; exit 1; }
+  if [ "$(readlink "$(dirname "$cmd")/tenport")" != "tenport-$backend" ]; then
+    echo "examples.sh: $(dirname "$cmd")/tenport is not a link to tenport-$backend" >&2
+    exit 1
+  fi
+  echo "installed command: $("$(dirname "$cmd")/tenport" --version)"
 }
 
 # pkg_flags PACKAGE: flags=( $(pkg-config --cflags --libs PACKAGE) ), failing if it fails.

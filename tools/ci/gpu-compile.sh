@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles and links the CUDA and HIP backends (library, tests, benchmarks, tools)
-# on a machine without a GPU: the build itself is the check.
+# on a machine without a GPU: the build itself is the check, with the shared library's
+# exports (tools/ci/exports.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -13,4 +14,5 @@ for b in cuda hip; do
   [ -f "$build/build.ninja" ] || meson setup "$build" -Dtenport_backend="$b" -Dtests=enabled
   echo "== compile and link, $b backend"
   ninja -C "$build"
+  tools/ci/exports.sh "$build"
 done
