@@ -30,7 +30,7 @@ for b in "${backends[@]}"; do
   esac
   opts+=(-Dtests=enabled)
   if [ -f "$build/build.ninja" ]; then
-    meson configure "$build" "${opts[@]}"
+    meson setup --reconfigure "$build" "${opts[@]}" # also picks up options added since
   else
     meson setup "$build" "${opts[@]}"
   fi

@@ -74,5 +74,5 @@ def test_an_initial_guess_of_cuda_tensors_is_accepted(rng):
             [torch.from_numpy(f).cuda() for f in factors_host])
     _, _, info = tenport.cp_als(X, 2, init=init, n_iter_max=1, return_info=True)
     assert info["fits"][0] > 1 - 1e-6
-    with pytest.raises(ValueError, match="all on the GPU or all on the host"):
+    with pytest.raises(ValueError, match="on the GPU or all on the host"):
         tenport.mttkrp(X, [factors_host[0]] + init[1][1:], 0)
