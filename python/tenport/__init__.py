@@ -39,6 +39,16 @@ class SparseTensor:
         self._init(coords.T, values, shape)
 
     @classmethod
+    def _from_buffers(cls, coords, values, shape):
+        """Over the library's own arrays, without a copy: coords the (N, nnz) int64 bytes
+        of every mode's indices, values float64 bytes (buffers such as _tenport.Block)."""
+        t = cls.__new__(cls)
+        t.shape = tuple(shape)
+        t.values = np.frombuffer(values, dtype=np.float64)
+        t.coords_by_mode = np.frombuffer(coords, dtype=np.int64).reshape(len(t.shape), -1)
+        return t
+
+    @classmethod
     def from_coo(cls, x):
         """From any object with .coords (N x nnz), .data and .shape (pydata sparse.COO)."""
         t = cls.__new__(cls)
@@ -114,11 +124,7 @@ def load(path):
         flat = np.frombuffer(block, dtype=np.dtype("<" + code))
         return flat.reshape(shape, order="F" if fortran else "C")
     coords, values, code, shape, nnz = _tenport.read_coo(name)
-    t = SparseTensor.__new__(SparseTensor)
-    t.shape = tuple(shape)
-    t.coords_by_mode = np.frombuffer(coords, dtype=np.int64).reshape(len(shape), nnz)
-    t.values = np.frombuffer(values, dtype=np.float64)
-    return t
+    return SparseTensor._from_buffers(coords, values, shape)
 
 
 def _seed(random_state):
@@ -385,16 +391,7 @@ class TensorTrain:
 
     @property
     def cores(self):
-        out = []
-        for k in range(len(self.shape)):
-            coords, values, shape = self._tci.core(k)
-            nnz = len(values) // 8
-            t = SparseTensor.__new__(SparseTensor)
-            t.shape = tuple(shape)
-            t.coords_by_mode = np.frombuffer(coords, dtype=np.int64).reshape(3, nnz)
-            t.values = np.frombuffer(values, dtype=np.float64)
-            out.append(t)
-        return out
+        return [SparseTensor._from_buffers(*self._tci.core(k)) for k in range(len(self.shape))]
 
     def evaluate(self, indices):
         """Values at 0-based multi-indices, an integer array of shape (..., order)."""

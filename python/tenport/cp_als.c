@@ -33,6 +33,7 @@ typedef struct cp_call {
   int order, has_init;
   tp_kruskal init;
   fit_history history;
+  tp_cp_als_result result;
 } cp_call;
 
 static int parse_factor_list(PyObject *list, py_array *out, int order, const char *what) {
@@ -94,36 +95,23 @@ static PyObject *result_dict(const tp_cp_als_result *r, fit_history *h) {
                        "fallback_solves", r->fallback_solves, "fits", fits);
 }
 
-/* Runs one decomposition with the model in the space; `run` is tp_cp_als or the sparse
- * one, bound to its tensor. */
-typedef tp_status (*cp_runner)(tp_space *, void *tensor, const tp_cp_als_options *,
-                               tp_kruskal *, tp_cp_als_result *);
-
-static tp_status run_dense(tp_space *s, void *X, const tp_cp_als_options *o, tp_kruskal *k,
-                           tp_cp_als_result *r) {
-  return tp_cp_als(s, (const tp_dense *)X, o, k, r);
-}
-
-static tp_status run_sparse(tp_space *s, void *X, const tp_cp_als_options *o, tp_kruskal *k,
-                            tp_cp_als_result *r) {
-  return tp_cp_als_sparse(s, (tp_flycoo *)X, o, k, r);
-}
-
-static tp_status decompose(tp_space *space, cp_runner run, void *tensor, cp_call *c,
-                           tp_cp_als_result *result) {
+/* One decomposition with the model in the space (py_tensor_work; context: the call). */
+static tp_status decompose(tp_space *space, void *tensor, int sparse, void *context) {
+  cp_call *c = context;
   tp_kruskal given = py_kruskal_of(&c->weights, c->factors, c->order);
   tp_kruskal model;
   int copied;
   tp_status st = py_kruskal_to_space(space, &given, c->factors[0].on_device, 0, &model, &copied);
   if (st != TP_SUCCESS)
     return st;
-  st = run(space, tensor, &c->opts, &model, result);
+  st = sparse ? tp_cp_als_sparse(space, tensor, &c->opts, &model, &c->result)
+              : tp_cp_als(space, tensor, &c->opts, &model, &c->result);
   tp_status done = py_kruskal_finish(space, &model, copied, &given, st != TP_SUCCESS);
   return st != TP_SUCCESS ? st : done;
 }
 
-static PyObject *finish_call(tp_status st, const tp_cp_als_result *result, cp_call *c) {
-  PyObject *out = st == TP_SUCCESS ? result_dict(result, &c->history) : py_raise(st);
+static PyObject *finish_call(tp_status st, cp_call *c) {
+  PyObject *out = st == TP_SUCCESS ? result_dict(&c->result, &c->history) : py_raise(st);
   free(c->history.fits);
   return out;
 }
@@ -145,22 +133,7 @@ static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
   tp_space *space = ok ? py_space() : NULL;
   if (!space)
     return NULL;
-  tp_cp_als_result result;
-  memset(&result, 0, sizeof result);
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  tp_dense X;
-  int copied;
-  st = py_dense_to_space(space, &x, &X, &copied);
-  if (st == TP_SUCCESS) {
-    py_last_input = X.data;
-    st = decompose(space, run_dense, &X, &c, &result);
-    py_dense_release(space, &X, copied);
-  }
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  return finish_call(st, &result, &c);
+  return finish_call(py_run_on_tensor(space, &x, NULL, decompose, &c), &c);
 }
 
 /* cp_als_sparse(coords, values, shape, rank, ... as cp_als_dense) -> info dict. */
@@ -180,20 +153,7 @@ static PyObject *py_cp_als_sparse(PyObject *self, PyObject *args) {
   tp_space *space = ok ? py_space() : NULL;
   if (!space)
     return NULL;
-  tp_cp_als_result result;
-  memset(&result, 0, sizeof result);
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  tp_flycoo *fly = NULL;
-  py_last_input = coo.values;
-  st = tp_flycoo_create(space, &coo, NULL, &fly);
-  if (st == TP_SUCCESS)
-    st = decompose(space, run_sparse, fly, &c, &result);
-  tp_flycoo_destroy(&fly);
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  return finish_call(st, &result, &c);
+  return finish_call(py_run_on_tensor(space, NULL, &coo, decompose, &c), &c);
 }
 
 PyMethodDef py_cp_als_methods[] = {

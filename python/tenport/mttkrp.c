@@ -21,104 +21,77 @@ static int parse_mttkrp(PyObject *factors_obj, PyObject *ones_obj, int mode, PyO
   return py_array_parse(ones_obj, ones) && py_array_parse(out_obj, out);
 }
 
-/* The MTTKRP with U and G as the space sees them; `run` does the tensor's own part. */
-typedef tp_status (*mttkrp_runner)(tp_space *, void *tensor, const tp_kruskal *U, int mode,
-                                   void *G);
+/* One MTTKRP with U and G as the space sees them (py_tensor_work). */
+typedef struct mttkrp_call {
+  py_array factors[TP_DENSE_MAX_ORDER], ones, out;
+  int order, mode;
+} mttkrp_call;
 
-static tp_status run_with_space_arrays(tp_space *space, mttkrp_runner run, void *tensor,
-                                       const py_array *factors, const py_array *ones,
-                                       const py_array *out, int order, int mode) {
-  tp_kruskal given = py_kruskal_of(ones, factors, order), U;
+static tp_status tensor_mttkrp(tp_space *space, void *tensor, int sparse, const tp_kruskal *U,
+                               int mode, void *G) {
+  return sparse ? tp_flycoo_mttkrp(space, tensor, U, mode, G, 0)
+                : tp_mttkrp(space, tensor, U, mode, G, NULL);
+}
+
+static tp_status run_mttkrp(tp_space *space, void *tensor, int sparse, void *context) {
+  mttkrp_call *c = context;
+  tp_kruskal given = py_kruskal_of(&c->ones, c->factors, c->order), U;
   int u_copied;
-  tp_status st = py_kruskal_to_space(space, &given, factors[0].on_device, 1, &U, &u_copied);
+  tp_status st = py_kruskal_to_space(space, &given, c->factors[0].on_device, 1, &U, &u_copied);
   if (st != TP_SUCCESS)
     return st;
   tp_space_info info;
   st = tp_space_get_info(space, &info);
-  void *G = out->data;
-  size_t bytes = tp_dtype_size(out->dtype) * (size_t)py_array_count(out);
-  int g_copied = st == TP_SUCCESS && info.is_gpu && !out->on_device;
+  void *G = c->out.data;
+  size_t bytes = tp_dtype_size(c->out.dtype) * (size_t)py_array_count(&c->out);
+  int g_copied = st == TP_SUCCESS && info.is_gpu && !c->out.on_device;
   if (g_copied)
     st = tp_alloc(space, bytes, &G);
   if (st == TP_SUCCESS)
-    st = run(space, tensor, &U, mode, G);
+    st = tensor_mttkrp(space, tensor, sparse, &U, c->mode, G);
   if (st == TP_SUCCESS && g_copied)
-    st = tp_copy_to_host(space, out->data, G, bytes);
+    st = tp_copy_to_host(space, c->out.data, G, bytes);
   if (g_copied && G)
     tp_free(space, G);
   py_kruskal_finish(space, &U, u_copied, &given, 1);
   return st;
 }
 
-static tp_status run_dense(tp_space *space, void *X, const tp_kruskal *U, int mode, void *G) {
-  return tp_mttkrp(space, (const tp_dense *)X, U, mode, G, NULL);
-}
-
-static tp_status run_sparse(tp_space *space, void *fly, const tp_kruskal *U, int mode, void *G) {
-  return tp_flycoo_mttkrp(space, (tp_flycoo *)fly, U, mode, G, 0);
+static PyObject *finish(tp_status st) {
+  if (st != TP_SUCCESS)
+    return py_raise(st);
+  Py_RETURN_NONE;
 }
 
 /* mttkrp_dense(X, factors, ones, mode, out) */
 static PyObject *py_mttkrp_dense(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *x_obj, *factors_obj, *ones_obj, *out_obj;
-  int mode;
-  py_array x, factors[TP_DENSE_MAX_ORDER], ones, out;
-  if (!PyArg_ParseTuple(args, "OOOiO", &x_obj, &factors_obj, &ones_obj, &mode, &out_obj) ||
+  py_array x;
+  mttkrp_call c;
+  if (!PyArg_ParseTuple(args, "OOOiO", &x_obj, &factors_obj, &ones_obj, &c.mode, &out_obj) ||
       !py_array_parse(x_obj, &x) ||
-      !parse_mttkrp(factors_obj, ones_obj, mode, out_obj, x.ndim, factors, &ones, &out))
+      !parse_mttkrp(factors_obj, ones_obj, c.mode, out_obj, x.ndim, c.factors, &c.ones, &c.out))
     return NULL;
+  c.order = x.ndim;
   tp_space *space = py_space();
-  if (!space)
-    return NULL;
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  tp_dense X;
-  int copied;
-  st = py_dense_to_space(space, &x, &X, &copied);
-  if (st == TP_SUCCESS) {
-    py_last_input = X.data;
-    st = run_with_space_arrays(space, run_dense, &X, factors, &ones, &out, x.ndim, mode);
-    py_dense_release(space, &X, copied);
-  }
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
+  return space ? finish(py_run_on_tensor(space, &x, NULL, run_mttkrp, &c)) : NULL;
 }
 
 /* mttkrp_sparse(coords, values, shape, factors, ones, mode, out) */
 static PyObject *py_mttkrp_sparse(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *coords_obj, *values_obj, *dims_obj, *factors_obj, *ones_obj, *out_obj;
-  int mode;
-  py_array factors[TP_DENSE_MAX_ORDER], ones, out;
+  mttkrp_call c;
   tp_coo coo;
   if (!PyArg_ParseTuple(args, "OOOOOiO", &coords_obj, &values_obj, &dims_obj, &factors_obj,
-                        &ones_obj, &mode, &out_obj) ||
+                        &ones_obj, &c.mode, &out_obj) ||
       !py_coo_parse(coords_obj, values_obj, dims_obj, &coo) ||
-      !parse_mttkrp(factors_obj, ones_obj, mode, out_obj, coo.order, factors, &ones, &out))
+      !parse_mttkrp(factors_obj, ones_obj, c.mode, out_obj, coo.order, c.factors, &c.ones, &c.out))
     return NULL;
-  const int order = coo.order;
+  c.order = coo.order;
   tp_space *space = py_space();
-  if (!space)
-    return NULL;
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  tp_flycoo *fly = NULL;
-  py_last_input = coo.values;
-  st = tp_flycoo_create(space, &coo, NULL, &fly);
-  if (st == TP_SUCCESS)
-    st = run_with_space_arrays(space, run_sparse, fly, factors, &ones, &out, order, mode);
-  tp_flycoo_destroy(&fly);
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
+  return space ? finish(py_run_on_tensor(space, NULL, &coo, run_mttkrp, &c)) : NULL;
 }
 
 PyMethodDef py_mttkrp_methods[] = {

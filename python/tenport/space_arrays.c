@@ -89,3 +89,37 @@ tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp
   tp_kruskal_free(space, k);
   return st;
 }
+
+static tp_status run_locked(tp_space *space, const py_array *dense, const tp_coo *coo,
+                            py_tensor_work work, void *context) {
+  tp_status st;
+  if (coo) {
+    tp_flycoo *fly = NULL;
+    py_last_input = coo->values;
+    st = tp_flycoo_create(space, coo, NULL, &fly);
+    if (st == TP_SUCCESS)
+      st = work(space, fly, 1, context);
+    tp_flycoo_destroy(&fly);
+    return st;
+  }
+  tp_dense X;
+  int copied;
+  st = py_dense_to_space(space, dense, &X, &copied);
+  if (st != TP_SUCCESS)
+    return st;
+  py_last_input = X.data;
+  st = work(space, &X, 0, context);
+  py_dense_release(space, &X, copied);
+  return st;
+}
+
+tp_status py_run_on_tensor(tp_space *space, const py_array *dense, const tp_coo *coo,
+                           py_tensor_work work, void *context) {
+  tp_status st;
+  Py_BEGIN_ALLOW_THREADS
+  py_space_lock();
+  st = run_locked(space, dense, coo, work, context);
+  py_space_unlock();
+  Py_END_ALLOW_THREADS
+  return st;
+}

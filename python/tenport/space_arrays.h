@@ -27,4 +27,14 @@ tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_d
 tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp_kruskal *given,
                             int failed);
 
+/* What a method does with the tensor as the space sees it: a tp_dense * (sparse = 0) or
+ * the tp_flycoo * built from a COO tensor (sparse = 1). */
+typedef tp_status (*py_tensor_work)(tp_space *space, void *tensor, int sparse, void *context);
+
+/* Runs work on the dense array `dense` (in place, or copied into the space) or on the
+ * FLYCOO form of `coo` (exactly one of them given), without the GIL and holding the
+ * space's lock. Records the tensor's values as py_last_input. */
+tp_status py_run_on_tensor(tp_space *space, const py_array *dense, const tp_coo *coo,
+                           py_tensor_work work, void *context);
+
 #endif
