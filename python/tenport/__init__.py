@@ -3,7 +3,9 @@ from the tenport C library.
 
 Arrays are used in place whenever their layout allows: numpy arrays on CPU builds; on a
 GPU build, CuPy arrays and PyTorch CUDA tensors stay on the GPU and results come back as
-arrays of the same kind. The library releases the GIL while it works. Errors the library
+arrays of the same kind. Objects that offer only DLPack (__dlpack__) are viewed through
+numpy (CPU memory) or PyTorch/CuPy (GPU memory), and results are converted back with
+their module's from_dlpack where it has one. The library releases the GIL while it works. Errors the library
 reports raise tenport.Error with its message."""
 
 import numbers
@@ -11,7 +13,8 @@ import numbers
 import numpy as np
 
 from . import _tenport
-from ._arrays import describe, describe_host, empty_like_kind, is_device_array, to_host
+from ._arrays import (adopt, describe, describe_host, empty_like_kind, give_back,
+                      is_device_array, to_host)
 from ._tenport import Error
 
 __all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "load",
@@ -190,6 +193,7 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     if not isinstance(n_iter_max, numbers.Integral) or n_iter_max < 1:
         raise ValueError("tenport: n_iter_max must be a positive integer")
     seed = _seed(random_state)
+    original, X = X, adopt(X)
     sparse = _as_sparse(X)
     if sparse is not None:
         coords, values = sparse._descriptors()
@@ -212,12 +216,16 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     else:
         info = _tenport.cp_als_dense(x.descriptor, *common)
     del kept_init
+    weights = give_back(weights, original)
+    factors = [give_back(f, original) for f in factors]
     return (weights, factors, info) if return_info else (weights, factors)
 
 
 def mttkrp(X, factors, mode):
     """The mode-`mode` MTTKRP of X with the factors (factors[mode] is not read): an array
     of shape (X.shape[mode], rank), of X's kind. X dense or sparse, as for cp_als."""
+    original, X = X, adopt(X)
+    factors = [adopt(f) for f in factors]
     sparse = _as_sparse(X)
     if sparse is not None:
         coords, values = sparse._descriptors()
@@ -255,7 +263,7 @@ def mttkrp(X, factors, mode):
         _tenport.mttkrp_sparse(coords.descriptor, values.descriptor, shape, *args)
     else:
         _tenport.mttkrp_dense(x.descriptor, *args)
-    return out
+    return give_back(out, original)
 
 
 def fiber_peaks(sh, lmax, *, max_peaks=3, min_amplitude=0.1, starts=64, random_state=None,

@@ -11,6 +11,47 @@ _CODES = {np.dtype(np.float32): "f4", np.dtype(np.float64): "f8", np.dtype(np.in
 _TORCH_CODES = {"torch.float32": "f4", "torch.float64": "f8", "torch.int64": "i8"}
 
 
+_DLPACK_CPU, _DLPACK_CUDA, _DLPACK_ROCM = 1, 2, 10
+
+
+def _dlpack_only(x):
+    return (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")
+            and not hasattr(x, "__cuda_array_interface__") and not _is_torch(x)
+            and not isinstance(x, np.ndarray))
+
+
+def adopt(x):
+    """An object the rest of this module handles, viewing the same memory: x itself, or
+    for an object that offers only DLPack (__dlpack__), a numpy view (CPU memory) or a
+    PyTorch or CuPy view (GPU memory), whichever is installed."""
+    if not _dlpack_only(x):
+        return x
+    device = x.__dlpack_device__()[0]
+    if device == _DLPACK_CPU:
+        return np.from_dlpack(x)
+    if device in (_DLPACK_CUDA, _DLPACK_ROCM):
+        for name in ("torch", "cupy"):
+            try:
+                module = __import__(name)
+            except ImportError:
+                continue
+            return module.from_dlpack(x)
+        raise TypeError("tenport: a GPU array offered through DLPack only needs PyTorch or "
+                        "CuPy to be viewed")
+    raise TypeError(f"tenport: DLPack device type {device} is neither the CPU nor a GPU")
+
+
+def give_back(result, original):
+    """result as the kind of `original` when that offers only DLPack and its module has
+    from_dlpack (no copy); else result as it is."""
+    if not _dlpack_only(original):
+        return result
+    import sys
+    module = sys.modules.get(type(original).__module__.split(".")[0])
+    convert = getattr(module, "from_dlpack", None)
+    return convert(result) if convert else result
+
+
 def is_device_array(x):
     """Whether x is a GPU array (CuPy, PyTorch CUDA tensors, anything with
     __cuda_array_interface__)."""

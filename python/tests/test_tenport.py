@@ -387,3 +387,32 @@ def test_sttid_save_and_bad_arguments(tmp_path, rng):
         tenport.sttid(S).evaluate(np.zeros((2, 4), dtype=np.int64))
     with pytest.raises(tenport.Error):
         tenport.sttid(S).evaluate(np.array([[4, 0, 0]]))
+
+
+class DLPackOnly:
+    """An array that offers nothing but DLPack, as some libraries' arrays do."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, stream=None):
+        return self._array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def from_dlpack(x):  # what the module of DLPackOnly offers, as array libraries do
+    return DLPackOnly(np.from_dlpack(x))
+
+
+def test_dlpack_only_arrays_are_used_in_place_and_results_come_back_as_their_kind(rng):
+    X = rng.standard_normal((5, 6, 4))
+    factors = [rng.standard_normal((n, 3)) for n in X.shape]
+    G = tenport.mttkrp(DLPackOnly(X), [DLPackOnly(f) for f in factors], 2)
+    assert isinstance(G, DLPackOnly)
+    if not tenport._tenport.is_gpu():
+        assert tenport._tenport.last_input_address() == X.ctypes.data
+    np.testing.assert_allclose(G._array, mttkrp_reference(X, factors, 2), atol=1e-12)
+    weights, fs = tenport.cp_als(DLPackOnly(X), 2, n_iter_max=3)
+    assert isinstance(weights, DLPackOnly) and all(isinstance(f, DLPackOnly) for f in fs)
