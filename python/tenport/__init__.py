@@ -178,6 +178,21 @@ def _check_rank(rank):
     return int(rank)
 
 
+def _tensor_view(X):
+    """X for cp_als and mttkrp: (sparse, coords, values) for a sparse tensor, else
+    (None, x, None) with x the dense descriptor; then its shape, element code and the
+    array whose kind results take. Integer host arrays are taken as float64."""
+    sparse = _as_sparse(X)
+    if sparse is not None:
+        coords, values = sparse._descriptors()
+        return (sparse, coords, values), sparse.shape, values.code, values.array
+    x = describe(X, name="X")
+    if x.code not in ("f4", "f8"):
+        x = describe_host(np.asarray(X, dtype=np.float64), name="X")
+        return (None, x, None), x.shape, x.code, x.array
+    return (None, x, None), x.shape, x.code, X if is_device_array(X) else x.array
+
+
 def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None,
            mttkrp="auto", normalize=True, verbose=False, return_info=False):
     """Rank-`rank` CP decomposition of X by alternating least squares.
@@ -194,16 +209,7 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
         raise ValueError("tenport: n_iter_max must be a positive integer")
     seed = _seed(random_state)
     original, X = X, adopt(X)
-    sparse = _as_sparse(X)
-    if sparse is not None:
-        coords, values = sparse._descriptors()
-        shape, code, like = sparse.shape, values.code, values.array
-    else:
-        x = describe(X, name="X")
-        shape, code, like = x.shape, x.code, X if is_device_array(X) else x.array
-        if code == "i8":
-            x = describe_host(np.asarray(X, dtype=np.float64), name="X")
-            code, like = "f8", x.array
+    (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
     kept_init, init_descriptors = _init_factors(init, shape, rank, code)
     weights = empty_like_kind(like, (rank,), code)
     factors = [empty_like_kind(like, (n, rank), code) for n in shape]
@@ -212,9 +218,9 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     common = (rank, float(tol), int(n_iter_max), seed, str(mttkrp), bool(normalize),
               bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors)
     if sparse is not None:
-        info = _tenport.cp_als_sparse(coords.descriptor, values.descriptor, shape, *common)
+        info = _tenport.cp_als_sparse(x_or_coords.descriptor, values.descriptor, shape, *common)
     else:
-        info = _tenport.cp_als_dense(x.descriptor, *common)
+        info = _tenport.cp_als_dense(x_or_coords.descriptor, *common)
     del kept_init
     weights = give_back(weights, original)
     factors = [give_back(f, original) for f in factors]
@@ -226,13 +232,7 @@ def mttkrp(X, factors, mode):
     of shape (X.shape[mode], rank), of X's kind. X dense or sparse, as for cp_als."""
     original, X = X, adopt(X)
     factors = [adopt(f) for f in factors]
-    sparse = _as_sparse(X)
-    if sparse is not None:
-        coords, values = sparse._descriptors()
-        shape, code, like = sparse.shape, values.code, values.array
-    else:
-        x = describe(X, name="X")
-        shape, code, like = x.shape, x.code, X if is_device_array(X) else x.array
+    (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
     if not isinstance(mode, numbers.Integral) or not 0 <= mode < len(shape):
         raise ValueError(f"tenport: mode {mode} of a {len(shape)}-mode tensor")
     if len(factors) != len(shape):
@@ -260,9 +260,9 @@ def mttkrp(X, factors, mode):
     g = describe(out, name="result")
     args = ([f.descriptor for f in fs], o.descriptor, int(mode), g.descriptor)
     if sparse is not None:
-        _tenport.mttkrp_sparse(coords.descriptor, values.descriptor, shape, *args)
+        _tenport.mttkrp_sparse(x_or_coords.descriptor, values.descriptor, shape, *args)
     else:
-        _tenport.mttkrp_dense(x.descriptor, *args)
+        _tenport.mttkrp_dense(x_or_coords.descriptor, *args)
     return give_back(out, original)
 
 

@@ -8,7 +8,6 @@ from . import _tenport
 
 _CODES = {np.dtype(np.float32): "f4", np.dtype(np.float64): "f8", np.dtype(np.int64): "i8",
           np.dtype(np.int32): "i4", np.dtype(np.int8): "i1"}
-_TORCH_CODES = {"torch.float32": "f4", "torch.float64": "f8", "torch.int64": "i8"}
 
 
 _DLPACK_CPU, _DLPACK_CUDA, _DLPACK_ROCM = 1, 2, 10

@@ -18,6 +18,12 @@ PyObject *py_raise(tp_status status) {
   return NULL;
 }
 
+PyObject *py_none_or_raise(tp_status status) {
+  if (status != TP_SUCCESS)
+    return py_raise(status);
+  Py_RETURN_NONE;
+}
+
 tp_space *py_space(void) {
   if (space)
     return space;

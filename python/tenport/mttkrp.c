@@ -40,27 +40,16 @@ static tp_status run_mttkrp(tp_space *space, void *tensor, int sparse, void *con
   tp_status st = py_kruskal_to_space(space, &given, c->factors[0].on_device, 1, &U, &u_copied);
   if (st != TP_SUCCESS)
     return st;
-  tp_space_info info;
-  st = tp_space_get_info(space, &info);
-  void *G = c->out.data;
-  size_t bytes = tp_dtype_size(c->out.dtype) * (size_t)py_array_count(&c->out);
-  int g_copied = st == TP_SUCCESS && info.is_gpu && !c->out.on_device;
-  if (g_copied)
-    st = tp_alloc(space, bytes, &G);
-  if (st == TP_SUCCESS)
+  void *G;
+  int g_moved;
+  st = py_array_in_space(space, &c->out, 0, &G, &g_moved);
+  if (st == TP_SUCCESS) {
     st = tensor_mttkrp(space, tensor, sparse, &U, c->mode, G);
-  if (st == TP_SUCCESS && g_copied)
-    st = tp_copy_to_host(space, c->out.data, G, bytes);
-  if (g_copied && G)
-    tp_free(space, G);
+    tp_status back = py_array_leave_space(space, &c->out, G, g_moved, st == TP_SUCCESS);
+    st = st != TP_SUCCESS ? st : back;
+  }
   py_kruskal_finish(space, &U, u_copied, &given, 1);
   return st;
-}
-
-static PyObject *finish(tp_status st) {
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
 }
 
 /* mttkrp_dense(X, factors, ones, mode, out) */
@@ -75,7 +64,7 @@ static PyObject *py_mttkrp_dense(PyObject *self, PyObject *args) {
     return NULL;
   c.order = x.ndim;
   tp_space *space = py_space();
-  return space ? finish(py_run_on_tensor(space, &x, NULL, run_mttkrp, &c)) : NULL;
+  return space ? py_none_or_raise(py_run_on_tensor(space, &x, NULL, run_mttkrp, &c)) : NULL;
 }
 
 /* mttkrp_sparse(coords, values, shape, factors, ones, mode, out) */
@@ -91,7 +80,7 @@ static PyObject *py_mttkrp_sparse(PyObject *self, PyObject *args) {
     return NULL;
   c.order = coo.order;
   tp_space *space = py_space();
-  return space ? finish(py_run_on_tensor(space, NULL, &coo, run_mttkrp, &c)) : NULL;
+  return space ? py_none_or_raise(py_run_on_tensor(space, NULL, &coo, run_mttkrp, &c)) : NULL;
 }
 
 PyMethodDef py_mttkrp_methods[] = {

@@ -3,7 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "py_tenport.h"
+#include "space_arrays.h"
+
+typedef struct peaks_call {
+  const tp_peaks_options *opts;
+  int lmax;
+  py_array sh, dir, amp, counts;
+} peaks_call;
+
+static tp_status run_peaks(tp_space *space, void *context) {
+  const peaks_call *c = context;
+  py_last_input = c->sh.data;
+  return tp_fiber_peaks(space, c->lmax, c->sh.shape[0], c->sh.data, c->opts, c->dir.data,
+                        c->amp.data, c->counts.data);
+}
 
 /* fiber_peaks(sh, lmax, max_peaks, min_amplitude, starts, seed, single, directions,
  * amplitudes, counts): sh is voxels x C (f64); the outputs voxels x k x 3 and voxels x k
@@ -19,44 +32,16 @@ static PyObject *py_fiber_peaks(PyObject *self, PyObject *args) {
                         &opts.num_starts, &seed, &single, &dir_obj, &amp_obj, &count_obj))
     return NULL;
   opts.seed = seed, opts.single_precision = single;
-  py_array sh, dir, amp, counts;
-  if (!py_array_parse(sh_obj, &sh) || !py_array_parse(dir_obj, &dir) ||
-      !py_array_parse(amp_obj, &amp) || !py_array_parse(count_obj, &counts))
+  peaks_call c;
+  c.opts = &opts, c.lmax = lmax;
+  if (!py_array_parse(sh_obj, &c.sh) || !py_array_parse(dir_obj, &c.dir) ||
+      !py_array_parse(amp_obj, &c.amp) || !py_array_parse(count_obj, &c.counts))
     return NULL;
   tp_space *space = py_space();
   if (!space)
     return NULL;
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  py_last_input = sh.data;
-  st = tp_fiber_peaks(space, lmax, sh.shape[0], sh.data, &opts, dir.data, amp.data, counts.data);
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
-}
-
-/* A host array of `bytes` in the space: the array itself on CPU spaces, a copy on GPUs
- * (*moved). */
-static tp_status to_space(tp_space *space, void *host, size_t bytes, int upload, void **at,
-                          int *moved) {
-  tp_space_info info;
-  tp_status st = tp_space_get_info(space, &info);
-  *at = host, *moved = 0;
-  if (st != TP_SUCCESS || !info.is_gpu)
-    return st;
-  st = tp_alloc(space, bytes ? bytes : 1, at);
-  if (st == TP_SUCCESS && upload && bytes)
-    st = tp_copy_to_device(space, *at, host, bytes);
-  if (st != TP_SUCCESS) {
-    tp_free(space, *at);
-    *at = host;
-    return st;
-  }
-  *moved = 1;
-  return TP_SUCCESS;
+  tp_status st = py_run_unlocked(space, run_peaks, &c);
+  return py_none_or_raise(st);
 }
 
 /* The batch with its arrays in the space; results copied back to the host arrays. */
@@ -70,11 +55,8 @@ static tp_status run_sshopm(tp_space *space, const tp_sshopm_problem *p,
   void *at[6] = {0};
   int moved[6] = {0};
   tp_status st = TP_SUCCESS;
-  for (int i = 0; i < 6 && st == TP_SUCCESS; ++i) {
-    size_t bytes = (size_t)py_array_count(host[i]) *
-                   (i == 4 ? 1 : i == 5 ? 4 : tp_dtype_size(host[i]->dtype));
-    st = to_space(space, host[i]->data, bytes, i < 2, &at[i], &moved[i]);
-  }
+  for (int i = 0; i < 6 && st == TP_SUCCESS; ++i)
+    st = py_array_in_space(space, host[i], i < 2, &at[i], &moved[i]);
   if (st == TP_SUCCESS) {
     if (a->tensors.dtype == TP_DTYPE_F32) {
       tp_sshopm_out_f32 out = {at[2], at[3], at[4], at[5]};
@@ -84,16 +66,24 @@ static tp_status run_sshopm(tp_space *space, const tp_sshopm_problem *p,
       st = tp_sshopm_f64(space, p, at[0], at[1], o, &out);
     }
   }
-  for (int i = 2; i < 6 && st == TP_SUCCESS; ++i) {
-    size_t bytes = (size_t)py_array_count(host[i]) *
-                   (i == 4 ? 1 : i == 5 ? 4 : tp_dtype_size(host[i]->dtype));
-    if (moved[i])
-      st = tp_copy_to_host(space, host[i]->data, at[i], bytes);
+  for (int i = 0; i < 6; ++i) { /* results (2..5) back to the host when all went well */
+    tp_status back =
+        py_array_leave_space(space, host[i], at[i], moved[i], i >= 2 && st == TP_SUCCESS);
+    st = st != TP_SUCCESS ? st : back;
   }
-  for (int i = 0; i < 6; ++i)
-    if (moved[i])
-      tp_free(space, at[i]);
   return st;
+}
+
+typedef struct sshopm_call {
+  const tp_sshopm_problem *problem;
+  const tp_sshopm_options *options;
+  sshopm_arrays *arrays;
+} sshopm_call;
+
+static tp_status run_sshopm_call(tp_space *space, void *context) {
+  const sshopm_call *c = context;
+  py_last_input = c->arrays->tensors.data;
+  return run_sshopm(space, c->problem, c->options, c->arrays);
 }
 
 /* sshopm(tensors, starts, order, dim, adaptive, alpha, concave, tol, max_iter, lambda, x,
@@ -120,16 +110,9 @@ static PyObject *py_sshopm(PyObject *self, PyObject *args) {
   tp_space *space = py_space();
   if (!space)
     return NULL;
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  py_last_input = a.tensors.data;
-  st = run_sshopm(space, &p, &o, &a);
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
+  sshopm_call c = {&p, &o, &a};
+  tp_status st = py_run_unlocked(space, run_sshopm_call, &c);
+  return py_none_or_raise(st);
 }
 
 /* eigenpairs(order, dim, tensor U (f64), lambda V (f64), x V x n (f64), flag V (i1))

@@ -41,6 +41,8 @@ void py_space_release(void);
 
 /* Raises tenport.Error with the library's last error message; returns NULL. */
 PyObject *py_raise(tp_status status);
+/* None on success, else py_raise(status). */
+PyObject *py_none_or_raise(tp_status status);
 extern PyObject *py_error;
 
 /* The address of the data the library last read as a method's main input (a tensor's

@@ -90,36 +90,83 @@ tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp
   return st;
 }
 
-static tp_status run_locked(tp_space *space, const py_array *dense, const tp_coo *coo,
-                            py_tensor_work work, void *context) {
+static size_t array_bytes(const py_array *a) {
+  return (size_t)py_array_count(a) * tp_dtype_size(a->dtype);
+}
+
+tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at,
+                            int *moved) {
+  tp_space_info info;
+  tp_status st = tp_space_get_info(space, &info);
+  *at = a->data, *moved = 0;
+  if (st != TP_SUCCESS || !info.is_gpu || a->on_device)
+    return st;
+  void *temp = NULL;
+  const size_t bytes = array_bytes(a);
+  st = tp_alloc(space, bytes ? bytes : 1, &temp);
+  if (st != TP_SUCCESS)
+    return st;
+  if (upload && bytes)
+    st = tp_copy_to_device(space, temp, a->data, bytes);
+  if (st != TP_SUCCESS) {
+    tp_free(space, temp);
+    return st;
+  }
+  *at = temp, *moved = 1;
+  return TP_SUCCESS;
+}
+
+tp_status py_array_leave_space(tp_space *space, const py_array *a, void *at, int moved,
+                               int copy_back) {
+  if (!moved)
+    return TP_SUCCESS;
+  tp_status st = copy_back ? tp_copy_to_host(space, a->data, at, array_bytes(a)) : TP_SUCCESS;
+  tp_free(space, at);
+  return st;
+}
+
+tp_status py_run_unlocked(tp_space *space, py_space_work work, void *context) {
   tp_status st;
-  if (coo) {
+  Py_BEGIN_ALLOW_THREADS
+  py_space_lock();
+  st = work(space, context);
+  py_space_unlock();
+  Py_END_ALLOW_THREADS
+  return st;
+}
+
+typedef struct tensor_call {
+  const py_array *dense;
+  const tp_coo *coo;
+  py_tensor_work work;
+  void *context;
+} tensor_call;
+
+static tp_status run_on_tensor(tp_space *space, void *context) {
+  const tensor_call *c = context;
+  tp_status st;
+  if (c->coo) {
     tp_flycoo *fly = NULL;
-    py_last_input = coo->values;
-    st = tp_flycoo_create(space, coo, NULL, &fly);
+    py_last_input = c->coo->values;
+    st = tp_flycoo_create(space, c->coo, NULL, &fly);
     if (st == TP_SUCCESS)
-      st = work(space, fly, 1, context);
+      st = c->work(space, fly, 1, c->context);
     tp_flycoo_destroy(&fly);
     return st;
   }
   tp_dense X;
   int copied;
-  st = py_dense_to_space(space, dense, &X, &copied);
+  st = py_dense_to_space(space, c->dense, &X, &copied);
   if (st != TP_SUCCESS)
     return st;
   py_last_input = X.data;
-  st = work(space, &X, 0, context);
+  st = c->work(space, &X, 0, c->context);
   py_dense_release(space, &X, copied);
   return st;
 }
 
 tp_status py_run_on_tensor(tp_space *space, const py_array *dense, const tp_coo *coo,
                            py_tensor_work work, void *context) {
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  st = run_locked(space, dense, coo, work, context);
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
-  return st;
+  tensor_call c = {dense, coo, work, context};
+  return py_run_unlocked(space, run_on_tensor, &c);
 }

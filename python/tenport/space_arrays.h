@@ -27,6 +27,20 @@ tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_d
 tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp_kruskal *given,
                             int failed);
 
+/* An array's memory as the space sees it: the array itself (CPU spaces, or an array
+ * already on the GPU), else a temporary in the space (*moved), filled from the array
+ * when upload is set. */
+tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at,
+                            int *moved);
+/* Frees a moved array's temporary, first copying it back to the array when copy_back
+ * is set. */
+tp_status py_array_leave_space(tp_space *space, const py_array *a, void *at, int moved,
+                               int copy_back);
+
+/* Runs work(space, context) without the GIL and holding the space's lock. */
+typedef tp_status (*py_space_work)(tp_space *space, void *context);
+tp_status py_run_unlocked(tp_space *space, py_space_work work, void *context);
+
 /* What a method does with the tensor as the space sees it: a tp_dense * (sparse = 0) or
  * the tp_flycoo * built from a COO tensor (sparse = 1). */
 typedef tp_status (*py_tensor_work)(tp_space *space, void *tensor, int sparse, void *context);

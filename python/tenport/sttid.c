@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "py_tenport.h"
+#include "space_arrays.h"
 
 /* A copy of coo with duplicate coordinates summed (the library's STTID takes merged
  * tensors; SparseTensor lets duplicates add up). Free with tp_coo_free(NULL, out). */
@@ -84,9 +84,7 @@ static PyObject *tt_evaluate(PyObject *self, PyObject *args) {
   for (int64_t e = 0; e < idx.shape[0] && st == TP_SUCCESS; ++e)
     st = tp_tci_evaluate(t, (const int64_t *)idx.data + e * t->order, (double *)out.data + e);
   Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
+  return py_none_or_raise(st);
 }
 
 /* error(coords, values, shape) -> dict of tp_tci_error_info */
@@ -124,9 +122,7 @@ static PyObject *tt_save(PyObject *self, PyObject *args) {
   st = tp_tci_write(prefix, t);
   Py_END_ALLOW_THREADS
   Py_DECREF(path_obj);
-  if (st != TP_SUCCESS)
-    return py_raise(st);
-  Py_RETURN_NONE;
+  return py_none_or_raise(st);
 }
 
 static PyMethodDef tt_methods[] = {
@@ -150,6 +146,23 @@ PyTypeObject py_tt_type = {
     .tp_getset = tt_getset,
 };
 
+typedef struct sttid_call {
+  const tp_coo *coo;
+  const tp_sttid_options *opt;
+  tp_tci *out;
+} sttid_call;
+
+static tp_status run_sttid(tp_space *space, void *context) {
+  const sttid_call *c = context;
+  tp_coo merged;
+  tp_status st = merged_copy(c->coo, &merged);
+  if (st != TP_SUCCESS)
+    return st;
+  st = tp_sttid(space, &merged, c->opt, c->out, NULL);
+  tp_coo_free(NULL, &merged);
+  return st;
+}
+
 /* sttid(coords, values, shape, eps, relative, rmax) -> TCI */
 static PyObject *py_sttid(PyObject *self, PyObject *args) {
   (void)self;
@@ -171,17 +184,8 @@ static PyObject *py_sttid(PyObject *self, PyObject *args) {
   if (!tt)
     return NULL;
   memset(&tt->tci, 0, sizeof tt->tci);
-  tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
-  tp_coo merged;
-  st = merged_copy(&coo, &merged);
-  if (st == TP_SUCCESS) {
-    st = tp_sttid(space, &merged, &opt, &tt->tci, NULL);
-    tp_coo_free(NULL, &merged);
-  }
-  py_space_unlock();
-  Py_END_ALLOW_THREADS
+  sttid_call c = {&coo, &opt, &tt->tci};
+  tp_status st = py_run_unlocked(space, run_sttid, &c);
   if (st != TP_SUCCESS) {
     Py_DECREF(tt);
     return py_raise(st);
