@@ -38,6 +38,10 @@ if [[ ! -f $build/build.ninja ]]; then
   meson setup "$build" --native-file "$native" -Dtenport_backend="$backend" -Dpython=enabled \
     -Dtests=disabled "$@" >>"$log" 2>&1
 fi
-ninja -C "$build" python/tenport/_tenport$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))") >>"$log" 2>&1
+# The extension and the package's .py files copied beside it (without them the build
+# tree's tenport would be a namespace package).
+ext=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+ninja -C "$build" "python/tenport/_tenport$ext" python/tenport/__init__.py \
+  python/tenport/_arrays.py >>"$log" 2>&1
 cd "$out"
 PYTHONPATH=$pythonpath "$python" -m pytest -v -p no:cacheprovider "$root/python/tests" 2>&1 | tee -a "$log"
