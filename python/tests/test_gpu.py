@@ -76,3 +76,35 @@ def test_an_initial_guess_of_cuda_tensors_is_accepted(rng):
     assert info["fits"][0] > 1 - 1e-6
     with pytest.raises(ValueError, match="on the GPU or all on the host"):
         tenport.mttkrp(X, [factors_host[0]] + init[1][1:], 0)
+
+
+class TorchDLPackOnly:
+    """A GPU array that offers nothing but DLPack, as some libraries' arrays do."""
+
+    def __init__(self, tensor):
+        self._array = tensor
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def from_dlpack(x):  # what the module of TorchDLPackOnly offers, as array libraries do
+    return TorchDLPackOnly(torch.from_dlpack(x))
+
+
+def test_dlpack_only_gpu_arrays_stay_on_the_gpu_and_come_back_as_their_kind(rng):
+    X_host = rng.standard_normal((7, 5, 6))
+    factors_host = [rng.standard_normal((n, 3)) for n in X_host.shape]
+    X = torch.from_numpy(X_host).cuda()
+    G = tenport.mttkrp(TorchDLPackOnly(X), [TorchDLPackOnly(torch.from_numpy(f).cuda())
+                                            for f in factors_host], 1)
+    assert tenport._tenport.last_input_address() == X.data_ptr()
+    assert isinstance(G, TorchDLPackOnly) and G._array.is_cuda
+    np.testing.assert_allclose(G._array.cpu().numpy(), mttkrp_reference(X_host, factors_host, 1),
+                               rtol=1e-10, atol=1e-10)
+    weights, factors = tenport.cp_als(TorchDLPackOnly(X), 2, n_iter_max=3)
+    assert isinstance(weights, TorchDLPackOnly) and weights._array.is_cuda
+    assert all(isinstance(f, TorchDLPackOnly) and f._array.is_cuda for f in factors)
