@@ -1,0 +1,202 @@
+/* Single-pass exclusive scan with decoupled look-back, for one integer type; included
+ * by scan.c with SCAN_T and SCAN_SFX before scan_template.h, which calls it on GPU
+ * spaces. Generates: scan_look_back_<sfx> (the kernel) and scan_look_back_run_<sfx>.
+ *
+ * Each team scans one round of the input in shared memory, publishes the round's sum
+ * (its aggregate), learns the sum of every element before it from the words the teams
+ * before it published, publishes its inclusive prefix, and writes its round: the input
+ * is read once and the output written once (reduce-then-scan reads the input twice).
+ *
+ * Integers only: their sums do not depend on the order of the additions, and the order
+ * here depends on which words were published when a team looked. Floating scans keep
+ * reduce-then-scan, whose sums are the same from run to run. */
+
+#define SCAN_LB_NAME(base) TP_PASTE(base, SCAN_SFX)
+#define SCAN_LB_OP(op) TP_PASTE3(op, _, SCAN_SFX)
+#define SCAN_LB_ITEMS ((int)(64 / sizeof(SCAN_T)))
+#define SCAN_LB_PAD(e) ((e) + (e) / (int)(128 / sizeof(SCAN_T)))
+
+typedef struct SCAN_LB_NAME(scan_look_back_args_) {
+  const SCAN_T *in;
+  SCAN_T *out;
+  SCAN_T *total;           /* NULL: not wanted */
+  uint32_t *flags;         /* [tiles] SCAN_LB_AGGREGATE or SCAN_LB_INCLUSIVE; 0: not yet */
+  SCAN_T *aggregates;      /* [tiles] a tile's own sum */
+  SCAN_T *inclusives;      /* [tiles] the sum of the tile and every tile before it */
+  int64_t n, round;
+  int patience;            /* tp_look_back_patience("TENPORT_SCAN_PATIENCE") */
+} SCAN_LB_NAME(scan_look_back_args_);
+
+/* What the team's look-back shares through scratch: the tile it stopped at (or -1),
+ * whether the walk is over, and the sum found so far. */
+typedef struct SCAN_LB_NAME(scan_look_back_state_) {
+  int64_t tile;
+  SCAN_T before;
+  int done;
+} SCAN_LB_NAME(scan_look_back_state_);
+typedef char SCAN_LB_NAME(scan_look_back_state_fits_)
+    [sizeof(SCAN_LB_NAME(scan_look_back_state_)) <= SCAN_LB_STATE_BYTES ? 1 : -1];
+
+/* A tile's word: the value first, then the flag that releases it. */
+TP_DEVICE void SCAN_LB_NAME(scan_publish_)(SCAN_LB_NAME(scan_look_back_args_) a, int64_t tile,
+                                           uint32_t kind, SCAN_T value) {
+  SCAN_T *slot = kind == SCAN_LB_INCLUSIVE ? a.inclusives : a.aggregates;
+  SCAN_LB_OP(tp_atomic_store_relaxed)(slot + tile, value);
+  tp_atomic_store_u32(&a.flags[tile], kind);
+}
+
+/* Tile p's published word: 0 when none, else its kind, with its value added to *sum. */
+TP_DEVICE uint32_t SCAN_LB_NAME(scan_read_word_)(SCAN_LB_NAME(scan_look_back_args_) a,
+                                                 int64_t p, SCAN_T *sum) {
+  uint32_t kind = tp_atomic_load_u32(&a.flags[p]);
+  if (kind == SCAN_LB_INCLUSIVE)
+    *sum += SCAN_LB_OP(tp_atomic_load_relaxed)(a.inclusives + p);
+  else if (kind == SCAN_LB_AGGREGATE)
+    *sum += SCAN_LB_OP(tp_atomic_load_relaxed)(a.aggregates + p);
+  return kind;
+}
+
+/* Walks back from tile *p, adding published sums to *before, until an inclusive one or
+ * tile -1 (returns 1) or a tile still unpublished after `patience` polls (returns 0,
+ * *p is that tile). One thread. */
+TP_DEVICE int SCAN_LB_NAME(scan_look_back_walk_)(SCAN_LB_NAME(scan_look_back_args_) a,
+                                                 int64_t *p, SCAN_T *before) {
+  for (; *p >= 0; --*p) {
+    uint32_t kind = 0;
+    for (int poll = 0; poll < a.patience && kind == 0; ++poll)
+      kind = tp_atomic_load_relaxed_u32(&a.flags[*p]);
+    if (kind == 0)
+      return 0;
+    if (SCAN_LB_NAME(scan_read_word_)(a, *p, before) == SCAN_LB_INCLUSIVE)
+      return 1;
+  }
+  return 1;
+}
+
+/* The sum of tile p's input, by the whole team: the look-back's way past a tile that has
+ * not published (no GPU promises that a block starts before those after it). */
+TP_DEVICE SCAN_T SCAN_LB_NAME(scan_tile_sum_)(const tp_team *team,
+                                              SCAN_LB_NAME(scan_look_back_args_) a, int64_t p) {
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int64_t begin = p * a.round, len = tp_min_i64(a.round, a.n - begin);
+  SCAN_T sum = 0;
+  for (int64_t e = tid; e < len; e += threads)
+    sum += a.in[begin + e];
+  sum = SCAN_LB_OP(tp_vector_sum)(team, sum);
+  return SCAN_LB_OP(tp_team_sum)(team, sum);
+}
+
+/* Settles tile p's sum after the team read it from the input: if p published meanwhile,
+ * its word is taken instead (an in-place scan may have overwritten the input since; the
+ * fence orders the input reads before this look at the flag). Otherwise the sum is
+ * published for p, so that the tiles after this one pass p without reading it again.
+ * Returns 1 when p's word was inclusive (the walk is over). One thread. */
+TP_DEVICE int SCAN_LB_NAME(scan_settle_tile_)(SCAN_LB_NAME(scan_look_back_args_) a, int64_t p,
+                                              SCAN_T read_sum, SCAN_T *before) {
+  tp_memory_fence();
+  uint32_t kind = SCAN_LB_NAME(scan_read_word_)(a, p, before);
+  if (kind == 0) {
+    *before += read_sum;
+    SCAN_LB_NAME(scan_publish_)(a, p, SCAN_LB_AGGREGATE, read_sum);
+  }
+  return kind == SCAN_LB_INCLUSIVE;
+}
+
+/* The sum of every element before this team's tile (every thread gets it), after
+ * publishing the tile's own sum; publishes the tile's inclusive prefix. */
+TP_DEVICE SCAN_T SCAN_LB_NAME(scan_tile_before_)(const tp_team *team,
+                                                 SCAN_LB_NAME(scan_look_back_args_) a,
+                                                 SCAN_LB_NAME(scan_look_back_state_) *s,
+                                                 SCAN_T tile_sum) {
+  const int64_t tile = team->league_rank;
+  TP_TEAM_SINGLE(team) {
+    SCAN_LB_NAME(scan_publish_)(a, tile, tile == 0 ? SCAN_LB_INCLUSIVE : SCAN_LB_AGGREGATE,
+                                tile_sum);
+    s->tile = tile - 1;
+    s->before = 0;
+  }
+  for (;;) {
+    TP_TEAM_SINGLE(team) { s->done = SCAN_LB_NAME(scan_look_back_walk_)(a, &s->tile, &s->before); }
+    tp_team_barrier(team);
+    if (s->done)
+      break;
+    SCAN_T read_sum = SCAN_LB_NAME(scan_tile_sum_)(team, a, s->tile);
+    TP_TEAM_SINGLE(team) {
+      if (SCAN_LB_NAME(scan_settle_tile_)(a, s->tile, read_sum, &s->before))
+        s->tile = -1;
+      else
+        --s->tile;
+    }
+    tp_team_barrier(team);
+  }
+  SCAN_T before = s->before;
+  TP_TEAM_SINGLE(team) {
+    if (tile > 0)
+      SCAN_LB_NAME(scan_publish_)(a, tile, SCAN_LB_INCLUSIVE, before + tile_sum);
+    if (a.total && tile == team->league_size - 1)
+      *a.total = before + tile_sum;
+  }
+  return before;
+}
+
+/* One tile (one round) per team: stage, scan, look back, write. */
+TP_TEAM_KERNEL_BOUNDED(SCAN_LB_NAME(scan_look_back_), SCAN_LB_NAME(scan_look_back_args_), 256, SCAN_MIN_TEAMS, team, a) {
+  SCAN_LB_NAME(scan_look_back_state_) *s = (SCAN_LB_NAME(scan_look_back_state_) *)team->scratch;
+  SCAN_T *stage = (SCAN_T *)((unsigned char *)team->scratch + SCAN_LB_STATE_BYTES);
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int64_t base = team->league_rank * a.round;
+  const int64_t len = tp_min_i64(a.round, a.n - base);
+  TP_UNROLL for (int k = 0; k < SCAN_LB_ITEMS; ++k) { /* striped, coalesced loads */
+    int e = k * threads + tid;
+    stage[SCAN_LB_PAD(e)] = e < len ? a.in[base + e] : (SCAN_T)0;
+  }
+  tp_team_barrier(team);
+  SCAN_T run = 0;
+  TP_UNROLL for (int k = 0; k < SCAN_LB_ITEMS; ++k) /* blocked: my consecutive items */
+    run += stage[SCAN_LB_PAD(tid * SCAN_LB_ITEMS + k)];
+  SCAN_T tile_sum;
+  SCAN_T prefix = SCAN_LB_OP(tp_team_vector_exclusive_scan)(team, run, &tile_sum);
+  prefix += SCAN_LB_NAME(scan_tile_before_)(team, a, s, tile_sum);
+  TP_UNROLL for (int k = 0; k < SCAN_LB_ITEMS; ++k) {
+    SCAN_T x = stage[SCAN_LB_PAD(tid * SCAN_LB_ITEMS + k)];
+    stage[SCAN_LB_PAD(tid * SCAN_LB_ITEMS + k)] = prefix;
+    prefix += x;
+  }
+  tp_team_barrier(team);
+  TP_UNROLL for (int k = 0; k < SCAN_LB_ITEMS; ++k) {
+    int e = k * threads + tid;
+    if (e < len)
+      a.out[base + e] = stage[SCAN_LB_PAD(e)];
+  }
+}
+
+/* The scan of n elements in plan.tiles tiles of one round each (plan.tiles > 1). */
+static tp_status SCAN_LB_NAME(scan_look_back_run_)(tp_space *space, const tp_tile_plan *plan,
+                                                   const SCAN_T *in, SCAN_T *out, int64_t n,
+                                                   SCAN_T *total) {
+  const size_t tiles = (size_t)plan->tiles;
+  const size_t flag_bytes = (sizeof(uint32_t) * tiles + 15) / 16 * 16;
+  void *words = NULL;
+  TP_TRY(tp_temp_alloc(space, flag_bytes + 2 * sizeof(SCAN_T) * tiles, &words));
+  SCAN_LB_NAME(scan_look_back_args_) a;
+  a.in = in, a.out = out, a.total = total, a.n = n, a.round = plan->round;
+  a.flags = (uint32_t *)words;
+  a.aggregates = (SCAN_T *)((unsigned char *)words + flag_bytes);
+  a.inclusives = a.aggregates + tiles;
+  a.patience = tp_look_back_patience("TENPORT_SCAN_PATIENCE");
+  size_t scratch = SCAN_LB_STATE_BYTES + sizeof(SCAN_T) * (size_t)(SCAN_LB_PAD(plan->round) + 1);
+  tp_team_policy policy =
+      tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length, scratch);
+  tp_status st = tp_memset(space, a.flags, 0, flag_bytes);
+  if (st == TP_SUCCESS)
+    st = TP_LAUNCHER(SCAN_LB_NAME(scan_look_back_))(space, policy, a);
+  tp_temp_release(space, words);
+  return st;
+}
+
+#undef SCAN_LB_NAME
+#undef SCAN_LB_OP
+#undef SCAN_LB_ITEMS
+#undef SCAN_LB_PAD
