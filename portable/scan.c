@@ -15,6 +15,11 @@
 /* The single-pass scan's flags, and the bytes of team scratch ahead of its stage. */
 enum { SCAN_LB_AGGREGATE = 1, SCAN_LB_INCLUSIVE = 2, SCAN_LB_STATE_BYTES = 32 };
 
+/* The mask of the lanes below lane k (k up to 64), for the look-back's ballots. */
+TP_INLINE uint64_t tp_scan_lanes_below(int k) {
+  return k >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << k) - 1u);
+}
+
 /* Integer types: a single pass with look-back on GPU spaces (scan_look_back_template.h),
  * reduce-then-scan on host spaces; floating types: reduce-then-scan everywhere. */
 #define SCAN_T int32_t

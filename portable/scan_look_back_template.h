@@ -25,6 +25,8 @@ typedef struct SCAN_LB_NAME(scan_look_back_args_) {
   SCAN_T *inclusives;      /* [tiles] the sum of the tile and every tile before it */
   int64_t n, round;
   int patience;            /* tp_look_back_patience("TENPORT_SCAN_PATIENCE") */
+  int aggregates_only;     /* tests: no tile after the first publishes an inclusive prefix,
+                              so that every look-back walks to the start */
 } SCAN_LB_NAME(scan_look_back_args_);
 
 /* What the team's look-back shares through scratch: the tile it stopped at (or -1),
@@ -56,21 +58,44 @@ TP_DEVICE uint32_t SCAN_LB_NAME(scan_read_word_)(SCAN_LB_NAME(scan_look_back_arg
   return kind;
 }
 
-/* Walks back from tile *p, adding published sums to *before, until an inclusive one or
- * tile -1 (returns 1) or a tile still unpublished after `patience` polls (returns 0,
- * *p is that tile). One thread. */
-TP_DEVICE int SCAN_LB_NAME(scan_look_back_walk_)(SCAN_LB_NAME(scan_look_back_args_) a,
-                                                 int64_t *p, SCAN_T *before) {
-  for (; *p >= 0; --*p) {
-    uint32_t kind = 0;
-    for (int poll = 0; poll < a.patience && kind == 0; ++poll)
-      kind = tp_atomic_load_relaxed_u32(&a.flags[*p]);
-    if (kind == 0)
-      return 0;
-    if (SCAN_LB_NAME(scan_read_word_)(a, *p, before) == SCAN_LB_INCLUSIVE)
-      return 1;
+/* One window of the look-back, by the lanes of one team thread: lane l looks at tile
+ * *p - l (a tile before 0 reads as an inclusive 0). The lanes poll together until every
+ * tile nearer than the nearest inclusive one has published, at most `patience` times.
+ * Adds to *before the words up to the nearest inclusive one and returns 1; or, with no
+ * inclusive word in the window, adds them all, moves *p a window back and returns 2;
+ * or adds the words before the nearest unpublished tile, sets *p to that tile and
+ * returns 0. Every lane gets the same result. */
+TP_DEVICE int SCAN_LB_NAME(scan_look_back_window_)(const tp_team *team,
+                                                   SCAN_LB_NAME(scan_look_back_args_) a,
+                                                   int64_t *p, SCAN_T *before) {
+  const int width = team->vector_length, lane = team->vector_lane;
+  const int64_t q = *p - lane;
+  uint32_t kind = 0;
+  uint64_t waiting = 0, inclusive = 0;
+  for (int poll = 0; poll < a.patience; ++poll) {
+    kind = q < 0 ? (uint32_t)SCAN_LB_INCLUSIVE : tp_atomic_load_relaxed_u32(&a.flags[q]);
+    inclusive = tp_vector_ballot(team, kind == SCAN_LB_INCLUSIVE);
+    waiting = tp_vector_ballot(team, kind == 0) &
+              tp_scan_lanes_below(inclusive ? tp_ctz64(inclusive) : width);
+    if (!waiting)
+      break;
   }
-  return 1;
+  const int stalled = waiting ? tp_ctz64(waiting) : -1;
+  const int nearest = inclusive ? tp_ctz64(inclusive) : width;
+  const int counted = stalled >= 0 ? stalled : nearest < width ? nearest + 1 : width;
+  SCAN_T value = 0;
+  if (lane < counted && q >= 0) {
+    tp_memory_fence(); /* the flag was seen: its value is the one published with it */
+    value = SCAN_LB_OP(tp_atomic_load_relaxed)(
+        (kind == SCAN_LB_INCLUSIVE ? a.inclusives : a.aggregates) + q);
+  }
+  *before += SCAN_LB_OP(tp_vector_sum)(team, value);
+  if (stalled >= 0) {
+    *p -= stalled;
+    return 0;
+  }
+  *p -= width;
+  return nearest < width ? 1 : 2;
 }
 
 /* The sum of tile p's input, by the whole team: the look-back's way past a tile that has
@@ -103,8 +128,25 @@ TP_DEVICE int SCAN_LB_NAME(scan_settle_tile_)(SCAN_LB_NAME(scan_look_back_args_)
   return kind == SCAN_LB_INCLUSIVE;
 }
 
+/* The look-back past tile *p, which did not publish: the team sums its input, and the
+ * lanes of team thread 0 (which walk) take the settled sum and move *p past it (to -1
+ * when its word turned out inclusive: the walk is over). */
+TP_DEVICE void SCAN_LB_NAME(scan_look_past_)(const tp_team *team,
+                                             SCAN_LB_NAME(scan_look_back_args_) a, int64_t *p,
+                                             SCAN_T *before) {
+  SCAN_T read_sum = SCAN_LB_NAME(scan_tile_sum_)(team, a, *p);
+  if (team->team_rank != 0)
+    return;
+  SCAN_T found = 0;
+  int over = 0;
+  TP_VECTOR_SINGLE(team) { over = SCAN_LB_NAME(scan_settle_tile_)(a, *p, read_sum, &found); }
+  *before += SCAN_LB_OP(tp_vector_shfl)(team, found, 0);
+  *p = tp_vector_shfl_i32(team, over, 0) ? -1 : *p - 1;
+}
+
 /* The sum of every element before this team's tile (every thread gets it), after
- * publishing the tile's own sum; publishes the tile's inclusive prefix. */
+ * publishing the tile's own sum; publishes the tile's inclusive prefix. The lanes of
+ * team thread 0 walk back; the whole team sums a tile that has not published. */
 TP_DEVICE SCAN_T SCAN_LB_NAME(scan_tile_before_)(const tp_team *team,
                                                  SCAN_LB_NAME(scan_look_back_args_) a,
                                                  SCAN_LB_NAME(scan_look_back_state_) *s,
@@ -113,26 +155,30 @@ TP_DEVICE SCAN_T SCAN_LB_NAME(scan_tile_before_)(const tp_team *team,
   TP_TEAM_SINGLE(team) {
     SCAN_LB_NAME(scan_publish_)(a, tile, tile == 0 ? SCAN_LB_INCLUSIVE : SCAN_LB_AGGREGATE,
                                 tile_sum);
-    s->tile = tile - 1;
-    s->before = 0;
   }
+  int64_t p = tile - 1; /* the walk's state, in the lanes of team thread 0 */
+  SCAN_T before = 0;
   for (;;) {
-    TP_TEAM_SINGLE(team) { s->done = SCAN_LB_NAME(scan_look_back_walk_)(a, &s->tile, &s->before); }
+    if (team->team_rank == 0) {
+      int step = 2;
+      while (step == 2)
+        step = SCAN_LB_NAME(scan_look_back_window_)(team, a, &p, &before);
+      TP_VECTOR_SINGLE(team) {
+        s->done = step;
+        s->tile = p;
+        s->before = before;
+      }
+    }
     tp_team_barrier(team);
     if (s->done)
       break;
-    SCAN_T read_sum = SCAN_LB_NAME(scan_tile_sum_)(team, a, s->tile);
-    TP_TEAM_SINGLE(team) {
-      if (SCAN_LB_NAME(scan_settle_tile_)(a, s->tile, read_sum, &s->before))
-        s->tile = -1;
-      else
-        --s->tile;
-    }
-    tp_team_barrier(team);
+    p = s->tile; /* the whole team sums tile p */
+    SCAN_LB_NAME(scan_look_past_)(team, a, &p, &before);
+    tp_team_barrier(team); /* s is written again by the next window */
   }
-  SCAN_T before = s->before;
+  before = s->before;
   TP_TEAM_SINGLE(team) {
-    if (tile > 0)
+    if (tile > 0 && !a.aggregates_only)
       SCAN_LB_NAME(scan_publish_)(a, tile, SCAN_LB_INCLUSIVE, before + tile_sum);
     if (a.total && tile == team->league_size - 1)
       *a.total = before + tile_sum;
@@ -186,6 +232,7 @@ static tp_status SCAN_LB_NAME(scan_look_back_run_)(tp_space *space, const tp_til
   a.aggregates = (SCAN_T *)((unsigned char *)words + flag_bytes);
   a.inclusives = a.aggregates + tiles;
   a.patience = tp_look_back_patience("TENPORT_SCAN_PATIENCE");
+  a.aggregates_only = getenv("TENPORT_SCAN_AGGREGATES_ONLY") != NULL;
   size_t scratch = SCAN_LB_STATE_BYTES + sizeof(SCAN_T) * (size_t)(SCAN_LB_PAD(plan->round) + 1);
   tp_team_policy policy =
       tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length, scratch);

@@ -76,6 +76,16 @@ Test(scan, look_back_that_sums_unpublished_tiles_itself) {
   unsetenv("TENPORT_SCAN_PATIENCE");
 }
 
+/* With no inclusive prefix published after the first tile's, every look-back walks its
+ * windows to the start of the input. */
+Test(scan, look_back_that_walks_to_the_start) {
+  tpt_rng rng = tpt_rng_fresh();
+  setenv("TENPORT_SCAN_AGGREGATES_ONLY", "1", 1);
+  check_scan_i32(&rng, 1000003, 0);
+  check_scan_i64(&rng, 300007, 1);
+  unsetenv("TENPORT_SCAN_AGGREGATES_ONLY");
+}
+
 /* Floating scans agree with a double-precision reference to rounding. */
 Test(scan, floating_types_match_reference_to_rounding) {
   tpt_rng rng = tpt_rng_fresh();

@@ -29,7 +29,8 @@ mutations=(
   "algorithms/cp_als/spd_device.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
   "portable/sort_onesweep.h|    if (tag == inclusive)\n      return 1;\n|    return 1;\n|sort|onesweep radix sort: the look-back stops at the first tile before it instead of the first inclusive count"
   "portable/sort_template.h|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count;|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count + (d == 0);|sort|onesweep radix sort: the look-back's own count of an unpublished tile counts one key too many"
-  "portable/scan_look_back_template.h|    if (SCAN_LB_NAME(scan_read_word_)(a, *p, before) == SCAN_LB_INCLUSIVE)\n      return 1;\n|    SCAN_LB_NAME(scan_read_word_)(a, *p, before);\n    return 1;\n|scan|single-pass scan: the look-back stops at the first tile before it instead of the first inclusive prefix"
+  "portable/scan_look_back_template.h|nearest < width ? nearest + 1 : width;|nearest < width ? nearest : width;|scan|single-pass scan: the look-back window leaves out the nearest inclusive prefix"
+  "portable/scan_look_back_template.h|  return nearest < width ? 1 : 2;|  return 1;|scan|single-pass scan: the look-back ends after one window without an inclusive prefix"
   "portable/scan_look_back_template.h|    *before += read_sum;\n|    *before += read_sum + 1;\n|scan|single-pass scan: the look-back's own sum of an unpublished tile is one too many"
 )
 
