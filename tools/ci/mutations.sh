@@ -31,7 +31,7 @@ mutations=(
   "portable/sort_template.h|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count;|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count + (d == 0);|sort|onesweep radix sort: the look-back's own count of an unpublished tile counts one key too many"
   "portable/scan_look_back_template.h|nearest < width ? nearest + 1 : width;|nearest < width ? nearest : width;|scan|single-pass scan: the look-back window leaves out the nearest inclusive prefix"
   "portable/scan_look_back_template.h|  return nearest < width ? 1 : 2;|  return 1;|scan|single-pass scan: the look-back ends after one window without an inclusive prefix"
-  "portable/scan_look_back_template.h|    *before += read_sum;\n|    *before += read_sum + 1;\n|scan|single-pass scan: the look-back's own sum of an unpublished tile is one too many"
+  "portable/scan_look_back_template.h|    published = read_sum;\n|    published = read_sum + 1;\n|scan|single-pass scan: the look-back's own sum of an unpublished tile is one too many"
 )
 
 selected=${MUTATIONS:-$(seq 1 ${#mutations[@]} | tr '\n' ' ')}
