@@ -11,6 +11,10 @@
 #ifndef SCAN_MIN_TEAMS
 #define SCAN_MIN_TEAMS 4
 #endif
+/* Bytes of input per thread of a single-pass tile (held in team scratch). */
+#ifndef SCAN_LB_THREAD_BYTES
+#define SCAN_LB_THREAD_BYTES 64
+#endif
 
 /* The single-pass scan's flags, and the bytes of team scratch ahead of its stage. */
 enum { SCAN_LB_AGGREGATE = 1, SCAN_LB_INCLUSIVE = 2, SCAN_LB_STATE_BYTES = 32 };

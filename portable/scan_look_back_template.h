@@ -13,7 +13,7 @@
 
 #define SCAN_LB_NAME(base) TP_PASTE(base, SCAN_SFX)
 #define SCAN_LB_OP(op) TP_PASTE3(op, _, SCAN_SFX)
-#define SCAN_LB_ITEMS ((int)(64 / sizeof(SCAN_T)))
+#define SCAN_LB_ITEMS ((int)(SCAN_LB_THREAD_BYTES / sizeof(SCAN_T)))
 #define SCAN_LB_PAD(e) ((e) + (e) / (int)(128 / sizeof(SCAN_T)))
 
 typedef struct SCAN_LB_NAME(scan_look_back_args_) {
@@ -237,22 +237,23 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_LB_NAME(scan_look_back_), SCAN_LB_NAME(scan_look_bac
   }
 }
 
-/* The scan of n elements in plan.tiles tiles of one round each (plan.tiles > 1). */
-static tp_status SCAN_LB_NAME(scan_look_back_run_)(tp_space *space, const tp_tile_plan *plan,
-                                                   const SCAN_T *in, SCAN_T *out, int64_t n,
-                                                   SCAN_T *total) {
-  const size_t tiles = (size_t)plan->tiles;
+/* The scan of n elements, one round of the team's threads per tile; 0 < n. */
+static tp_status SCAN_LB_NAME(scan_look_back_run_)(tp_space *space, const SCAN_T *in,
+                                                   SCAN_T *out, int64_t n, SCAN_T *total) {
+  tp_tile_plan plan;
+  TP_TRY(tp_plan_tiles(space, n, SCAN_LB_ITEMS, TP_TILE_TEAM, 1, &plan));
+  const size_t tiles = (size_t)plan.tiles;
   const size_t word_bytes = sizeof(uint64_t) * 2 * SCAN_LB_HALVES * tiles;
   void *words = NULL;
   TP_TRY(tp_temp_alloc(space, word_bytes, &words));
   SCAN_LB_NAME(scan_look_back_args_) a;
-  a.in = in, a.out = out, a.total = total, a.n = n, a.round = plan->round;
+  a.in = in, a.out = out, a.total = total, a.n = n, a.round = plan.round;
   a.words = (uint64_t *)words;
   a.patience = tp_look_back_patience("TENPORT_SCAN_PATIENCE");
   a.aggregates_only = getenv("TENPORT_SCAN_AGGREGATES_ONLY") != NULL;
-  size_t scratch = SCAN_LB_STATE_BYTES + sizeof(SCAN_T) * (size_t)(SCAN_LB_PAD(plan->round) + 1);
+  size_t scratch = SCAN_LB_STATE_BYTES + sizeof(SCAN_T) * (size_t)(SCAN_LB_PAD(plan.round) + 1);
   tp_team_policy policy =
-      tp_team_policy_make(plan->tiles, plan->team_size, plan->vector_length, scratch);
+      tp_team_policy_make(plan.tiles, plan.team_size, plan.vector_length, scratch);
   tp_status st = tp_memset(space, words, 0, word_bytes);
   if (st == TP_SUCCESS)
     st = TP_LAUNCHER(SCAN_LB_NAME(scan_look_back_))(space, policy, a);

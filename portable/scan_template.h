@@ -91,10 +91,8 @@ static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T 
 #if SCAN_LOOK_BACK
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu && plan.tiles > 1) {
-    TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, 1, &plan));
-    return SCAN_NAME(scan_look_back_run_)(space, &plan, in, out, n, total);
-  }
+  if (info.is_gpu && plan.tiles > 1)
+    return SCAN_NAME(scan_look_back_run_)(space, in, out, n, total);
 #endif
   size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
   SCAN_T *tile_sums = NULL;
