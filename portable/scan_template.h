@@ -1,8 +1,6 @@
-/* Exclusive scan for one element type, instantiated by scan.c with SCAN_T (the type),
- * SCAN_SFX (its suffix) and SCAN_LOOK_BACK (1: GPU spaces scan in a single pass,
- * scan_look_back_template.h). Generates: scan_reduce_<sfx>, scan_tiles_<sfx> (kernels)
- * and tp_exclusive_scan_<sfx>. Reduce-then-scan: tile sums, a recursive scan of the tile
- * sums, then each tile scanned from its offset. */
+/* Exclusive scan for one element type, instantiated by scan.c with SCAN_T (the type)
+ * and SCAN_SFX (its suffix). Reduce-then-scan: tile sums, a recursive scan of the
+ * tile sums, then each tile scanned from its offset. */
 
 #define SCAN_NAME(base) TP_PASTE(base, SCAN_SFX)
 #define SCAN_OP(op) TP_PASTE3(op, _, SCAN_SFX)
@@ -88,12 +86,6 @@ static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T 
                                       int64_t n, SCAN_T *total) {
   tp_tile_plan plan;
   TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, SCAN_GPU_ROUNDS, &plan));
-#if SCAN_LOOK_BACK
-  tp_space_info info;
-  TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu && plan.tiles > 1)
-    return SCAN_NAME(scan_look_back_run_)(space, in, out, n, total);
-#endif
   size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
   SCAN_T *tile_sums = NULL;
   if (plan.tiles > 1) {

@@ -4,7 +4,6 @@
 
 #include "tp_portable.h"
 #include "tp_tiling.h"
-#include "tp_look_back.h"
 #include "tp_sort_internal.h"
 
 #define SORT_RADIX_BITS 8
