@@ -35,6 +35,8 @@ struct tp_output_set {
   file_id *inputs;
   size_t input_count, input_cap;
   int committed;
+  char *keep_existing; /* NULL: existing files may be replaced; else the advice of the
+                          error that refuses to replace one */
 };
 
 tp_status tp_output_set_create(tp_output_set **set) {
@@ -62,6 +64,7 @@ void tp_output_set_destroy(tp_output_set **set) {
     output_free((*set)->files[i], (*set)->committed);
   free((*set)->files);
   free((*set)->inputs);
+  free((*set)->keep_existing);
   free(*set);
   *set = NULL;
 }
@@ -131,6 +134,8 @@ static tp_status check_target(const tp_output_set *set, const char *path, mode_t
   if (is_protected(set, &st))
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "cannot write %s: it is one of this run's "
                     "inputs, which would be lost; choose another output name", path);
+  if (set->keep_existing)
+    return TP_ERROR(TP_ERROR_IO, "'%s' exists; %s", path, set->keep_existing);
   *mode = st.st_mode & 07777;
   return TP_SUCCESS;
 }
@@ -178,6 +183,16 @@ static tp_status prepare(tp_output_set *set, tp_output *f) {
   TP_TRY(check_folder(f->folder, f->path));
   tp_output_remove_stale(f->folder, f->path);
   return tp_output_create_temporary(f->folder, f->path, &f->tmp_path, &f->fd);
+}
+
+tp_status tp_output_set_keep_existing(tp_output_set *set, const char *advice) {
+  TP_CHECK_ARG(set, "set must not be NULL");
+  char *copy = advice ? strdup(advice) : NULL;
+  if (advice && !copy)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the output set's advice");
+  free(set->keep_existing);
+  set->keep_existing = copy;
+  return TP_SUCCESS;
 }
 
 tp_status tp_output_set_add(tp_output_set *set, const char *path) {

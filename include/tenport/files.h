@@ -71,11 +71,17 @@ TP_API tp_status tp_output_set_create(tp_output_set **set);
 TP_API tp_status tp_output_set_protect(tp_output_set *set, const char *path);
 TP_API tp_status tp_output_set_protect_input(tp_output_set *set, const tp_input *in);
 
+/* With advice not NULL, tp_output_set_add refuses a path that exists (TP_ERROR_IO:
+ * "'PATH' exists; ADVICE"); with NULL (the default), existing files are replaced when
+ * the set is committed. */
+TP_API tp_status tp_output_set_keep_existing(tp_output_set *set, const char *advice);
+
 /* Adds path to the set before anything is written, so that a run finds out at once
  * whether it can write its results. It fails (TP_ERROR_IO, naming the path and the
  * reason) when the folder is missing or not writable, when path is a folder, a symbolic
  * link (tenport never writes through a link) or not a regular file, when it is one of the
- * protected inputs, or when the set already holds it. A temporary file is created beside
+ * protected inputs, when it exists and the set keeps existing files, or when the set
+ * already holds it. A temporary file is created beside
  * path with a name no other run uses (".NAME.PID.RANDOM.tenport-tmp", never following a
  * link); temporaries of the same NAME left by runs that no longer exist are removed. */
 TP_API tp_status tp_output_set_add(tp_output_set *set, const char *path);

@@ -209,7 +209,7 @@ def test_a_failed_write_leaves_the_old_files_and_no_temporary(work, cmd):
     for n in names:
         (work / f"many_{n}.npy").write_bytes(b"old")
     script = ('trap "" XFSZ; if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then ulimit -f 4; fi; '
-              f'exec "$0" {args} --starts 8 --maxits 100 --output many')
+              f'exec "$0" {args} --starts 8 --maxits 100 --output many --force')
     # MPI's shared-memory transport needs larger files than the limit: TCP between ranks
     r = mpirun(3, shell=script, timeout=60, OMPI_MCA_btl="self,tcp")
     line = one_message(r, cmd)

@@ -10,7 +10,7 @@ from conftest import err, out, run
 REFUSED = [
     ("cp-als", "--rank", "0", "an integer from 1"),
     ("cp-als", "--tol", "-1", "a number >= 0"),
-    ("cp-als", "--maxiters", "x", "an integer from 1"),
+    ("cp-als", "--max-iters", "x", "an integer from 1"),
     ("cp-als", "--seed", "-3", "an integer from 0"),
     ("cp-als", "--mttkrp", "foo", "auto, elem, slice, tile, gemm or blocked"),
     ("cp-als", "--precision", "f16", "f64 or f32"),
@@ -18,7 +18,7 @@ REFUSED = [
     ("sshopm", "--order", "1", "an integer from 2"),
     ("sshopm", "--dim", "99", "an integer from 1 to 16"),
     ("sshopm", "--starts", "0", "an integer from 1"),
-    ("sshopm", "--maxits", "-1", "an integer from 0"),
+    ("sshopm", "--max-iters", "-1", "an integer from 0"),
     ("sshopm", "--tol", "-1", "a number >= 0"),
     ("sshopm", "--xtol", "nan", "a number >= 0"),
     ("sshopm", "--shift", "foo", "'adaptive' or a finite number"),

@@ -46,10 +46,23 @@ LAST = {"cp-als dense": "m_factor2.npy", "cp-als sparse": "m_factor2.npy",
 
 
 def first_and_second(name):
+    """A first run, and a second that replaces its outputs (--force)."""
     args, change, _ = SETS[name]
     if name == "sttid":  # another input gives another tensor train
-        return args + ["--input", "X.tns"], args + ["--input", "Z.tns"]
-    return args, args + change
+        return args + ["--input", "X.tns"], args + ["--input", "Z.tns", "--force"]
+    return args, args + change + ["--force"]
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_an_existing_output_is_replaced_only_with_force(inputs, name):
+    first, second = first_and_second(name)
+    ok(run(*first))
+    before = snapshot(inputs)
+    r = run(*[a for a in second if a != "--force"])
+    assert r.returncode == 1, out(r) + err(r)
+    assert "exists; --force replaces it" in err(r) and "'" in err(r)
+    assert snapshot(inputs) == before
+    assert temporaries(inputs) == []
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -118,7 +131,7 @@ def test_a_link_planted_at_the_old_temporary_name_is_ignored(inputs):
 def test_a_replaced_file_keeps_its_permissions(inputs):
     ok(run("convert", "--input", "X.tns", "--output", "Y.tns"))
     os.chmod(inputs / "Y.tns", 0o600)
-    ok(run("convert", "--input", "Z.tns", "--output", "Y.tns"))
+    ok(run("convert", "--input", "Z.tns", "--output", "Y.tns", "--force"))
     assert stat.S_IMODE(os.stat(inputs / "Y.tns").st_mode) == 0o600
 
 

@@ -1,6 +1,7 @@
 /* The commands' inputs and output sets, with their messages. */
 #include <stdio.h>
 
+#include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
 
@@ -11,6 +12,8 @@ int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
 int tenport_outputs_begin(const char *cmd, tp_output_set **set, const tp_input *in,
                           const char *const *inputs, int n) {
   tp_status st = tp_output_set_create(set);
+  if (st == TP_SUCCESS && !tenport_settings.force)
+    st = tp_output_set_keep_existing(*set, TENPORT_FORCE_ADVICE);
   if (st == TP_SUCCESS && in)
     st = tp_output_set_protect_input(*set, in);
   for (int k = 0; k < n && st == TP_SUCCESS; ++k)

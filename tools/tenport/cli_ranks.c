@@ -1,4 +1,5 @@
 /* Starting the ranks of a distributed command and agreeing on each step (cli_ranks.h). */
+#include "cli_conventions.h"
 #include "cli_ranks.h"
 
 #include <stdio.h>
@@ -38,7 +39,13 @@ int tenport_ranks_start(const char *cmd, tp_comm **world, tp_space **space) {
   if (tp_comm_init_world(world, NULL) != TP_SUCCESS)
     return tenport_fail(cmd, "cannot start MPI");
   int devices = 1;
-  tp_space_options o = tp_space_options_default();
+  tp_space_options o = tenport_space_options();
+  if (tenport_settings.device_set) {
+    if (tp_comm_rank(*world) == 0)
+      fprintf(stderr, "tenport %s: --device does not apply to a distributed run (each rank "
+                      "takes the GPU of its rank on the node)\n", cmd);
+    return 2;
+  }
   tp_status st = tp_device_count(&devices);
   if (st == TP_SUCCESS && devices > 1) /* one rank per GPU of the node */
     o.device = tp_comm_node_rank(*world) % devices;

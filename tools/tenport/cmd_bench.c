@@ -1,5 +1,6 @@
 /* tenport bench: the standard cases of the four methods on this build's backend, next to
  * the machine's ceilings measured in the same run (perf/suite/). */
+#include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
@@ -21,6 +22,7 @@ static void usage(FILE *out) {
           "                 revision as JSON (plot with tools/plot/plot_bench.py)\n"
           "  --quiet        no progress on the terminal\n",
           tps_method_list());
+  tenport_conventions_help(out);
 }
 
 static int parse(int argc, char **argv, bench_cli *c) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
 #include "tenport/tenport.h"
@@ -28,6 +29,7 @@ static void usage(FILE *out) {
           "                      index); a .tpb input must have these dims\n"
           "The output is written beside its name and renamed over it once complete; it may\n"
           "not be the input.\n");
+  tenport_conventions_help(out);
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cli_ranks.h"
 #include "cmd_cp_als.h"
 #include "tenport/tenport.h"
@@ -40,7 +41,7 @@ static void usage(FILE *out) {
           "                      binary): a sparse tensor, decomposed through FLYCOO\n"
           "  --rank R            number of components\n"
           "  --tol X             stop when |delta fit| < X (1e-4)\n"
-          "  --maxiters N        most iterations (50)\n"
+          "  --max-iters N       most iterations (50)\n"
           "  --seed S            seed of the random initial guess (1)\n"
           "  --mttkrp V          auto, elem, slice, tile, gemm or blocked (auto)\n"
           "  --init PREFIX       initial factors from PREFIX_factor<k>.npy (I_k x R)\n"
@@ -68,6 +69,7 @@ static void usage(FILE *out) {
           "  --distributed       run distributed even if no MPI launcher is seen\n"
           "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
           TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT, EXAMPLE_TENSOR_SEED);
+  tenport_conventions_help(out);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -83,7 +85,7 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
     return tenport_parse_text(v, &c->init);
   if (!strcmp(a, "--rank"))
     return tenport_parse_int(v, 1, 1 << 20, &c->rank);
-  if (!strcmp(a, "--maxiters"))
+  if (!strcmp(a, "--max-iters"))
     return c->iters_set = 1, tenport_parse_int(v, 1, 1 << 30, &s->max_iters);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &s->seed);

@@ -5,6 +5,7 @@
  * runs distributed, and rank 0 reports and writes the factors as one output set. Every
  * rank takes the same path: a failure on any rank is agreed on, and all end with its
  * message and exit code. */
+#include "cli_conventions.h"
 #include "cli_ranks.h"
 #include "cmd_cp_als.h"
 
@@ -66,6 +67,8 @@ static int begin_outputs(dist_job *j) {
   tp_status st = TP_SUCCESS;
   if (root(j) && q->output) {
     st = tp_output_set_create(&j->set);
+    if (st == TP_SUCCESS && !tenport_settings.force)
+      st = tp_output_set_keep_existing(j->set, TENPORT_FORCE_ADVICE);
     if (st == TP_SUCCESS && q->input)
       st = tp_output_set_protect(j->set, q->input);
     for (int k = -1; st == TP_SUCCESS && q->init && k < TP_COO_MAX_ORDER; ++k) {

@@ -33,7 +33,7 @@ static const demo_step steps[] = {
      {"gen", "sparse", "--dims", "60x80x70", "--rank", "3", "--support", "8", "--seed", "7",
       "--output", "@/planted.tns"}},
     {"3b. sparse CP-ALS of it (FLYCOO)", tenport_cmd_cp_als,
-     {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--maxiters",
+     {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--max-iters",
       "200", "--check-fit", "0.9999", "--quiet"}},
     {"4a. a random power-law tensor 30^4 with 2000 nonzeros", tenport_cmd_gen,
      {"gen", "sttid", "--kind", "power-law", "--dims", "30,30,30,30", "--nnz", "2000",

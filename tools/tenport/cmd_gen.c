@@ -9,19 +9,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
 #include "tenport/tenport.h"
 
 static void usage_dense(FILE *out) {
   fprintf(out,
-          "usage: tenport gen dense --shape I0xI1x... --output X.npy [options]\n"
+          "usage: tenport gen dense --dims I0xI1x... --output X.npy [options]\n"
           "A random dense tensor as a .npy file: every element uniform in [0, 1), or with\n"
           "--rank a planted low-rank tensor M + noise * ||M||_F / sqrt(N) * N(0, 1), M being\n"
           "a random Kruskal tensor (factor entries uniform in [0, 1), lambda = 1) and N the\n"
           "number of elements. The same seed gives the same tensor on every machine, in\n"
           "either layout.\n"
-          "  --shape I0xI1x...   mode sizes, 2 to %d modes, each at least 1 (401x201x12x501)\n"
+          "  --dims I0xI1x...    mode sizes, 2 to %d modes, each at least 1 (401x201x12x501)\n"
           "  --rank R            rank of the planted tensor (omit for a uniform tensor)\n"
           "  --noise X           relative size of the noise of the planted tensor (0)\n"
           "  --seed S            random seed (1)\n"
@@ -32,6 +33,7 @@ static void usage_dense(FILE *out) {
           "  --truth PREFIX      with --rank: the planted Kruskal tensor as PREFIX_lambda.npy\n"
           "                      and PREFIX_factor<k>.npy (I_k x R, C order)\n",
           TP_DENSE_MAX_ORDER);
+  tenport_conventions_help(out);
 }
 
 static void usage_sparse(FILE *out) {
@@ -62,6 +64,7 @@ static void usage_sparse(FILE *out) {
           "  --truth PREFIX      with --rank: the planted Kruskal tensor as PREFIX_lambda.npy\n"
           "                      and PREFIX_factor<k>.npy (I_k x R, C order)\n",
           TP_COO_MAX_ORDER);
+  tenport_conventions_help(out);
 }
 
 static int usage_error(const char *what) {
@@ -82,7 +85,7 @@ typedef struct dense_cli {
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
 static int dense_value(dense_cli *c, const char *a, const char *v) {
-  if (!strcmp(a, "--shape"))
+  if (!strcmp(a, "--dims"))
     return c->shape_text = v, 1; /* checked with its own messages in dense_shape */
   if (!strcmp(a, "--output"))
     return tenport_parse_text(v, &c->output);
@@ -117,9 +120,9 @@ static int dense_shape(dense_cli *c) {
   char why[160];
   if (!tenport_parse_dims(c->shape_text, TP_DENSE_MAX_ORDER, c->dims, &c->order, why,
                           sizeof why))
-    return shape_error("--shape", c->shape_text, why);
+    return shape_error("--dims", c->shape_text, why);
   if (c->order < 2)
-    return shape_error("--shape", c->shape_text,
+    return shape_error("--dims", c->shape_text,
                        "a dense tensor has at least 2 modes (sizes separated by 'x')");
   tp_dense t;
   memset(&t, 0, sizeof t);
@@ -127,7 +130,7 @@ static int dense_shape(dense_cli *c) {
   t.order = c->order;
   memcpy(t.dims, c->dims, sizeof c->dims);
   if (tp_dense_check(&t) != TP_SUCCESS)
-    return shape_error("--shape", c->shape_text,
+    return shape_error("--dims", c->shape_text,
                        "the number of elements or bytes overflows 64 bits");
   return 0;
 }
@@ -135,7 +138,7 @@ static int dense_shape(dense_cli *c) {
 static int dense_check(const dense_cli *c) {
   if (!c->shape_text || !c->output) {
     fprintf(stderr, "tenport gen: %s is required ('tenport gen dense --help')\n",
-            !c->shape_text ? "--shape" : "--output");
+            !c->shape_text ? "--dims" : "--output");
     return 2;
   }
   if (c->truth && !c->rank)
@@ -480,6 +483,7 @@ static void usage_sttid(FILE *out) {
           "  --seed S            random seed (1)\n"
           "  --output X          X.tns or X.tpb\n",
           TP_COO_MAX_ORDER);
+  tenport_conventions_help(out);
 }
 
 typedef struct sttid_gen_cli {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "commands.h"
 #include "micro.h"
 #include "tenport/tenport.h"
@@ -23,21 +24,16 @@ static void print_device(const tp_space_info *info) {
 
 int tenport_cmd_info(int argc, char **argv) {
   tpb_config cfg = tpb_config_small();
-  tp_space_options opts = tp_space_options_default();
+  tp_space_options opts = tenport_space_options();
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--full") == 0) {
       cfg = tpb_config_full();
-    } else if (strcmp(argv[i], "--device") == 0) {
-      const char *v = tenport_option_value(argc, argv, i);
-      if (tenport_option_error("info", argv[i], v && tenport_parse_int(v, 0, 1023, &opts.device),
-                               v))
-        return 2;
-      ++i;
     } else {
       fprintf(stderr, "usage: tenport info [--full] [--device D]\n"
                       "  --full      micro-benchmarks at the design sizes (2^28 elements; "
                       "several GB of memory)\n"
                       "  --device D  the GPU to use (default 0)\n");
+      tenport_conventions_help(stderr);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }

@@ -7,17 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cmd_peaks.h"
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: tenport peaks --sh SH.npy [--lmax L] [options]\n"
+          "usage: tenport peaks --input SH.npy [--lmax L] [options]\n"
           "       tenport peaks --example [options]\n"
           "Fiber directions of orientation functions given by real symmetric spherical\n"
           "harmonics (MRtrix3: even degrees, orthonormal, Condon-Shortley phase, coefficient\n"
           "(l, m) at l(l+1)/2 + m): the local maxima, found by SS-HOPM on the equivalent\n"
           "symmetric tensor of order L.\n"
-          "  --sh SH.npy          voxels x C coefficients, C = (L+1)(L+2)/2, any leading shape\n"
+          "  --input SH.npy       voxels x C coefficients, C = (L+1)(L+2)/2, any leading shape\n"
           "                       (an X x Y x Z x C image, or C alone for one voxel)\n"
           "  --lmax L             even, 2..16 (default: from C)\n"
           "  --max-peaks k        peaks kept per voxel (3)\n"
@@ -28,7 +29,7 @@ static void usage(FILE *out) {
           "  --tol X, --xtol X    convergence on |delta lambda| and |delta x|, relative to the\n"
           "                       function's L2 norm (1e-6 and 1e-4 in f32, 1e-12 and 1e-8\n"
           "                       in f64)\n"
-          "  --maxits N           iterations per start (500)\n"
+          "  --max-iters N        iterations per start (500)\n"
           "  --output PREFIX      output files PREFIX_*.npy ('peaks')\n"
           "  --example            a 16 x 16 x 1 phantom (lmax 8) of one, two and three fibers\n"
           "                       per voxel, checked against the truth; writes files only\n"
@@ -44,6 +45,7 @@ static void usage(FILE *out) {
           "of voxels from SH.npy (a regular file, not standard input or a pipe) and computes\n"
           "their peaks on its own GPU where there are several; rank 0 writes each output as\n"
           "one file, byte for byte the one process's, and prints the summary.\n");
+  tenport_conventions_help(out);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -51,7 +53,7 @@ static void usage(FILE *out) {
 /* Parses the value v of option a; 1 if valid, 0 if not, -1 if a is unknown. */
 static int parse_value(peaks_cli *c, const char *a, const char *v) {
   tp_peaks_options *o = &c->opt;
-  if (!strcmp(a, "--sh"))
+  if (!strcmp(a, "--input"))
     return tenport_parse_text(v, &c->sh);
   if (!strcmp(a, "--output"))
     return c->output_set = 1, tenport_parse_text(v, &c->output);
@@ -62,7 +64,7 @@ static int parse_value(peaks_cli *c, const char *a, const char *v) {
     return tenport_parse_int(v, 1, 1 << 10, &o->max_peaks);
   if (!strcmp(a, "--starts"))
     return tenport_parse_int(v, 1, 1 << 20, &o->num_starts);
-  if (!strcmp(a, "--maxits"))
+  if (!strcmp(a, "--max-iters"))
     return tenport_parse_int(v, 1, 1 << 30, &o->max_iterations);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &o->seed);
@@ -101,11 +103,11 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
     ++i;
   }
   if (!c->example && !c->sh) {
-    fprintf(stderr, "tenport peaks: --sh is required (or --example)\n");
+    fprintf(stderr, "tenport peaks: --input is required (or --example)\n");
     return 2;
   }
   if (c->example && (c->sh || (c->lmax && c->lmax != 8))) {
-    fprintf(stderr, "tenport peaks: --example builds its own lmax 8 input; it takes no --sh "
+    fprintf(stderr, "tenport peaks: --example builds its own lmax 8 input; it takes no --input "
             "or other --lmax\n");
     return 2;
   }

@@ -51,7 +51,7 @@ static void finish(peaks_job *j) {
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
 static int refuse(peaks_job *j) {
-  return tenport_ranks_refuse("peaks", j->world, j->c->example, "--sh", j->c->sh, "voxels");
+  return tenport_ranks_refuse("peaks", j->world, j->c->example, "--input", j->c->sh, "voxels");
 }
 
 /* The header: shape and lmax; rank 0's output set, ready before the work. */

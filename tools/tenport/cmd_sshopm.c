@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cmd_sshopm.h"
 
 static void usage(FILE *out) {
@@ -26,7 +27,7 @@ static void usage(FILE *out) {
           "  --concave           seek minima (with a fixed shift: alpha = -|S|)\n"
           "  --tol X             stop when |delta lambda| < X (1e-10 in f64, 1e-6 in f32)\n"
           "  --xtol X            and |delta x| <= X (0: no test on x, default)\n"
-          "  --maxits N          iterations per start (1000)\n"
+          "  --max-iters N       iterations per start (1000)\n"
           "  --seed S            seed of the starting vectors (1)\n"
           "  --precision P       f32 or f64 (f64)\n"
           "  --kernel K          auto, generic or unrolled (auto)\n"
@@ -47,6 +48,7 @@ static void usage(FILE *out) {
           "them on its own GPU where there are several; rank 0 writes each output as one\n"
           "file, byte for byte the one process's, and prints the summary.\n",
           TP_SYM_MAX_ORDER, TP_SSHOPM_MAX_DIM);
+  tenport_conventions_help(out);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -64,7 +66,7 @@ static int parse_value(sshopm_cli *c, const char *a, const char *v) {
     return tenport_parse_int(v, 1, TP_SSHOPM_MAX_DIM, &c->dim);
   if (!strcmp(a, "--starts"))
     return tenport_parse_int(v, 1, 1 << 24, &c->starts);
-  if (!strcmp(a, "--maxits"))
+  if (!strcmp(a, "--max-iters"))
     return tenport_parse_int(v, 0, 1 << 30, &s->max_iterations);
   if (!strcmp(a, "--seed"))
     return tenport_parse_u64(v, &c->seed);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
 #include "progress.h"
@@ -39,6 +40,7 @@ static void usage(FILE *out) {
           "  --quiet             leave out the per-bond and per-core lines, and the live\n"
           "                      progress indicator on a terminal's stderr\n",
           TP_COO_MAX_ORDER);
+  tenport_conventions_help(out);
 }
 
 /* ---- options ------------------------------------------------------------------- */

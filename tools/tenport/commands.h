@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "tenport/tenport.h"
+#include "cli_conventions.h"
 
 int tenport_cmd_info(int argc, char **argv);
 int tenport_cmd_sshopm(int argc, char **argv);
@@ -78,7 +79,8 @@ static inline int tenport_fail(const char *cmd, const char *fallback) {
 typedef int (*tenport_job)(tp_space *space, void *cli);
 static inline int tenport_run_in_space(const char *cmd, tenport_job job, void *cli) {
   tp_space *space = NULL;
-  if (tp_space_create(&space, NULL) != TP_SUCCESS)
+  tp_space_options options = tenport_space_options();
+  if (tp_space_create(&space, &options) != TP_SUCCESS)
     return tenport_fail(cmd, "cannot create a space");
   int code = job(space, cli);
   if (tp_space_destroy(&space) != TP_SUCCESS)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_conventions.h"
 #include "commands.h"
 #include "dispatch.h"
 #include "tenport/tenport.h"
@@ -45,6 +46,17 @@ static void usage(FILE *out) {
   fprintf(out, "\n'tenport <command> --help' describes a command's options.\n");
 }
 
+/* The command on its arguments in the conventional spellings (cli_conventions.h). */
+static int run_command(const command *c, int argc, char **argv) {
+  int n;
+  char **args;
+  if (tenport_conventional_args(c->name, argc, argv, &n, &args))
+    return 2;
+  int code = c->run(n, args);
+  tenport_conventional_args_free(argc, argv, args);
+  return code;
+}
+
 int tenport_main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {
@@ -58,7 +70,7 @@ int tenport_main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
     if (strcmp(argv[1], commands[i].name) == 0)
-      return commands[i].run(argc - 1, argv + 1);
+      return run_command(&commands[i], argc - 1, argv + 1);
   fprintf(stderr, "tenport: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;

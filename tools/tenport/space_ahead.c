@@ -1,13 +1,15 @@
 /* See space_ahead.h. tenport's last error is per thread: the creating thread copies its
  * message into the handle for the waiting one. */
 #include "space_ahead.h"
+#include "cli_conventions.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static void create(tenport_space_ahead *a) {
   a->space = NULL;
-  a->status = tp_space_create(&a->space, NULL);
+  tp_space_options options = tenport_space_options();
+  a->status = tp_space_create(&a->space, &options);
   if (a->status != TP_SUCCESS)
     snprintf(a->message, sizeof a->message, "%s",
              *tp_last_error() ? tp_last_error() : "cannot create a space");
