@@ -662,7 +662,6 @@ static const bad_text bad_texts[] = {
     {"1 1 abc\n", 0, NULL, TP_DTYPE_F64, "line 1", "'abc' (field 3) is not a number"},
     {"1 1 2.0x\n", 0, NULL, TP_DTYPE_F64, "line 1", "not a number"},
     {"1 1 1\n2 2 1e\n", 0, NULL, TP_DTYPE_F64, "line 2", "not a number"},
-    {"1 1 1.0\n\n0 1 1.0\n", 0, NULL, TP_DTYPE_F64, "line 3", "is 0; indices are 1-based"},
     {"1 -2 1.0\n", 0, NULL, TP_DTYPE_F64, "line 1", "negative"},
     {"# c\n1 5 1.0\n", 2, three_by_three, TP_DTYPE_F64, "line 2", "beyond the dimension 3"},
     {"1 1 nan\n", 0, NULL, TP_DTYPE_F64, "line 1", "'nan' (field 3) is not finite"},

@@ -37,6 +37,8 @@ static tp_status open_source(tp_input *in, const char *path) {
   return take_identity(in);
 }
 
+static tp_status check_head(tp_input *in);
+
 tp_status tp_input_open(tp_input **in, const char *path) {
   TP_CHECK_ARG(in, "in is NULL");
   *in = NULL;
@@ -46,6 +48,8 @@ tp_status tp_input_open(tp_input **in, const char *path) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to open %s", path);
   p->fd = -1;
   tp_status st = open_source(p, path);
+  if (st == TP_SUCCESS) /* at once, so that the size is known to be unknown for gzip data */
+    st = check_head(p);
   if (st != TP_SUCCESS) {
     tp_input_close(&p);
     return st;
@@ -68,6 +72,7 @@ void tp_input_release(tp_input *in) {
     close(in->fd);
   free(in->ahead);
   free(in->pieces);
+  tp_input_gzip_end(in);
   in->fd = -1, in->ahead = NULL, in->pieces = NULL;
 }
 
@@ -139,9 +144,9 @@ static tp_status read_pieces(tp_input *in, unsigned char *dst, size_t n, size_t 
   return TP_SUCCESS;
 }
 
-/* Up to n bytes from the source itself (not the look-ahead), stopping early only at its
- * end. */
-static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+/* Up to n bytes from the source itself as stored (not the look-ahead), stopping early
+ * only at its end. */
+tp_status tp_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
   *got = 0;
   if (in->pieces)
     return read_pieces(in, dst, n, got);
@@ -163,6 +168,43 @@ static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t 
     *got += (size_t)r;
   }
   return TP_SUCCESS;
+}
+
+/* Reads the source's first two bytes: gzip data (1f 8b) is decompressed from then on,
+ * and its size becomes unknown; other bytes are returned first by read_source. */
+static tp_status check_head(tp_input *in) {
+  size_t got = 0;
+  in->head_checked = 1;
+  TP_TRY(tp_input_read_stored(in, in->head, sizeof in->head, &got));
+  in->head_len = (int)got;
+  if (got != 2 || in->head[0] != 0x1f || in->head[1] != 0x8b)
+    return TP_SUCCESS;
+  int started = 0;
+  TP_TRY(tp_input_gzip_start(in, in->head, got, &started));
+  if (started)
+    in->head_pos = in->head_len, in->known_size = UINT64_MAX;
+  return TP_SUCCESS;
+}
+
+/* Up to n bytes of the source's content (decompressed for gzip data), stopping early only
+ * at its end. Pieced inputs (parts of a file) are read as stored. */
+static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+  *got = 0;
+  if (in->pieces)
+    return tp_input_read_stored(in, dst, n, got);
+  if (!in->head_checked)
+    TP_TRY(check_head(in));
+  if (in->gzip)
+    return tp_input_gzip_read(in, dst, n, got);
+  size_t take = (size_t)(in->head_len - in->head_pos) < n ? (size_t)(in->head_len - in->head_pos)
+                                                          : n;
+  if (take)
+    memcpy(dst, in->head + in->head_pos, take);
+  in->head_pos += (int)take;
+  size_t more = 0;
+  tp_status st = take < n ? tp_input_read_stored(in, dst + take, n - take, &more) : TP_SUCCESS;
+  *got = take + more;
+  return st;
 }
 
 tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got) {

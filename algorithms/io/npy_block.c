@@ -130,7 +130,9 @@ static tp_status regular_header(const char *path, tp_npy_header *h) {
   tp_input *in;
   TP_TRY(tp_input_open(&in, path));
   uint64_t size = in->known_size;
-  tp_status st = size == UINT64_MAX
+  tp_status st = in->gzip ? TP_ERROR(TP_ERROR_FORMAT, "%s is gzip-compressed: a block is read "
+                                     "by positioned reads; decompress it first", path)
+                 : size == UINT64_MAX
                      ? TP_ERROR(TP_ERROR_IO, "%s is not a regular file: a block is read by "
                                 "positioned reads", path)
                      : tp_npy_peek_header(in, h);

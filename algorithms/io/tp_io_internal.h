@@ -34,6 +34,9 @@ struct tp_input {
   int piece_count, piece;
   uint64_t piece_pos;
   int64_t first_line;          /* line number before the first line (text readers) */
+  unsigned char head[2];       /* the source's first bytes, read to tell gzip data from */
+  int head_len, head_pos, head_checked; /* plain bytes; returned first when plain */
+  struct tp_input_gzip *gzip;  /* the decompressor, when the source is gzip data */
 };
 
 /* An input over memory (the fuzzers' and tests' entry point); name stands for the file in
@@ -47,6 +50,17 @@ void tp_input_release(tp_input *in);
  * input. Close with tp_input_close. */
 tp_status tp_input_open_pieces(tp_input **in, const char *path, const tp_input_piece *pieces,
                                int count);
+
+/* Up to n bytes of the source as stored (compressed, for gzip data), fewer only at its
+ * end. */
+tp_status tp_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_t *got);
+
+/* gzip sources (input_gzip.c with zlib, input_gzip_none.c without): start decompressing
+ * after the stored bytes head[0, len) were read (*started 0 without zlib: the bytes are
+ * then returned as they are), read decompressed bytes, and end. */
+tp_status tp_input_gzip_start(tp_input *in, const unsigned char *head, size_t len, int *started);
+tp_status tp_input_gzip_read(tp_input *in, unsigned char *dst, size_t n, size_t *got);
+void tp_input_gzip_end(tp_input *in);
 
 /* Reads up to n bytes; fewer only at the end of the source. */
 tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got);

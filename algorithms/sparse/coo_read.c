@@ -84,6 +84,12 @@ static tp_status read_binary(tp_input *in, tp_dtype dtype, int order, const int6
 
 tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
                             tp_coo *host, tp_coo_read_info *info) {
+  return tp_coo_read_input_with(in, dtype, order, dims, NULL, host, info);
+}
+
+tp_status tp_coo_read_input_with(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                                 const tp_tns_options *opts, tp_coo *host,
+                                 tp_coo_read_info *info) {
   if (host)
     memset(host, 0, sizeof *host);
   if (info)
@@ -94,7 +100,7 @@ tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64
   if (format == TP_FILE_TPB)
     return read_binary(in, dtype, order, dims, host, info);
   if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
-    return tp_coo_read_tns_input(in, 0, dtype, order, dims, host, info);
+    return tp_coo_read_tns_input_with(in, 0, dtype, order, dims, opts, host, info);
   return tp_input_wrong_format(in, format, "a sparse tensor (.tns text or .tpb)");
 }
 

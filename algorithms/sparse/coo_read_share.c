@@ -212,7 +212,11 @@ static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end,
   tp_input *in;
   TP_TRY(tp_input_open_pieces(&in, f->path, &piece, 1));
   in->first_line = first_line;
-  tp_status st = tp_coo_read_tns_input(in, 0, dtype, order, dims, share, info);
+  /* Each rank reads its range alone: plain FROSTT text, 1-based, no header (a base found
+   * in one range would differ from another's). */
+  tp_tns_options plain = tp_tns_options_default();
+  plain.index_base = 1, plain.no_header = 1;
+  tp_status st = tp_coo_read_tns_input_with(in, 0, dtype, order, dims, &plain, share, info);
   tp_input_close(&in);
   return st;
 }
@@ -302,6 +306,9 @@ static tp_status read_share(tp_comm *comm, share_file *f, tp_dtype dtype, int or
   if (st == TP_SUCCESS && got >= 6 && memcmp(magic, "\x93NUMPY", 6) == 0)
     st = TP_ERROR(TP_ERROR_FORMAT, "%s is a NumPy .npy array, not a sparse tensor (.tns or "
                   ".tpb)", f->path);
+  if (st == TP_SUCCESS && got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+    st = TP_ERROR(TP_ERROR_FORMAT, "%s is gzip-compressed: the ranks read their shares of "
+                  "the file by positioned reads; decompress it first", f->path);
   TP_TRY(tp_comm_agree(comm, st));
   if (got >= 5 && memcmp(magic, "TPCOO", 5) == 0) {
     TP_TRY(tp_comm_agree(comm, read_tpb_share(f, dtype, share, info)));

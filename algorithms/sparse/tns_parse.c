@@ -86,7 +86,9 @@ static tp_status index_error(const tp_tns_parser *ps, int m, const char *field, 
                   ps->name, (long long)ps->line, field_text(field, end, text), m, m + 1, problem);
 }
 
-/* A 1-based index of mode m at *pp, stored zero-based in *out. */
+/* An index of mode m at *pp, stored zero-based in *out: 1-based files (index_base 1), or
+ * 0-based ones (0); with TP_TNS_INDEX_AUTO, 1-based as stored (an index 0 is stored as
+ * -1 and noted in saw_zero: the reader then shifts every index up by one). */
 static tp_status parse_index(tp_tns_parser *ps, int m, const char **pp, const char *end,
                              int64_t *out) {
   const char *field = *pp, *p = field;
@@ -107,14 +109,21 @@ static tp_status parse_index(tp_tns_parser *ps, int m, const char **pp, const ch
   if (overflow)
     return index_error(ps, m, field, end, "does not fit in a 64-bit integer");
   if (negative && v != 0)
-    return index_error(ps, m, field, end, "is negative; indices are 1-based");
-  if (v == 0)
-    return index_error(ps, m, field, end, "is 0; indices are 1-based");
-  if (ps->dims && v > ps->dims[m]) {
-    char problem[80];
-    snprintf(problem, sizeof problem, "is beyond the dimension %lld", (long long)ps->dims[m]);
+    return index_error(ps, m, field, end, "is negative");
+  if (v == 0 && ps->index_base == 1)
+    return index_error(ps, m, field, end, "is 0 in a file read with 1-based indices");
+  ps->saw_zero |= v == 0;
+  const int64_t last = ps->dims ? (ps->index_base == 0 ? ps->dims[m] - 1 : ps->dims[m]) : 0;
+  if (ps->dims && v > last) {
+    char problem[96];
+    snprintf(problem, sizeof problem, "is beyond the dimension %lld%s", (long long)ps->dims[m],
+             ps->index_base == 0 ? " (0-based indices)" : "");
     return index_error(ps, m, field, end, problem);
   }
+  if (ps->index_base == 0 && v == INT64_MAX)
+    return index_error(ps, m, field, end, "does not fit in a 64-bit integer");
+  if (ps->index_base == 0)
+    ++v; /* stored as if 1-based: v - 1 below */
   *out = v - 1;
   if (v - 1 > ps->b.max_index[m])
     ps->b.max_index[m] = v - 1;

@@ -83,7 +83,7 @@ tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *t
       return report(ps, pc, cut, i);
   TP_TRY(tp_coo_builder_append_all(&ps->b, pc->part, TP_TNS_PIECES, ps->name));
   for (int i = 0; i < TP_TNS_PIECES; ++i)
-    ps->line += pc->part[i].line;
+    ps->line += pc->part[i].line, ps->saw_zero |= pc->part[i].saw_zero;
   return TP_SUCCESS;
 }
 

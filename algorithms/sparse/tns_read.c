@@ -135,24 +135,108 @@ static tp_status take_tensor(tp_tns_parser *ps, const int64_t *dims, tp_coo *hos
   return tp_coo_host_alloc(shape.dtype, shape.order, shape.dims, 0, host);
 }
 
+tp_tns_options tp_tns_options_default(void) {
+  tp_tns_options o;
+  memset(&o, 0, sizeof o);
+  o.index_base = TP_TNS_INDEX_AUTO;
+  return o;
+}
+
+/* The order and dims a header gives, against those the caller gave (order 0 and dims
+ * NULL: none). */
+static tp_status agree_with_header(const char *name, const tp_tns_header *h, int order,
+                                   const int64_t *dims) {
+  int same = order == 0 || order == h->order;
+  for (int m = 0; same && dims && m < order; ++m)
+    same = dims[m] == h->dims[m];
+  return same ? TP_SUCCESS
+              : TP_ERROR(TP_ERROR_FORMAT, "%s: its header (%s, line %lld) gives another order "
+                         "or other dims than those asked for", name, h->kind,
+                         (long long)h->lines);
+}
+
+/* The index base a header names (GenTen's sptensor line), against the one asked for. */
+static tp_status take_header_base(const char *name, const tp_tns_header *h, tp_tns_options *o) {
+  if (h->index_base == TP_TNS_INDEX_AUTO)
+    return TP_SUCCESS;
+  if (o->index_base != TP_TNS_INDEX_AUTO && o->index_base != h->index_base)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s: its header says its indices are %d-based, and they "
+                    "were asked to be read as %d-based", name, h->index_base, o->index_base);
+  o->index_base = h->index_base;
+  return TP_SUCCESS;
+}
+
+/* A text read with TP_TNS_INDEX_AUTO in which an index 0 appeared: every index was
+ * stored one too low; shifted up, each must lie within the given dims. */
+static tp_status make_zero_based(tp_tns_parser *ps, const int64_t *dims) {
+  for (int m = 0; m < ps->order; ++m) {
+    int64_t *idx = ps->b.t.indices[m];
+    for (int64_t i = 0; i < ps->b.t.nnz; ++i)
+      ++idx[i];
+    ++ps->b.max_index[m];
+    if (dims && ps->b.max_index[m] >= dims[m])
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: an index 0 makes the file's indices 0-based, and "
+                      "then index %lld of mode %d is beyond the dimension %lld", ps->name,
+                      (long long)ps->b.max_index[m], m, (long long)dims[m]);
+  }
+  return TP_SUCCESS;
+}
+
+/* After the lines: the count an sptensor header announced, and the index base. */
+static tp_status settle_indices(tp_tns_parser *ps, const tp_tns_header *h, const int64_t *dims) {
+  if (h->nnz >= 0 && ps->b.t.nnz != h->nnz)
+    return TP_ERROR(TP_ERROR_FORMAT, "%s: its sptensor header (line %lld) announces %lld "
+                    "nonzeros, and the file has %lld", ps->name, (long long)h->lines,
+                    (long long)h->nnz, (long long)ps->b.t.nnz);
+  return ps->index_base == TP_TNS_INDEX_AUTO && ps->saw_zero ? make_zero_based(ps, dims)
+                                                              : TP_SUCCESS;
+}
+
 tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
+  return tp_coo_read_tns_input_with(in, chunk, dtype, order, dims, NULL, host, info);
+}
+
+tp_status tp_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                                     const int64_t *dims, const tp_tns_options *opts,
+                                     tp_coo *host, tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_TRY(check_args(dtype, order, dims, host));
+  tp_tns_options o = opts ? *opts : tp_tns_options_default();
+  TP_CHECK_ARG(o.index_base == TP_TNS_INDEX_AUTO || o.index_base == 0 || o.index_base == 1,
+               "index_base %d is not TP_TNS_INDEX_AUTO, 0 or 1", o.index_base);
+  tp_tns_header h;
+  memset(&h, 0, sizeof h);
+  h.nnz = -1, h.index_base = TP_TNS_INDEX_AUTO;
+  if (!o.no_header) {
+    TP_TRY(tp_tns_take_header(in, &h));
+    if (h.lines) {
+      TP_TRY(agree_with_header(in->name, &h, order, dims));
+      TP_TRY(take_header_base(in->name, &h, &o));
+      order = h.order, dims = h.dims;
+    }
+  }
   tp_tns_parser ps;
   memset(&ps, 0, sizeof ps);
   ps.name = in->name, ps.dtype = dtype, ps.order = order, ps.dims = dims;
+  ps.index_base = o.index_base;
   ps.line = in->first_line; /* a range of a file's lines counts from its first */
   uint64_t remaining = tp_input_remaining(in);
   ps.expected_nnz = remaining == UINT64_MAX ? 0 : (int64_t)(remaining / BYTES_PER_LINE_GUESS);
   tp_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
   tp_status st = parse_source(in, chunk, &ps);
   if (st == TP_SUCCESS)
+    st = settle_indices(&ps, &h, dims);
+  if (st == TP_SUCCESS)
     st = take_tensor(&ps, dims, host);
   tp_coo_builder_free(&ps.b);
-  if (info)
-    info->lines = ps.line - in->first_line;
+  if (info) {
+    info->lines = ps.line - in->first_line + h.lines;
+    info->index_base = o.index_base == 0 || (o.index_base != 1 && ps.saw_zero) ? 0 : 1;
+    info->header_lines = h.lines;
+    info->header_kind = h.lines ? h.kind : NULL;
+  }
   return tp_coo_finish_read(st, in->name, host, info);
 }
 

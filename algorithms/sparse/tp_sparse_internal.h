@@ -84,8 +84,25 @@ typedef struct tp_tns_parser {
   const int64_t *dims;     /* the given shape, or NULL */
   int64_t line;            /* lines parsed so far */
   int64_t expected_nnz;    /* sizes the builder's first arrays */
+  int index_base;          /* 1, 0 or TP_TNS_INDEX_AUTO (1-based unless a 0 appears) */
+  int saw_zero;            /* an index 0 was read (TP_TNS_INDEX_AUTO) */
   tp_coo_builder b;        /* set up once the order is known */
 } tp_tns_parser;
+
+/* A header at the top of the text (tns_header.c): the lines it took, comments before it
+ * included (0: none), and what it says. */
+typedef struct tp_tns_header {
+  int64_t lines;
+  size_t bytes;
+  const char *kind;                /* "sptensor", "order and dims lines", ... */
+  int order;
+  int64_t dims[TP_COO_MAX_ORDER];
+  int64_t nnz;                     /* the nonzeros an sptensor header announces, or -1 */
+  int index_base;                  /* 0 or 1 as the header says, else TP_TNS_INDEX_AUTO */
+} tp_tns_header;
+
+/* Recognises and consumes a header at the input's start (its first 64 KiB, peeked). */
+tp_status tp_tns_take_header(tp_input *in, tp_tns_header *h);
 
 /* Parses the lines in [text, end), counting them in p->line: the text ends with '\n', or
  * *end is '\0' (so that strtod stops there). */
@@ -128,6 +145,10 @@ tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *part
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */
 tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
+/* The same with text options (NULL: tp_tns_options_default()). */
+tp_status tp_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                                     const int64_t *dims, const tp_tns_options *opts,
+                                     tp_coo *host, tp_coo_read_info *info);
 tp_status tp_coo_read_binary_input(tp_input *in, tp_dtype dtype, tp_coo *host,
                                    tp_coo_read_info *info);
 

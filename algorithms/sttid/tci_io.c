@@ -454,7 +454,7 @@ static tp_status read_core(const char *prefix, tp_tci *t, int k) {
   char *path = NULL;
   TP_TRY(tci_path(prefix, k, &path));
   int64_t dims[3] = {t->ranks[k], t->dims[k], t->ranks[k + 1]};
-  tp_coo_read_info info = {0, 0};
+  tp_coo_read_info info = {0};
   tp_status st = tp_coo_read_tns(path, TP_DTYPE_F64, 3, dims, &t->cores[k], &info);
   if (st == TP_SUCCESS && info.duplicates > 0)
     st = TP_ERROR(TP_ERROR_FORMAT, "%s: %lld entr%s repeat%s a coordinate; a core stores each "

@@ -40,6 +40,10 @@ typedef struct tp_input tp_input;
  * devices all work. Errors: TP_ERROR_IO naming the path and the system's reason. */
 TP_API tp_status tp_input_open(tp_input **in, const char *path);
 
+/* 1 when this build decompresses gzip inputs as it reads them (it has zlib), else 0;
+ * without it, gzip data is reported as such (TP_ERROR_FORMAT). */
+TP_API int tp_input_has_gzip(void);
+
 /* Closes the input and sets *in to NULL; safe on NULL. */
 TP_API void tp_input_close(tp_input **in);
 

@@ -71,16 +71,35 @@ TP_API double tp_coo_norm2(const tp_coo *host);
 typedef struct tp_coo_read_info {
   int64_t lines;      /* lines read (text files) */
   int64_t duplicates; /* nonzeros merged into another with the same coordinates */
+  int index_base;     /* text: 1 or 0, the base its indices were read in */
+  int64_t header_lines; /* text: lines of a recognised header (0: none) */
+  const char *header_kind; /* text: "sptensor", "order and dims lines", "order and dims
+                              line", or NULL */
 } tp_coo_read_info;
 
-/* Reads a FROSTT .tns file into host memory: one nonzero per line, `order` 1-based
- * indices then the value, separated by blanks; `#` starts a comment; blank lines are
+/* How sparse text is read beyond what the file says. Headers recognised at the top (after
+ * comments): the Tensor Toolbox's and GenTen's "sptensor" text (the word sptensor, then
+ * lines of the order, the dims and the number of nonzeros, which must match the
+ * nonzero lines), an order line followed by a dims line, and one line of the order then
+ * the dims when the next line has as many fields. The header's dims are the tensor's
+ * (dims given to the reader must agree). */
+#define TP_TNS_INDEX_AUTO (-1)
+typedef struct tp_tns_options {
+  int index_base; /* TP_TNS_INDEX_AUTO (default): 1-based unless an index 0 appears, then
+                     every index is 0-based; 1: an index 0 is an error; 0: 0-based */
+  int no_header;  /* 1: no header is looked for, every line is a nonzero */
+} tp_tns_options;
+
+TP_API tp_tns_options tp_tns_options_default(void);
+
+/* Reads a FROSTT .tns file into host memory: one nonzero per line, `order` indices
+ * (1-based, or 0-based when an index 0 appears: tp_tns_options) then the value, separated by blanks; `#` starts a comment; blank lines are
  * skipped; a line holds at most TP_TNS_MAX_LINE bytes. order 0: taken from the first
  * nonzero line; > 0: required of every line. dims: when not NULL (order must then be
  * given), the shape, every index within it; else each mode's maximum index. A file
  * without nonzeros needs dims ("no nonzeros and no dims" otherwise). Duplicates are
  * summed; the nonzeros come out sorted as by tp_coo_sum_duplicates. Malformed lines
- * (missing, extra or garbage fields), index 0 or negative, out-of-range or
+ * (missing, extra or garbage fields), negative, out-of-range or
  * 64-bit-overflowing indices, non-finite values or values beyond dtype give
  * TP_ERROR_FORMAT naming the file, line and problem. Free the tensor with
  * tp_coo_free(NULL, host); on failure *host is zeroed and owns nothing. info may be
@@ -120,6 +139,11 @@ TP_API tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host,
  * NULL: from the file); a .tpb input must have them when given. */
 TP_API tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
                                    tp_coo *host, tp_coo_read_info *info);
+
+/* tp_coo_read_input with text options (NULL: the defaults; ignored for .tpb). */
+TP_API tp_status tp_coo_read_input_with(tp_input *in, tp_dtype dtype, int order,
+                                        const int64_t *dims, const tp_tns_options *opts,
+                                        tp_coo *host, tp_coo_read_info *info);
 
 /* The value type a sparse input holds: float32 for a .tpb of 4-byte values, float64
  * otherwise (text is read as float64 unless asked). Nothing is consumed. */

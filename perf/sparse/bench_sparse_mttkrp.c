@@ -163,7 +163,7 @@ static void json_row(bench *b, const mode_row *r) {
 static tp_status make_tensor(bench *b) {
   const config *c = b->cfg;
   const double t0 = now_s();
-  tp_coo_read_info info = {0, 0};
+  tp_coo_read_info info = {0};
   int64_t merged = 0;
   if (c->input) {
     TP_TRY(tp_coo_read(c->input, c->dtype, &b->host, &info));

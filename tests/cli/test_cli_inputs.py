@@ -99,7 +99,8 @@ def test_a_tpb_of_another_version_says_so(work):
 def test_gzip_data_is_recognised(work):
     (work / "X.tns.gz").write_bytes(b"\x1f\x8b\x08\x00" + bytes(20))
     r = run("cp-als", "--input", "X.tns.gz", "--rank", "2")
-    assert r.returncode == 1 and "gzip-compressed" in err(r)
+    zlib = ", zlib" in run("version").stdout.decode()
+    assert r.returncode == 1 and ("corrupt gzip data" if zlib else "gzip-compressed") in err(r)
 
 
 def test_a_line_without_end_is_capped(work):

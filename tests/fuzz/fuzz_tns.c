@@ -3,8 +3,10 @@
  * returns a valid, sorted tensor without duplicates. The first byte of an input picks the
  * reader and its options, the rest is the file:
  *   bit 0      float32 (1) or float64 (0)
- *   bits 1-2   0: tp_coo_read_buffer (sniffs the format); 1: .tns with the order
- *              (1 + bits 3-4) and dims (64 each) given; 2: .tns read through a buffer of
+ *   bits 1-2   0: tp_coo_read_buffer (sniffs the format: gzip data, headers and the
+ *              index base are found as in any file); 1: .tns with the order (1 + bits
+ *              3-4) and dims (64 each) given, and bits 5-6 the text options (0: the
+ *              defaults, 1: 0-based, 2: 1-based, 3: no header); 2: .tns read through a buffer of
  *              1 + bits 3-7 bytes, so chunk boundaries fall inside fields; 3: binary
  * Built and run by tools/ci/fuzz.sh. Compiled with -DFUZZ_TNS_WRITE_SEEDS it is instead a
  * program that writes a seed corpus into the directory named by its argument. */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "tenport/sparse.h"
+#include "tp_io_internal.h"
 #include "tp_sparse_internal.h"
 
 enum { READ_SNIFF = 0, READ_TNS_DIMS = 1, READ_TNS_CHUNKED = 2, READ_BINARY = 3 };
@@ -39,8 +42,16 @@ static tp_status read_input(uint8_t select, const uint8_t *data, size_t size, tp
     return tp_coo_read_tns_buffer("fuzz", data, size, 1 + (select >> 3), dtype, 0, NULL, t,
                                   &info);
   const int64_t dims[4] = {64, 64, 64, 64};
-  return tp_coo_read_tns_buffer("fuzz", data, size, 0, dtype, 1 + (select >> 3 & 3), dims, t,
-                                &info);
+  tp_tns_options text = tp_tns_options_default();
+  int options = select >> 5 & 3;
+  text.index_base = options == 1 ? 0 : options == 2 ? 1 : TP_TNS_INDEX_AUTO;
+  text.no_header = options == 3;
+  tp_input in;
+  tp_input_init_buffer(&in, "fuzz", data, size);
+  tp_status st = tp_coo_read_tns_input_with(&in, 0, dtype, 1 + (select >> 3 & 3), dims, &text,
+                                            t, &info);
+  tp_input_release(&in);
+  return st;
 }
 
 /* A tensor a reader returned: valid, sorted, no duplicates, every byte readable. */
@@ -124,6 +135,12 @@ static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int or
   return write_seed(name, select, bytes, n);
 }
 
+/* "1 2 3 1.5\n2 2 2 -1\n" compressed by gzip -9n. */
+static const unsigned char gzip_tns[] = {
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x33, 0x54, 0x30, 0x52,
+    0x30, 0x56, 0x30, 0xd4, 0x33, 0xe5, 0x32, 0x52, 0x00, 0x41, 0x5d, 0x43, 0x2e, 0x00,
+    0x07, 0x40, 0xfa, 0x46, 0x13, 0x00, 0x00, 0x00};
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -141,6 +158,14 @@ int main(int argc, char **argv) {
            write_text("one_mode.tns", sniff, "5 2.5\n1 1\n5 0.5\n") &&
            write_text("five_modes.tns", sniff | f32, "1 2 3 4 5 1\n5 4 3 2 1 inf\n") &&
            write_text("bad_index.tns", sniff, "1 0 1.0\n-3 2 1\n99999999999999999999 1 1\n") &&
+           write_text("zero_based.tns", sniff, "0 0 2 1.5\n3 1 0 2\n") &&
+           write_text("zero_based_given.tns", dims3 | 1 << 5, "0 0 63 1.5\n63 1 0 2\n") &&
+           write_text("sptensor.tns", sniff, "sptensor\n3\n4 5 6\n2\n1 1 1 1.0\n4 5 6 2\n") &&
+           write_text("sptensor_zero.tns", sniff,
+                      "# GenTen\nsptensor indices-start-at-zero\n2\n4 5\n1\n3 4 1.0\n") &&
+           write_text("order_dims.tns", sniff, "3\n4 5 6\n1 2 3 1.0\n") &&
+           write_text("order_dims_line.tns", dims3 | 3 << 5, "3 4 5 6\n1 2 3 1.0\n") &&
+           write_seed("gzip.tns.gz", sniff, gzip_tns, sizeof gzip_tns) &&
            write_binary("narrow_f64.tpb", sniff, TP_DTYPE_F64, 3, small) &&
            write_binary("narrow_f32.tpb", binary | f32, TP_DTYPE_F32, 5, small) &&
            write_binary("wide_f64.tpb", binary, TP_DTYPE_F64, 2, wide);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tenport's build needs, if they are missing.
 # Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot]...
-#   build        compilers, meson, ninja, BLIS            (always installed)
+#   build        compilers, meson, ninja, BLIS, zlib      (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
 #                package's tests, meson-python, venv and the Python headers for the
 #                package, and OpenMPI for the communication layer and the distributed
@@ -11,7 +11,7 @@
 #   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
 set -euo pipefail
 
-packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev)
+packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g-dev)
 for want in "$@"; do
   case "$want" in
     build) ;;

@@ -1,9 +1,11 @@
 /* The commands' inputs and output sets, with their messages. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
+#include "options.h"
 
 int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
   return tp_input_open(in, path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot open the input");
@@ -36,4 +38,25 @@ int tenport_outputs_commit(const char *cmd, tp_output_set *set) {
 
 int tenport_outputs_check_folder(const char *cmd, const char *path) {
   return tp_output_check_folder(path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot write");
+}
+
+int tenport_text_option(tenport_text_options *t, const char *a, const char *v) {
+  if (!strcmp(a, "--no-header") && !v)
+    return t->given = 1, t->read.no_header = 1, 1;
+  if (!strcmp(a, "--index-base") && v)
+    return t->given = 1, tenport_parse_index_base(v, &t->read.index_base);
+  return -1;
+}
+
+int tenport_text_options_fit(const char *cmd, tp_input *in, const tenport_text_options *t) {
+  tp_file_format format;
+  if (!t->given)
+    return 0;
+  if (tp_input_format(in, &format) != TP_SUCCESS)
+    return tenport_fail(cmd, "cannot read the input");
+  if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
+    return 0;
+  fprintf(stderr, "tenport %s: --index-base and --no-header apply to sparse text (.tns); %s is "
+                  "a .%s file\n", cmd, tp_input_name(in), tp_file_format_name(format));
+  return 2;
 }

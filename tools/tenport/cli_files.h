@@ -9,6 +9,21 @@
 
 int tenport_open_input(const char *cmd, const char *path, tp_input **in);
 
+/* The sparse-text options a command took (--index-base, --no-header), with whether any
+ * was given: they apply to .tns text only. */
+typedef struct tenport_text_options {
+  tp_tns_options read;
+  int given;
+} tenport_text_options;
+
+/* Takes --index-base (value v) or --no-header (v NULL) into t: 1 if a was one of them and
+ * is valid, 0 if its value is not valid, -1 if a is neither. */
+int tenport_text_option(tenport_text_options *t, const char *a, const char *v);
+
+/* 0 when the options fit the input (nothing given, or the input is text), else 2 after a
+ * message saying what the input is. */
+int tenport_text_options_fit(const char *cmd, tp_input *in, const tenport_text_options *t);
+
 /* A new output set in which neither the input (may be NULL) nor any of the n paths
  * (inputs named by path, such as --init files; NULL entries are skipped) can be
  * replaced. */

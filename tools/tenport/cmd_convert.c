@@ -13,20 +13,27 @@ typedef struct convert_cli {
   const char *input, *output, *precision, *dims_text;
   int order;
   int64_t dims[TP_COO_MAX_ORDER];
+  tenport_text_options text; /* --index-base, --no-header */
 } convert_cli;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: tenport convert --input X.tns|X.tpb --output Y.tns|Y.tpb [options]\n"
-          "Converts a sparse tensor between FROSTT text (.tns: 1-based indices then the\n"
+          "Converts a sparse tensor between FROSTT text (.tns: indices then the\n"
           "value, one nonzero per line, '#' comments) and tenport's binary format (.tpb).\n"
           "The input's format is recognised by its content, the output's by its extension.\n"
           "Nonzeros are written sorted, with duplicates summed.\n"
           "  --input X           the tensor to read ('-': standard input)\n"
           "  --output Y          Y.tns or Y.tpb\n"
           "  --precision P       f32 or f64 (default: a .tpb input's own, f64 for text)\n"
-          "  --dims I0xI1x...    the shape of a .tns input (default: each mode's largest\n"
-          "                      index); a .tpb input must have these dims\n"
+          "  --dims I0xI1x...    the shape of a .tns input (default: its header's, else each\n"
+          "                      mode's largest index); a .tpb input must have these dims\n"
+          "  --index-base B      a .tns input's indices: 1, 0 or auto (auto: 1-based unless\n"
+          "                      an index 0 appears)\n"
+          "  --no-header         every line of a .tns input is a nonzero (default: a header\n"
+          "                      is recognised: 'sptensor' text of the Tensor Toolbox and\n"
+          "                      GenTen, an order line and a dims line, or one line of both)\n"
+          "The input may be gzip-compressed (X.tns.gz, X.tpb.gz).\n"
           "The output is written beside its name and renamed over it once complete; it may\n"
           "not be the input.\n");
   tenport_conventions_help(out);
@@ -42,7 +49,7 @@ static int parse_value(convert_cli *c, const char *a, const char *v) {
     return tenport_parse_precision(v, &c->precision);
   if (!strcmp(a, "--dims"))
     return c->dims_text = v, 1; /* checked with its own messages in parse_args */
-  return -1;
+  return tenport_text_option(&c->text, a, v);
 }
 
 static int check_args(convert_cli *c) {
@@ -68,10 +75,13 @@ static int check_args(convert_cli *c) {
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
 static int parse_args(int argc, char **argv, convert_cli *c) {
   memset(c, 0, sizeof *c);
+  c->text.read = tp_tns_options_default();
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
+    if (tenport_text_option(&c->text, a, NULL) == 1) /* --no-header */
+      continue;
     const char *v = tenport_option_value(argc, argv, i);
     int r = parse_value(c, a, v ? v : "");
     if (tenport_option_error("convert", a, r, v))
@@ -91,8 +101,10 @@ static void print_summary(const convert_cli *c, const tp_input *in, const tp_coo
   printf(", nnz %lld, %s, duplicates merged %lld\n", (long long)t->nnz, tp_dtype_name(t->dtype),
          (long long)info->duplicates);
   if (info->lines)
-    printf("read %s (%lld lines) in %.3f s, wrote in %.3f s\n", tp_input_name(in),
-           (long long)info->lines, read_s, write_s);
+    printf("read %s (%lld lines%s%s%s) in %.3f s, wrote in %.3f s\n", tp_input_name(in),
+           (long long)info->lines, info->index_base == 0 ? ", 0-based indices" : "",
+           info->header_kind ? ", header: " : "", info->header_kind ? info->header_kind : "",
+           read_s, write_s);
   else
     printf("read %s in %.3f s, wrote in %.3f s\n", tp_input_name(in), read_s, write_s);
 }
@@ -103,8 +115,11 @@ static int read_tensor(const convert_cli *c, tp_input *in, tp_coo *t, tp_coo_rea
   tp_status st = tp_coo_input_dtype(in, &dtype);
   if (c->precision)
     dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
+  if (tenport_text_options_fit("convert", in, &c->text))
+    return 2;
   if (st == TP_SUCCESS)
-    st = tp_coo_read_input(in, dtype, c->order, c->dims_text ? c->dims : NULL, t, info);
+    st = tp_coo_read_input_with(in, dtype, c->order, c->dims_text ? c->dims : NULL,
+                                &c->text.read, t, info);
   return st == TP_SUCCESS ? 0 : tenport_fail("convert", "cannot read the input");
 }
 

@@ -24,6 +24,7 @@ typedef struct cp_cli {
   tenport_cp_watch watch;
   /* distributed runs */
   const char *grid, *dims_text, *gen_dims_text, *gen_shape_text;
+  tenport_text_options text; /* --index-base, --no-header */
   int distributed, order;
   int64_t dims[TP_COO_MAX_ORDER];
   tp_coo_random_options generate; /* nnz > 0: draw the tensor instead of reading it */
@@ -55,6 +56,9 @@ static void usage(FILE *out) {
           "                      progress indicator on a terminal's stderr\n"
           "  --example           a planted rank-%d tensor made in memory (no --input); checks\n"
           "                      fit >= %.4f (tol 1e-9 and 500 iterations unless given)\n"
+          "  --index-base B      a .tns input's indices: 1, 0 or auto (1-based unless an\n"
+          "                      index 0 appears)\n"
+          "  --no-header         every line of a .tns input is a nonzero (no header)\n"
           "  --dims I0xI1x...    the shape of a sparse input (default: each mode's largest\n"
           "                      index)\n"
           "Distributed (sparse or dense; started by mpirun, or with --distributed):\n"
@@ -121,7 +125,7 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
     return tenport_parse_number(v, 0, 0, INFINITY, 0, &c->planted.noise);
   if (!strcmp(a, "--check-fit"))
     return tenport_parse_number(v, 0, 0, 1, 0, &c->check_fit);
-  return -1;
+  return tenport_text_option(&c->text, a, v);
 }
 
 /* Options without a value; 1 if a was one of them. */
@@ -136,7 +140,7 @@ static int parse_flag(cp_cli *c, const char *a) {
   }
   if (!strcmp(a, "--distributed"))
     return c->distributed = 1;
-  return 0;
+  return tenport_text_option(&c->text, a, NULL) == 1;
 }
 
 /* "I0xI1x..." (or with commas) of option opt into *order and dims; 0 or 2 (reported). */
@@ -221,6 +225,7 @@ static int parse_args(int argc, char **argv, cp_cli *c) {
   memset(c, 0, sizeof *c);
   c->solver = tp_cp_als_options_default();
   c->check_fit = -1;
+  c->text.read = tp_tns_options_default();
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -397,7 +402,7 @@ static int run_sparse_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
                            tp_output_set *set) {
   tenport_cp_request q;
   q.in = in, q.set = set, q.init = c->init, q.output = c->output, q.rank = c->rank;
-  q.order = c->order, q.dims = c->order ? c->dims : NULL;
+  q.order = c->order, q.dims = c->order ? c->dims : NULL, q.text = &c->text.read;
   q.dtype = TP_DTYPE_F64;
   if (c->precision)
     q.dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
@@ -487,6 +492,8 @@ static int run_file(cp_cli *c) {
     code = begin_outputs(c, in, &set);
   if (code == 0 && tp_input_format(in, &format) != TP_SUCCESS)
     code = fail();
+  if (code == 0)
+    code = tenport_text_options_fit("cp-als", in, &c->text);
   if (code == 0 && format == TP_FILE_NPY)
     code = run_dense_file(&ahead, c, in, set);
   else if (code == 0 && (format == TP_FILE_TPB || format == TP_FILE_TEXT))
@@ -543,6 +550,11 @@ static int run_example_job(tp_space *space, void *cli) {
 static int run_distributed(cp_cli *c) {
   if (tenport_ranks_available("cp-als"))
     return 2;
+  if (c->text.given) { /* every rank prints it: no rank is known before MPI starts */
+    fprintf(stderr, "tenport cp-als: --index-base and --no-header do not apply to a "
+                    "distributed run: the ranks read plain FROSTT text (1-based, no header)\n");
+    return 2;
+  }
   tenport_cp_dist_request q;
   memset(&q, 0, sizeof q);
   q.input = c->input, q.init = c->init, q.output = c->output, q.grid = c->grid;

@@ -31,6 +31,7 @@ typedef struct tenport_cp_request {
   const char *init, *output;
   int rank, order;                  /* order and dims: --dims, else 0 */
   const int64_t *dims;
+  const tp_tns_options *text;       /* --index-base, --no-header (.tns inputs) */
   tp_dtype dtype;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch; /* NULL with --quiet */

@@ -19,7 +19,7 @@ static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, in
 int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *q) {
   double t0 = tenport_seconds();
   tp_coo host;
-  tp_coo_read_info info = {0, 0};
+  tp_coo_read_info info = {0};
   tp_flycoo *fly = NULL;
   tp_kruskal init, model, host_model;
   memset(&host, 0, sizeof host), memset(&init, 0, sizeof init);
@@ -28,7 +28,8 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
   tp_cp_als_result res;
   tenport_cp_phases ph;
   double t = tenport_seconds();
-  tp_status st = tp_coo_read_input(q->in, q->dtype, q->order, q->dims, &host, &info);
+  tp_status st = tp_coo_read_input_with(q->in, q->dtype, q->order, q->dims, q->text, &host,
+                                        &info);
   if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   ph.read = tenport_seconds() - t, t = tenport_seconds();

@@ -17,6 +17,7 @@ typedef struct sttid_cli {
   int has_rmax, has_eps, backend_info, quiet, no_error;
   double check_error; /* --check-error: fail above this relative error (< 0: none) */
   tp_sttid_options opt;
+  tenport_text_options text; /* --index-base, --no-header */
 } sttid_cli;
 
 static void usage(FILE *out) {
@@ -27,7 +28,11 @@ static void usage(FILE *out) {
           "they stay sparse. Prints each bond's factorisation, the TT ranks, core densities\n"
           "and the relative error ||X - X~|| / ||X||.\n"
           "  --input FILE        X.tns (FROSTT text) or X.tpb (tenport binary), 2 to %d modes\n"
-          "  --dims I0,I1,...    the shape of a .tns file (default: each mode's largest index)\n"
+          "  --dims I0,I1,...    the shape of a .tns file (default: its header's, else each\n"
+          "                      mode's largest index)\n"
+          "  --index-base B      a .tns file's indices: 1, 0 or auto (1-based unless an\n"
+          "                      index 0 appears)\n"
+          "  --no-header         every line of a .tns file is a nonzero (no header)\n"
           "  --rmax R            largest rank of any bond (at least 1)\n"
           "  --eps E             a bond stops at a pivot of magnitude <= E (E >= 0)\n"
           "  --eps-relative      ... of magnitude <= E * |that bond's first pivot|\n"
@@ -67,7 +72,7 @@ static int parse_value(sttid_cli *c, const char *a, const char *v) {
     return c->has_eps = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &c->opt.eps);
   if (!strcmp(a, "--check-error"))
     return tenport_parse_number(v, 0, 0, INFINITY, 0, &c->check_error);
-  return -1;
+  return tenport_text_option(&c->text, a, v);
 }
 
 /* Options without a value; 1 if a was one of them. */
@@ -80,7 +85,7 @@ static int parse_flag(sttid_cli *c, const char *a) {
     return c->quiet = 1;
   if (!strcmp(a, "--no-error"))
     return c->no_error = 1;
-  return 0;
+  return tenport_text_option(&c->text, a, NULL) == 1;
 }
 
 /* "100,100,100" (or "100x100x100") into c->order and c->dims; 0, or 2 after reporting. */
@@ -123,6 +128,7 @@ static int check_args(sttid_cli *c) {
 static int parse_args(int argc, char **argv, sttid_cli *c) {
   memset(c, 0, sizeof *c);
   c->check_error = -1;
+  c->text.read = tp_tns_options_default();
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -210,8 +216,9 @@ static void print_error(const tp_tci_error_info *e) {
  * tensor train's files added to the set now that the order is known. */
 static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set,
                             tp_coo *host, tp_coo_read_info *info) {
-  tp_status st = tp_coo_read_input(in, TP_DTYPE_F64, c->dims_text ? c->order : 0,
-                                   c->dims_text ? c->dims : NULL, host, info);
+  tp_status st = tp_coo_read_input_with(in, TP_DTYPE_F64, c->dims_text ? c->order : 0,
+                                        c->dims_text ? c->dims : NULL, &c->text.read, host,
+                                        info);
   if (st == TP_SUCCESS && set)
     st = tp_tci_reserve(set, c->output, host->order);
   return st;
@@ -278,11 +285,13 @@ static tp_status write_output(const sttid_cli *c, tp_output_set *set, const tp_t
 static int run_input(tp_space *space, const sttid_cli *c, tp_input *in, tp_output_set *set) {
   double t0 = tenport_seconds();
   tp_coo host;
-  tp_coo_read_info read_info = {0, 0};
+  tp_coo_read_info read_info = {0};
   tp_tci tci;
   tp_sttid_info info;
   tenport_progress bar;
   memset(&host, 0, sizeof host), memset(&tci, 0, sizeof tci), memset(&info, 0, sizeof info);
+  if (tenport_text_options_fit("sttid", in, &c->text))
+    return 2;
   tenport_progress_begin(&bar, "sttid", tenport_progress_wanted(c->quiet));
   if (c->backend_info)
     print_backend(space);

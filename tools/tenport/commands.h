@@ -27,7 +27,7 @@ int tenport_cmd_demo(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
 
-/* "401x201x12" into *order sizes in dims, at most max_order, each an integer >= 1; 1 on
+/* "401x201x12" (or "401,201,12") into *order sizes in dims, at most max_order, each an integer >= 1; 1 on
  * success, else 0 with the reason in why. */
 static inline int tenport_parse_dims(const char *text, int max_order, int64_t *dims, int *order,
                                      char *why, size_t cap) {
@@ -44,8 +44,8 @@ static inline int tenport_parse_dims(const char *text, int max_order, int64_t *d
       snprintf(why, cap, "more than %d modes", max_order);
       return 0;
     }
-    if (!ok || v < 1 || (*end != 'x' && *end != '\0')) {
-      size_t len = strcspn(p, "x");
+    if (!ok || v < 1 || (*end != 'x' && *end != ',' && *end != '\0')) {
+      size_t len = strcspn(p, "x,");
       snprintf(why, cap, "size %d ('%.*s') is not an integer of at least 1", *order,
                (int)(len < 40 ? len : 40), p);
       return 0;

@@ -64,8 +64,9 @@ int tenport_main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-    printf("tenport %s (%s backend%s%s)\n", tp_version(), tp_backend_name(),
-           tp_comm_has_mpi() ? ", MPI" : "", tp_comm_has_nccl() ? ", NCCL" : "");
+    printf("tenport %s (%s backend%s%s%s)\n", tp_version(), tp_backend_name(),
+           tp_comm_has_mpi() ? ", MPI" : "", tp_comm_has_nccl() ? ", NCCL" : "",
+           tp_input_has_gzip() ? ", zlib" : "");
     return 0;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)

@@ -81,6 +81,14 @@ int tenport_parse_choice(const char *s, const char *const *names, int n, int *in
   return tenport_expected("%s", list);
 }
 
+int tenport_parse_index_base(const char *s, int *out) {
+  if (!strcmp(s, "auto"))
+    return *out = -1, 1;
+  if (!strcmp(s, "0") || !strcmp(s, "1"))
+    return *out = s[0] - '0', 1;
+  return tenport_expected("0, 1 or auto");
+}
+
 const char *const tenport_precisions[2] = {"f64", "f32"};
 
 int tenport_parse_precision(const char *s, const char **out) {

@@ -25,6 +25,9 @@ int tenport_parse_precision(const char *s, const char **out);
 /* A non-empty string. */
 int tenport_parse_text(const char *s, const char **out);
 
+/* --index-base: "0", "1" or "auto" (TP_TNS_INDEX_AUTO). */
+int tenport_parse_index_base(const char *s, int *out);
+
 /* Records what an option accepts, for a check the parsers above do not make; returns 0 so
  * that `return tenport_expected("an even number from 2 to 16");` rejects the value. */
 int tenport_expected(const char *fmt, ...)
