@@ -905,7 +905,7 @@ Test(cp_als, progress_called_once_per_iteration) {
 Test(cp_als, print_progress_format) {
   FILE *f = tmpfile();
   cr_assert(f);
-  tp_cp_als_progress pr = {3, 0.5, 0.25, 0.125, 0};
+  tp_cp_als_progress pr = {3, 0.5, 0.25, 0.125, 0, 0, 0};
   tp_cp_als_print_progress(&pr, f);
   pr.fallback_solves = 2;
   tp_cp_als_print_progress(&pr, f);

@@ -7,7 +7,10 @@
  * The Grams, V and the solve stay on the host, except on GPUs for ranks of at least
  * TP_CP_DEVICE_SOLVE_MIN_RANK, where R x R work on the host would cost more than the
  * MTTKRPs (and distributed, would not shrink with more ranks): they are kept in the space
- * there (spd_device.c, gram_products.c), summed over the ranks in the space too. */
+ * there (spd_device.c, gram_products.c), summed over the ranks in the space too.
+ * Fixed modes are skipped by the sweeps; the line search runs between iterations
+ * (cp_line_search.c); restarts keep the best model (cp_starts.c); the final
+ * normalisation is cp_final.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +19,9 @@
 #include "tenport/cp_als.h"
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
-#include "tp_cp_internal.h"
 #include "tp_clock.h"
+#include "tp_cp_run.h"
 #include "tp_dense_internal.h"
-#include "tp_dist_internal.h"
 #include "tp_error.h"
 #include "tp_host_omp.h"
 
@@ -36,6 +38,12 @@ tp_cp_als_options tp_cp_als_options_default(void) {
   o.normalize = 1;
   o.progress = NULL;
   o.progress_user = NULL;
+  o.reg = 0.0;
+  o.fixed_modes = 0;
+  o.init_method = TP_CP_INIT_RANDOM;
+  o.max_seconds = 0.0;
+  o.restarts = 0;
+  o.line_search = 1;
   return o;
 }
 
@@ -48,59 +56,21 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user) {
   if (p->fallback_solves)
     fprintf(out, "  (%d rank-revealing solve%s)", p->fallback_solves,
             p->fallback_solves == 1 ? "" : "s");
+  if (p->extrapolated)
+    fputs("  extrapolated", out);
   fputc('\n', out);
   fflush(out);
 }
 
-/* ---- the state of one run ------------------------------------------------------- */
+typedef tp_cp_run cp_run;
 
-typedef struct cp_run {
-  tp_space *space;
-  const tp_cp_tensor *X;
-  const tp_cp_layout *layout; /* distributed: the rows each rank owns; NULL: one process */
-  tp_kruskal *M;
-  const tp_cp_als_options *opts;
-  tp_dtype dtype;
-  int d;
-  int64_t R, max_dim;
-  double norm_x2;
-  double *grams;    /* host: d x R x R */
-  double *V;        /* host: R x R */
-  double *lambda;   /* host: R */
-  double *scale;    /* host: R, column scale factors */
-  double *dots;     /* host: R, column inner products of the fit */
-  double *host_buf; /* host: max(max_dim, R) x R, solves and downloads */
-  void *G;          /* space: max_dim x R, the MTTKRP (and the final gather) */
-  void *G_own;      /* space, distributed: the owned rows of the summed MTTKRP */
-  int64_t *layer_elems[TP_COO_MAX_ORDER]; /* distributed: owned elements of each rank of
-                                             the slab of each mode (rows x R) */
-  void *gram_dev;   /* space: R x R */
-  int grams_in_space;  /* the Grams, V and the solve in the space (see the top) */
-  double *gram_space;  /* space, grams_in_space: d x R x R */
-  double *V_space;     /* space, grams_in_space: R x R, then R + R for the fit */
-  double mttkrp_seconds; /* distributed: this rank's MTTKRPs, each waited for */
-} cp_run;
+static size_t cp_elem(const cp_run *run) { return tp_cp_run_elem(run); }
+static int64_t cp_own_rows(const cp_run *run, int k) { return tp_cp_run_own_rows(run, k); }
+static int64_t cp_own_offset(const cp_run *run, int k) { return tp_cp_run_own_offset(run, k); }
 
-static size_t cp_elem(const cp_run *run) {
-  return run->dtype == TP_DTYPE_F32 ? sizeof(float) : sizeof(double);
-}
-
-/* ---- the rows a rank owns ------------------------------------------------------------
- * One process owns every row of every factor; distributed, a rank holds its slab of
- * each factor and solves, normalises and measures only the rows it owns, the results
- * summed (or maxed) over all ranks. */
-
-static int64_t cp_own_rows(const cp_run *run, int k) {
-  return run->layout ? run->layout->own_rows[k] : run->X->dims[k];
-}
-
-static int64_t cp_own_offset(const cp_run *run, int k) {
-  return run->layout ? run->layout->own_offset[k] : 0;
-}
-
-/* Row `row` of this rank's rows of factor k. */
+/* Row `row` of this rank's rows of factor k of the factors worked on. */
 static void *cp_factor_row(const cp_run *run, int k, int64_t row) {
-  return (char *)run->M->factors[k] + cp_elem(run) * (size_t)(row * run->R);
+  return tp_cp_run_row(run, run->M, k, row);
 }
 
 static tp_status cp_world_reduce(cp_run *run, double *v, int64_t n, tp_comm_op op) {
@@ -109,31 +79,38 @@ static tp_status cp_world_reduce(cp_run *run, double *v, int64_t n, tp_comm_op o
   return tp_comm_allreduce_host(run->layout->world, v, n, TP_DTYPE_F64, op);
 }
 
-/* Per-column reductions over the owned rows of A (factor k's rows, or the owned MTTKRP
- * when A is given), over all ranks: a 2-norm is summed as squares. */
-static tp_status cp_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
+static tp_comm_op cp_column_comm_op(tp_cp_column_op op) {
+  if (op == TP_CP_COLUMN_MAXABS || op == TP_CP_COLUMN_MAX)
+    return TP_COMM_MAX;
+  return op == TP_CP_COLUMN_MIN ? TP_COMM_MIN : TP_COMM_SUM;
+}
+
+tp_status tp_cp_run_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
                                   const void *B, int k, double *out) {
   const int64_t R = run->R, rows = cp_own_rows(run, k);
-  if (rows == 0)
-    for (int64_t r = 0; r < R; ++r)
-      out[r] = 0.0;
-  else
-    TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
+  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
   if (!run->layout)
     return TP_SUCCESS;
   if (op == TP_CP_COLUMN_NORM2)
     for (int64_t r = 0; r < R; ++r)
       out[r] *= out[r];
-  TP_TRY(cp_world_reduce(run, out, R, op == TP_CP_COLUMN_MAXABS ? TP_COMM_MAX : TP_COMM_SUM));
+  TP_TRY(cp_world_reduce(run, out, R, cp_column_comm_op(op)));
   if (op == TP_CP_COLUMN_NORM2)
     for (int64_t r = 0; r < R; ++r)
       out[r] = sqrt(out[r]);
   return TP_SUCCESS;
 }
 
+static tp_status cp_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
+                                  const void *B, int k, double *out) {
+  return tp_cp_run_owned_columns(run, op, A, B, k, out);
+}
+
 static void cp_release(cp_run *run) {
   if (run->X->release)
     run->X->release(run->X->ctx);
+  tp_cp_line_search_destroy(run, &run->search);
+  tp_kruskal_free(NULL, &run->nvecs);
   if (run->space) {
     tp_free(run->space, run->G);
     tp_free(run->space, run->gram_dev);
@@ -172,6 +149,28 @@ static tp_status cp_check_kruskal(const tp_cp_tensor *X, const int64_t *dims, in
   return TP_SUCCESS;
 }
 
+/* The options beyond plain ALS: ridge, fixed modes, the start, time, restarts. */
+static tp_status cp_validate_extras(const tp_cp_tensor *X, const tp_cp_als_options *o) {
+  TP_CHECK_ARG(isfinite(o->reg) && o->reg >= 0, "reg = %g must be finite and >= 0", o->reg);
+  TP_CHECK_ARG(isfinite(o->max_seconds) && o->max_seconds >= 0,
+               "max_seconds = %g must be finite and >= 0 (0: no limit)", o->max_seconds);
+  TP_CHECK_ARG(o->restarts >= 0, "restarts = %d must be >= 0", o->restarts);
+  TP_CHECK_ARG(o->line_search == 0 || o->line_search == 1, "line_search = %d is not 0 or 1",
+               o->line_search);
+  TP_CHECK_ARG(o->init_method == TP_CP_INIT_RANDOM || o->init_method == TP_CP_INIT_NVECS,
+               "init_method %d is not TP_CP_INIT_RANDOM or TP_CP_INIT_NVECS",
+               (int)o->init_method);
+  TP_CHECK_ARG(o->init || o->init_method != TP_CP_INIT_NVECS || X->nvecs,
+               "the nvecs start is not offered for this tensor (a distributed run): give "
+               "the start in opts->init");
+  const uint32_t all = X->order >= 32 ? 0xffffffffu : (1u << X->order) - 1u;
+  TP_CHECK_ARG((o->fixed_modes & ~all) == 0, "fixed_modes 0x%x names a mode beyond the "
+               "tensor's %d", (unsigned)o->fixed_modes, X->order);
+  TP_CHECK_ARG(o->fixed_modes != all, "fixed_modes fixes every mode: nothing is left to "
+               "update");
+  return TP_SUCCESS;
+}
+
 static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
                              const tp_cp_als_options *o, const tp_kruskal *M) {
   TP_CHECK_ARG(space && o && M, "space, opts and model must not be NULL");
@@ -181,6 +180,7 @@ static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
   TP_CHECK_ARG(o->rank <= INT32_MAX, "rank = %lld is too large", (long long)o->rank);
   TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0, "tol = %g must be finite and >= 0", o->tol);
   TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
+  TP_TRY(cp_validate_extras(X, o));
   TP_TRY(cp_check_kruskal(X, X->dims, o->rank, M, "model", 1));
   if (o->init) /* the whole tensor's factors, also when distributed */
     TP_TRY(cp_check_kruskal(X, X->layout ? X->layout->dims : X->dims, o->rank, o->init,
@@ -303,11 +303,12 @@ static void cp_slab(const cp_run *run, int k, int64_t *first, int64_t *rows) {
   *rows = run->layout ? run->layout->rows[k] : run->X->dims[k];
 }
 
-/* The slab's rows of opts->init's factor k, each from the index its row stands for
- * (relabelled modes), into the model. */
-static tp_status cp_copy_init_rows(cp_run *run, int k, int64_t first, int64_t rows) {
+/* The slab's rows of a host Kruskal tensor's factor k (opts->init or the nvecs start),
+ * each from the index its row stands for (relabelled modes), into the model. */
+static tp_status cp_copy_start_rows(cp_run *run, const tp_kruskal *K, int k, int64_t first,
+                                    int64_t rows) {
   const size_t elem = cp_elem(run), row_bytes = elem * (size_t)run->R;
-  const char *from = (const char *)run->opts->init->factors[k];
+  const char *from = (const char *)K->factors[k];
   const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
   if (!relabel || relabel->step == 1)
     return tp_copy_to_device(run->space, run->M->factors[k], from + row_bytes * (size_t)first,
@@ -319,31 +320,48 @@ static tp_status cp_copy_init_rows(cp_run *run, int k, int64_t first, int64_t ro
   return tp_copy_to_device(run->space, run->M->factors[k], staged, row_bytes * (size_t)rows);
 }
 
-/* Rows of factor k of the starting guess into the model: copied from opts->init, else
- * drawn in the space from tenport's random factors (any rows of them, so every rank
- * count starts from the same guess). */
-static tp_status cp_start_factor(cp_run *run, int k) {
+/* The host factors the first start copies: opts->init, the nvecs start, or none
+ * (random). */
+static const tp_kruskal *cp_first_start(const cp_run *run) {
+  return run->opts->init ? run->opts->init : run->nvecs.order ? &run->nvecs : NULL;
+}
+
+/* Rows of factor k of a start into the model: the first start's (and a fixed mode's in
+ * every start) copied from opts->init or the nvecs start, else drawn in the space from
+ * tenport's random factors with seed + start (any rows of them, so every rank count
+ * starts from the same guess). */
+static tp_status cp_start_factor(cp_run *run, int k, int start) {
   const int64_t R = run->R;
   const size_t elem = cp_elem(run);
   int64_t first, rows;
   cp_slab(run, k, &first, &rows);
   TP_TRY(tp_memset(run->space, run->M->factors[k], 0, elem * (size_t)(run->X->dims[k] * R)));
-  if (run->opts->init)
-    return cp_copy_init_rows(run, k, first, rows);
+  if (tp_cp_run_fixed(run, k))
+    start = 0;
+  const tp_kruskal *K = start == 0 ? cp_first_start(run) : NULL;
+  if (K)
+    return cp_copy_start_rows(run, K, k, first, rows);
   const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
   return tp_kruskal_random_rows_stepped_in_space(
-      run->space, run->dtype, run->opts->seed, k, first, rows, R,
+      run->space, run->dtype, run->opts->seed + (uint64_t)start, k, first, rows, R,
       relabel ? relabel->inverse : 1, relabel ? relabel->count : 0, run->M->factors[k]);
 }
 
-/* The factors of the initial guess into the model; lambda = 1. */
-static tp_status cp_initial_guess(cp_run *run) {
+/* The nvecs start, made once when asked for and no init is given. */
+static tp_status cp_make_nvecs(cp_run *run) {
+  const tp_cp_tensor *X = run->X;
+  if (run->opts->init || run->opts->init_method != TP_CP_INIT_NVECS)
+    return TP_SUCCESS;
+  TP_TRY(tp_kruskal_alloc(NULL, X->dtype, X->order, X->dims, run->R, &run->nvecs));
+  return X->nvecs(X->ctx, run->space, run->opts->seed, &run->nvecs);
+}
+
+/* The factors of start `start` into the model; lambda = 1. */
+tp_status tp_cp_run_initial_guess(cp_run *run, int start) {
   for (int64_t r = 0; r < run->R; ++r)
     run->lambda[r] = 1.0;
-  if (run->opts->init)
-    TP_TRY(cp_check_init_finite(run->opts->init));
   for (int k = 0; k < run->d; ++k)
-    TP_TRY(cp_start_factor(run, k));
+    TP_TRY(cp_start_factor(run, k, start));
   return TP_SUCCESS;
 }
 
@@ -392,7 +410,7 @@ static tp_status cp_gram_in_space(cp_run *run, int k) {
 
 /* Gram k = U_k^T U_k, computed in the space (over the owned rows, summed over the ranks)
  * and kept on the host in double, or in the space (grams_in_space). */
-static tp_status cp_gram(cp_run *run, int k) {
+tp_status tp_cp_run_gram(cp_run *run, int k) {
   if (run->grams_in_space)
     return cp_gram_in_space(run, k);
   const int64_t RR = run->R * run->R;
@@ -402,9 +420,12 @@ static tp_status cp_gram(cp_run *run, int k) {
   return cp_world_reduce(run, out, RR, TP_COMM_SUM);
 }
 
-/* V = the elementwise product of every Gram but skip's (skip = -1: all of them). */
-static void cp_hadamard(const cp_run *run, int skip, double *V) {
-  const int64_t RR = run->R * run->R;
+static tp_status cp_gram(cp_run *run, int k) { return tp_cp_run_gram(run, k); }
+
+/* V = the elementwise product of every Gram but skip's (skip = -1: all of them), plus
+ * shift on the diagonal. */
+static void cp_hadamard(const cp_run *run, int skip, double shift, double *V) {
+  const int64_t R = run->R, RR = R * R;
   for (int64_t i = 0; i < RR; ++i)
     V[i] = 1.0;
   for (int k = 0; k < run->d; ++k) {
@@ -415,6 +436,8 @@ static void cp_hadamard(const cp_run *run, int skip, double *V) {
     for (int64_t i = 0; i < RR; ++i)
       V[i] *= g[i];
   }
+  for (int64_t r = 0; r < R; ++r)
+    V[r * R + r] += shift;
 }
 
 /* ---- one mode -------------------------------------------------------------------------- */
@@ -429,12 +452,14 @@ static tp_status cp_reduce_rows(cp_run *run, int n) {
                                 run->layer_elems[n], run->dtype);
 }
 
-/* The MTTKRP of mode n; distributed, each rank's partial rows summed onto the rank that
- * owns them (a reduce-scatter among the ranks of the slab). Returns where the owned rows
- * of the sum are. */
-static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
+/* The MTTKRP of mode *n (of a sweep, or the trial's, which picks *n); distributed, each
+ * rank's partial rows summed onto the rank that owns them (a reduce-scatter among the
+ * ranks of the slab). Returns where the owned rows of the sum are. */
+static tp_status cp_mttkrp_of(cp_run *run, int trial, int *n, void **G_own) {
+  const tp_cp_tensor *X = run->X;
   double t0 = tp_wall_seconds();
-  tp_status st = run->X->mttkrp(run->X->ctx, run->space, run->M, n, run->G);
+  tp_status st = trial ? X->mttkrp_trial(X->ctx, run->space, run->M, n, run->G)
+                       : X->mttkrp(X->ctx, run->space, run->M, *n, run->G);
   *G_own = run->G;
   if (!run->layout)
     return st;
@@ -443,7 +468,15 @@ static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
   run->mttkrp_seconds += tp_wall_seconds() - t0;
   TP_TRY(tp_comm_agree(run->layout->world, st)); /* no rank waits for a failed one */
   *G_own = run->G_own;
-  return cp_reduce_rows(run, n);
+  return cp_reduce_rows(run, *n);
+}
+
+static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
+  return cp_mttkrp_of(run, 0, &n, G_own);
+}
+
+tp_status tp_cp_run_mttkrp_trial(cp_run *run, int *mode, void **G_own) {
+  return cp_mttkrp_of(run, 1, mode, G_own);
 }
 
 /* Distributed: the owned rows of factor n go to every rank of the slab (with a sparse
@@ -481,7 +514,8 @@ static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
  * definite goes to the host solve's pivoted Cholesky. */
 static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, int *fallback) {
   const int64_t R = run->R, rows = cp_own_rows(run, n);
-  TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->V_space));
+  TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->opts->reg,
+                                 run->V_space));
   if (rows == 0)
     return TP_SUCCESS;
   int solved = 0;
@@ -501,7 +535,7 @@ static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fa
   if (run->grams_in_space) {
     TP_TRY(cp_solve_in_space(run, n, G, U, &fallback));
   } else {
-    cp_hadamard(run, n, run->V);
+    cp_hadamard(run, n, run->opts->reg, run->V);
     if (cp_own_rows(run, n) > 0)
       TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, G, U, cp_own_rows(run, n), run->R,
                                   run->V, run->host_buf, &fallback));
@@ -517,13 +551,13 @@ static tp_status cp_grams_times_lambda(cp_run *run, double *out) {
   const int64_t R = run->R;
   if (run->grams_in_space) {
     double *V = run->V_space, *lambda = V + R * R, *product = lambda + R;
-    TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, -1, V));
+    TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, -1, 0.0, V));
     TP_TRY(tp_copy_to_device(run->space, lambda, run->lambda, sizeof(double) * (size_t)R));
     TP_TRY(tp_gemm_f64(run->space, TP_NO_TRANS, TP_NO_TRANS, R, 1, R, 1.0, V, R, lambda, 1, 0.0,
                        product, 1));
     return tp_copy_to_host(run->space, out, product, sizeof(double) * (size_t)R);
   }
-  cp_hadamard(run, -1, run->V);
+  cp_hadamard(run, -1, 0.0, run->V);
   for (int64_t r = 0; r < R; ++r) {
     double sum = 0.0;
     for (int64_t s = 0; s < R; ++s)
@@ -534,14 +568,12 @@ static tp_status cp_grams_times_lambda(cp_run *run, double *out) {
 }
 
 /* fit = 1 - ||X - M|| / ||X|| with ||M||^2 = lambda^T (Hadamard of all Grams) lambda and
- * <X, M> = sum_r lambda_r sum_i G[i, r] U[i, r] for the last mode's MTTKRP G and its
- * normalised factor U. */
-static tp_status cp_fit(cp_run *run, double *fit) {
+ * <X, M> = sum_r lambda_r sum_i G[i, r] U[i, r] for any mode's MTTKRP G (owned rows)
+ * and that mode's factor U (lambda holds the rest of the components' scale). */
+tp_status tp_cp_run_fit(cp_run *run, int mode, const void *G, double *fit) {
   const int64_t R = run->R;
-  const int last = run->d - 1;
-  const void *G = run->layout ? run->G_own : run->G; /* the last mode's owned rows */
   TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_DOT, G,
-                          cp_factor_row(run, last, cp_own_offset(run, last)), last, run->dots));
+                          cp_factor_row(run, mode, cp_own_offset(run, mode)), mode, run->dots));
   double *row = run->host_buf; /* row r of (the product of all Grams) lambda */
   TP_TRY(cp_grams_times_lambda(run, row));
   double inner = 0.0, norm_m2 = 0.0;
@@ -552,66 +584,6 @@ static tp_status cp_fit(cp_run *run, double *fit) {
   double residual2 = run->norm_x2 - 2.0 * inner + norm_m2;
   *fit = 1.0 - sqrt(residual2 > 0 ? residual2 : 0.0) / sqrt(run->norm_x2);
   return TP_SUCCESS;
-}
-
-/* ---- the final normalisation ----------------------------------------------------------- */
-
-typedef struct cp_component {
-  double lambda;
-  int64_t index;
-} cp_component;
-
-/* Largest lambda first; equal values keep their index order. */
-static int cp_component_cmp(const void *pa, const void *pb) {
-  const cp_component *a = (const cp_component *)pa, *b = (const cp_component *)pb;
-  if (a->lambda != b->lambda)
-    return a->lambda > b->lambda ? -1 : 1;
-  return a->index < b->index ? -1 : (a->index > b->index);
-}
-
-/* Unit 2-norm columns (norms into lambda), lambda >= 0 (signs into factor 0), components
- * sorted by lambda, largest first. norms: d x R host doubles. */
-static tp_status cp_sort_components(cp_run *run, double *norms, cp_component *order,
-                                    int64_t *perm) {
-  const int64_t R = run->R;
-  for (int k = 0; k < run->d; ++k) {
-    double *nk = norms + (size_t)k * (size_t)R;
-    TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_NORM2,
-                            cp_factor_row(run, k, cp_own_offset(run, k)), NULL, k, nk));
-    for (int64_t r = 0; r < R; ++r) {
-      run->lambda[r] *= nk[r];
-      nk[r] = nk[r] > 0 ? 1.0 / nk[r] : 1.0;
-    }
-  }
-  for (int64_t r = 0; r < R; ++r) {
-    if (run->lambda[r] < 0)
-      run->lambda[r] = -run->lambda[r], norms[r] = -norms[r];
-    order[r].lambda = run->lambda[r], order[r].index = r;
-  }
-  qsort(order, (size_t)R, sizeof *order, cp_component_cmp);
-  for (int64_t r = 0; r < R; ++r)
-    perm[r] = order[r].index, run->lambda[r] = order[r].lambda;
-  for (int k = 0; k < run->d; ++k) {
-    size_t bytes = cp_elem(run) * (size_t)(run->X->dims[k] * R);
-    TP_TRY(tp_cp_columns_gather(run->space, run->dtype, run->M->factors[k], run->G,
-                                run->X->dims[k], R, perm, norms + (size_t)k * (size_t)R));
-    TP_TRY(tp_copy_on_device(run->space, run->M->factors[k], run->G, bytes));
-  }
-  return TP_SUCCESS;
-}
-
-static tp_status cp_final_normalise(cp_run *run) {
-  const size_t R = (size_t)run->R;
-  double *norms = (double *)malloc(sizeof(double) * (size_t)run->d * R);
-  cp_component *order = (cp_component *)malloc(sizeof(cp_component) * R);
-  int64_t *perm = (int64_t *)malloc(sizeof(int64_t) * R);
-  tp_status st = TP_SUCCESS;
-  if (!norms || !order || !perm)
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory to normalise rank %zu factors", R);
-  else
-    st = cp_sort_components(run, norms, order, perm);
-  free(norms), free(order), free(perm);
-  return st;
 }
 
 /* lambda (host, double) into the model's lambda in the space. */
@@ -627,34 +599,54 @@ static tp_status cp_store_lambda(cp_run *run) {
 
 /* ---- the iteration ----------------------------------------------------------------------- */
 
-static void cp_report(const cp_run *run, int iteration, double fit, double delta,
-                      double seconds, int fallbacks) {
+static void cp_report(const cp_run *run, int start, int iteration, double fit, double delta,
+                      double seconds, int fallbacks, int extrapolated) {
   if (!run->opts->progress)
     return;
   tp_cp_als_progress p;
+  memset(&p, 0, sizeof p);
   p.iteration = iteration;
   p.fit = fit;
   p.delta_fit = delta;
   p.seconds = seconds;
   p.fallback_solves = fallbacks;
+  p.start = start;
+  p.extrapolated = extrapolated;
   run->opts->progress(&p, run->opts->progress_user);
 }
 
-/* Iterates until |delta fit| < tol (from the second iteration on) or max_iters. */
-static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
+/* One sweep over the free modes, then the fit from the last one's MTTKRP. */
+static tp_status cp_sweep(cp_run *run, int first_iteration, int *fallbacks, double *fit) {
+  if (run->X->restart)
+    TP_TRY(run->X->restart(run->X->ctx));
+  for (int n = 0; n < run->d; ++n)
+    if (!tp_cp_run_fixed(run, n))
+      TP_TRY(cp_update_mode(run, n, first_iteration, fallbacks));
+  return tp_cp_run_fit(run, run->fit_mode, run->layout ? run->G_own : run->G, fit);
+}
+
+/* Iterates until |delta fit| < tol (from the second iteration on), max_iters, or
+ * max_seconds; between sweeps the line search may extrapolate. */
+static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
   double fit_prev = 0.0;
   for (int it = 1; it <= run->opts->max_iters; ++it) {
     double t0 = tp_wall_seconds(), fit;
-    int fallbacks = 0;
-    for (int n = 0; n < run->d; ++n)
-      TP_TRY(cp_update_mode(run, n, it == 1, &fallbacks));
-    TP_TRY(cp_fit(run, &fit));
+    int fallbacks = 0, kept = 0;
+    if (run->search)
+      TP_TRY(tp_cp_line_search_before(run, run->search, it == 1));
+    TP_TRY(cp_sweep(run, it == 1, &fallbacks, &fit));
+    if (run->search)
+      TP_TRY(tp_cp_line_search_after(run, run->search, it, &fit, &kept));
     double delta = fit - fit_prev;
     res->iterations = it, res->fit = fit;
-    res->fallback_solves += fallbacks;
-    cp_report(run, it, fit, delta, tp_wall_seconds() - t0, fallbacks);
+    res->fallback_solves += fallbacks, res->extrapolations += kept;
+    cp_report(run, start, it, fit, delta, tp_wall_seconds() - t0, fallbacks, kept);
     if (it > 1 && fabs(delta) < run->opts->tol) {
       res->converged = 1;
+      break;
+    }
+    if (tp_cp_run_out_of_time(run)) {
+      res->stopped_by_time = 1;
       break;
     }
     fit_prev = fit;
@@ -665,10 +657,16 @@ static tp_status cp_iterate(cp_run *run, tp_cp_als_result *res) {
 /* Distributed, every rank learns of a failure in its own setup before the collectives. */
 static tp_status cp_setup(cp_run *run) {
   tp_status st = cp_tensor_norm(run);
+  if (st == TP_SUCCESS && run->opts->init)
+    st = cp_check_init_finite(run->opts->init);
   if (st == TP_SUCCESS)
     st = cp_alloc(run);
   if (st == TP_SUCCESS)
-    st = cp_initial_guess(run);
+    st = cp_make_nvecs(run);
+  if (st == TP_SUCCESS)
+    st = tp_cp_line_search_create(run, &run->search);
+  if (st == TP_SUCCESS)
+    st = tp_cp_run_initial_guess(run, 0);
   if (!run->layout)
     return st;
   TP_TRY(tp_comm_agree(run->layout->world, st));
@@ -685,23 +683,35 @@ static double cp_comm_seconds(const cp_run *run) {
   return s;
 }
 
-static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
-  double t0 = tp_wall_seconds();
-  TP_TRY(cp_setup(run));
+/* One start from the factors in the model: Grams, then the iterations. */
+tp_status tp_cp_run_start(cp_run *run, int start, tp_cp_als_result *res) {
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
+  return cp_iterate(run, start, res);
+}
+
+static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
+  TP_TRY(cp_setup(run));
   TP_TRY(tp_space_fence(run->space));
-  res->setup_seconds = tp_wall_seconds() - t0;
-  double comm0 = cp_comm_seconds(run); /* the warm-up and the first Grams' sums: setup */
+  res->setup_seconds = tp_wall_seconds() - run->started;
+  double comm0 = cp_comm_seconds(run); /* the warm-up: setup */
   res->passes_per_iteration = run->X->passes(run->X->ctx);
-  TP_TRY(cp_iterate(run, res));
+  TP_TRY(tp_cp_run_starts(run, res));
   if (run->opts->normalize)
-    TP_TRY(cp_final_normalise(run));
+    TP_TRY(tp_cp_final_normalise(run));
   TP_TRY(cp_store_lambda(run));
   TP_TRY(tp_space_fence(run->space));
   res->comm_seconds = cp_comm_seconds(run) - comm0;
   res->mttkrp_seconds = run->mttkrp_seconds;
   return TP_SUCCESS;
+}
+
+/* The last mode a sweep updates. */
+static int cp_last_free_mode(const tp_cp_als_options *opts, int d) {
+  int last = d - 1;
+  while (last > 0 && (opts->fixed_modes >> last & 1u))
+    --last;
+  return last;
 }
 
 tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_options *opts,
@@ -710,8 +720,10 @@ tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_
   TP_TRY(cp_validate(space, X, opts, model));
   cp_run run;
   memset(&run, 0, sizeof run);
-  run.space = space, run.X = X, run.M = model, run.opts = opts, run.layout = X->layout;
+  run.space = space, run.X = X, run.M = model, run.model = model, run.opts = opts;
+  run.layout = X->layout, run.started = t0;
   run.dtype = X->dtype, run.d = X->order, run.R = opts->rank;
+  run.fit_mode = cp_last_free_mode(opts, X->order);
   for (int k = 0; k < X->order; ++k)
     run.max_dim = X->dims[k] > run.max_dim ? X->dims[k] : run.max_dim;
   tp_cp_als_result res;

@@ -1,6 +1,7 @@
 /* Column operations of CP-ALS on I x R row-major factor matrices in the space, written
  * once on the portable layer: per-column 2-norms, max-abs and inner products, column
- * scaling and gathering, and the sum of squares / non-finite count of a whole array.
+ * scaling, gathering and extrapolation, and the sum of squares / non-finite count of a
+ * whole array.
  *
  * Template: the includer defines TP_REAL and TP_SFX (f32 or f64), and TP_CP_PRIMARY to
  * 1 in exactly one instance (which then also defines the dtype dispatchers).
@@ -38,6 +39,23 @@ TP_INLINE double FN(cp_max_nan)(double acc, double v) {
   return (v > acc || v != v) ? v : acc;
 }
 
+TP_INLINE double FN(cp_min_nan)(double acc, double v) {
+  return (v < acc || v != v) ? v : acc;
+}
+
+/* What a reduction starts from, and how two partial results join. */
+TP_INLINE double FN(cp_col_identity)(int op) {
+  return op == TP_CP_COLUMN_MAX ? -INFINITY : op == TP_CP_COLUMN_MIN ? INFINITY : 0.0;
+}
+
+TP_INLINE double FN(cp_col_join)(int op, double acc, double v) {
+  if (op == TP_CP_COLUMN_MAXABS || op == TP_CP_COLUMN_MAX)
+    return FN(cp_max_nan)(acc, v);
+  if (op == TP_CP_COLUMN_MIN)
+    return FN(cp_min_nan)(acc, v);
+  return acc + v;
+}
+
 TP_RANGE2_KERNEL(FN(cp_col_partials), FN(cp_col_args), b, r, a) {
   int64_t first = b * a.block_rows;
   int64_t last = first + a.block_rows < a.I ? first + a.block_rows : a.I;
@@ -52,6 +70,10 @@ TP_RANGE2_KERNEL(FN(cp_col_partials), FN(cp_col_args), b, r, a) {
       double v = (double)col[i * a.R];
       acc = FN(cp_max_nan)(acc, v < 0 ? -v : v);
     }
+  } else if (a.op == TP_CP_COLUMN_MAX || a.op == TP_CP_COLUMN_MIN) {
+    acc = FN(cp_col_identity)(a.op);
+    for (int64_t i = first; i < last; ++i)
+      acc = FN(cp_col_join)(a.op, acc, (double)col[i * a.R]);
   } else {
     for (int64_t i = first; i < last; ++i) {
       double v = (double)col[i * a.R];
@@ -62,11 +84,9 @@ TP_RANGE2_KERNEL(FN(cp_col_partials), FN(cp_col_args), b, r, a) {
 }
 
 TP_RANGE_KERNEL(FN(cp_col_finish), FN(cp_col_args), r, a) {
-  double acc = 0.0;
-  for (int64_t b = 0; b < a.blocks; ++b) {
-    double v = a.partial[b * a.R + r];
-    acc = a.op == TP_CP_COLUMN_MAXABS ? FN(cp_max_nan)(acc, v) : acc + v;
-  }
+  double acc = FN(cp_col_identity)(a.op);
+  for (int64_t b = 0; b < a.blocks; ++b)
+    acc = FN(cp_col_join)(a.op, acc, a.partial[b * a.R + r]);
   a.out[r] = acc;
 }
 
@@ -97,7 +117,7 @@ static tp_status FN(cp_col_launch)(tp_space *space, FN(cp_col_args) a, double *h
 tp_status FN(tp_cp_columns_reduce)(tp_space *space, tp_cp_column_op op, const TP_REAL *A,
                                    const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
-  TP_CHECK_ARG(op == TP_CP_COLUMN_NORM2 || op == TP_CP_COLUMN_MAXABS || op == TP_CP_COLUMN_DOT,
+  TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_MIN,
                "unknown column operation %d", (int)op);
   TP_CHECK_ARG(op != TP_CP_COLUMN_DOT || I == 0 || R == 0 || B,
                "the second matrix of a column inner product must not be NULL");
@@ -105,7 +125,8 @@ tp_status FN(tp_cp_columns_reduce)(tp_space *space, tp_cp_column_op op, const TP
   if (R == 0)
     return TP_SUCCESS;
   if (I == 0) {
-    memset(host_out, 0, (size_t)R * sizeof(double));
+    for (int64_t r = 0; r < R; ++r)
+      host_out[r] = FN(cp_col_identity)((int)op);
     return TP_SUCCESS;
   }
   FN(cp_col_args) a;
@@ -193,6 +214,40 @@ tp_status FN(tp_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL 
   if (st == TP_SUCCESS)
     st = TP_LAUNCHER(FN(cp_col_gather))(space, I, R, a);
   tp_temp_release(space, both);
+  return st;
+}
+
+/* ---- extrapolation (the line search) --------------------------------------------- */
+
+typedef struct FN(cp_extrapolate_args) {
+  const TP_REAL *cur, *prev;
+  TP_REAL *dst;
+  int64_t R;
+  double step;
+  const double *scales; /* 2R: cur's, then prev's */
+} FN(cp_extrapolate_args);
+
+TP_RANGE2_KERNEL(FN(cp_col_extrapolate), FN(cp_extrapolate_args), i, r, a) {
+  double c = (double)a.cur[i * a.R + r] * a.scales[r];
+  double p = (double)a.prev[i * a.R + r] * a.scales[a.R + r];
+  a.dst[i * a.R + r] = (TP_REAL)(c + a.step * (c - p));
+}
+
+tp_status FN(tp_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur,
+                                        const TP_REAL *prev, TP_REAL *dst, int64_t I,
+                                        int64_t R, double step, const double *host_scales) {
+  TP_TRY(FN(cp_check_matrix)(space, cur, I, R));
+  TP_CHECK_ARG(I == 0 || R == 0 || (prev && dst), "prev and dst must not be NULL");
+  TP_CHECK_ARG(R == 0 || host_scales, "host_scales must not be NULL");
+  if (I == 0 || R == 0)
+    return TP_SUCCESS;
+  void *scales = NULL;
+  TP_TRY(FN(cp_upload_temp)(space, host_scales, 2 * (size_t)R * sizeof(double), &scales));
+  FN(cp_extrapolate_args) a;
+  a.cur = cur, a.prev = prev, a.dst = dst, a.R = R, a.step = step;
+  a.scales = (const double *)scales;
+  tp_status st = TP_LAUNCHER(FN(cp_col_extrapolate))(space, I, R, a);
+  tp_temp_release(space, scales);
   return st;
 }
 
@@ -284,6 +339,17 @@ tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src,
                                     host_scale);
   return tp_cp_columns_gather_f64(space, (const double *)src, (double *)dst, I, R, host_perm,
                                   host_scale);
+}
+
+tp_status tp_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
+                                    const void *prev, void *dst, int64_t I, int64_t R,
+                                    double step, const double *host_scales) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tp_cp_columns_extrapolate_f32(space, (const float *)cur, (const float *)prev,
+                                         (float *)dst, I, R, step, host_scales);
+  return tp_cp_columns_extrapolate_f64(space, (const double *)cur, (const double *)prev,
+                                       (double *)dst, I, R, step, host_scales);
 }
 
 tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,

@@ -24,6 +24,26 @@ static tp_status cp_dense_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M
   return tp_mttkrp(space, c->X, M, n, G, c->mttkrp);
 }
 
+static tp_status cp_dense_restart(void *ctx) {
+  cp_dense *c = (cp_dense *)ctx;
+  return c->sweep ? tp_mttkrp_sweep_restart(c->sweep) : TP_SUCCESS;
+}
+
+/* Any mode costs the same: mode 0, with the partials formed afresh and forgotten after
+ * (they hold the trial's factors). */
+static tp_status cp_dense_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M,
+                                       int *mode, void *G) {
+  *mode = 0;
+  TP_TRY(cp_dense_restart(ctx));
+  TP_TRY(cp_dense_mttkrp(ctx, space, M, 0, G));
+  return cp_dense_restart(ctx);
+}
+
+static tp_status cp_dense_nvecs(void *ctx, tp_space *space, uint64_t seed,
+                                tp_kruskal *host_init) {
+  return tp_cp_nvecs_dense(space, ((cp_dense *)ctx)->X, seed, host_init);
+}
+
 static int cp_dense_passes(void *ctx) {
   cp_dense *c = (cp_dense *)ctx;
   return c->sweep ? tp_mttkrp_sweep_passes(c->sweep) : c->X->order;
@@ -44,6 +64,8 @@ tp_cp_tensor tp_cp_dense_tensor(tp_cp_dense_source *c, const tp_dense *X,
   t.values = X->data, t.count = tp_dense_count(X), t.norm2 = -1;
   t.prepare = cp_dense_prepare, t.mttkrp = cp_dense_mttkrp;
   t.passes = cp_dense_passes, t.release = cp_dense_release, t.ctx = c;
+  t.restart = cp_dense_restart, t.mttkrp_trial = cp_dense_mttkrp_trial;
+  t.nvecs = cp_dense_nvecs;
   return t;
 }
 

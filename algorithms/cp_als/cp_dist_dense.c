@@ -242,6 +242,7 @@ tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_al
   tp_cp_dense_source source;
   tp_cp_tensor t = tp_cp_dense_tensor(&source, &X->block, &opts->mttkrp);
   t.layout = &X->layout;
+  t.nvecs = NULL; /* of the block only: the start is given (opts->init) instead */
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
   tp_status st = tp_cp_als_run(space, &t, opts, &local, &res);

@@ -18,6 +18,24 @@ static tp_status cp_sparse_mttkrp(void *ctx, tp_space *space, const tp_kruskal *
   return tp_flycoo_mttkrp(space, c->X, M, n, G, 1);
 }
 
+/* The mode the records are ordered for now, without remapping them. */
+static tp_status cp_sparse_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M,
+                                        int *mode, void *G) {
+  cp_sparse *c = (cp_sparse *)ctx;
+  *mode = tp_flycoo_mode(c->X);
+  return tp_flycoo_mttkrp(space, c->X, M, *mode, G, 0);
+}
+
+/* nvecs from the nonzeros, brought back to the host for it. */
+static tp_status cp_sparse_nvecs(void *ctx, tp_space *space, uint64_t seed,
+                                 tp_kruskal *host_init) {
+  tp_coo host;
+  TP_TRY(tp_flycoo_to_coo(space, ((cp_sparse *)ctx)->X, &host));
+  tp_status st = tp_cp_nvecs_coo(&host, seed, host_init);
+  tp_coo_free(NULL, &host);
+  return st;
+}
+
 static int cp_sparse_passes(void *ctx) { return ((cp_sparse *)ctx)->order; }
 
 tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_options *opts,
@@ -31,5 +49,6 @@ tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_option
   t.dtype = s.dtype, t.order = s.order, t.dims = s.dims;
   t.count = s.nnz, t.norm2 = s.norm2;
   t.mttkrp = cp_sparse_mttkrp, t.passes = cp_sparse_passes, t.ctx = &c;
+  t.mttkrp_trial = cp_sparse_mttkrp_trial, t.nvecs = cp_sparse_nvecs;
   return tp_cp_als_run(space, &t, opts, model, result);
 }

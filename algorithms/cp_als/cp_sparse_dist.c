@@ -16,6 +16,14 @@ static tp_status dist_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, in
   return tp_flycoo_mttkrp(space, X->fly, M, n, G, 1);
 }
 
+/* The mode the records are ordered for now (the same on every rank), not remapped. */
+static tp_status dist_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M, int *mode,
+                                   void *G) {
+  tp_dist_coo *X = (tp_dist_coo *)ctx;
+  *mode = tp_flycoo_mode(X->fly);
+  return tp_flycoo_mttkrp(space, X->fly, M, *mode, G, 0);
+}
+
 static int dist_passes(void *ctx) { return ((tp_dist_coo *)ctx)->order; }
 
 static tp_status check_model(const tp_dist_coo *X, const tp_cp_als_options *opts,
@@ -42,6 +50,7 @@ static tp_cp_tensor dist_tensor(tp_dist_coo *X) {
   t.dtype = X->dtype, t.order = X->order, t.dims = X->block.dims;
   t.count = X->nnz, t.norm2 = X->norm2;
   t.mttkrp = dist_mttkrp, t.passes = dist_passes, t.ctx = X;
+  t.mttkrp_trial = dist_mttkrp_trial;
   t.layout = &X->layout;
   return t;
 }

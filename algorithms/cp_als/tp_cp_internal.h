@@ -21,7 +21,13 @@ struct tp_cp_layout;
 /* What the iteration needs of a tensor: its shape, ||X||^2 (norm2 >= 0 when the source
  * knows it, else the sum of squares of `count` stored values in the space, checked
  * finite), and the MTTKRP of each mode. prepare (may be NULL) runs once before the
- * first MTTKRP, release (may be NULL) at the end; passes is reported in the result. */
+ * first MTTKRP, release (may be NULL) at the end; passes is reported in the result.
+ * The MTTKRPs of a sweep come in mode order (modes may be skipped); restart (may be
+ * NULL) comes before each sweep, so that nothing cached from earlier factors is used.
+ * mttkrp_trial is an MTTKRP outside a sweep (the line search's trial): the source
+ * picks the mode it reaches at least cost, says which, and leaves the next sweep to
+ * start afresh. nvecs (NULL: not offered) fills a host Kruskal tensor with the nvecs
+ * start (tp_cp_nvecs_dense, _coo). */
 typedef struct tp_cp_tensor {
   tp_dtype dtype;
   int order;
@@ -34,6 +40,10 @@ typedef struct tp_cp_tensor {
   tp_status (*mttkrp)(void *ctx, tp_space *space, const struct tp_kruskal *M, int n, void *G);
   int (*passes)(void *ctx);
   void (*release)(void *ctx);
+  tp_status (*restart)(void *ctx);
+  tp_status (*mttkrp_trial)(void *ctx, tp_space *space, const struct tp_kruskal *M, int *mode,
+                            void *G);
+  tp_status (*nvecs)(void *ctx, tp_space *space, uint64_t seed, struct tp_kruskal *host_init);
   void *ctx;
   /* Distributed (tp_dist_internal.h): dims are this rank's slab rows (at least 1), norm2
    * the whole tensor's, and the layout says which rows the rank owns and with whom it
@@ -104,9 +114,26 @@ tp_status tp_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, 
 
 /* V = the elementwise product of the d R x R Grams at grams (d x R x R doubles in the
  * space) but skip's (skip = -1: all of them), multiplied in mode order as the host's
- * product is (gram_products.c). */
+ * product is, plus shift on the diagonal (gram_products.c). */
 tp_status tp_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
-                                  int skip, double *V);
+                                  int skip, double shift, double *V);
+
+/* ---- the nvecs start (cp_nvecs.c, nvecs_eigen.c) ----------------------------------- */
+
+/* A symmetric positive semidefinite I x I operator Y by its products: Z = Y Q for Q and
+ * Z row-major I x b on the host. */
+typedef struct tp_cp_gram_operator {
+  tp_status (*apply)(void *ctx, const double *Q, int64_t b, double *Z);
+  void *ctx;
+} tp_cp_gram_operator;
+
+/* The widest block of vectors tp_cp_top_eigenvectors applies the operator to. */
+int64_t tp_cp_eigen_block(int64_t I, int64_t want);
+
+/* The eigenvectors of Y's `want` largest eigenvalues into out (I x want, row-major,
+ * host), largest first, each with its entry of largest magnitude positive. */
+tp_status tp_cp_top_eigenvectors(const tp_cp_gram_operator *op, int64_t I, int64_t want,
+                                 uint64_t seed, double *out);
 
 /* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
 
@@ -116,7 +143,9 @@ tp_status tp_cp_hadamard_in_space(tp_space *space, const double *grams, int d, i
 typedef enum tp_cp_column_op {
   TP_CP_COLUMN_NORM2 = 0, /* sqrt(sum_i A[i,r]^2) */
   TP_CP_COLUMN_MAXABS,    /* max_i |A[i,r]| (NaN wins) */
-  TP_CP_COLUMN_DOT        /* sum_i A[i,r] B[i,r] */
+  TP_CP_COLUMN_DOT,       /* sum_i A[i,r] B[i,r] */
+  TP_CP_COLUMN_MAX,       /* max_i A[i,r] (NaN wins; -inf without rows) */
+  TP_CP_COLUMN_MIN        /* min_i A[i,r] (NaN wins; +inf without rows) */
 } tp_cp_column_op;
 
 /* Sum of squares and number of non-finite values of an array in the space (the sum
@@ -146,6 +175,15 @@ tp_status tp_cp_columns_gather_f64(tp_space *space, const double *src, double *d
                                    int64_t R, const int64_t *host_perm,
                                    const double *host_scale);
 
+/* dst[i, r] = c + step (c - p) with c = cur[i, r] scales[r] and p = prev[i, r]
+ * scales[R + r] (scales: 2R doubles on the host); dst may be cur or prev. */
+tp_status tp_cp_columns_extrapolate_f32(tp_space *space, const float *cur, const float *prev,
+                                        float *dst, int64_t I, int64_t R, double step,
+                                        const double *host_scales);
+tp_status tp_cp_columns_extrapolate_f64(tp_space *space, const double *cur, const double *prev,
+                                        double *dst, int64_t I, int64_t R, double step,
+                                        const double *host_scales);
+
 tp_status tp_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
                                 tp_cp_array_stats *host_stats);
 tp_status tp_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
@@ -160,6 +198,9 @@ tp_status tp_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t 
 tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
                                int64_t I, int64_t R, const int64_t *host_perm,
                                const double *host_scale);
+tp_status tp_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
+                                    const void *prev, void *dst, int64_t I, int64_t R,
+                                    double step, const double *host_scales);
 tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
                                tp_cp_array_stats *host_stats);
 

@@ -159,6 +159,12 @@ static tp_status tpm_from_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int 
   return tpm_ops_for(p->dtype)->partial(s->space, &pt);
 }
 
+tp_status tp_mttkrp_sweep_restart(tp_mttkrp_sweep *s) {
+  TP_CHECK_ARG(s, "sweep must not be NULL");
+  s->have[0] = s->have[1] = 0;
+  return TP_SUCCESS;
+}
+
 tp_status tp_mttkrp_sweep_mode(tp_mttkrp_sweep *s, const tp_kruskal *U, int mode, void *G) {
   TP_CHECK_ARG(s, "sweep must not be NULL");
   TP_CHECK_ARG(U && U->rank == s->rank, "the factors' rank differs from the sweep's %lld",

@@ -99,6 +99,11 @@ TP_API tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int6
 /* Call with mode = 0, 1, ..., d-1 in order each iteration. */
 TP_API tp_status tp_mttkrp_sweep_mode(tp_mttkrp_sweep *sweep, const tp_kruskal *U, int mode,
                                       void *G);
+/* Forgets the partial results, so that the next mode forms its group's partial anew:
+ * for factors changed other than in the sweep's order (a new start, a line search's
+ * extrapolation, fixed modes a sweep skips). A sweep that begins with mode 0 restarts
+ * by itself. */
+TP_API tp_status tp_mttkrp_sweep_restart(tp_mttkrp_sweep *sweep);
 /* Full passes over the tensor made per sweep (2 with reuse, d without). */
 TP_API int tp_mttkrp_sweep_passes(const tp_mttkrp_sweep *sweep);
 TP_API tp_status tp_mttkrp_sweep_destroy(tp_mttkrp_sweep **sweep);

@@ -704,6 +704,7 @@ static tp_status bench_cp_als_once(bench *b, int64_t rank, int reuse) {
   tp_kruskal model;
   memset(&res, 0, sizeof res), memset(&model, 0, sizeof model);
   o.rank = rank, o.tol = 0, o.max_iters = cfg->cp_iters, o.seed = cfg->seed;
+  o.line_search = 0; /* the ALS iteration itself, as recorded before the line search */
   o.mttkrp = bench_options(b, cfg->cp_variant_given ? cfg->cp_variant
                               : cfg->variants_given ? cfg->variants[0]
                                                     : TP_MTTKRP_AUTO);

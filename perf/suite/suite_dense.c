@@ -146,6 +146,7 @@ static tp_status bench_cp_als(dense_case *c, const char *shape) {
   memset(&t, 0, sizeof t);
   tp_cp_als_options o = tp_cp_als_options_default();
   o.rank = c->rank, o.tol = 0, o.max_iters = c->run->reps + 1;
+  o.line_search = 0; /* the ALS iteration itself, as recorded before the line search */
   o.progress = keep_iteration, o.progress_user = &t;
   tp_cp_als_result res;
   tp_status st = tp_cp_als(c->run->space, &c->X, &o, &model, &res);

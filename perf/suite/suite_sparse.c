@@ -132,6 +132,7 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
   double seconds[16] = {0};
   tp_cp_als_options o = tp_cp_als_options_default();
   o.rank = c->U.rank, o.tol = 0, o.max_iters = c->run->reps + 1;
+  o.line_search = 0; /* the ALS iteration itself, as recorded before the line search */
   o.progress = keep_seconds, o.progress_user = seconds;
   tp_cp_als_result res;
   tp_status st = tp_cp_als_sparse(c->run->space, c->fly, &o, &model, &res);

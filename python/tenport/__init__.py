@@ -146,16 +146,19 @@ def _seed(random_state):
 
 
 def _init_factors(init, shape, rank, code):
-    """init="random" (None) or a (weights, factors) pair, with the weights folded into the
-    first factor (the library ignores initial weights)."""
+    """init="random" or "nvecs"/"svd" (None: the library makes the start) or a (weights,
+    factors) pair, with the weights folded into the first factor (the library ignores
+    initial weights)."""
     if isinstance(init, str):
-        if init != "random":
-            raise ValueError(f"tenport: init={init!r}; 'random' or a (weights, factors) pair")
+        if init not in ("random", "nvecs", "svd"):
+            raise ValueError(f"tenport: init={init!r}; 'random', 'nvecs' ('svd') or a "
+                             "(weights, factors) pair")
         return None, None
     try:
         weights, factors = init
     except (TypeError, ValueError):
-        raise TypeError("tenport: init must be 'random' or a (weights, factors) pair") from None
+        raise TypeError("tenport: init must be 'random', 'nvecs' ('svd') or a (weights, "
+                        "factors) pair") from None
     dtype = np.float32 if code == "f4" else np.float64
     factors = [np.array(to_host(f), dtype=dtype, order="C") for f in factors]
     if len(factors) != len(shape):
@@ -193,17 +196,53 @@ def _tensor_view(X):
     return (None, x, None), x.shape, x.code, X if is_device_array(X) else x.array
 
 
+def _fixed_mask(fixed_modes, order):
+    """fixed_modes (None or mode numbers) as a bit mask; every mode may not be fixed."""
+    if fixed_modes is None:
+        return 0
+    mask = 0
+    for m in fixed_modes:
+        if not isinstance(m, numbers.Integral) or isinstance(m, bool) or not 0 <= m < order:
+            raise ValueError(f"tenport: fixed_modes holds {m!r}; modes are 0..{order - 1}")
+        mask |= 1 << int(m)
+    if mask == (1 << order) - 1:
+        raise ValueError("tenport: fixed_modes fixes every mode; nothing would be updated")
+    return mask
+
+
+def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesearch):
+    """The options beyond plain ALS, checked, as the extension takes them."""
+    if not isinstance(l2_reg, numbers.Real) or not np.isfinite(l2_reg) or l2_reg < 0:
+        raise ValueError("tenport: l2_reg must be a finite number >= 0")
+    if max_seconds is not None and (not isinstance(max_seconds, numbers.Real) or
+                                    not max_seconds > 0 or not np.isfinite(max_seconds)):
+        raise ValueError("tenport: max_seconds must be None or a number of seconds above 0")
+    if not isinstance(restarts, numbers.Integral) or isinstance(restarts, bool) or restarts < 0:
+        raise ValueError("tenport: restarts must be an integer >= 0")
+    nvecs = isinstance(init, str) and init in ("nvecs", "svd")
+    return (float(l2_reg), _fixed_mask(fixed_modes, order), nvecs,
+            float(max_seconds or 0.0), int(restarts), bool(linesearch))
+
+
 def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None,
-           mttkrp="auto", normalize=True, verbose=False, return_info=False):
+           mttkrp="auto", normalize=True, verbose=False, return_info=False, l2_reg=0.0,
+           fixed_modes=None, linesearch=True, restarts=0, max_seconds=None):
     """Rank-`rank` CP decomposition of X by alternating least squares.
 
     X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
     object with .coords, .data and .shape. Returns (weights, factors), factors[k] of shape
     (X.shape[k], rank), arrays of X's kind; with return_info=True, also a dict with the
-    final `fit`, the `fits` after every iteration, `iterations`, `converged` and
-    `seconds`. Stops after n_iter_max iterations or when the fit changes by less than tol.
-    random_state: None (the library's default seed, 1), an integer or a numpy generator.
-    mttkrp: the dense MTTKRP variant (auto, elem, slice, tile, gemm, blocked)."""
+    final `fit`, the `fits` after every iteration, `iterations`, `converged`, `seconds`,
+    `extrapolations`, `starts`, `best_start` and `stopped_by_time`. Stops after
+    n_iter_max iterations, when the fit changes by less than tol, or once max_seconds
+    have passed.
+    init: "random", "nvecs" (or "svd": the leading eigenvectors of each unfolding's Gram)
+    or a (weights, factors) pair. random_state: None (the library's default seed, 1), an
+    integer or a numpy generator. mttkrp: the dense MTTKRP variant (auto, elem, slice,
+    tile, gemm, blocked). l2_reg: ridge regularisation of the solves. fixed_modes: modes
+    whose factors keep their init values. linesearch: extrapolation between iterations,
+    kept only when it raises the fit. restarts: more starts from random factors, the best
+    fit kept."""
     rank = _check_rank(rank)
     if not isinstance(n_iter_max, numbers.Integral) or n_iter_max < 1:
         raise ValueError("tenport: n_iter_max must be a positive integer")
@@ -215,8 +254,10 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     factors = [empty_like_kind(like, (n, rank), code) for n in shape]
     w = describe(weights, name="weights")
     fs = [describe(f, name="factor") for f in factors]
+    extras = _cp_extras(init, l2_reg, fixed_modes, len(shape), max_seconds, restarts,
+                        linesearch)
     common = (rank, float(tol), int(n_iter_max), seed, str(mttkrp), bool(normalize),
-              bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors)
+              bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors, extras)
     if sparse is not None:
         info = _tenport.cp_als_sparse(x_or_coords.descriptor, values.descriptor, shape, *common)
     else:

@@ -49,21 +49,27 @@ static int parse_factor_list(PyObject *list, py_array *out, int order, const cha
 }
 
 /* Parses (rank, tol, max_iters, seed, mttkrp variant, normalize, verbose, weights,
- * factors, init factors or None). */
+ * factors, init factors or None, (l2_reg, fixed modes mask, nvecs, max_seconds,
+ * restarts, linesearch)). */
 static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   long long rank, seed;
-  double tol;
-  int max_iters, normalize, verbose;
+  double tol, reg, max_seconds;
+  int max_iters, normalize, verbose, nvecs, restarts, linesearch;
+  unsigned int fixed;
   const char *variant;
   PyObject *weights, *factors, *init;
-  if (!PyArg_ParseTuple(args, "LdiLsppOOO", &rank, &tol, &max_iters, &seed, &variant,
-                        &normalize, &verbose, &weights, &factors, &init))
+  if (!PyArg_ParseTuple(args, "LdiLsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
+                        &normalize, &verbose, &weights, &factors, &init, &reg, &fixed, &nvecs,
+                        &max_seconds, &restarts, &linesearch))
     return 0;
   memset(c, 0, sizeof *c);
   c->order = order;
   c->opts = tp_cp_als_options_default();
   c->opts.rank = rank, c->opts.tol = tol, c->opts.max_iters = max_iters;
   c->opts.seed = (uint64_t)seed, c->opts.normalize = normalize;
+  c->opts.reg = reg, c->opts.fixed_modes = fixed, c->opts.max_seconds = max_seconds;
+  c->opts.init_method = nvecs ? TP_CP_INIT_NVECS : TP_CP_INIT_RANDOM;
+  c->opts.restarts = restarts, c->opts.line_search = linesearch;
   if (tp_mttkrp_variant_parse(variant, &c->opts.mttkrp.variant) != TP_SUCCESS) {
     PyErr_Format(PyExc_ValueError, "tenport: mttkrp=%s is not one of auto, elem, slice, tile, "
                  "gemm, blocked", variant);
@@ -90,9 +96,12 @@ static PyObject *result_dict(const tp_cp_als_result *r, fit_history *h) {
     return NULL;
   for (int i = 0; i < h->count; ++i)
     PyList_SET_ITEM(fits, i, PyFloat_FromDouble(h->fits[i]));
-  return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N}", "fit", r->fit, "iterations", r->iterations,
-                       "converged", r->converged ? Py_True : Py_False, "seconds", r->seconds,
-                       "fallback_solves", r->fallback_solves, "fits", fits);
+  return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N,s:O,s:i,s:i,s:i}", "fit", r->fit,
+                       "iterations", r->iterations, "converged",
+                       r->converged ? Py_True : Py_False, "seconds", r->seconds,
+                       "fallback_solves", r->fallback_solves, "fits", fits, "stopped_by_time",
+                       r->stopped_by_time ? Py_True : Py_False, "extrapolations",
+                       r->extrapolations, "starts", r->starts, "best_start", r->best_start);
 }
 
 /* One decomposition with the model in the space (py_tensor_work; context: the call). */
@@ -117,16 +126,16 @@ static PyObject *finish_call(tp_status st, cp_call *c) {
 }
 
 /* cp_als_dense(X, rank, tol, max_iters, seed, mttkrp, normalize, verbose, weights,
- * factors, init) -> info dict; the model is written into weights and factors. */
+ * factors, init, extras) -> info dict; the model is written into weights and factors. */
 static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 11) {
-    PyErr_SetString(PyExc_TypeError, "cp_als_dense takes 11 arguments");
+  if (PyTuple_GET_SIZE(args) != 12) {
+    PyErr_SetString(PyExc_TypeError, "cp_als_dense takes 12 arguments");
     return NULL;
   }
   py_array x;
   cp_call c;
-  PyObject *rest = PyTuple_GetSlice(args, 1, 11);
+  PyObject *rest = PyTuple_GetSlice(args, 1, 12);
   int ok = rest && py_array_parse(PyTuple_GET_ITEM(args, 0), &x) &&
            parse_cp_call(rest, x.ndim, &c);
   Py_XDECREF(rest);
@@ -139,13 +148,13 @@ static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
 /* cp_als_sparse(coords, values, shape, rank, ... as cp_als_dense) -> info dict. */
 static PyObject *py_cp_als_sparse(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 13) {
-    PyErr_SetString(PyExc_TypeError, "cp_als_sparse takes 13 arguments");
+  if (PyTuple_GET_SIZE(args) != 14) {
+    PyErr_SetString(PyExc_TypeError, "cp_als_sparse takes 14 arguments");
     return NULL;
   }
   tp_coo coo;
   cp_call c;
-  PyObject *rest = PyTuple_GetSlice(args, 3, 13);
+  PyObject *rest = PyTuple_GetSlice(args, 3, 14);
   int ok = rest && py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
                              PyTuple_GET_ITEM(args, 2), &coo) &&
            parse_cp_call(rest, coo.order, &c);

@@ -24,8 +24,9 @@ def test_torch_cuda_tensors_stay_on_the_gpu(rng, dtype):
     X_host, _ = planted((12, 10, 11), 3, rng, getattr(np, dtype))
     X = torch.from_numpy(X_host).cuda()
     errors = []
-    for seed in range(1, 6):
-        weights, factors = tenport.cp_als(X, 3, n_iter_max=1000, tol=1e-12, random_state=seed)
+    for init, seed in (("nvecs", 1), ("random", 1), ("random", 2)):  # as on the CPU
+        weights, factors = tenport.cp_als(X, 3, n_iter_max=1000, tol=1e-12, init=init,
+                                          random_state=seed)
         assert tenport._tenport.last_input_address() == X.data_ptr()
         assert isinstance(weights, torch.Tensor) and weights.is_cuda
         assert all(isinstance(f, torch.Tensor) and f.is_cuda for f in factors)

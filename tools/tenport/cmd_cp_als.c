@@ -17,8 +17,9 @@
 #define EXAMPLE_TENSOR_SEED 20261122 /* not the default start seed: the start is not the truth */
 
 typedef struct cp_cli {
-  const char *input, *init, *output, *precision;
+  const char *input, *init, *output, *precision, *history;
   int rank, quiet, example, tol_set, iters_set;
+  int dense_only_options; /* --mttkrp or --no-reuse */
   double check_fit; /* < 0: none */
   tp_cp_als_options solver;
   tenport_cp_watch watch;
@@ -44,11 +45,24 @@ static void usage(FILE *out) {
           "  --tol X             stop when |delta fit| < X (1e-4)\n"
           "  --max-iters N       most iterations (50)\n"
           "  --seed S            seed of the random initial guess (1)\n"
-          "  --mttkrp V          auto, elem, slice, tile, gemm or blocked (auto)\n"
-          "  --init PREFIX       initial factors from PREFIX_factor<k>.npy (I_k x R)\n"
+          "  --init I            the start: random (uniform factors from --seed; default),\n"
+          "                      nvecs (the leading eigenvectors of each mode's Gram\n"
+          "                      X_(k) X_(k)^T, as the Tensor Toolbox's nvecs; one process\n"
+          "                      only), or PREFIX: factors from PREFIX_factor<k>.npy (I_k x R;\n"
+          "                      write ./random for a prefix named random)\n"
+          "  --reg L             ridge (L2) regularisation: each solve is U (V + L I) = G (0)\n"
+          "  --fix-modes M,...   modes whose factors keep their --init PREFIX values\n"
+          "  --max-seconds S     stop after the iteration that ends past S seconds\n"
+          "  --restarts K        K more starts from random factors (seeds S+1..S+K); the\n"
+          "                      model of the highest fit is kept (0)\n"
+          "  --no-line-search    no extrapolation between iterations (default: from the\n"
+          "                      third iteration on, the factors are moved on along their\n"
+          "                      last change, kept only when that raises the fit)\n"
+          "  --history FILE.json the fit, its change and the time of every iteration\n"
+          "  --mttkrp V          auto, elem, slice, tile, gemm or blocked (auto; dense)\n"
           "  --precision P       f32 or f64 (default: the file's; other dtypes give f64)\n"
           "  --no-reuse          one full MTTKRP per mode, no partial contractions shared\n"
-          "                      across modes\n"
+          "                      across modes (dense)\n"
           "  --output PREFIX     write PREFIX_lambda.npy and PREFIX_factor<k>.npy\n"
           "  --check-fit F       exit with status 1 unless the final fit is at least F (for\n"
           "                      scripts and tests)\n"
@@ -71,12 +85,39 @@ static void usage(FILE *out) {
           "  --gen-rank R        block in place (tenport gen dense --rank R --noise X; rank\n"
           "  --gen-noise X       1, noise 0 by default)\n"
           "  --distributed       run distributed even if no MPI launcher is seen\n"
-          "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first.\n",
+          "Final factors have unit 2-norm columns, lambda >= 0, largest lambda first, and\n"
+          "signs as the Tensor Toolbox's fixsigns leaves them (each factor's entry of largest\n"
+          "magnitude positive, flipped in pairs); fixed factors are left as given.\n",
           TP_DENSE_MAX_ORDER, EXAMPLE_RANK, EXAMPLE_FIT, EXAMPLE_TENSOR_SEED);
   tenport_conventions_help(out);
 }
 
 /* ---- options ------------------------------------------------------------------- */
+
+/* --init: random, nvecs or a prefix of factor files. */
+static int parse_init(cp_cli *c, const char *v) {
+  c->init = NULL;
+  if (!strcmp(v, "random") || !strcmp(v, "nvecs")) {
+    c->solver.init_method = v[0] == 'r' ? TP_CP_INIT_RANDOM : TP_CP_INIT_NVECS;
+    return 1;
+  }
+  return tenport_parse_text(v, &c->init);
+}
+
+/* "0,2": a set of mode numbers, each below TP_CP_MAX_FIXED_MODES. */
+static int parse_modes(const char *v, uint32_t *modes) {
+  *modes = 0;
+  for (const char *p = v;;) {
+    char *end;
+    long m = strtol(p, &end, 10);
+    if (end == p || m < 0 || m >= TP_CP_MAX_FIXED_MODES || (*end != ',' && *end != '\0'))
+      return tenport_expected("mode numbers from 0 separated by commas, such as 0,2");
+    *modes |= 1u << m;
+    if (*end == '\0')
+      return 1;
+    p = end + 1;
+  }
+}
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
 static int parse_value(cp_cli *c, const char *a, const char *v) {
@@ -86,7 +127,18 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--output"))
     return tenport_parse_text(v, &c->output);
   if (!strcmp(a, "--init"))
-    return tenport_parse_text(v, &c->init);
+    return parse_init(c, v);
+  if (!strcmp(a, "--reg"))
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &s->reg);
+  if (!strcmp(a, "--fix-modes"))
+    return parse_modes(v, &s->fixed_modes);
+  if (!strcmp(a, "--max-seconds"))
+    return tenport_parse_number(v, 0, 0, INFINITY, 0, &s->max_seconds) &&
+           (s->max_seconds > 0 || tenport_expected("a number of seconds above 0"));
+  if (!strcmp(a, "--restarts"))
+    return tenport_parse_int(v, 0, 1 << 20, &s->restarts);
+  if (!strcmp(a, "--history"))
+    return tenport_parse_text(v, &c->history);
   if (!strcmp(a, "--rank"))
     return tenport_parse_int(v, 1, 1 << 20, &c->rank);
   if (!strcmp(a, "--max-iters"))
@@ -96,8 +148,9 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
   if (!strcmp(a, "--tol"))
     return c->tol_set = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &s->tol);
   if (!strcmp(a, "--mttkrp"))
-    return tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS ||
-           tenport_expected("auto, elem, slice, tile, gemm or blocked");
+    return c->dense_only_options = 1,
+           tp_mttkrp_variant_parse(v, &s->mttkrp.variant) == TP_SUCCESS ||
+               tenport_expected("auto, elem, slice, tile, gemm or blocked");
   if (!strcmp(a, "--precision"))
     return tenport_parse_precision(v, &c->precision);
   if (!strcmp(a, "--grid"))
@@ -135,7 +188,11 @@ static int parse_flag(cp_cli *c, const char *a) {
   if (!strcmp(a, "--quiet"))
     return c->quiet = 1;
   if (!strcmp(a, "--no-reuse")) {
-    c->solver.reuse_partials = 0;
+    c->solver.reuse_partials = 0, c->dense_only_options = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--no-line-search")) {
+    c->solver.line_search = 0;
     return 1;
   }
   if (!strcmp(a, "--distributed"))
@@ -217,6 +274,11 @@ static int check_args(cp_cli *c) {
   }
   if (c->dims_text && parse_shape("--dims", c->dims_text, &c->order, c->dims))
     return 2;
+  if (c->solver.fixed_modes && !c->init) {
+    fprintf(stderr, "tenport cp-als: --fix-modes keeps factors given by --init PREFIX (the "
+            "files PREFIX_factor<k>.npy); give them\n");
+    return 2;
+  }
   return parse_generate(c);
 }
 
@@ -246,6 +308,7 @@ static int parse_args(int argc, char **argv, cp_cli *c) {
     c->solver.max_iters = 500;
   c->watch.max_iters = c->solver.max_iters, c->watch.tol = c->solver.tol;
   c->watch.quiet = c->quiet; /* quiet runs are timed too (the phases line) */
+  c->watch.starts = 1 + c->solver.restarts, c->watch.keep_history = c->history != NULL;
   c->solver.progress = tenport_cp_watch_iteration;
   c->solver.progress_user = &c->watch;
   return 0;
@@ -261,14 +324,42 @@ static int last_iteration(const tenport_cp_watch *w, const tp_cp_als_progress *p
 
 #define ITERATION_STATUS "iteration %d (at most %d), fit %.6f, delta %+.2e"
 
+/* One more iteration into the history (kept only with --history). */
+static void record(tenport_cp_watch *w, const tp_cp_als_progress *p) {
+  if (!w->keep_history || w->out_of_memory)
+    return;
+  if (w->recorded == w->capacity) {
+    int cap = w->capacity ? 2 * w->capacity : 64;
+    tenport_cp_record *grown =
+        (tenport_cp_record *)realloc(w->history, sizeof *grown * (size_t)cap);
+    if (!grown) {
+      w->out_of_memory = 1;
+      return;
+    }
+    w->history = grown, w->capacity = cap;
+  }
+  tenport_cp_record *r = &w->history[w->recorded++];
+  r->start = p->start, r->iteration = p->iteration, r->extrapolated = p->extrapolated;
+  r->fallback_solves = p->fallback_solves;
+  r->fit = p->fit, r->delta = p->delta_fit, r->seconds = p->seconds;
+}
+
+void tenport_cp_watch_free(tenport_cp_watch *w) {
+  free(w->history);
+  w->history = NULL, w->recorded = w->capacity = 0;
+}
+
 /* The line on stdout as before, and the indicator (the last iteration's state drawn at
  * once: normalisation and writing follow it). */
 void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch) {
   tenport_cp_watch *w = (tenport_cp_watch *)watch;
   w->iteration_seconds += p->seconds;
+  record(w, p);
   if (w->quiet)
     return;
   tenport_progress_hide(&w->bar);
+  if (w->starts > 1 && p->iteration == 1)
+    printf("start %d of %d\n", p->start + 1, w->starts);
   tp_cp_als_print_progress(p, stdout);
   if (last_iteration(w, p))
     tenport_progress_show(&w->bar, ITERATION_STATUS, p->iteration, w->max_iters, p->fit,
@@ -276,6 +367,60 @@ void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch) {
   else
     tenport_progress_update(&w->bar, ITERATION_STATUS, p->iteration, w->max_iters, p->fit,
                             p->delta_fit);
+}
+
+tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_options *solver,
+                                   const tp_cp_als_result *r, tp_output_set *set,
+                                   const char *path) {
+  tenport_json j;
+  tenport_json_begin(&j);
+  tenport_json_string(&j, "command", "cp-als");
+  tenport_json_integer(&j, "rank", (long long)solver->rank);
+  tenport_json_number(&j, "tol", solver->tol);
+  tenport_json_integer(&j, "max_iters", solver->max_iters);
+  tenport_json_number(&j, "reg", solver->reg);
+  tenport_json_bool(&j, "line_search", solver->line_search);
+  tenport_json_integer(&j, "restarts", solver->restarts);
+  tenport_json_array(&j, "iterations");
+  for (int i = 0; i < w->recorded; ++i) {
+    const tenport_cp_record *e = &w->history[i];
+    tenport_json_object(&j, NULL);
+    tenport_json_integer(&j, "start", e->start);
+    tenport_json_integer(&j, "iteration", e->iteration);
+    tenport_json_number(&j, "fit", e->fit);
+    tenport_json_number(&j, "delta", e->delta);
+    tenport_json_number(&j, "seconds", e->seconds);
+    tenport_json_bool(&j, "extrapolated", e->extrapolated);
+    tenport_json_integer(&j, "fallback_solves", e->fallback_solves);
+    tenport_json_end(&j);
+  }
+  tenport_json_end(&j);
+  tenport_json_object(&j, "result");
+  tenport_json_number(&j, "fit", r->fit);
+  tenport_json_integer(&j, "iterations", r->iterations);
+  tenport_json_bool(&j, "converged", r->converged);
+  tenport_json_bool(&j, "stopped_by_time", r->stopped_by_time);
+  tenport_json_integer(&j, "starts", r->starts);
+  tenport_json_integer(&j, "best_start", r->best_start);
+  tenport_json_integer(&j, "extrapolations", r->extrapolations);
+  tenport_json_number(&j, "seconds", r->seconds);
+  tenport_json_end(&j);
+  tp_status st = w->out_of_memory ? TP_ERROR_OUT_OF_MEMORY : tenport_json_write(&j, set, path);
+  if (w->out_of_memory)
+    fprintf(stderr, "tenport cp-als: out of host memory for the iterations' history\n");
+  tenport_json_free(&j);
+  return st;
+}
+
+tp_status tenport_cp_write_outputs(tp_output_set *set, const char *output, const char *history,
+                                   const tp_kruskal *host_model, const tenport_cp_watch *watch,
+                                   const tp_cp_als_options *solver, const tp_cp_als_result *r) {
+  if (!set)
+    return TP_SUCCESS;
+  tp_status st = output ? tp_kruskal_write_npy_to(set, output, host_model) : TP_SUCCESS;
+  if (st == TP_SUCCESS && history)
+    st = tenport_cp_write_history(watch, solver, r, set, history);
+  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
 }
 
 void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
@@ -347,23 +492,35 @@ static void print_summary(const cp_cli *c, cp_job *j, const char *name, double s
  * communicator, which on GPUs costs more than many iterations. */
 void tenport_cp_print_result(const tp_cp_als_result *r, double seconds) {
   double iterating = r->seconds - r->setup_seconds;
-  printf("fit %.10f after %d iteration%s (%s), %.3f s (setup %.3f s), %.4f s per iteration\n",
-         r->fit, r->iterations, r->iterations == 1 ? "" : "s",
-         r->converged ? "converged" : "iteration limit", r->seconds, r->setup_seconds,
-         r->iterations ? iterating / r->iterations : 0.0);
+  int all_iterations = 0; /* of every start: the time per iteration counts them all */
+  printf("fit %.10f after %d iteration%s (%s), %.3f s (setup %.3f s)", r->fit, r->iterations,
+         r->iterations == 1 ? "" : "s",
+         r->converged ? "converged" : r->stopped_by_time ? "time limit" : "iteration limit",
+         r->seconds, r->setup_seconds);
+  all_iterations = r->starts > 1 ? 0 : r->iterations;
+  if (all_iterations)
+    printf(", %.4f s per iteration", iterating / all_iterations);
+  printf("\n");
+  if (r->starts > 1)
+    printf("starts: %d, the best start %d (seed + %d)\n", r->starts, r->best_start + 1,
+           r->best_start);
+  printf("line search: %d extrapolation%s kept\n", r->extrapolations,
+         r->extrapolations == 1 ? "" : "s");
   printf("rank-revealing fallback solves: %d\n", r->fallback_solves);
   printf("total %.3f s (reading, copies and writing included)\n", seconds);
 }
 
-static tp_status write_model(const cp_cli *c, cp_job *j) {
+/* The model (with --output) and the history (with --history) into the set. */
+static tp_status write_outputs(const cp_cli *c, cp_job *j) {
   tp_kruskal *m = &j->model;
-  tp_status st = tp_kruskal_alloc(NULL, m->dtype, m->order, m->dims, m->rank, &j->host_model);
-  if (st == TP_SUCCESS)
+  tp_status st = TP_SUCCESS;
+  if (c->output)
+    st = tp_kruskal_alloc(NULL, m->dtype, m->order, m->dims, m->rank, &j->host_model);
+  if (st == TP_SUCCESS && c->output)
     st = tp_kruskal_copy_to_host(j->space, &j->host_model, m);
   if (st == TP_SUCCESS)
-    st = tp_kruskal_write_npy_to(j->set, c->output, &j->host_model);
-  if (st == TP_SUCCESS)
-    st = tp_output_set_commit(j->set);
+    st = tenport_cp_write_outputs(j->set, c->output, c->history, &j->host_model, &c->watch,
+                                  &c->solver, &j->result);
   return st;
 }
 
@@ -390,8 +547,8 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
     st = tp_cp_als(j->space, &j->x, &c->solver, &j->model, &j->result);
   tenport_cp_watch_end(watch);
   t0 = tenport_seconds();
-  if (st == TP_SUCCESS && c->output)
-    st = write_model(c, j);
+  if (st == TP_SUCCESS)
+    st = write_outputs(c, j);
   j->phases.write = tenport_seconds() - t0;
   c->solver.init = NULL;
   return st;
@@ -400,8 +557,15 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
 /* A .tns or .tpb input goes to the sparse path. */
 static int run_sparse_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
                            tp_output_set *set) {
+  if (c->dense_only_options) {
+    fprintf(stderr, "tenport cp-als: --mttkrp and --no-reuse choose how a dense tensor's "
+            "MTTKRPs run; %s is a sparse tensor, whose MTTKRP is FLYCOO's\n", tp_input_name(in));
+    return 2;
+  }
   tenport_cp_request q;
+  memset(&q, 0, sizeof q);
   q.in = in, q.set = set, q.init = c->init, q.output = c->output, q.rank = c->rank;
+  q.history = c->history;
   q.order = c->order, q.dims = c->order ? c->dims : NULL, q.text = &c->text.read;
   q.dtype = TP_DTYPE_F64;
   if (c->precision)
@@ -425,7 +589,8 @@ static int plan_dense(const cp_cli *c, tp_input *in, tp_output_set *set, tp_dtyp
   if (c->precision)
     *dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
   int order_ok = h.ndim >= 2 && h.ndim <= TP_DENSE_MAX_ORDER; /* else the reader says why */
-  if (set && order_ok && tp_kruskal_reserve_npy(set, c->output, h.ndim) != TP_SUCCESS)
+  if (set && c->output && order_ok &&
+      tp_kruskal_reserve_npy(set, c->output, h.ndim) != TP_SUCCESS)
     return fail();
   return 0;
 }
@@ -462,7 +627,8 @@ static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
   return code;
 }
 
-/* Inputs no output may replace: the tensor and the --init files. */
+/* Inputs no output may replace: the tensor and the --init files. The history's file
+ * joins the set at once; the model's once the order is known. */
 static int begin_outputs(const cp_cli *c, const tp_input *in, tp_output_set **set) {
   char names[TP_DENSE_MAX_ORDER + 1][4096];
   const char *inputs[TP_DENSE_MAX_ORDER + 1];
@@ -476,7 +642,9 @@ static int begin_outputs(const cp_cli *c, const tp_input *in, tp_output_set **se
   }
   if (tenport_outputs_begin("cp-als", set, in, inputs, n))
     return 1;
-  return tenport_outputs_check_folder("cp-als", c->output);
+  if (c->history && tenport_outputs_add("cp-als", *set, c->history))
+    return 1;
+  return c->output ? tenport_outputs_check_folder("cp-als", c->output) : 0;
 }
 
 /* The input's content says which path it takes: .npy dense, .tns or .tpb sparse. The
@@ -488,7 +656,7 @@ static int run_file(cp_cli *c) {
   tenport_space_ahead ahead;
   tenport_space_ahead_start(&ahead);
   int code = tenport_open_input("cp-als", c->input, &in);
-  if (code == 0 && c->output)
+  if (code == 0 && (c->output || c->history))
     code = begin_outputs(c, in, &set);
   if (code == 0 && tp_input_format(in, &format) != TP_SUCCESS)
     code = fail();
@@ -517,7 +685,7 @@ static int run_example(tp_space *space, cp_cli *c) {
   printf("planted rank-%d tensor 30x40x20 (%s, no noise, seed %d), random start seed %llu\n",
          EXAMPLE_RANK, tp_dtype_name(dtype), EXAMPLE_TENSOR_SEED,
          (unsigned long long)c->solver.seed);
-  int code = c->output ? begin_outputs(c, NULL, &j.set) : 0;
+  int code = c->output || c->history ? begin_outputs(c, NULL, &j.set) : 0;
   if (code == 0 && c->output && tp_kruskal_reserve_npy(j.set, c->output, 3) != TP_SUCCESS)
     code = fail();
   tp_status st = code ? TP_SUCCESS : tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT,
@@ -563,7 +731,7 @@ static int run_distributed(cp_cli *c) {
   q.generate = c->generate;
   q.planted = c->planted;
   q.solver = &c->solver, q.watch = c->quiet ? NULL : &c->watch, q.check_fit = c->check_fit;
-  q.precision = c->precision;
+  q.precision = c->precision, q.history = c->history;
   return tenport_cp_als_distributed(&q);
 }
 
@@ -574,9 +742,15 @@ int tenport_cmd_cp_als(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  if (!c.example && (c.distributed || c.generate.nnz || c.planted.order || tp_comm_launched()))
-    return run_distributed(&c);
+  if (!c.example && (c.distributed || c.generate.nnz || c.planted.order || tp_comm_launched())) {
+    code = run_distributed(&c);
+    tenport_cp_watch_free(&c.watch);
+    return code;
+  }
   if (c.example)
-    return tenport_run_in_space("cp-als", run_example_job, &c);
-  return run_file(&c);
+    code = tenport_run_in_space("cp-als", run_example_job, &c);
+  else
+    code = run_file(&c);
+  tenport_cp_watch_free(&c.watch);
+  return code;
 }

@@ -5,18 +5,39 @@
 
 #include "space_ahead.h"
 #include "cli_files.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "progress.h"
 
+/* One iteration as --history records it. */
+typedef struct tenport_cp_record {
+  int start, iteration, extrapolated, fallback_solves;
+  double fit, delta, seconds;
+} tenport_cp_record;
+
 /* The per-iteration reports of a run (solver.progress_user): a line on stdout as
- * before, and the live indicator on a terminal. */
+ * before, and the live indicator on a terminal; with --history, every iteration kept. */
 typedef struct tenport_cp_watch {
   int max_iters;
   double tol;
   tenport_progress bar;
   int quiet;                /* --quiet: only the time is taken */
   double iteration_seconds; /* the iterations' time so far (the phases line) */
+  int starts, start;        /* 1 + restarts; the start running */
+  int keep_history;         /* --history */
+  tenport_cp_record *history;
+  int recorded, capacity;
+  int out_of_memory;        /* a record could not be kept */
 } tenport_cp_watch;
+
+void tenport_cp_watch_free(tenport_cp_watch *w);
+
+/* The --history document: the options that shape the iteration, and each iteration's
+ * start, number, fit, change of fit, seconds, whether the line search's extrapolation
+ * was kept and its rank-revealing solves; then the result. Written into set as path. */
+tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_options *solver,
+                                   const tp_cp_als_result *r, tp_output_set *set,
+                                   const char *path);
 
 /* tp_cp_als_options.progress with a tenport_cp_watch as user. */
 void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch);
@@ -28,10 +49,11 @@ void tenport_cp_watch_end(tenport_cp_watch *w);
 typedef struct tenport_cp_request {
   tp_input *in;
   tp_output_set *set; /* with --output: receives the model's files, committed at the end */
-  const char *init, *output;
+  const char *init, *output, *history;
   int rank, order;                  /* order and dims: --dims, else 0 */
   const int64_t *dims;
   const tp_tns_options *text;       /* --index-base, --no-header (.tns inputs) */
+  int dense_only_options;           /* --mttkrp or --no-reuse was given */
   tp_dtype dtype;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch; /* NULL with --quiet */
@@ -43,6 +65,12 @@ int tenport_cp_check_fit(double fit, double want);
 
 /* The fit, iterations, time and fallback lines of the summary. */
 void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
+
+/* The set's model files (with --output) and history (with --history), then the commit;
+ * a tp_status of the first failure. */
+tp_status tenport_cp_write_outputs(tp_output_set *set, const char *output, const char *history,
+                                   const tp_kruskal *host_model, const tenport_cp_watch *watch,
+                                   const tp_cp_als_options *solver, const tp_cp_als_result *r);
 
 /* Where a run's time went, as one line: "phases: read R s, build B s, initialisation I s,
  * iterations T s, write W s". */
@@ -72,7 +100,7 @@ typedef struct tenport_cp_planted {
  * of a random sparse tensor each rank draws its share of (generate.nnz > 0), or of a
  * planted dense tensor each rank makes its block of (planted.order > 0). */
 typedef struct tenport_cp_dist_request {
-  const char *input, *init, *output, *grid, *precision;
+  const char *input, *init, *output, *grid, *precision, *history;
   int rank, order;                  /* order and dims: --dims, else 0 */
   int64_t dims[TP_COO_MAX_ORDER];
   tp_coo_random_options generate;

@@ -65,7 +65,7 @@ static void finish(dist_job *j) {
 static int begin_outputs(dist_job *j) {
   const tenport_cp_dist_request *q = j->q;
   tp_status st = TP_SUCCESS;
-  if (root(j) && q->output) {
+  if (root(j) && (q->output || q->history)) {
     st = tp_output_set_create(&j->set);
     if (st == TP_SUCCESS && !tenport_settings.force)
       st = tp_output_set_keep_existing(j->set, TENPORT_FORCE_ADVICE);
@@ -76,7 +76,9 @@ static int begin_outputs(dist_job *j) {
       snprintf(name, sizeof name, k < 0 ? "%s_lambda.npy" : "%s_factor%d.npy", q->init, k);
       st = tp_output_set_protect(j->set, name);
     }
-    if (st == TP_SUCCESS)
+    if (st == TP_SUCCESS && q->history)
+      st = tp_output_set_add(j->set, q->history);
+    if (st == TP_SUCCESS && q->output)
       st = tp_output_check_folder(q->output);
   }
   return agree(j, st);
@@ -180,7 +182,7 @@ static int prepare_model(dist_job *j) {
   tp_status st = tp_kruskal_alloc(NULL, j->dtype, j->order, j->dims, q->rank, &j->model);
   if (st == TP_SUCCESS && q->init)
     st = tp_kruskal_read_npy(q->init, j->dtype, j->order, j->dims, q->rank, &j->init);
-  if (st == TP_SUCCESS && j->set)
+  if (st == TP_SUCCESS && j->set && q->output)
     st = tp_kruskal_reserve_npy(j->set, q->output, j->order);
   return agree(j, st);
 }
@@ -215,10 +217,11 @@ static int measure_ranks(dist_job *j) {
 static int write_model(dist_job *j) {
   double t0 = tenport_seconds();
   tp_status st = TP_SUCCESS;
-  if (j->set) {
-    st = tp_kruskal_write_npy_to(j->set, j->q->output, &j->model);
-    if (st == TP_SUCCESS)
-      st = tp_output_set_commit(j->set);
+  if (j->set) { /* rank 0's: its watch has the iterations */
+    tp_cp_als_options o = *j->q->solver;
+    o.rank = j->q->rank;
+    st = tenport_cp_write_outputs(j->set, j->q->output, j->q->history, &j->model,
+                                  (const tenport_cp_watch *)o.progress_user, &o, &j->result);
   }
   j->write_seconds = tenport_seconds() - t0;
   return agree(j, st);

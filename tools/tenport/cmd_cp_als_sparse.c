@@ -30,7 +30,7 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
   double t = tenport_seconds();
   tp_status st = tp_coo_read_input_with(q->in, q->dtype, q->order, q->dims, q->text, &host,
                                         &info);
-  if (st == TP_SUCCESS && q->set) /* the order is known: the outputs are checked now */
+  if (st == TP_SUCCESS && q->output) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   ph.read = tenport_seconds() - t, t = tenport_seconds();
   tp_space *space = st == TP_SUCCESS ? tenport_space_ahead_wait(ahead, "cp-als") : NULL;
@@ -65,11 +65,10 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
     st = tp_kruskal_alloc(NULL, host.dtype, host.order, host.dims, q->rank, &host_model);
     if (st == TP_SUCCESS)
       st = tp_kruskal_copy_to_host(space, &host_model, &model);
-    if (st == TP_SUCCESS)
-      st = tp_kruskal_write_npy_to(q->set, q->output, &host_model);
-    if (st == TP_SUCCESS)
-      st = tp_output_set_commit(q->set);
   }
+  if (st == TP_SUCCESS)
+    st = tenport_cp_write_outputs(q->set, q->output, q->history, &host_model, timer, &solver,
+                                  &res);
   ph.write = tenport_seconds() - t;
   int code = st == TP_SUCCESS ? 0 : tenport_fail("cp-als", "failed");
   if (code == 0) {
