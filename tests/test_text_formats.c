@@ -208,3 +208,12 @@ Test(text_formats, the_sptensor_line_can_name_the_index_base) {
   cr_assert(strstr(tp_last_error(), "line 1") && strstr(tp_last_error(), "indices-start-at-zero"),
             "%s", tp_last_error());
 }
+
+/* An index 0 shifts every index up: the largest 64-bit index then has no dimension
+ * (found by fuzzing: the dims overflowed). */
+Test(text_formats, a_shift_past_64_bits_is_an_error) {
+  tp_coo t;
+  TPT_FAILS_WITH(read_with(write_file("o.tns", "", "1 9223372036854775807 1.0\n0 1 2.0\n"),
+                           NULL, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+  cr_assert(strstr(tp_last_error(), "beyond 64 bits"), "%s", tp_last_error());
+}

@@ -39,6 +39,12 @@ struct tp_output_set {
                           error that refuses to replace one */
 };
 
+int tp_output_set_count(const tp_output_set *set) { return set ? (int)set->count : 0; }
+
+const char *tp_output_set_path(const tp_output_set *set, int i) {
+  return set && i >= 0 && (size_t)i < set->count ? set->files[i]->path : NULL;
+}
+
 tp_status tp_output_set_create(tp_output_set **set) {
   TP_CHECK_ARG(set, "set is NULL");
   *set = (tp_output_set *)calloc(1, sizeof **set);

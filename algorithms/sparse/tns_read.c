@@ -170,6 +170,10 @@ static tp_status take_header_base(const char *name, const tp_tns_header *h, tp_t
  * stored one too low; shifted up, each must lie within the given dims. */
 static tp_status make_zero_based(tp_tns_parser *ps, const int64_t *dims) {
   for (int m = 0; m < ps->order; ++m) {
+    if (ps->b.max_index[m] >= INT64_MAX - 1) /* its dim would be 2^63 */
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: an index 0 makes the file's indices 0-based, and "
+                      "then mode %d's largest index %lld needs a dimension beyond 64 bits",
+                      ps->name, m, (long long)INT64_MAX);
     int64_t *idx = ps->b.t.indices[m];
     for (int64_t i = 0; i < ps->b.t.nnz; ++i)
       ++idx[i];

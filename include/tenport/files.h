@@ -134,6 +134,11 @@ TP_API tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const
  * path; TP_ERROR_INVALID_ARGUMENT when path was not shared in this set. */
 TP_API tp_status tp_output_set_shared_done(tp_output_set *set, const char *path);
 
+/* The files of the set, in the order they were added: their count, and the path of
+ * file i (owned by the set; NULL for an i out of range). */
+TP_API int tp_output_set_count(const tp_output_set *set);
+TP_API const char *tp_output_set_path(const tp_output_set *set, int i);
+
 /* Removes the temporaries of a set that was not committed (the targets keep their old
  * contents), frees the set and sets *set to NULL; safe on NULL. */
 TP_API void tp_output_set_destroy(tp_output_set **set);

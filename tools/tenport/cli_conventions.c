@@ -57,13 +57,19 @@ static int device_exists(const char *cmd, int d) {
   return 2;
 }
 
-/* Takes --threads, --device and --force (name, with value v) into tenport_settings; 1 if
- * it was one of them (then *used tells whether v was consumed), 0 if not, 2 after a
- * usage message. */
+/* Takes --threads, --device, --force and --json (name, with value v) into
+ * tenport_settings; 1 if it was one of them (then *used tells whether v was consumed), 0
+ * if not, 2 after a usage message. */
 static int take_setting(const char *cmd, const char *name, const char *v, int *used) {
   *used = 0;
   if (!strcmp(name, "--force"))
     return tenport_settings.force = 1;
+  if (!strcmp(name, "--json")) {
+    if (tenport_option_error(cmd, name, v ? tenport_parse_text(v, &tenport_settings.json) : 0,
+                             v))
+      return 2;
+    return *used = 1;
+  }
   int is_threads = !strcmp(name, "--threads"), is_device = !strcmp(name, "--device");
   if (!is_threads && !is_device)
     return 0;
@@ -198,6 +204,8 @@ void tenport_conventions_help(FILE *out) {
           "  -t, --threads N     OpenMP threads (the openmp backend; others run as they do)\n"
           "  --device D          the GPU to run on (0 on the CPU backends)\n"
           "  --force             replace outputs that exist (refused otherwise)\n"
+          "  --json FILE         a JSON summary of the run: the command, its arguments, exit\n"
+          "                      code and error, inputs, outputs, phases' seconds, results\n"
           "Options may be written --name=value; short forms: -r rank, -i input, -o output,\n"
           "-s seed, -t threads, -q quiet, -h help. --max-iters is also taken as --maxiters or\n"
           "--maxits, --dims as --shape, and --input as peaks' --sh.\n");

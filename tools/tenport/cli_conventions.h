@@ -5,7 +5,7 @@
  *                       -h help; a value may follow attached (-r10)
  *   one spelling        --max-iters (also --maxiters, --maxits, --max-iter),
  *                       --dims (also --shape), --input (also peaks' --sh)
- *   for every command   --threads N, --device D, --force
+ *   for every command   --threads N, --device D, --force, --json FILE
  * The command parsers see the long spellings only. */
 #ifndef TENPORT_CLI_CONVENTIONS_H
 #define TENPORT_CLI_CONVENTIONS_H
@@ -20,6 +20,7 @@ typedef struct tenport_cli_settings {
   int device;     /* --device: the GPU of a one-process run */
   int device_set; /* --device was given */
   int force;      /* --force: outputs may replace existing files */
+  const char *json; /* --json: the run's summary (cli_summary.h), or NULL */
 } tenport_cli_settings;
 
 extern tenport_cli_settings tenport_settings;
@@ -28,7 +29,7 @@ extern tenport_cli_settings tenport_settings;
 #define TENPORT_FORCE_ADVICE "--force replaces it, or name another output"
 
 /* argv of one command (argv[0] the command word) in the spellings its parser takes, with
- * --threads, --device and --force taken out into tenport_settings. Returns 0 with
+ * --threads, --device, --force and --json taken out into tenport_settings. Returns 0 with
  * *out_argv from malloc (free it; its strings are argv's, or parts of them copied), or 2
  * after a usage message. */
 int tenport_conventional_args(const char *cmd, int argc, char **argv, int *out_argc,

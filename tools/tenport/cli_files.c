@@ -8,6 +8,7 @@
 #include "options.h"
 
 int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
+  tenport_summary_input(path);
   return tp_input_open(in, path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot open the input");
 }
 
@@ -32,8 +33,10 @@ int tenport_outputs_add(const char *cmd, tp_output_set *set, const char *path) {
 }
 
 int tenport_outputs_commit(const char *cmd, tp_output_set *set) {
-  return tp_output_set_commit(set) == TP_SUCCESS ? 0
-                                                  : tenport_fail(cmd, "cannot write the results");
+  if (tp_output_set_commit(set) != TP_SUCCESS)
+    return tenport_fail(cmd, "cannot write the results");
+  tenport_summary_outputs(set);
+  return 0;
 }
 
 int tenport_outputs_check_folder(const char *cmd, const char *path) {

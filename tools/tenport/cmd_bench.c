@@ -35,18 +35,19 @@ static int parse(int argc, char **argv, bench_cli *c) {
       c->full = !strcmp(a, "--full");
     else if (!strcmp(a, "--quiet"))
       c->quiet = 1;
-    else if (!strcmp(a, "--only") || !strcmp(a, "--json")) {
+    else if (!strcmp(a, "--only")) {
       if (!v)
         return tenport_option_error("bench", a, 1, NULL);
       if (!strcmp(a, "--only") && !tps_is_method(v)) {
         fprintf(stderr, "tenport bench: no method '%s' (there are: %s)\n", v, tps_method_list());
         return 2;
       }
-      *(!strcmp(a, "--only") ? &c->only : &c->json) = v;
+      c->only = v;
       ++i;
     } else
       return tenport_option_error("bench", a, -1, NULL);
   }
+  c->json = tenport_settings.json; /* taken as every command's --json is */
   return 0;
 }
 

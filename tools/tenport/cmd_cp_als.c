@@ -420,7 +420,9 @@ tp_status tenport_cp_write_outputs(tp_output_set *set, const char *output, const
   tp_status st = output ? tp_kruskal_write_npy_to(set, output, host_model) : TP_SUCCESS;
   if (st == TP_SUCCESS && history)
     st = tenport_cp_write_history(watch, solver, r, set, history);
-  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
+  if (st == TP_SUCCESS && (st = tp_output_set_commit(set)) == TP_SUCCESS)
+    tenport_summary_outputs(set);
+  return st;
 }
 
 void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
@@ -429,6 +431,10 @@ void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
   printf("phases: read %.3f s, build %.3f s, initialisation %.3f s, iterations %.3f s, "
          "write %.3f s\n", ph.read, ph.build, ph.init + (solver_rest > 0 ? solver_rest : 0),
          w->iteration_seconds, ph.write);
+  tenport_summary_phase("read", ph.read), tenport_summary_phase("build", ph.build);
+  tenport_summary_phase("initialisation", ph.init + (solver_rest > 0 ? solver_rest : 0));
+  tenport_summary_phase("iterations", w->iteration_seconds);
+  tenport_summary_phase("write", ph.write);
 }
 
 void tenport_cp_watch_begin(tenport_cp_watch *w) {
@@ -472,6 +478,9 @@ static void print_summary(const cp_cli *c, cp_job *j, const char *name, double s
   const tp_cp_als_result *r = &j->result;
   printf("tensor: %s, ", name);
   print_shape(&j->x);
+  tenport_summary_dims("dims", j->x.order, j->x.dims);
+  tenport_summary_text("dtype", tp_dtype_name(j->x.dtype));
+  tenport_summary_integer("rank", c->rank);
   printf(" %s, %s; rank %d\n", tp_dtype_name(j->x.dtype),
          j->x.layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order", c->rank);
   printf("mttkrp:");
@@ -508,6 +517,15 @@ void tenport_cp_print_result(const tp_cp_als_result *r, double seconds) {
          r->extrapolations == 1 ? "" : "s");
   printf("rank-revealing fallback solves: %d\n", r->fallback_solves);
   printf("total %.3f s (reading, copies and writing included)\n", seconds);
+  tenport_summary_number("fit", r->fit);
+  tenport_summary_integer("iterations", r->iterations);
+  tenport_summary_text("stopped", r->converged         ? "converged"
+                                  : r->stopped_by_time ? "time limit"
+                                                       : "iteration limit");
+  tenport_summary_integer("starts", r->starts), tenport_summary_integer("best_start", r->best_start);
+  tenport_summary_integer("extrapolations", r->extrapolations);
+  tenport_summary_integer("fallback_solves", r->fallback_solves);
+  tenport_summary_number("solver_seconds", r->seconds);
 }
 
 /* The model (with --output) and the history (with --history) into the set. */
@@ -723,6 +741,8 @@ static int run_distributed(cp_cli *c) {
                     "distributed run: the ranks read plain FROSTT text (1-based, no header)\n");
     return 2;
   }
+  if (c->input)
+    tenport_summary_input(c->input);
   tenport_cp_dist_request q;
   memset(&q, 0, sizeof q);
   q.input = c->input, q.init = c->init, q.output = c->output, q.grid = c->grid;

@@ -9,6 +9,10 @@ static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, in
     printf("%s%lld", k ? "x" : "", (long long)s->dims[k]);
   printf(" %s, %lld nonzeros (%lld duplicates summed); rank %d\n", tp_dtype_name(s->dtype),
          (long long)s->nnz, (long long)duplicates, rank);
+  tenport_summary_dims("dims", s->order, s->dims);
+  tenport_summary_text("dtype", tp_dtype_name(s->dtype));
+  tenport_summary_integer("nnz", (long long)s->nnz);
+  tenport_summary_integer("rank", rank);
   printf("mttkrp: FLYCOO, %d partitions, %s (%d-byte records, %.1f MB), built in %.3f s; "
          "%d pass%s over the nonzeros per iteration\n",
          s->partitions, s->remaps ? "dynamic remapping" : "a record copy per mode",

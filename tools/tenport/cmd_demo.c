@@ -105,5 +105,6 @@ int tenport_cmd_demo(int argc, char **argv) {
   if (!failed)
     printf("tenport demo: every step found what was expected, in %.1f s\n",
            tenport_seconds() - t0);
+  tenport_summary_text("checks", failed ? "failed" : "passed");
   return failed;
 }

@@ -184,10 +184,14 @@ static int begin_outputs(const char *output, const char *truth, int order,
 /* Writes the truth (if asked for) into the set and commits it. */
 static tp_status finish_outputs(tp_output_set *set, const char *truth, const tp_kruskal *k) {
   tp_status st = truth ? tp_kruskal_write_npy_to(set, truth, k) : TP_SUCCESS;
-  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
+  if (st == TP_SUCCESS && (st = tp_output_set_commit(set)) == TP_SUCCESS)
+    tenport_summary_outputs(set);
+  return st;
 }
 
 static void dense_summary(const dense_cli *c, double seconds) {
+  tenport_summary_text("dims", c->shape_text);
+  tenport_summary_phase("generate", seconds);
   printf("%s: %s", c->output, c->shape_text);
   printf(" %s, %s, ", c->single ? "float32" : "float64",
          c->layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order");
@@ -400,6 +404,9 @@ static void print_dims(const tp_coo *t) {
 static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
                            double seconds) {
   const tp_coo_random_options *o = &c->random;
+  tenport_summary_dims("dims", t->order, t->dims);
+  tenport_summary_integer("nnz", (long long)t->nnz);
+  tenport_summary_phase("generate", seconds);
   printf("%s: ", c->output);
   print_dims(t);
   printf(", nnz %lld, %s, ", (long long)t->nnz, tp_dtype_name(t->dtype));

@@ -424,6 +424,13 @@ void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim,
          "iteration limit, %lld non-finite tensor(s), %lld lambda overflow\n",
          (long long)t->tensors, c->starts, (long long)counts[0], (long long)counts[1],
          (long long)counts[2], (long long)t->nonfinite_tensors, (long long)counts[4]);
+  tenport_summary_integer("tensors", (long long)t->tensors);
+  tenport_summary_integer("starts", c->starts);
+  tenport_summary_integer("converged", (long long)counts[0]);
+  tenport_summary_integer("zero_iterate", (long long)counts[1]);
+  tenport_summary_integer("iteration_limit", (long long)counts[2]);
+  tenport_summary_integer("nonfinite_tensors", (long long)t->nonfinite_tensors);
+  tenport_summary_phase("solver", seconds);
   printf("solver: %.4f s, %.3g tensor-start iterations/s, %.1f iterations per run (%s, %s, "
          "%s kernel)\n",
          seconds, seconds > 0 ? its / seconds : 0.0, n ? its / (double)n : 0.0,
@@ -504,7 +511,10 @@ static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
   ok = ok && pairs &&
        write_file(set, c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
   free(pairs);
-  return ok && tp_output_set_commit(set) == TP_SUCCESS;
+  ok = ok && tp_output_set_commit(set) == TP_SUCCESS;
+  if (ok)
+    tenport_summary_outputs(set);
+  return ok;
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */

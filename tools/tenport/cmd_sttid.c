@@ -165,6 +165,9 @@ static void print_tensor(const sttid_cli *c, const tp_input *in, const tp_coo *t
   }
   printf(", %lld nonzeros (%lld duplicates summed), density %.3g\n", (long long)t->nnz,
          (long long)info->duplicates, (double)t->nnz / entries);
+  tenport_summary_dims("dims", t->order, t->dims);
+  tenport_summary_integer("nnz", (long long)t->nnz);
+  tenport_summary_integer("duplicates", (long long)info->duplicates);
   printf("sttid: rmax %lld, eps %g (%s)\n", (long long)c->opt.rmax, c->opt.eps,
          c->opt.eps_relative ? "relative to each bond's first pivot" : "absolute");
 }
@@ -183,6 +186,7 @@ static void print_ranks(const tp_tci *t) {
   for (int k = 0; k <= t->order; ++k)
     printf(" %lld", (long long)t->ranks[k]);
   printf("\n");
+  tenport_summary_dims("tt_ranks", t->order + 1, t->ranks);
 }
 
 static tp_status print_cores(const tp_tci *t, int quiet) {
@@ -199,10 +203,13 @@ static tp_status print_cores(const tp_tci *t, int quiet) {
   for (int k = 0; k < t->order; ++k)
     stored += t->cores[k].nnz;
   printf("cores: %lld stored entries, average density %.4g\n", (long long)stored, average);
+  tenport_summary_integer("core_entries", (long long)stored);
   return TP_SUCCESS;
 }
 
 static void print_error(const tp_tci_error_info *e) {
+  tenport_summary_number("relative_error", e->relative_error);
+  tenport_summary_phase("error", e->seconds);
   if (e->at_floor)
     printf("relative error: at most %.3g, the floor of ||X||^2 - 2<X, X~> + ||X~||^2 in "
            "double precision (%.3f s)\n", e->relative_error, e->seconds);
@@ -264,6 +271,7 @@ static void print_done(const sttid_cli *c, const tp_tci *tci, const tp_sttid_inf
                        double seconds) {
   printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
          info->seconds_total, seconds);
+  tenport_summary_phase("sttid", info->seconds_total);
   if (c->output)
     printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci->order - 1);
 }
@@ -279,7 +287,9 @@ static int check_error(const sttid_cli *c, const tp_tci_error_info *err) {
 
 static tp_status write_output(const sttid_cli *c, tp_output_set *set, const tp_tci *tci) {
   tp_status st = tp_tci_write_to(set, c->output, tci);
-  return st == TP_SUCCESS ? tp_output_set_commit(set) : st;
+  if (st == TP_SUCCESS && (st = tp_output_set_commit(set)) == TP_SUCCESS)
+    tenport_summary_outputs(set);
+  return st;
 }
 
 static int run_input(tp_space *space, const sttid_cli *c, tp_input *in, tp_output_set *set) {

@@ -14,6 +14,7 @@
 #include "options.h"
 #include "tenport/tenport.h"
 #include "cli_conventions.h"
+#include "cli_summary.h"
 
 int tenport_cmd_info(int argc, char **argv);
 int tenport_cmd_sshopm(int argc, char **argv);
@@ -70,7 +71,9 @@ static inline char tenport_coo_format(const char *path) {
 /* Prints "tenport CMD: " and the last tenport error (fallback when there is none);
  * returns 1, the exit code of failed work. */
 static inline int tenport_fail(const char *cmd, const char *fallback) {
-  fprintf(stderr, "tenport %s: %s\n", cmd, *tp_last_error() ? tp_last_error() : fallback);
+  const char *why = *tp_last_error() ? tp_last_error() : fallback;
+  fprintf(stderr, "tenport %s: %s\n", cmd, why);
+  tenport_summary_error(why);
   return 1;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_conventions.h"
+#include "cli_summary.h"
 #include "commands.h"
 #include "dispatch.h"
 #include "tenport/tenport.h"
@@ -12,30 +13,33 @@ typedef struct command {
   const char *name;
   int (*run)(int argc, char **argv);
   const char *summary;
+  int own_json; /* writes --json FILE itself (its figures), not the run's summary */
 } command;
 
 static const command commands[] = {
     {"demo", tenport_cmd_demo,
-     "the four methods on built-in example data, each answer checked (a few seconds)"},
+     "the four methods on built-in example data, each answer checked (a few seconds)", 0},
     {"info", tenport_cmd_info,
      "backend, device and the machine's measured ceilings, with the portable layer's "
-     "micro-benchmarks (--full for the large sizes)"},
+     "micro-benchmarks (--full for the large sizes)", 0},
     {"sshopm", tenport_cmd_sshopm,
-     "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM"},
+     "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM", 0},
     {"peaks", tenport_cmd_peaks,
-     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
-    {"cp-als", tenport_cmd_cp_als, "CP decomposition of a dense tensor (.npy) by alternating least squares"},
+     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)", 0},
+    {"cp-als", tenport_cmd_cp_als,
+     "CP decomposition of a dense (.npy) or sparse (.tns, .tpb) tensor by alternating least "
+     "squares", 0},
     {"sttid", tenport_cmd_sttid,
-     "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)"},
+     "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)", 0},
     {"gen", tenport_cmd_gen,
      "generate test data: 'tenport gen dense' (.npy) and 'tenport gen sparse' (.tns, .tpb), "
      "random or planted low-rank tensors, 'tenport gen sttid' power-law or knowledge-graph "
-     "tensors"},
+     "tensors", 0},
     {"bench", tenport_cmd_bench,
      "the four methods' standard cases on this backend, next to the machine's ceilings "
-     "(--quick, --full, --json)"},
+     "(--quick, --full, --json)", 1},
     {"convert", tenport_cmd_convert,
-     "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb"},
+     "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb", 0},
 };
 
 static void usage(FILE *out) {
@@ -52,7 +56,9 @@ static int run_command(const command *c, int argc, char **argv) {
   char **args;
   if (tenport_conventional_args(c->name, argc, argv, &n, &args))
     return 2;
-  int code = c->run(n, args);
+  int code = c->own_json ? 0 : tenport_summary_start(c->name, n, args);
+  if (code == 0)
+    code = c->own_json ? c->run(n, args) : tenport_summary_finish(c->run(n, args));
   tenport_conventional_args_free(argc, argv, args);
   return code;
 }
