@@ -47,40 +47,6 @@ static double *times(const double *A, const double *V, int64_t I, int64_t R) {
   return C;
 }
 
-/* Reference: each row u of U solves V u = g by Gaussian elimination with partial
- * pivoting (V symmetric, so U V = G row by row). */
-static void reference_solve(const double *V, int64_t R, const double *G, int64_t I, double *U) {
-  double *A = tpt_host_alloc(sizeof(double) * (size_t)(R * (R + 1)));
-  for (int64_t i = 0; i < I; ++i) {
-    for (int64_t r = 0; r < R; ++r) {
-      memcpy(A + r * (R + 1), V + r * R, sizeof(double) * (size_t)R);
-      A[r * (R + 1) + R] = G[i * R + r];
-    }
-    for (int64_t k = 0; k < R; ++k) {
-      int64_t p = k;
-      for (int64_t r = k + 1; r < R; ++r)
-        if (fabs(A[r * (R + 1) + k]) > fabs(A[p * (R + 1) + k]))
-          p = r;
-      for (int64_t c = 0; c <= R; ++c) {
-        double t = A[k * (R + 1) + c];
-        A[k * (R + 1) + c] = A[p * (R + 1) + c], A[p * (R + 1) + c] = t;
-      }
-      for (int64_t r = k + 1; r < R; ++r) {
-        double f = A[r * (R + 1) + k] / A[k * (R + 1) + k];
-        for (int64_t c = k; c <= R; ++c)
-          A[r * (R + 1) + c] -= f * A[k * (R + 1) + c];
-      }
-    }
-    for (int64_t k = R - 1; k >= 0; --k) {
-      double s = A[k * (R + 1) + R];
-      for (int64_t c = k + 1; c < R; ++c)
-        s -= A[k * (R + 1) + c] * U[i * R + c];
-      U[i * R + k] = s / A[k * (R + 1) + k];
-    }
-  }
-  free(A);
-}
-
 static double max_abs(const double *a, int64_t n) {
   double m = 0.0;
   for (int64_t i = 0; i < n; ++i)
@@ -112,7 +78,7 @@ Test(cp_als, spd_solve_matches_reference) {
     int fallback = -1;
     int64_t rank = -1;
     TPT_OK(tp_cp_spd_solve(V, R, U, I, &fallback, &rank));
-    reference_solve(V, R, G, I, ref);
+    tpt_solve_rows(V, R, G, I, ref);
     cr_expect_eq(fallback, 0, "R = %lld: Cholesky should succeed on an SPD matrix", (long long)R);
     cr_expect_eq(rank, R);
     double scale = max_abs(ref, I * R);

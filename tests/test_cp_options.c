@@ -70,37 +70,6 @@ static void random_start(const problem *p, int64_t rank, uint64_t seed, tp_krusk
 
 /* ---- the ridge solve ------------------------------------------------------------------- */
 
-/* x^T A^{-1} by Gaussian elimination with partial pivoting (A n x n, row-major). */
-static void solve_row(const double *A, int64_t n, const double *g, double *x) {
-  double *M = tpt_host_alloc(sizeof(double) * (size_t)(n * (n + 1)));
-  for (int64_t r = 0; r < n; ++r) {
-    memcpy(M + r * (n + 1), A + r * n, sizeof(double) * (size_t)n);
-    M[r * (n + 1) + n] = g[r];
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t piv = k;
-    for (int64_t r = k + 1; r < n; ++r)
-      if (fabs(M[r * (n + 1) + k]) > fabs(M[piv * (n + 1) + k]))
-        piv = r;
-    for (int64_t c = 0; c <= n; ++c) {
-      double t = M[k * (n + 1) + c];
-      M[k * (n + 1) + c] = M[piv * (n + 1) + c], M[piv * (n + 1) + c] = t;
-    }
-    for (int64_t r = k + 1; r < n; ++r) {
-      double f = M[r * (n + 1) + k] / M[k * (n + 1) + k];
-      for (int64_t c = k; c <= n; ++c)
-        M[r * (n + 1) + c] -= f * M[k * (n + 1) + c];
-    }
-  }
-  for (int64_t k = n - 1; k >= 0; --k) {
-    double s = M[k * (n + 1) + n];
-    for (int64_t c = k + 1; c < n; ++c)
-      s -= M[k * (n + 1) + c] * x[c];
-    x[k] = s / M[k * (n + 1) + k];
-  }
-  free(M);
-}
-
 /* One ALS iteration in double on the host, as the library's first: per mode n,
  * U_n = MTTKRP (V + reg I)^{-1}, then unit 2-norm columns with the norms in lambda. */
 static void reference_iteration(const problem *p, tp_kruskal *k, double reg) {
@@ -123,8 +92,7 @@ static void reference_iteration(const problem *p, tp_kruskal *k, double reg) {
         }
         V[a * R + b] = prod + (a == b ? reg : 0.0);
       }
-    for (int64_t i = 0; i < I; ++i)
-      solve_row(V, R, G + i * R, factor(k, n) + i * R);
+    tpt_solve_rows(V, R, G, I, factor(k, n));
     for (int64_t r = 0; r < R; ++r) {
       double s = 0.0;
       for (int64_t i = 0; i < I; ++i)

@@ -104,3 +104,35 @@ double tpt_rel_diff(double a, double b) {
   double scale = fabs(b) > 1e-300 ? fabs(b) : 1e-300;
   return fabs(a - b) / scale;
 }
+
+void tpt_solve_rows(const double *V, int64_t R, const double *G, int64_t I, double *U) {
+  double *A = tpt_host_alloc(sizeof(double) * (size_t)(R * (R + 1)));
+  for (int64_t i = 0; i < I; ++i) {
+    for (int64_t r = 0; r < R; ++r) {
+      memcpy(A + r * (R + 1), V + r * R, sizeof(double) * (size_t)R);
+      A[r * (R + 1) + R] = G[i * R + r];
+    }
+    for (int64_t k = 0; k < R; ++k) {
+      int64_t p = k;
+      for (int64_t r = k + 1; r < R; ++r)
+        if (fabs(A[r * (R + 1) + k]) > fabs(A[p * (R + 1) + k]))
+          p = r;
+      for (int64_t c = 0; c <= R; ++c) {
+        double t = A[k * (R + 1) + c];
+        A[k * (R + 1) + c] = A[p * (R + 1) + c], A[p * (R + 1) + c] = t;
+      }
+      for (int64_t r = k + 1; r < R; ++r) {
+        double f = A[r * (R + 1) + k] / A[k * (R + 1) + k];
+        for (int64_t c = k; c <= R; ++c)
+          A[r * (R + 1) + c] -= f * A[k * (R + 1) + c];
+      }
+    }
+    for (int64_t k = R - 1; k >= 0; --k) {
+      double s = A[k * (R + 1) + R];
+      for (int64_t c = k + 1; c < R; ++c)
+        s -= A[k * (R + 1) + c] * U[i * R + c];
+      U[i * R + k] = s / A[k * (R + 1) + k];
+    }
+  }
+  free(A);
+}

@@ -66,6 +66,10 @@ void tpt_free(void *space_ptr);
 /* Host buffer (malloc) that fails the test if exhausted. */
 void *tpt_host_alloc(size_t bytes);
 
+/* Reference solve of U V = G for V symmetric R x R (row-major) and G, U I x R: each row u
+ * of U solves V u = g by Gaussian elimination with partial pivoting, in double. */
+void tpt_solve_rows(const double *V, int64_t R, const double *G, int64_t I, double *U);
+
 /* Relative difference |a - b| / max(|b|, tiny). */
 double tpt_rel_diff(double a, double b);
 
