@@ -302,8 +302,11 @@ static tp_status read_lines(const char *name, const char *text, size_t size,
         return TP_ERROR(TP_ERROR_FORMAT, "%s: the first line is not 'mrtrix image'", name);
     } else {
       int kind = split_line(line, n, &l);
-      if (kind > 0 || (kind < 0 && !(l.key_len == 3 && memcmp(l.key, "END", 3) == 0)))
-        TP_TRY(kind < 0 ? line_error(&l, "expected 'key: value'") : take_line(&l, g, d, e));
+      if (kind < 0 && !(l.key_len == 3 && memcmp(l.key, "END", 3) == 0))
+        return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: '%.*s' is not 'key: value'", name,
+                        number, (int)(l.key_len < 80 ? l.key_len : 80), l.key);
+      if (kind > 0)
+        TP_TRY(take_line(&l, g, d, e));
     }
     line += n + 1;
     if (nl)
