@@ -486,7 +486,7 @@ Test(image, nifti2_five_dimensional_layout) {
   tp_image_free(&im);
 }
 
-/* ---- .mif files written here ------------------------------------------------------------------ */
+/* ---- .mif files written here ----------------------------------------------------------------- */
 
 /* A .mif of X x Y x Z x C int16 big-endian with the layout -1,+2,+3,+0: the values of a
  * voxel together, x stored backwards; scaling offset 1, scale 0.5. */
@@ -554,7 +554,7 @@ Test(image, mif_layouts_of_three_axes) {
   }
 }
 
-/* ---- layouts refused --------------------------------------------------------------------------- */
+/* ---- layouts refused ------------------------------------------------------------------------- */
 
 static void write_mif_dims(const char *path, const char *dims, int count) {
   char text[600];
@@ -585,7 +585,7 @@ Test(image, layouts_accepted_and_refused) {
   TPT_FAILS_WITH(tp_image_read(tmp_path("d.mif"), &im), TP_ERROR_FORMAT);
 }
 
-/* ---- malformed headers -------------------------------------------------------------------------- */
+/* ---- malformed headers ----------------------------------------------------------------------- */
 
 /* A valid NIfTI-1 (or -2) file of a 3 x 2 x 2 x 2 float32 image, in memory. */
 static size_t valid_nifti(int version, unsigned char *buf, size_t cap) {
@@ -690,7 +690,7 @@ Test(image, malformed_mif_headers_are_named_with_their_line) {
                    "their 256000 bytes");
 }
 
-/* ---- grids -------------------------------------------------------------------------------------- */
+/* ---- grids ----------------------------------------------------------------------------------- */
 
 Test(image, grids_compared_within_the_tolerance) {
   tpt_rng rng = tpt_rng_fresh();

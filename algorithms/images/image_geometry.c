@@ -60,8 +60,7 @@ void tp_nifti_qform_affine(const double quatern[3], const double qoffset[3],
 
 void tp_image_set_affine(tp_image_geometry *g, const double affine[3][4]) {
   for (int c = 0; c < 3; ++c) {
-    double n = sqrt(affine[0][c] * affine[0][c] + affine[1][c] * affine[1][c] +
-                    affine[2][c] * affine[2][c]);
+    double n = hypot(hypot(affine[0][c], affine[1][c]), affine[2][c]); /* no overflow */
     for (int r = 0; r < 3; ++r)
       g->transform[r][c] = n > 0 ? affine[r][c] / n : (double)(r == c);
     g->vox[c] = n;

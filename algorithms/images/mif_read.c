@@ -207,7 +207,8 @@ static tp_status take_line(const mif_line *l, tp_image_geometry *g, tp_image_dat
   if (key_is(l, "vox")) {
     TP_TRY(once(l, &e->vox_line));
     e->vox_count = parse_numbers(l, e->vox, TP_IMAGE_MAX_DIMS);
-    return e->vox_count > 0 ? TP_SUCCESS : line_error(l, "expected voxel sizes separated by commas");
+    return e->vox_count > 0 ? TP_SUCCESS
+                            : line_error(l, "expected voxel sizes separated by commas");
   }
   if (key_is(l, "layout")) {
     TP_TRY(once(l, &e->layout_line));

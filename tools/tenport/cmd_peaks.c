@@ -1,7 +1,9 @@
 /* tenport peaks: DW-MRI fiber peaks, the largest local maxima of each voxel's
- * spherical-harmonic function (MRtrix3 convention), by SS-HOPM (tp_fiber_peaks).
- * --example builds a phantom with known fibers and checks the peaks found. Under mpirun
- * (or with --distributed) the voxels are spread over the ranks (cmd_peaks_dist.c). */
+ * spherical-harmonic function (MRtrix3 convention, or another converted to it), by
+ * SS-HOPM (tp_fiber_peaks). A .npy input is read here; a NIfTI or .mif image goes to
+ * cmd_peaks_image.c. --example builds a phantom with known fibers and checks the peaks
+ * found. Under mpirun (or with --distributed) the voxels of a .npy are spread over the
+ * ranks (cmd_peaks_dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -207,7 +207,7 @@ static int write_outputs(image_run *j) {
   return code;
 }
 
-/* ---- the summary ------------------------------------------------------------------------------ */
+/* ---- the summary ----------------------------------------------------------------------------- */
 
 static void print_summary(const image_run *j) {
   const peaks_cli *c = j->c;
