@@ -309,9 +309,7 @@ static tp_status read_lines(const char *name, const char *text, size_t size,
       if (kind > 0)
         TP_TRY(take_line(&l, g, d, e));
     }
-    line += n + 1;
-    if (nl)
-      line = nl + 1;
+    line = nl ? nl + 1 : stop;
   }
   return TP_SUCCESS;
 }
