@@ -134,6 +134,8 @@ static int gather(image_run *j) {
       memcpy(j->sh + i * coeffs, j->fod.data + v * coeffs, sizeof(double) * (size_t)coeffs);
       ++i;
     }
+  free(j->fod.data); /* only its geometry is needed from here on */
+  j->fod.data = NULL;
   return tp_sh_to_mrtrix(j->c->basis, j->lmax, j->inside, j->sh) == TP_SUCCESS ? 0 : fail();
 }
 
