@@ -357,6 +357,35 @@ Test(peaks, min_amplitude_drops_small_maxima) {
   peaks_free(&all), peaks_free(&big);
 }
 
+/* The absolute threshold keeps the maxima of amplitude >= threshold: here f is 1 and 0.4
+ * (about) at the fibers, scaled by 3 so that the threshold is not a relative one. */
+Test(peaks, threshold_drops_maxima_below_an_absolute_amplitude) {
+  tpt_rng rng = tpt_rng_fresh();
+  voxel_case c;
+  double sh[MAX_COEFFS];
+  two_fibers(&rng, 0.4, &c, sh);
+  for (int i = 0; i < tp_sh_count(8); ++i)
+    sh[i] *= 3.0;
+  tp_peaks_options o;
+  options_for(0, &o);
+  peaks_out all = run_peaks(8, 1, sh, &o);
+  cr_assert_eq(all.count[0], 2, "no threshold: %d peaks", all.count[0]);
+  double small = all.amp[1];
+  o.threshold = small * (1 + 1e-9);
+  peaks_out one = run_peaks(8, 1, sh, &o);
+  check_layout(&one, 0, o.max_peaks);
+  cr_assert_eq(one.count[0], 1, "threshold just above %g kept %d peaks", small, one.count[0]);
+  cr_assert(axis_angle_deg(one.dir, c.d[0]) < 1e-4, "the kept peak is not the large fiber");
+  o.threshold = small * (1 - 1e-9);
+  peaks_out two = run_peaks(8, 1, sh, &o);
+  cr_assert_eq(two.count[0], 2, "threshold just below %g kept %d peaks", small, two.count[0]);
+  o.threshold = all.amp[0] * 1.01;
+  peaks_out none = run_peaks(8, 1, sh, &o);
+  check_layout(&none, 0, o.max_peaks);
+  cr_assert_eq(none.count[0], 0, "threshold above the largest kept %d peaks", none.count[0]);
+  peaks_free(&all), peaks_free(&one), peaks_free(&two), peaks_free(&none);
+}
+
 Test(peaks, max_peaks_keeps_the_largest) {
   tpt_rng rng = tpt_rng_fresh();
   const double angles[3] = {0, 90, 0}, weights[3] = {1, 0.8, 0.6};
@@ -514,6 +543,9 @@ Test(peaks, bad_input_is_refused) {
   TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 1, sh, &bad, dir, amp, counts),
                  TP_ERROR_INVALID_ARGUMENT);
   bad = o, bad.xtol = -1;
+  TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 1, sh, &bad, dir, amp, counts),
+                 TP_ERROR_INVALID_ARGUMENT);
+  bad = o, bad.threshold = NAN;
   TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 1, sh, &bad, dir, amp, counts),
                  TP_ERROR_INVALID_ARGUMENT);
   /* No voxels: nothing to do, nothing is read. */

@@ -133,12 +133,11 @@ Test(sh, known_values_pin_the_convention) {
   cr_assert(fabs(basis_value(4, 4, -3, d) - y4m3) <= eps, "Y(4, -3)");
 }
 
-/* Reference in spherical angles: unnormalised P_l^m with the Condon-Shortley phase
- * (P_m^m = (-1)^m (2m-1)!! sin^m theta, then the recurrence in l) and N_l^m from
- * factorials. */
-static double reference_basis(int l, int m, const double *u) {
-  int k = abs(m);
-  double z = u[2], s = hypot(u[0], u[1]), phi = atan2(u[1], u[0]);
+/* Reference in spherical angles: N_l^k P_l^k(cos theta), P unnormalised with the
+ * Condon-Shortley phase (P_k^k = (-1)^k (2k-1)!! sin^k theta, then the recurrence in l)
+ * and N_l^k from factorials; reference_basis is MRtrix3's basis function from it. */
+static double legendre_normalised(int l, int k, const double *u) {
+  double z = u[2], s = hypot(u[0], u[1]);
   double pkk = 1;
   for (int i = 1; i <= k; ++i)
     pkk *= -(2 * i - 1) * s;
@@ -150,10 +149,15 @@ static double reference_basis(int l, int m, const double *u) {
   double fact_ratio = 1;
   for (int i = l - k + 1; i <= l + k; ++i)
     fact_ratio /= i;
-  double nlm = sqrt((2 * l + 1) / (4 * M_PI) * fact_ratio);
+  return sqrt((2 * l + 1) / (4 * M_PI) * fact_ratio) * p;
+}
+
+static double reference_basis(int l, int m, const double *u) {
+  int k = abs(m);
+  double np = legendre_normalised(l, k, u), phi = atan2(u[1], u[0]);
   if (m == 0)
-    return nlm * p;
-  return M_SQRT2 * nlm * p * (m > 0 ? cos(k * phi) : sin(k * phi));
+    return np;
+  return M_SQRT2 * np * (m > 0 ? cos(k * phi) : sin(k * phi));
 }
 
 Test(sh, series_matches_angular_reference) {
@@ -251,4 +255,79 @@ Test(sh, bad_input_is_rejected) {
   TPT_FAILS_WITH(tp_sh_to_sym_f64(4, 1, c, t), TP_ERROR_NUMERICAL);
   c[7] = INFINITY;
   TPT_FAILS_WITH(tp_sh_to_sym_f64(4, 1, c, t), TP_ERROR_NUMERICAL);
+}
+
+/* ---- other tools' bases ----------------------------------------------------------- */
+
+/* Y_l^m with the Condon-Shortley phase, as (re, im): N_l^|m| P_l^|m|(cos theta) e^{i|m|phi},
+ * and Y_l^{-k} = (-1)^k conj(Y_l^k). */
+static void complex_harmonic(int l, int m, const double *u, double *re, double *im) {
+  int k = abs(m);
+  double phi = atan2(u[1], u[0]), np = legendre_normalised(l, k, u);
+  *re = np * cos(k * phi), *im = np * sin(k * phi);
+  if (m < 0 && k % 2)
+    *re = -*re, *im = -*im;
+  if (m < 0)
+    *im = -*im;
+}
+
+/* Basis function (l, m) of DIPY's descoteaux07 (legacy or not) and FSL qboot's, from
+ * their definitions. */
+static double other_basis(tp_sh_basis basis, int l, int m, const double *u) {
+  double re, im;
+  if (m == 0)
+    return reference_basis(l, 0, u);
+  if (basis == TP_SH_DIPY) { /* sqrt2 Im Y_l^m (m > 0), sqrt2 Re Y_l^|m| (m < 0) */
+    complex_harmonic(l, abs(m), u, &re, &im);
+    return M_SQRT2 * (m > 0 ? im : re);
+  }
+  if (basis == TP_SH_DIPY_NONLEGACY) { /* sqrt2 Im Y_l^m (m > 0), sqrt2 Re Y_l^m (m < 0) */
+    complex_harmonic(l, m, u, &re, &im);
+    return M_SQRT2 * (m > 0 ? im : re);
+  }
+  /* FSL: m < 0: sqrt2 N P cos(|m| phi); m > 0: (-1)^m sqrt2 N P sin(m phi), P with the
+   * phase */
+  complex_harmonic(l, abs(m), u, &re, &im);
+  return m < 0 ? M_SQRT2 * re : (m % 2 ? -1 : 1) * M_SQRT2 * im;
+}
+
+Test(sh, other_bases_convert_to_the_same_function) {
+  tpt_rng rng = tpt_rng_fresh();
+  const tp_sh_basis bases[3] = {TP_SH_DIPY, TP_SH_DIPY_NONLEGACY, TP_SH_FSL};
+  for (int b = 0; b < 3; ++b)
+    for (int lmax = 0; lmax <= 10; lmax += 2) {
+      int count = tp_sh_count(lmax);
+      double c[66 * 2], x[3];
+      for (int i = 0; i < 2 * count; ++i)
+        c[i] = tpt_uniform(&rng, -1, 1);
+      double given[66 * 2];
+      memcpy(given, c, sizeof given);
+      TPT_OK(tp_sh_to_mrtrix(bases[b], lmax, 2, c));
+      for (int t = 0; t < 20; ++t) {
+        random_unit(&rng, x);
+        for (int v = 0; v < 2; ++v) {
+          double want = 0, got;
+          for (int l = 0, i = 0; l <= lmax; l += 2)
+            for (int m = -l; m <= l; ++m, ++i)
+              want += given[v * count + i] * other_basis(bases[b], l, m, x);
+          TPT_OK(tp_sh_eval_f64(lmax, c + v * count, x, &got));
+          cr_assert(fabs(got - want) <= 1e-11 * l2_norm(given + v * count, count),
+                    "%s lmax %d voxel %d: %.17g, the basis's own series %.17g",
+                    tp_sh_basis_name(bases[b]), lmax, v, got, want);
+        }
+      }
+    }
+}
+
+Test(sh, basis_conversion_arguments) {
+  double c[15] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, same[15];
+  memcpy(same, c, sizeof c);
+  TPT_OK(tp_sh_to_mrtrix(TP_SH_MRTRIX, 4, 1, c));
+  cr_assert(!memcmp(c, same, sizeof c), "MRtrix3's basis is left as it is");
+  TPT_OK(tp_sh_to_mrtrix(TP_SH_DIPY, 4, 0, NULL));
+  TPT_FAILS_WITH(tp_sh_to_mrtrix((tp_sh_basis)4, 4, 1, c), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_sh_to_mrtrix(TP_SH_FSL, 3, 1, c), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_sh_to_mrtrix(TP_SH_FSL, 4, -1, c), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_sh_to_mrtrix(TP_SH_FSL, 4, 1, NULL), TP_ERROR_INVALID_ARGUMENT);
+  cr_assert_str_eq(tp_sh_basis_name(TP_SH_DIPY_NONLEGACY), "dipy-nonlegacy");
 }

@@ -35,6 +35,7 @@ void tp_peaks_options_init(tp_peaks_options *o) {
   o->max_iterations = 500;
   o->min_amplitude = 0.1;
   o->tau = 1e-6;
+  o->threshold = 0.0;
 }
 
 /* ---- validation ------------------------------------------------------------- */
@@ -51,6 +52,7 @@ static tp_status check_options(const tp_peaks_options *o) {
   TP_CHECK_ARG(isfinite(o->tau) && o->tau >= 0, "tau = %g: must be finite and >= 0", o->tau);
   TP_CHECK_ARG(o->min_amplitude >= 0 && o->min_amplitude <= 1, "min_amplitude = %g: must "
                "be in [0, 1]", o->min_amplitude);
+  TP_CHECK_ARG(isfinite(o->threshold), "threshold = %g: must be finite", o->threshold);
   return TP_SUCCESS;
 }
 
@@ -314,8 +316,9 @@ static int gather_runs(const peaks_run *r, int64_t i, voxel_work *w) {
 }
 
 /* Keeps the positive local maxima of the ranked pairs, down to min_amplitude times
- * the largest, at most k; writes the voxel's outputs (scaled back) and NaN after. */
-static void select_peaks(const tp_eigenpairs *pairs, int k, double min_amplitude,
+ * the largest and to the absolute threshold, at most k; writes the voxel's outputs
+ * (scaled back) and NaN after. */
+static void select_peaks(const tp_eigenpairs *pairs, int k, const tp_peaks_options *o,
                          double scale, double *dir, double *amp, int32_t *count) {
   int kept = 0;
   double largest = 0.0;
@@ -325,7 +328,7 @@ static void select_peaks(const tp_eigenpairs *pairs, int k, double min_amplitude
       continue;
     if (kept == 0)
       largest = lambda;
-    else if (lambda < min_amplitude * largest)
+    if (lambda < o->min_amplitude * largest || !(lambda * scale >= o->threshold))
       break; /* ranked by lambda: every later pair is smaller */
     amp[kept] = lambda * scale;
     memcpy(dir + 3 * kept, pairs->x + 3 * p, 3 * sizeof(double));
@@ -365,13 +368,13 @@ static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, doubl
   const int k = r->opt->max_peaks;
   if (r->h_scale[i] == 0) { /* non-finite or all-zero coefficients: no peaks */
     w->pairs.count = 0;
-    select_peaks(&w->pairs, k, r->opt->min_amplitude, 0.0, dir, amp, count);
+    select_peaks(&w->pairs, k, r->opt, 0.0, dir, amp, count);
     return TP_SUCCESS;
   }
   int runs = gather_runs(r, i, w);
   TP_TRY(tp_sshopm_eigenpairs_f64(r->lmax, 3, r->h_tensors + i * r->unique, runs, w->lambda,
                                   w->x, w->flag, NULL, &w->pairs));
-  select_peaks(&w->pairs, k, r->opt->min_amplitude, r->h_scale[i], dir, amp, count);
+  select_peaks(&w->pairs, k, r->opt, r->h_scale[i], dir, amp, count);
   return TP_SUCCESS;
 }
 

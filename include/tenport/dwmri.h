@@ -36,6 +36,39 @@ TP_API tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double dir
 TP_API tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
                                   double *tensors);
 
+/* ---- other spherical-harmonic conventions ------------------------------------- */
+
+/* The real symmetric SH bases of other tools, each converted to the one above by a
+ * permutation and signs of the coefficients, per (l, m). With Y_l^m the complex
+ * orthonormal harmonic including the Condon-Shortley phase,
+ * Y_l^m = (-1)^m sqrt((2l+1)/(4 pi) (l-m)!/(l+m)!) P_l^m(cos theta) e^{i m phi},
+ * P_l^m without the phase, every basis stores even l only, coefficient (l, m) at
+ * l(l+1)/2 + m, m = -l..l, theta from z and phi from x towards y; for m > 0:
+ *  - MRtrix3 (DIPY's tournier07, legacy=False): sqrt(2) Re Y_l^m at +m, sqrt(2) Im Y_l^m
+ *    at -m;
+ *  - DIPY's descoteaux07, legacy=True (DIPY's default): sqrt(2) Im Y_l^m at +m,
+ *    sqrt(2) Re Y_l^m at -m: MRtrix3's with +m and -m swapped;
+ *  - DIPY's descoteaux07, legacy=False (the basis of Descoteaux et al. 2007):
+ *    sqrt(2) Im Y_l^m at +m, sqrt(2) Re Y_l^{-m} = (-1)^m sqrt(2) Re Y_l^m at -m;
+ *  - FSL (qboot's ODF coefficients): sqrt(2) (-1)^m Im Y_l^m at +m (the phase taken
+ *    out), sqrt(2) Re Y_l^m at -m.
+ * m = 0 is Y_l^0 in all of them. */
+typedef enum tp_sh_basis {
+  TP_SH_MRTRIX = 0,         /* MRtrix3's, the one tenport computes in */
+  TP_SH_DIPY = 1,           /* DIPY's descoteaux07, legacy=True */
+  TP_SH_DIPY_NONLEGACY = 2, /* DIPY's descoteaux07, legacy=False */
+  TP_SH_FSL = 3             /* FSL qboot's */
+} tp_sh_basis;
+
+/* "mrtrix", "dipy", "dipy-nonlegacy", "fsl"; "unknown" outside the enum. */
+TP_API const char *tp_sh_basis_name(tp_sh_basis basis);
+
+/* Converts num_voxels rows of tp_sh_count(lmax) coefficients in basis to MRtrix3's, in
+ * place (host); the series' values on the sphere stay the same. Errors:
+ * TP_ERROR_INVALID_ARGUMENT for a basis outside the enum, an odd lmax or one outside
+ * [0, 16], num_voxels < 0 or sh NULL. */
+TP_API tp_status tp_sh_to_mrtrix(tp_sh_basis basis, int lmax, int64_t num_voxels, double *sh);
+
 /* ---- fiber peaks -------------------------------------------------------------- */
 
 /* Options of tp_fiber_peaks. SS-HOPM runs on each voxel's tensor divided by its
@@ -52,6 +85,9 @@ typedef struct tp_peaks_options {
   double min_amplitude; /* keep maxima with amplitude >= min_amplitude times the voxel's
                            largest, in [0, 1]; default 0.1 (0 keeps every positive one) */
   double tau;           /* margin of the adaptive convex shift; default 1e-6 */
+  double threshold;     /* keep maxima with amplitude >= threshold (absolute, in the
+                           function's units, as MRtrix3's sh2peaks -threshold); default 0
+                           (every positive one); finite */
 } tp_peaks_options;
 
 TP_API void tp_peaks_options_init(tp_peaks_options *options);
@@ -61,7 +97,8 @@ TP_API void tp_peaks_options_init(tp_peaks_options *options);
  * tensor of order lmax (tp_sh_to_sym_f64) and tp_sshopm_eigenpairs_f64.
  *
  * sh is voxels x tp_sh_count(lmax) on the host. For each voxel v, up to k = max_peaks
- * maxima with amplitude >= min_amplitude times the largest, by decreasing amplitude:
+ * maxima with amplitude >= min_amplitude times the largest and >= threshold, by
+ * decreasing amplitude:
  * directions[v][j] (voxels x k x 3, unit vectors; x and -x are the same direction and
  * the one with its largest |entry| positive is reported), amplitudes[v][j] (voxels x k,
  * the series' value there) and counts[v]; unused slots are NaN. Outputs are on the
@@ -76,7 +113,8 @@ TP_API void tp_peaks_options_init(tp_peaks_options *options);
  *
  * Errors: TP_ERROR_INVALID_ARGUMENT for NULL pointers, an odd lmax or one outside
  * [2, 16], num_voxels < 0 or bad options (k < 1, no starts, negative or non-finite
- * tolerances, min_amplitude outside [0, 1]); TP_ERROR_OUT_OF_MEMORY; the solver's
+ * tolerances, min_amplitude outside [0, 1], a threshold that is not finite);
+ * TP_ERROR_OUT_OF_MEMORY; the solver's
  * errors. */
 TP_API tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
                                 const tp_peaks_options *options, double *directions,

@@ -13,6 +13,7 @@
 #include "tenport/dwmri.h"
 #include "tenport/files.h"
 #include "tenport/npy.h"
+#include "tenport/image.h"
 #include "tenport/dense.h"
 #include "tenport/mttkrp.h"
 #include "tenport/cp_als.h"

@@ -265,3 +265,32 @@ def test_sshopm_counts_non_finite_tensors_and_lambda_overflow(work):
 def test_sshopm_help_names_every_flag():
     r = ok(run("sshopm", "--help"))
     assert "3 the tensor holds a NaN" in out(r) and "4 lambda beyond" in out(r)
+
+
+@needs_mpi
+def test_sh_basis_and_threshold_apply_on_every_rank(work):
+    save(work / "sh.npy", sh_image((7,), seed=9))
+    opts = ["--sh-basis", "fsl", "--threshold", "0.3", *FAST]
+    ok(run("peaks", "--sh", "sh.npy", *opts, "--output", "one"))
+    many = mpirun(3, "peaks", "--sh", "sh.npy", *opts, "--output", "many")
+    assert many.returncode == 0, err(many)
+    same_files(work, PEAKS_FILES)
+    ok(run("peaks", "--sh", "sh.npy", *FAST, "--output", "plain"))
+    assert (work / "plain_directions.npy").read_bytes() != \
+        (work / "one_directions.npy").read_bytes()
+
+
+@needs_mpi
+@pytest.mark.parametrize("extra", [[], ["--mask", "m.nii"], ["--amplitudes", "a.nii"]])
+def test_images_and_their_options_run_in_one_process(work, extra):
+    header = bytearray(352)
+    header[0:4] = (348).to_bytes(4, "little")
+    header[344:348] = b"n+1\0"
+    (work / "fod.nii").write_bytes(bytes(header))
+    save(work / "sh.npy", sh_image((4,)))
+    name = "sh.npy" if extra else "fod.nii"
+    r = mpirun(2, "peaks", "--sh", name, *extra, "--output", "many", timeout=60)
+    assert r.returncode == 2
+    assert "images (.nii, .mif) and --mask, --amplitudes run in one process" in \
+        one_message(r, "peaks")
+    nothing_written(work)

@@ -3,9 +3,10 @@
 # Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot]...
 #   build        compilers, meson, ninja, BLIS, zlib      (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
-#                package's tests, meson-python, venv and the Python headers for the
-#                package, and OpenMPI for the communication layer and the distributed
-#                tests
+#                package's tests, nibabel for the diffusion-MRI image tests (NIfTI files
+#                written by another reader), meson-python, venv and the Python headers
+#                for the package, and OpenMPI for the communication layer and the
+#                distributed tests
 #   hip-cpu      + TBB, which the HIP CPU runtime runs blocks on (-Dhip_platform=cpu)
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
 #   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
@@ -15,7 +16,7 @@ packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g
 for want in "$@"; do
   case "$want" in
     build) ;;
-    test) packages+=(libcriterion-dev python3-pytest python3-numpy python3-dev python3-mesonpy
+    test) packages+=(libcriterion-dev python3-pytest python3-numpy python3-nibabel python3-dev python3-mesonpy
                    python3-venv libopenmpi-dev openmpi-bin cmake) ;;
     hip-cpu) packages+=(libtbb-dev) ;;
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;

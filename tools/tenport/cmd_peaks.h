@@ -11,7 +11,9 @@
 
 typedef struct peaks_cli {
   const char *sh, *output;
+  const char *mask, *amplitudes; /* images only: --mask IMAGE, --amplitudes FILE */
   int lmax, example, output_set, distributed;
+  tp_sh_basis basis;             /* --sh-basis: the input's convention */
   tp_peaks_options opt;
 } peaks_cli;
 
@@ -30,6 +32,11 @@ void tenport_peaks_free(peaks_result *r);
 /* An input of ndim dimensions: 0 when its outputs fit a .npy, else 1 (reported when
  * loud). */
 int tenport_peaks_check_ndim(const char *name, int ndim, int loud);
+
+/* lmax from a count of coefficients per voxel (--lmax when given, which must match):
+ * 0, or 1 when no even lmax in 2..16 has that count (reported when loud). */
+int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax,
+                       int loud);
 
 /* The leading shape, voxel count and lmax of an input of this shape into r and *lmax;
  * 0 on success, 1 when it holds no voxels x coefficients of an even lmax (reported when
@@ -55,6 +62,9 @@ void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64
 int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap);
 /* Adds the output files to the set before any work; 0, or 1 (reported). */
 int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set);
+
+/* tenport peaks on a NIfTI or .mif image (cmd_peaks_image.c): the exit code. */
+int tenport_peaks_image(tp_space *s, const peaks_cli *c, tp_input *in);
 
 /* mpirun ... tenport peaks (or --distributed): every rank runs this (cmd_peaks_dist.c). */
 int tenport_peaks_distributed(const peaks_cli *c);

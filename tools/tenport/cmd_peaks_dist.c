@@ -49,9 +49,32 @@ static void finish(peaks_job *j) {
   tenport_ranks_end(&j->world, &j->space);
 }
 
-/* What a distributed run cannot do: the example, standard input, pipes. */
+/* Whether path holds an image rather than a .npy (0 when it cannot be opened: the read
+ * reports that). */
+static int is_image(const char *path) {
+  tp_input *in = NULL;
+  tp_file_format found = TP_FILE_UNKNOWN;
+  tp_image_format image = TP_IMAGE_NONE;
+  if (tp_input_open(&in, path) == TP_SUCCESS && tp_input_format(in, &found) == TP_SUCCESS &&
+      found != TP_FILE_NPY && tp_image_input_format(in, &image) != TP_SUCCESS)
+    image = TP_IMAGE_NONE;
+  tp_input_close(&in);
+  tp_clear_error();
+  return image != TP_IMAGE_NONE;
+}
+
+/* What a distributed run cannot do: the example, standard input, pipes, images. */
 static int refuse(peaks_job *j) {
-  return tenport_ranks_refuse("peaks", j->world, j->c->example, "--input", j->c->sh, "voxels");
+  const peaks_cli *c = j->c;
+  int code = tenport_ranks_refuse("peaks", j->world, c->example, "--input", c->sh, "voxels");
+  if (code)
+    return code;
+  code = tenport_ranks_reported("peaks", j->world, c->mask || c->amplitudes || is_image(c->sh)
+                                                       ? 2 : 0);
+  if (code && root(j))
+    fprintf(stderr, "tenport peaks: a distributed run reads a .npy input; images (.nii, .mif) "
+            "and --mask, --amplitudes run in one process (without mpirun)\n");
+  return code;
 }
 
 /* The header: shape and lmax; rank 0's output set, ready before the work. */
@@ -87,6 +110,8 @@ static int compute(peaks_job *j) {
     st = j->sh ? tp_npy_read_rows(j->c->sh, j->first, n, TP_DTYPE_F64, j->sh, NULL)
                : TP_ERROR_OUT_OF_MEMORY;
   }
+  if (st == TP_SUCCESS)
+    st = tp_sh_to_mrtrix(j->c->basis, j->lmax, n, j->sh);
   if (agree(j, st))
     return 1;
   j->read_seconds = tenport_seconds() - t0;

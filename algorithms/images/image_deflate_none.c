@@ -1,0 +1,20 @@
+/* gzip output in a build without zlib: refused, naming the file. */
+#include "tp_error.h"
+#include "tp_image_internal.h"
+
+tp_status tp_image_deflate_start(tp_image_deflate **z, const char *path) {
+  *z = NULL;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "cannot write %s: this tenport was built without "
+                  "zlib, which gzip-compressed output needs; name it without .gz", path);
+}
+
+tp_status tp_image_deflate_push(tp_image_deflate *z, tp_output *file, const void *bytes,
+                                size_t n, int finish) {
+  (void)z, (void)bytes, (void)n, (void)finish;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "%s: no zlib", tp_output_path(file));
+}
+
+void tp_image_deflate_end(tp_image_deflate **z) {
+  if (z)
+    *z = NULL;
+}
