@@ -92,3 +92,10 @@ def test_a_distributed_run_writes_one_summary(work):
     assert r.returncode == 0, r.stderr
     s = summary(work / "s.json")
     assert s["exit_code"] == 0 and s["inputs"] == ["S.tns"] and "fit" in s["results"]
+
+
+def test_peaks(work):
+    r = ok(run("peaks", "--example", "-o", "p", "--json", "p.json"))
+    s = summary(work / "p.json")
+    assert s["results"]["voxels"] == 256 and "p_directions.npy" in s["outputs"]
+    assert sum(v for k, v in s["results"].items() if k.startswith("voxels_with_")) == 256

@@ -286,6 +286,14 @@ void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64
   printf("time: %.3f s (%.3g voxels/s; %d starts, %s)\n", seconds,
          seconds > 0 ? (double)voxels / seconds : 0.0, c->opt.num_starts,
          c->opt.single_precision ? "f32" : "f64");
+  tenport_summary_integer("voxels", (long long)voxels);
+  tenport_summary_integer("nonfinite_voxels", (long long)nonfinite);
+  for (int j = 0; j <= c->opt.max_peaks && j < 16; ++j) {
+    char key[32];
+    snprintf(key, sizeof key, "voxels_with_%d_peaks", j);
+    tenport_summary_integer(key, (long long)hist[j]);
+  }
+  tenport_summary_phase("peaks", seconds);
 }
 
 /* Histogram of the counts and the timing. */
