@@ -167,7 +167,10 @@ tp_status tp_dense_text_peek_header(tp_input *in, tp_dense_text_header *h) {
     st = take_order_line(in->name, &lines[1], h);
   if (st == TP_SUCCESS && found >= 3)
     st = take_dims_line(in->name, &lines[2], h);
-  if (st == TP_SUCCESS && found < HEADER_LINES)
+  if (st == TP_SUCCESS && found < HEADER_LINES && got == 0)
+    st = TP_ERROR(TP_ERROR_FORMAT, "%s is empty: dense text is a line 'tensor', a line of the "
+                  "order and a line of the dims, then the values", in->name);
+  else if (st == TP_SUCCESS && found < HEADER_LINES)
     st = TP_ERROR(TP_ERROR_FORMAT, "%s %s line %lld, in its header: dense text is a line "
                   "'tensor', a line of the order and a line of the dims, then the values",
                   in->name, got < HEADER_PEEK ? "ends at" : "has no complete header by",

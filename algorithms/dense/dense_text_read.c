@@ -98,8 +98,15 @@ static tp_status grow(values_reader *r) {
   return TP_SUCCESS;
 }
 
+static tp_status line_too_long(const values_reader *r) {
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a line of dense text "
+                  "holds one value", r->name, (long long)r->line + 1, TP_DENSE_TEXT_MAX_LINE);
+}
+
 /* One line [p, end): end is at its '\n' or at the text's NUL, where strtod stops. */
 static tp_status parse_line(values_reader *r, const char *p, const char *end) {
+  if (end - p > TP_DENSE_TEXT_MAX_LINE)
+    return line_too_long(r);
   ++r->line;
   end = content_end(p, end);
   p = skip_blanks(p, end);
@@ -140,11 +147,6 @@ static tp_status parse_last_lines(values_reader *r, const char *text, size_t len
   if (len == 0)
     return TP_SUCCESS;
   return parse_lines(r, text, text[len - 1] == '\n' ? len - 1 : len);
-}
-
-static tp_status line_too_long(const values_reader *r) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a line of dense text "
-                  "holds one value", r->name, (long long)r->line + 1, TP_DENSE_TEXT_MAX_LINE);
 }
 
 /* Reads the source to its end, a chunk at a time; the incomplete last line of a chunk
