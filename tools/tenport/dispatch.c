@@ -24,7 +24,9 @@ static const command commands[] = {
      "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM"},
     {"peaks", tenport_cmd_peaks,
      "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)"},
-    {"cp-als", tenport_cmd_cp_als, "CP decomposition of a dense tensor (.npy) by alternating least squares"},
+    {"cp-als", tenport_cmd_cp_als,
+     "CP decomposition of a dense (.npy, dense text) or sparse (.tns, .tpb) tensor by "
+     "alternating least squares"},
     {"sttid", tenport_cmd_sttid,
      "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)"},
     {"gen", tenport_cmd_gen,
@@ -35,7 +37,8 @@ static const command commands[] = {
      "the four methods' standard cases on this backend, next to the machine's ceilings "
      "(--quick, --full, --json)"},
     {"convert", tenport_cmd_convert,
-     "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb"},
+     "convert a tensor between .tns, sptensor text, .tpb, .npy and dense 'tensor' text, "
+     "sparse or dense, gzip-compressed or not"},
 };
 
 static void usage(FILE *out) {
