@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes tenport with libFuzzer under ASan and UBSan for a bounded time, shared between
-# five targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
+# six targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
 #   npy        tp_npy_read_buffer
 #   tns        the sparse readers (.tns text, .tpb binary)
 #   dense_npy  the .npy -> dense tensor path (tp_npy_peek_header, tp_dense_read_npy_input)
+#   dense_text the dense text reader (tp_dense_peek_header, tp_dense_read_text_input and
+#              tp_dense_read_input), gzip-compressed inputs among its seeds
 #   tci        the tensor-train manifest reader (tp_tci_read_manifest_buffer)
 #   cli        the tenport command in process: options, format sniffing, output sets
 # Fails if an input crashes a target, leaks, hits undefined behaviour, breaks one of the
@@ -18,9 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds=${FUZZ_SECONDS:-60}
-read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy tci cli}"
+read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy dense_text tci cli}"
 # Shares of the time: the command line has the most ground to cover.
-declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [tci]=1 [cli]=3)
+declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [dense_text]=1 [tci]=1 [cli]=3)
 build=build/fuzz
 mkdir -p build
 
