@@ -88,7 +88,7 @@ static tp_status too_many(const values_reader *r) {
 
 /* Room for one more value: the array doubles, up to the count. */
 static tp_status grow(values_reader *r) {
-  int64_t cap = r->cap < FIRST_VALUES / 2 ? FIRST_VALUES : 2 * r->cap;
+  int64_t cap = r->cap < FIRST_VALUES / 2 ? (int64_t)FIRST_VALUES : 2 * r->cap;
   cap = cap < r->h->count ? cap : r->h->count;
   void *p = realloc(r->data, (size_t)cap * tp_dtype_size(r->dtype));
   if (!p)
@@ -153,7 +153,7 @@ static tp_status parse_last_lines(values_reader *r, const char *text, size_t len
  * moves to the front of the buffer before the next read. */
 static tp_status read_values(tp_input *in, values_reader *r, char **buf) {
   uint64_t remaining = tp_input_remaining(in);
-  size_t cap = remaining < CHUNK_BYTES ? (size_t)remaining + 1 : CHUNK_BYTES, have = 0;
+  size_t cap = remaining < CHUNK_BYTES ? (size_t)remaining + 1 : (size_t)CHUNK_BYTES, have = 0;
   for (;;) {
     char *grown = (char *)realloc(*buf, cap + 1);
     if (!grown)

@@ -1,8 +1,8 @@
 /* Numbers in text files (.tns values, dense text), read as strtod and strtof read them,
- * and written so that they read back exactly. Short decimals (an integer mantissa of at most 2^53 times a power of ten exact in a
- * double) are read by hand: one correctly rounded multiplication or division then gives
- * strtod's value (and strtof's, see exact_decimal); strtod and strtof take every other
- * spelling. */
+ * and written so that they read back exactly. Short decimals (an integer mantissa of at
+ * most 2^53 times a power of ten exact in a double) are read by hand: one correctly
+ * rounded multiplication or division then gives strtod's value (and strtof's, see
+ * exact_decimal); strtod and strtof take every other spelling. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from conftest import err, ok, out, run
+from conftest import built_with_mpi, err, mpirun, ok, out, run
 
 FORMATS = ("tns", "sptensor", "tpb", "npy", "tensor")
 NAMES = {"tns": "tns", "sptensor": "sp.tns", "tpb": "tpb", "npy": "npy", "tensor": "txt"}
@@ -223,7 +223,7 @@ def test_a_gzip_dense_text_input_from_a_pipe(work):
 
 def test_cp_als_reads_dense_text_as_the_npy(work):
     rng = np.random.default_rng(4)
-    a, b, c = rng.uniform(0.5, 1.5, (6, 2)), rng.uniform(0.5, 1.5, (5, 2)), rng.uniform(0.5, 1.5, (4, 2))
+    a, b, c = (rng.uniform(0.5, 1.5, (n, 2)) for n in (6, 5, 4))
     x = np.asfortranarray(np.einsum("ir,jr,kr->ijk", a, b, c))
     np.save(work / "X.npy", x)
     write_dense_text(work / "X.txt", x)
@@ -246,6 +246,14 @@ def test_a_malformed_dense_text_names_its_line(work):
     assert not (work / "Y.npy").exists()
     r = run("sttid", "-i", "X.txt", "--rmax", "2", "--eps", "0")
     assert r.returncode == 1 and "X.txt is dense tensor text" in err(r)
+
+
+@pytest.mark.skipif(not built_with_mpi(), reason="a build without MPI")
+def test_a_distributed_run_refuses_dense_text_by_name(work):
+    write_dense_text(work / "X.txt", random_tensor((3, 4, 5), seed=6))
+    r = mpirun(2, "cp-als", "-i", "X.txt", "-r", "2", "--max-iters", "1", "-q")
+    assert r.returncode != 0 and b"X.txt is dense 'tensor' text" in r.stderr
+    assert b"convert it first" in r.stderr
 
 
 # ---- refusals --------------------------------------------------------------------------------

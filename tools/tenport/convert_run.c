@@ -1,6 +1,6 @@
 /* tenport convert's work: the input read as the sparse or dense tensor its content says it
- * is (convert_read_*), turned into the other kind when the output's format needs it, and
- * written into an output set that replaces the output only once it is complete. */
+ * is, turned into the other kind when the output's format needs it, and written into an
+ * output set that replaces the output only once it is complete. */
 #include <stdio.h>
 #include <string.h>
 
