@@ -217,3 +217,45 @@ Test(text_formats, a_shift_past_64_bits_is_an_error) {
                            NULL, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "beyond 64 bits"), "%s", tp_last_error());
 }
+
+/* The text writer's forms: plain or sptensor, 1- or 0-based, each read back as the tensor
+ * written (0-based plain text told its base: a file without an index 0 could not say). */
+Test(text_formats, every_written_form_reads_back_as_the_tensor) {
+  tpt_rng rng = tpt_rng_fresh();
+  int64_t nnz, max[ORDER];
+  char *lines = random_lines(&rng, 1, &nnz, max);
+  tp_coo ref, t;
+  tp_coo_read_info info;
+  reference(lines, &ref);
+  for (int m = 0; m < ORDER; ++m)
+    ref.dims[m] = shape[m] + m; /* beyond the largest index: only a header keeps it */
+  static const char *const first[4] = {NULL, "sptensor\n3\n7 6 11\n",
+                                       NULL, "sptensor indices-start-at-zero\n3\n7 6 11\n"};
+  for (int form = 0; form < 4; ++form) {
+    tp_tns_write_options w = tp_tns_write_options_default();
+    w.sptensor = form & 1, w.index_base = form & 2 ? 0 : 1;
+    const char *path = write_file("w.tns", "", "");
+    tp_output_set *set;
+    TPT_OK(tp_output_set_create(&set));
+    TPT_OK(tp_coo_write_text_to(set, path, &ref, &w));
+    TPT_OK(tp_output_set_commit(set));
+    tp_output_set_destroy(&set);
+    char head[64] = {0};
+    FILE *f = fopen(path, "rb");
+    cr_assert(fread(head, 1, sizeof head - 1, f) > 0);
+    fclose(f);
+    if (first[form])
+      cr_assert(!strncmp(head, first[form], strlen(first[form])), "form %d starts: %s", form,
+                head);
+    else /* the first nonzero's indices in the base asked for */
+      cr_assert_eq(atoll(head), ref.indices[0][0] + w.index_base, "form %d starts: %s", form,
+                   head);
+    tp_tns_options o = tp_tns_options_default();
+    o.index_base = w.sptensor ? TP_TNS_INDEX_AUTO : w.index_base;
+    TPT_OK(read_with(path, &o, ORDER, w.sptensor ? NULL : ref.dims, &t, &info));
+    assert_same(&ref, &t, first[form] ? first[form] : "plain");
+    tp_coo_free(NULL, &t);
+  }
+  tp_coo_free(NULL, &ref);
+  free(lines);
+}

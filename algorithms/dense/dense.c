@@ -7,6 +7,7 @@
 
 #include "tenport/dense.h"
 #include "tenport/memory.h"
+#include "tp_dense_internal.h"
 #include "tp_block_index.h"
 #include "tp_error.h"
 #include "tp_host_alloc.h"
@@ -114,8 +115,7 @@ tp_status tp_kruskal_check(const tp_kruskal *k) {
 
 /* ---- allocation -------------------------------------------------------------------- */
 
-/* "40x30x20" into buf. */
-static void format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
+void tp_dense_format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
   for (int k = 0; k < order && n < cap; ++k)
@@ -125,13 +125,13 @@ static void format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
 /* "dense tensor 1000x1000x1000 (float64)": what the memory checks name. */
 static void dense_what(const tp_dense *t, char *buf, size_t cap) {
   char dims[TP_DENSE_MAX_ORDER * 21];
-  format_dims(t->order, t->dims, dims, sizeof dims);
+  tp_dense_format_dims(t->order, t->dims, dims, sizeof dims);
   snprintf(buf, cap, "dense tensor %s (%s)", dims, tp_dtype_name(t->dtype));
 }
 
 static void kruskal_what(const tp_kruskal *k, char *buf, size_t cap) {
   char dims[TP_DENSE_MAX_ORDER * 21];
-  format_dims(k->order, k->dims, dims, sizeof dims);
+  tp_dense_format_dims(k->order, k->dims, dims, sizeof dims);
   snprintf(buf, cap, "Kruskal tensor %s, rank %lld (%s)", dims, (long long)k->rank,
            tp_dtype_name(k->dtype));
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "tenport/dense.h"
+#include "tenport/files.h"
 #include "tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
@@ -119,6 +120,36 @@ tp_status tp_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtyp
 tp_status tp_dense_random_planted_block(tp_dense *block, const int64_t *first,
                                         const tp_kruskal *truth, double noise,
                                         uint64_t seed);
+
+/* ---- dense text (dense_text_header.c, dense_text_read.c, dense_text_write.c) ----------
+ * The "tensor" text of GenTen and the Tensor Toolbox: a line "tensor" (GenTen's
+ * index-base word may follow), a line of the order, a line of the dims, then the values
+ * one per line, first index fastest. '#' starts a comment, a line whose first characters
+ * (after blanks) are "//" is one (GenTen's), blank lines are skipped. */
+
+/* The longest line read (a value; comments are the only long lines). */
+enum { TP_DENSE_TEXT_MAX_LINE = 1 << 20 };
+
+/* What the header at the top of dense text says. */
+typedef struct tp_dense_text_header {
+  int order;                         /* 1 to TP_DENSE_MAX_ORDER */
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  int64_t count;                     /* prod(dims), known to fit int64 */
+  int64_t order_line, dims_line;     /* their line numbers, for messages */
+  int64_t lines;                     /* lines up to the dims line, comments included */
+  size_t bytes;                      /* their bytes */
+} tp_dense_text_header;
+
+/* Reads the header from the input's first 64 KiB, peeked: nothing is consumed. Errors
+ * (TP_ERROR_FORMAT naming the file and line; TP_ERROR_OVERFLOW for dims whose product
+ * does not fit int64): no "tensor" line, a wrong second word, an order line that is not
+ * one integer from 1 to TP_DENSE_MAX_ORDER, a dims line that is not order positive
+ * integers, a header cut short. */
+tp_status tp_dense_text_peek_header(tp_input *in, tp_dense_text_header *h);
+
+/* "40x30x20" into buf. */
+void tp_dense_format_dims(int order, const int64_t *dims, char *buf, size_t cap);
+enum { TP_DENSE_DIMS_TEXT = TP_DENSE_MAX_ORDER * 21 + 1 };
 
 TP_EXTERN_C_END
 

@@ -105,6 +105,8 @@ void tp_input_close(tp_input **in) {
 
 const char *tp_input_name(const tp_input *in) { return in ? in->name : "(no input)"; }
 
+int tp_input_compressed(const tp_input *in) { return in && in->gzip != NULL; }
+
 int tp_input_is_file(const tp_input *in, const char *path) {
   struct stat st;
   return in && in->has_identity && path && stat(path, &st) == 0 && st.st_dev == in->dev &&

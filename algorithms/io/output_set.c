@@ -22,6 +22,8 @@ struct tp_output {
   mode_t mode;          /* given to the file before it replaces its target */
   char *buf;
   size_t len;
+  int gzip;             /* written gzip-compressed (tp_output_set_gzip) */
+  tp_output_deflate *deflate; /* the compressor of the current write, when gzip */
 };
 
 typedef struct file_id {
@@ -59,6 +61,7 @@ static void output_free(tp_output *f, int committed) {
     close(f->fd);
   if (!committed && f->tmp_path)
     unlink(f->tmp_path);
+  tp_output_deflate_end(&f->deflate);
   free(f->path), free(f->folder), free(f->tmp_path), free(f->buf);
   free(f);
 }
@@ -218,6 +221,17 @@ tp_status tp_output_set_add(tp_output_set *set, const char *path) {
   return st;
 }
 
+tp_status tp_output_set_gzip(tp_output_set *set, const char *path) {
+  TP_CHECK_ARG(set && path && *path, "set and path must not be NULL or empty");
+  tp_output_deflate *probe; /* refused at once in a build without zlib */
+  TP_TRY(tp_output_deflate_start(&probe, path));
+  tp_output_deflate_end(&probe);
+  if (!find(set, path))
+    TP_TRY(tp_output_set_add(set, path));
+  find(set, path)->gzip = 1;
+  return TP_SUCCESS;
+}
+
 /* ---- writing a file ------------------------------------------------------------------ */
 
 static tp_status restart(tp_output *f) {
@@ -229,7 +243,8 @@ static tp_status restart(tp_output *f) {
   if (!f->buf && !(f->buf = (char *)malloc(TP_OUTPUT_BUFFER_BYTES)))
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the write buffer of %s", f->path);
   f->err = 0, f->len = 0, f->finished = 0, f->shared = 0;
-  return TP_SUCCESS;
+  tp_output_deflate_end(&f->deflate);
+  return f->gzip ? tp_output_deflate_start(&f->deflate, f->path) : TP_SUCCESS;
 }
 
 tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file) {
@@ -244,21 +259,32 @@ tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file)
   return TP_SUCCESS;
 }
 
-/* Writes the buffer out; a failure is kept in f->err. */
-static void flush(tp_output *f) {
-  const char *p = f->buf;
-  size_t n = f->len;
-  while (n > 0 && !f->err) {
+/* Writes n bytes to the file; 0 or the errno value of the failure. */
+static int write_all(void *file, const void *bytes, size_t n) {
+  tp_output *f = (tp_output *)file;
+  const char *p = (const char *)bytes;
+  while (n > 0) {
     ssize_t w = write(f->fd, p, n);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
-      f->err = w < 0 ? errno : EIO;
-    else
-      p += w, n -= (size_t)w;
+      return w < 0 ? errno : EIO;
+    p += w, n -= (size_t)w;
   }
+  return 0;
+}
+
+/* Writes the buffer out (compressed for a gzip file; finish: the end of the file); a
+ * failure is kept in f->err. */
+static void flush_as(tp_output *f, int finish) {
+  if (!f->err && f->deflate)
+    f->err = tp_output_deflate_push(f->deflate, f->buf, f->len, finish, write_all, f);
+  else if (!f->err)
+    f->err = write_all(f, f->buf, f->len);
   f->len = 0;
 }
+
+static void flush(tp_output *f) { flush_as(f, 0); }
 
 char *tp_output_reserve(tp_output *f, size_t n) {
   if (TP_OUTPUT_BUFFER_BYTES - f->len < n)
@@ -286,7 +312,8 @@ int tp_output_failed(const tp_output *f) { return f->err != 0; }
 const char *tp_output_path(const tp_output *f) { return f->path; }
 
 tp_status tp_output_finish(tp_output *f) {
-  flush(f);
+  flush_as(f, 1);
+  tp_output_deflate_end(&f->deflate);
   if (!f->err && fchmod(f->fd, f->mode) != 0)
     f->err = errno;
   if (!f->err && fsync(f->fd) != 0)
@@ -311,7 +338,8 @@ tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *
   TP_CHECK_ARG(total_bytes >= head_bytes && total_bytes <= (uint64_t)INT64_MAX,
                "%s: total_bytes %llu is below the head's %zu bytes or too large", path,
                (unsigned long long)total_bytes, head_bytes);
-  tp_output *f;
+  tp_output *f = find(set, path);
+  TP_CHECK_ARG(!f || !f->gzip, "%s is written gzip-compressed and cannot be shared", path);
   TP_TRY(tp_output_open(set, path, &f)); /* emptied, with its write buffer */
   free(f->buf);
   f->buf = NULL;

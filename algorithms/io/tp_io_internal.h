@@ -74,6 +74,23 @@ enum { TP_INPUT_PEEK_MAX = 1 << 24 };
 uint64_t tp_input_remaining(const tp_input *in);
 
 
+/* ---- numbers of text files (text_number.c) ------------------------------------------ */
+
+/* The number spelled at p, as strtod (dtype float64) or strtof (float32) reads it, into
+ * *v; returns the end of what was read (p when nothing was). strtod and strtof stop at the
+ * first byte that cannot continue a number, so the text must hold one at or before end
+ * (a blank, '\n', '#' or a NUL); a number is read by hand, faster, when it is a short
+ * decimal that ends at end or at such a byte. Out-of-range values give what strtod gives
+ * (infinities, zeros). */
+const char *tp_text_number(const char *p, const char *end, tp_dtype dtype, double *v);
+
+/* Writes v (finite) at p with 15 significant digits (6 for float32) when they read back
+ * as v in dtype, else 17 (9), which always do: data written by people ("0.858") stays
+ * short, and only one more formatting is paid for the rest. Returns the length written
+ * (the NUL after it not counted), 0 when cap is too small; 24 bytes always suffice. */
+size_t tp_text_format_number(char *p, size_t cap, double v, tp_dtype dtype);
+enum { TP_TEXT_NUMBER_BYTES = 32 };
+
 /* n elements of a .npy's dtype in its byte order (swap: not the host's) as float32 or
  * float64 (to) at out (npy.c). */
 void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
@@ -115,6 +132,20 @@ tp_status tp_output_finish(tp_output *f);
 /* The target's path. */
 const char *tp_output_path(const tp_output *f);
 enum { TP_OUTPUT_BUFFER_BYTES = 1 << 20 };
+
+/* ---- gzip outputs (output_gzip.c with zlib, output_gzip_none.c without) -------------
+ * A deflate stream whose compressed bytes go to a sink (the file of an output set). */
+typedef struct tp_output_deflate tp_output_deflate;
+/* Writes n bytes; returns 0 or an errno value. */
+typedef int (*tp_output_sink)(void *ctx, const void *bytes, size_t n);
+/* A new stream (one gzip member); without zlib TP_ERROR_NOT_SUPPORTED naming path. */
+tp_status tp_output_deflate_start(tp_output_deflate **d, const char *path);
+/* Compresses n bytes into the sink, the last ones of the member when finish; returns 0 or
+ * the sink's errno value (EIO when zlib fails). */
+int tp_output_deflate_push(tp_output_deflate *d, const void *bytes, size_t n, int finish,
+                           tp_output_sink sink, void *ctx);
+/* Frees the stream and sets *d to NULL; safe on NULL. */
+void tp_output_deflate_end(tp_output_deflate **d);
 
 /* Writes one complete file to path through a set of its own: add, write (a callback that
  * fills the file), finish and commit. The path writers' shared shape. */

@@ -296,6 +296,21 @@ static tp_status read_tns_share(tp_comm *comm, const share_file *f, tp_dtype dty
   return dims ? TP_SUCCESS : tp_comm_agree(comm, agree_dims(comm, share));
 }
 
+/* Dense text is told from sparse text by its first word, as a one-process read tells it. */
+static tp_status refuse_dense_text(const char *path) {
+  tp_input *in = NULL;
+  tp_file_format format = TP_FILE_TEXT;
+  tp_status st = tp_input_open(&in, path);
+  if (st == TP_SUCCESS)
+    st = tp_input_format(in, &format);
+  tp_input_close(&in);
+  if (st == TP_SUCCESS && format == TP_FILE_DENSE_TEXT)
+    st = TP_ERROR(TP_ERROR_FORMAT, "%s is dense 'tensor' text, not a sparse tensor: distributed "
+                  "runs read a dense tensor from a .npy file by positioned reads; convert it "
+                  "first (tenport convert --input %s --output X.npy)", path, path);
+  return st;
+}
+
 static tp_status read_share(tp_comm *comm, share_file *f, tp_dtype dtype, int order,
                             const int64_t *dims, tp_coo *share, tp_coo_read_info *info) {
   unsigned char magic[8] = {0};
@@ -318,6 +333,7 @@ static tp_status read_share(tp_comm *comm, share_file *f, tp_dtype dtype, int or
     return same ? TP_SUCCESS : TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of another order "
                                         "or dims than those given", f->path);
   }
+  TP_TRY(tp_comm_agree(comm, refuse_dense_text(f->path)));
   return read_tns_share(comm, f, dtype, order, dims, share, info);
 }
 

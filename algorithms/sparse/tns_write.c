@@ -1,9 +1,11 @@
-/* Writing FROSTT .tns text: one line per nonzero, 1-based indices then the value with
- * enough digits to read back exactly (9 significant digits for float32, 17 for float64).
- * Formatting dominates, so batches of nonzeros are formatted in parallel pieces, which
- * are then written in order. */
+/* Writing sparse text: one line per nonzero, the indices (1-based as FROSTT's .tns, or
+ * 0-based) then the value with enough digits to read back exactly (9 significant digits
+ * for float32, 17 for float64), after the sptensor header of the Tensor Toolbox and
+ * GenTen when asked. Formatting dominates, so batches of nonzeros are formatted in
+ * parallel pieces, which are then written in order. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tp_error.h"
 #include "tp_host_omp.h"
@@ -27,9 +29,9 @@ static char *put_decimal(char *p, uint64_t v) {
   return p;
 }
 
-static char *format_line(const tp_coo *t, int64_t k, char *p) {
+static char *format_line(const tp_coo *t, int64_t k, int base, char *p) {
   for (int m = 0; m < t->order; ++m) {
-    p = put_decimal(p, (uint64_t)t->indices[m][k] + 1);
+    p = put_decimal(p, (uint64_t)t->indices[m][k] + (uint64_t)base);
     *p++ = ' ';
   }
   int n = t->dtype == TP_DTYPE_F32
@@ -40,7 +42,7 @@ static char *format_line(const tp_coo *t, int64_t k, char *p) {
 
 /* Formats nonzeros [first, first + PIECES * PIECE_NONZEROS) into the pieces, then writes
  * them out in order. */
-static void write_batch(tp_output *s, const tp_coo *t, int64_t first, char *text,
+static void write_batch(tp_output *s, const tp_coo *t, int base, int64_t first, char *text,
                         size_t piece_bytes) {
   size_t len[PIECES];
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
@@ -48,33 +50,80 @@ static void write_batch(tp_output *s, const tp_coo *t, int64_t first, char *text
     int64_t k = first + (int64_t)i * PIECE_NONZEROS, end = k + PIECE_NONZEROS;
     char *begin = text + (size_t)i * piece_bytes, *p = begin;
     for (; k < end && k < t->nnz; ++k)
-      p = format_line(t, k, p);
+      p = format_line(t, k, base, p);
     len[i] = (size_t)(p - begin);
   }
   for (int i = 0; i < PIECES; ++i)
     tp_output_write(s, text + (size_t)i * piece_bytes, len[i]);
 }
 
+/* "sptensor" (1-based, as the Tensor Toolbox writes it) or GenTen's "sptensor
+ * indices-start-at-zero", then the order, the dims and the number of nonzeros. */
+static void write_sptensor_header(tp_output *f, const tp_coo *t, int base) {
+  char line[64];
+  tp_output_text(f, base == 0 ? "sptensor indices-start-at-zero\n" : "sptensor\n");
+  snprintf(line, sizeof line, "%d\n", t->order);
+  tp_output_text(f, line);
+  for (int m = 0; m < t->order; ++m) {
+    snprintf(line, sizeof line, "%s%lld", m ? " " : "", (long long)t->dims[m]);
+    tp_output_text(f, line);
+  }
+  snprintf(line, sizeof line, "\n%lld\n", (long long)t->nnz);
+  tp_output_text(f, line);
+}
+
+typedef struct text_job {
+  const tp_coo *host;
+  tp_tns_write_options opts;
+} text_job;
+
 static tp_status write_tns(tp_output *f, const void *what) {
-  const tp_coo *host = (const tp_coo *)what;
+  const text_job *job = (const text_job *)what;
+  const tp_coo *host = job->host;
   size_t piece_bytes = line_bytes(host->order) * PIECE_NONZEROS;
   char *text = (char *)malloc(piece_bytes * PIECES);
   if (!text)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the text buffers",
                     tp_output_path(f));
+  if (job->opts.sptensor)
+    write_sptensor_header(f, host, job->opts.index_base);
   for (int64_t k = 0; !tp_output_failed(f) && k < host->nnz; k += PIECES * PIECE_NONZEROS)
-    write_batch(f, host, k, text, piece_bytes);
+    write_batch(f, host, job->opts.index_base, k, text, piece_bytes);
   free(text);
   return TP_SUCCESS;
 }
 
+tp_tns_write_options tp_tns_write_options_default(void) {
+  tp_tns_write_options o;
+  memset(&o, 0, sizeof o);
+  o.index_base = 1;
+  return o;
+}
+
+static tp_status make_job(const tp_coo *host, const tp_tns_write_options *opts, text_job *job) {
+  job->host = host;
+  job->opts = opts ? *opts : tp_tns_write_options_default();
+  TP_CHECK_ARG(job->opts.index_base == 0 || job->opts.index_base == 1,
+               "index_base %d is not 0 or 1", job->opts.index_base);
+  TP_CHECK_ARG(job->opts.sptensor == 0 || job->opts.sptensor == 1, "sptensor %d is not 0 or 1",
+               job->opts.sptensor);
+  return tp_coo_validate(host);
+}
+
 tp_status tp_coo_write_tns(const char *path, const tp_coo *host) {
-  TP_TRY(tp_coo_validate(host));
-  return tp_output_write_one(path, write_tns, host);
+  text_job job;
+  TP_TRY(make_job(host, NULL, &job));
+  return tp_output_write_one(path, write_tns, &job);
 }
 
 tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host) {
+  return tp_coo_write_text_to(set, path, host, NULL);
+}
+
+tp_status tp_coo_write_text_to(tp_output_set *set, const char *path, const tp_coo *host,
+                               const tp_tns_write_options *opts) {
   TP_CHECK_ARG(set, "set is NULL");
-  TP_TRY(tp_coo_validate(host));
-  return tp_output_write_in(set, path, write_tns, host);
+  text_job job;
+  TP_TRY(make_job(host, opts, &job));
+  return tp_output_write_in(set, path, write_tns, &job);
 }

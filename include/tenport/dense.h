@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tenport/export.h"
+#include "tenport/files.h"
 #include "tenport/npy.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
@@ -96,6 +97,57 @@ TP_API tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_d
 
 /* Writes a host tensor as .npy in its own layout (LEFT as fortran_order True). */
 TP_API tp_status tp_dense_write_npy(const char *path, const tp_dense *host);
+
+/* Dense text, the "tensor" format of GenTen and the Tensor Toolbox:
+ *   tensor             a line with the word tensor (GenTen's indices-start-at-zero or
+ *   N                  indices-start-at-one may follow it and has no effect: a dense
+ *   I1 I2 ... IN       tensor has no indices), a line with the order N, a line with the
+ *   v1                 N dims, then the prod(dims) values, one per line, first index
+ *   v2                 fastest (column-major).
+ *   ...
+ * '#' starts a comment, a line whose first characters after blanks are "//" is a comment
+ * (GenTen's), and blank lines are skipped anywhere. The reader gives a host tensor
+ * (malloc'ed; free with tp_dense_free(NULL, t)) in TP_LAYOUT_LEFT of 2 to
+ * TP_DENSE_MAX_ORDER modes, each value read as strtod (float64) or strtof (float32) reads
+ * it. Errors name the file, the line and the problem (TP_ERROR_FORMAT): a header line
+ * missing or malformed (no "tensor", an order that is not one integer from 1 to
+ * TP_DENSE_MAX_ORDER (1 is refused: a dense tensor has 2 modes or more), dims that are not
+ * that many positive integers), a field that is not a number, two fields on a line, a
+ * value that is not finite or beyond want_dtype's range, fewer or more values than the
+ * dims hold, a line longer than 1 MiB; dims whose product overflows are
+ * TP_ERROR_OVERFLOW, a tensor larger than the memory available TP_ERROR_OUT_OF_MEMORY
+ * before any value is stored. The array grows as the values come, so a header promising
+ * more than the file holds allocates no more than the file's values. On failure *t is
+ * zeroed and owns nothing. */
+TP_API tp_status tp_dense_read_text(const char *path, tp_dtype want_dtype, tp_dense *t);
+TP_API tp_status tp_dense_read_text_input(tp_input *in, tp_dtype want_dtype, tp_dense *t);
+
+/* Writes a host tensor as dense text: the header, then the values first index fastest
+ * whatever its layout, each with 15 significant digits when they read back exactly, else
+ * 17 (float32: 6, else 9). Every value must be finite (TP_ERROR_NUMERICAL naming the
+ * first that is not). Written atomically like tp_dense_write_npy; the _to form into an
+ * output set. */
+TP_API tp_status tp_dense_write_text(const char *path, const tp_dense *host);
+TP_API tp_status tp_dense_write_text_to(tp_output_set *set, const char *path,
+                                        const tp_dense *host);
+
+/* A dense tensor from an input in either format, told apart by its content
+ * (tp_input_format): .npy (tp_dense_read_npy_input) or dense text
+ * (tp_dense_read_text_input). Anything else is TP_ERROR_FORMAT saying what the input is. */
+TP_API tp_status tp_dense_read_input(tp_input *in, tp_dtype want_dtype, tp_dense *t);
+
+/* What a dense input's header says, read without consuming anything: the format
+ * (TP_FILE_NPY or TP_FILE_DENSE_TEXT), the file's element type (any dtype for .npy,
+ * float64 for text), the order (0 to TP_DENSE_MAX_ORDER for .npy; the readers refuse
+ * fewer than 2) and the dims. Errors: those of tp_npy_peek_header and of the text
+ * header's lines; TP_ERROR_FORMAT for an input of another format. */
+typedef struct tp_dense_header {
+  tp_file_format format;
+  tp_dtype dtype;
+  int order;
+  int64_t dims[TP_DENSE_MAX_ORDER];
+} tp_dense_header;
+TP_API tp_status tp_dense_peek_header(tp_input *in, tp_dense_header *h);
 
 /* Writes a host Kruskal tensor as prefix_lambda.npy and prefix_factor<k>.npy, one output
  * set (tenport/files.h): all the files replace an earlier model, or none does. The _to

@@ -25,10 +25,12 @@ typedef enum tp_file_format {
   TP_FILE_TPB = 3,     /* tenport's binary sparse tensor ("TPCOO") */
   TP_FILE_TCI = 4,     /* a tensor-train manifest ("tenport-tci") */
   TP_FILE_GZIP = 5,    /* gzip-compressed data */
-  TP_FILE_TEXT = 6     /* text, read as FROSTT .tns */
+  TP_FILE_TEXT = 6,    /* text, read as sparse text (FROSTT .tns, sptensor text) */
+  TP_FILE_DENSE_TEXT = 7 /* text whose first word outside comments is "tensor": the dense
+                            text of GenTen and the Tensor Toolbox */
 } tp_file_format;
 
-/* "npy", "tpb", "tci", "gzip", "text", "empty" or "unknown". */
+/* "npy", "tpb", "tci", "gzip", "text", "tensor", "empty" or "unknown". */
 TP_API const char *tp_file_format_name(tp_file_format format);
 
 /* ---- inputs ---------------------------------------------------------------------- */
@@ -40,9 +42,13 @@ typedef struct tp_input tp_input;
  * devices all work. Errors: TP_ERROR_IO naming the path and the system's reason. */
 TP_API tp_status tp_input_open(tp_input **in, const char *path);
 
-/* 1 when this build decompresses gzip inputs as it reads them (it has zlib), else 0;
- * without it, gzip data is reported as such (TP_ERROR_FORMAT). */
+/* 1 when this build decompresses gzip inputs as it reads them and can write gzip outputs
+ * (tp_output_set_gzip): it has zlib; else 0, and gzip data is reported as such
+ * (TP_ERROR_FORMAT). */
 TP_API int tp_input_has_gzip(void);
+
+/* 1 when the input is gzip data that is decompressed as it is read, else 0. */
+TP_API int tp_input_compressed(const tp_input *in);
 
 /* Closes the input and sets *in to NULL; safe on NULL. */
 TP_API void tp_input_close(tp_input **in);
@@ -50,9 +56,12 @@ TP_API void tp_input_close(tp_input **in);
 /* The path as given, or "standard input" for "-". */
 TP_API const char *tp_input_name(const tp_input *in);
 
-/* The format recognised from the next bytes (at most 64 are looked at; a source that
- * shows fewer, such as a terminal, waits for them or its end). The bytes stay unread:
- * the readers that take a tp_input see the whole source. */
+/* The format recognised from the next bytes (64 are looked at; a source that shows fewer,
+ * such as a terminal, waits for them or its end). Text is dense text when its first word
+ * outside comments ('#' to the end of a line, and lines that start with "//") is
+ * "tensor": as many more bytes as that word needs are looked at, up to 64 KiB. The bytes
+ * stay unread: the readers that take a tp_input see the whole source; gzip data is seen
+ * decompressed (tp_input_compressed says it was compressed). */
 TP_API tp_status tp_input_format(tp_input *in, tp_file_format *format);
 
 /* Raises TP_ERROR_FORMAT for an input of the wrong kind, saying what its first bytes show
@@ -89,6 +98,14 @@ TP_API tp_status tp_output_set_keep_existing(tp_output_set *set, const char *adv
  * path with a name no other run uses (".NAME.PID.RANDOM.tenport-tmp", never following a
  * link); temporaries of the same NAME left by runs that no longer exist are removed. */
 TP_API tp_status tp_output_set_add(tp_output_set *set, const char *path);
+
+/* Marks path (added to the set if it is not yet in it) to be written gzip-compressed:
+ * what the writers put into it is compressed by zlib's deflate as it goes (one gzip
+ * member), so that gzip -d, Python's gzip module and tenport's inputs read back what was
+ * written. Errors: TP_ERROR_NOT_SUPPORTED in a build without zlib (tp_input_has_gzip()
+ * is 0), naming path; those of tp_output_set_add. A gzip file cannot be shared
+ * (tp_output_set_share). */
+TP_API tp_status tp_output_set_gzip(tp_output_set *set, const char *path);
 
 /* Writes a whole file of n bytes into the set (added to it if it is not yet in it); it
  * replaces path when the set is committed. */

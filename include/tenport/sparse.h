@@ -114,6 +114,39 @@ TP_API tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, co
  * existing file as it was. */
 TP_API tp_status tp_coo_write_tns(const char *path, const tp_coo *host);
 
+/* How sparse text is written: FROSTT's .tns (no header, 1-based indices: the default),
+ * 0-based indices, and the sptensor header of the Tensor Toolbox and GenTen (a line
+ * "sptensor", or "sptensor indices-start-at-zero" with 0-based indices, then lines of the
+ * order, the dims and the number of nonzeros). Every form is read back by
+ * tp_coo_read_input_with (0-based text without a header needs index_base 0 when no index
+ * 0 appears in it). */
+typedef struct tp_tns_write_options {
+  int index_base; /* 1 (the default) or 0 */
+  int sptensor;   /* 1: the sptensor header first */
+} tp_tns_write_options;
+
+TP_API tp_tns_write_options tp_tns_write_options_default(void);
+
+/* Writes a host tensor as sparse text into an output set (opts NULL: FROSTT .tns, as
+ * tp_coo_write_tns_to). The tensor is validated first (tp_coo_validate). */
+TP_API tp_status tp_coo_write_text_to(tp_output_set *set, const char *path, const tp_coo *host,
+                                      const tp_tns_write_options *opts);
+
+/* Sparse to dense: the dense form of a host tensor (2 to TP_DENSE_MAX_ORDER modes) in
+ * host memory, TP_LAYOUT_LEFT, of its dtype: zeros where it has no nonzero, duplicates
+ * summed. Free it with tp_dense_free(NULL, dense). The tensor is validated first; dims
+ * whose product overflows are TP_ERROR_OVERFLOW, a dense form larger than the memory
+ * available TP_ERROR_OUT_OF_MEMORY naming its size (tp_dense_alloc), before anything is
+ * allocated. */
+TP_API tp_status tp_coo_to_dense(const tp_coo *host, tp_dense *dense);
+
+/* Dense to sparse: the nonzeros of a host dense tensor (any layout) as a host COO tensor
+ * of its dtype and dims, sorted (mode 0 slowest), leaving out the values whose magnitude
+ * is below drop_below (finite, >= 0; 0 keeps every nonzero); *dropped (may be NULL)
+ * receives how many nonzeros were left out so. Free it with tp_coo_free(NULL, coo). */
+TP_API tp_status tp_coo_from_dense(const tp_dense *host, double drop_below, tp_coo *coo,
+                                   int64_t *dropped);
+
 /* tenport's binary format (.tpb, little-endian): a header (magic "TPCOO\0\0\1", then
  * u32 version (1), u32 index width in bytes (4 when every dim fits in uint32, else 8),
  * u32 value width (4 or 8), u32 order, u64 nnz, u64 dims[order]) then each mode's

@@ -117,14 +117,18 @@ def _as_sparse(x):
 
 
 def load(path):
-    """Reads a tensor file with the library's readers: .npy gives a numpy array (float32 or
-    float64, in the file's order); .tns (FROSTT text) and .tpb (tenport binary) give a
+    """Reads a tensor file with the library's readers, the format told by the content
+    (gzip-compressed files too): .npy gives a numpy array (its dtype, in the file's order);
+    dense text (the "tensor" format of GenTen and the Tensor Toolbox) a float64 array in
+    Fortran order; sparse text (.tns, sptensor text) and .tpb (tenport binary) a
     SparseTensor (float64)."""
     import os
     name = os.fspath(path)
-    if str(name).endswith(".npy"):
-        block, code, shape, fortran = _tenport.read_npy(name)
-        flat = np.frombuffer(block, dtype=np.dtype("<" + code))
+    kind = _tenport.file_format(name)
+    if kind in ("npy", "tensor"):
+        read = _tenport.read_npy if kind == "npy" else _tenport.read_dense_text
+        block, code, shape, fortran = read(name)
+        flat = np.frombuffer(block, dtype=np.dtype("=" + code))
         return flat.reshape(shape, order="F" if fortran else "C")
     coords, values, code, shape, nnz = _tenport.read_coo(name)
     return SparseTensor._from_buffers(coords, values, shape)

@@ -1,5 +1,5 @@
-/* tenport._tenport.read_npy and read_coo: the library's readers, their arrays lent to
- * Python without a copy (Block). */
+/* tenport._tenport.file_format, read_npy, read_dense_text and read_coo: the library's
+ * format sniffing and readers, their arrays lent to Python without a copy (Block). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +59,65 @@ static PyObject *py_read_npy(PyObject *self, PyObject *args) {
                        a->fortran_order ? Py_True : Py_False);
 }
 
+/* file_format(path) -> "npy", "tensor", "text", "tpb", ... (tp_file_format_name of what
+ * the content is, gzip data seen decompressed) */
+static PyObject *py_file_format(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *path_obj;
+  if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj))
+    return NULL;
+  tp_status st;
+  tp_input *in = NULL;
+  tp_file_format format = TP_FILE_UNKNOWN;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = tp_input_open(&in, path);
+  if (st == TP_SUCCESS)
+    st = tp_input_format(in, &format);
+  tp_input_close(&in);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != TP_SUCCESS)
+    return py_raise(st);
+  return PyUnicode_FromString(tp_file_format_name(format));
+}
+
+static void release_dense(void *dense) {
+  tp_dense_free(NULL, dense);
+  free(dense);
+}
+
+/* read_dense_text(path) -> (block, dtype code, shape, fortran): float64, first index
+ * fastest (tp_dense_read_text) */
+static PyObject *py_read_dense_text(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *path_obj;
+  if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj))
+    return NULL;
+  tp_dense *t = calloc(1, sizeof *t);
+  if (!t) {
+    Py_DECREF(path_obj);
+    return PyErr_NoMemory();
+  }
+  tp_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = tp_dense_read_text(path, TP_DTYPE_F64, t);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != TP_SUCCESS) {
+    free(t);
+    return py_raise(st);
+  }
+  int64_t count = tp_dense_count(t);
+  PyObject *block = py_block_new(t->data, (Py_ssize_t)(sizeof(double) * (size_t)count),
+                                 release_dense, t);
+  if (!block)
+    return NULL;
+  return Py_BuildValue("(NsNO)", block, dtype_code(t->dtype), shape_tuple(t->dims, t->order),
+                       t->layout == TP_LAYOUT_LEFT ? Py_True : Py_False);
+}
+
 /* The coordinates of a read tensor in one block (order x nnz), the values in another;
  * the values block keeps the library's tensor, whose index arrays are freed at once. */
 static void release_coo(void *coo) {
@@ -109,6 +168,10 @@ static PyObject *py_read_coo(PyObject *self, PyObject *args) {
 }
 
 PyMethodDef py_io_methods[] = {
+    {"file_format", py_file_format, METH_VARARGS,
+     "The format a file's content shows (tp_input_format)."},
     {"read_npy", py_read_npy, METH_VARARGS, "Reads a .npy file (tp_npy_read)."},
+    {"read_dense_text", py_read_dense_text, METH_VARARGS,
+     "Reads dense 'tensor' text (tp_dense_read_text)."},
     {"read_coo", py_read_coo, METH_VARARGS, "Reads a .tns or .tpb sparse tensor (tp_coo_read)."},
     {NULL, NULL, 0, NULL}};

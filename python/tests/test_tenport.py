@@ -177,6 +177,33 @@ def test_load_reads_npy_and_tns(tmp_path, rng):
     assert dense[2, 1, 0] == -1.0 and dense[0, 0, 0] == 1.5 and dense[1, 3, 1] == 0.25
 
 
+def write_dense_text(path, a, head="tensor\n", opener=open):
+    """a as the dense text of GenTen and the Tensor Toolbox, written by numpy: the values
+    first index fastest, one per line."""
+    with opener(path, "wt") as f:
+        f.write(head + f"{a.ndim}\n" + " ".join(map(str, a.shape)) + "\n")
+        f.writelines(f"{v!r}\n" for v in a.ravel(order="F").tolist())
+
+
+def test_load_reads_dense_text_by_its_content(tmp_path, rng):
+    import gzip
+    for shape in ((2, 3), (3, 1, 4), (2, 3, 1, 5), (1, 2, 1, 3, 2)):
+        a = rng.standard_normal(shape)
+        write_dense_text(tmp_path / "a.txt", a, head="# made by a test\ntensor\n")
+        b = tenport.load(tmp_path / "a.txt")
+        assert b.dtype == np.float64 and b.shape == shape
+        np.testing.assert_array_equal(a, b)
+    write_dense_text(tmp_path / "a.txt.gz", a, opener=gzip.open)  # gzip, any name
+    np.testing.assert_array_equal(a, tenport.load(tmp_path / "a.txt.gz"))
+    np.save(tmp_path / "n.npy", a)
+    with open(tmp_path / "n.npy", "rb") as src, gzip.open(tmp_path / "n.npy.gz", "wb") as dst:
+        dst.write(src.read())
+    np.testing.assert_array_equal(a, tenport.load(tmp_path / "n.npy.gz"))
+    (tmp_path / "bad.txt").write_text("tensor\n2\n2 2\n1\n2\nx\n4\n")
+    with pytest.raises(tenport.Error, match="line 6: value 'x' is not a number"):
+        tenport.load(tmp_path / "bad.txt")
+
+
 def test_a_malformed_file_raises_the_library_s_message(tmp_path):
     (tmp_path / "bad.tns").write_text("1 1 1 1.0\n1 x 1 2.0\n")
     with pytest.raises(tenport.Error, match="line 2"):

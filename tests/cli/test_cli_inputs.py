@@ -75,7 +75,7 @@ def test_a_fifo_is_read_once_and_never_hangs(inputs, reader):
 
 def test_a_npy_array_given_for_a_sparse_tensor_is_named(work):
     np.save(work / "D.npy", np.zeros((3, 4)))
-    r = run("convert", "--input", "D.npy", "--output", "Y.tns")
+    r = run("sttid", "--input", "D.npy", "--rmax", "2", "--eps", "0")
     assert r.returncode == 1
     assert "NumPy .npy array" in err(r) and "not a sparse tensor" in err(r)
     assert "not an integer" not in err(r)

@@ -19,7 +19,8 @@
  *     started at most once in a process;
  *   - puts "--starts 8 --maxits 100" first for sshopm and peaks (their defaults are 128 or
  *     64 starts of up to 1000 or 500 iterations; a later --starts or --maxits wins);
- *   - replaces the value of --output by "out" (keeping a .tns, .tpb, .npy or .tci ending)
+ *   - replaces the value of --output by "out" (keeping a .tns, .tpb, .npy, .tci or .txt
+ *     ending, and .gz after one or alone)
  *     and that of --init by "init", "@" staying "in".
  * The bench, info, demo and gen commands are not run (fixed or unbounded work).
  *
@@ -146,10 +147,11 @@ static double dims_product(const char *v) {
 }
 
 static const char *ending(const char *v) {
-  static const char *const kept[] = {".tns", ".tpb", ".npy", ".tci"};
+  static const char *const kept[] = {".tns.gz", ".tpb.gz", ".npy.gz", ".txt.gz", ".tns",
+                                     ".tpb",    ".npy",    ".tci",    ".txt",    ".gz"};
   size_t n = strlen(v);
   for (size_t k = 0; k < sizeof kept / sizeof kept[0]; ++k)
-    if (n >= 4 && !strcmp(v + n - 4, kept[k]))
+    if (n >= strlen(kept[k]) && !strcmp(v + n - strlen(kept[k]), kept[k]))
       return kept[k];
   return "";
 }
@@ -391,6 +393,9 @@ int main(int argc, char **argv) {
   const char tns2[] = "1 2 3.0\n3 1 -1\n2 2 0.5\n";
   const unsigned char gzip[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
   const char bad_magic[] = "TPCOX\x00\x00\x01\x03\x00\x00\x00";
+  const char dense_text[] = "# dense text\ntensor\n3\n2 3 2\n1\n0.25\n0\n-2\n3e-1\n0\n0.5\n"
+                            "7\n0\n-1.5\n2\n0.125\n";
+  const size_t n_dense_text = sizeof dense_text - 1;
   int ok =
       /* convert: every format in, both out */
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tpb") &&
@@ -412,6 +417,19 @@ int main(int argc, char **argv) {
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "%") &&
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--precision", "f16") &&
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--dims", "4x0x3") &&
+      /* convert: dense text and the sparse <-> dense ways, gzip outputs */
+      SEED(dense_text, n_dense_text, "convert", "--input", "@", "--output", "out.npy") &&
+      SEED(dense_text, n_dense_text, "convert", "--input", "@", "--output", "out.tns.gz",
+           "--drop-below", "0.3") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.txt", "--format", "tensor",
+           "--max-elements", "60") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--format",
+           "sptensor", "--output-index-base", "0") &&
+      SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.txt.gz", "--format",
+           "tensor", "--precision", "f32") &&
+      SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.npy", "--format", "tpb") &&
+      SEED(dense_text, n_dense_text, "cp-als", "--input", "@", "--rank", "2", "--maxiters",
+           "5") &&
       /* cp-als: dense and sparse inputs */
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--output", "model") &&
       SEED(npy_f32, n_npy_f32, "cp-als", "--input", "@", "--rank", "2", "--maxiters", "5",

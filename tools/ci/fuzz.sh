@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes tenport with libFuzzer under ASan and UBSan for a bounded time, shared between
-# seven targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
+# eight targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
 #   npy        tp_npy_read_buffer
 #   tns        the sparse readers (.tns text, .tpb binary)
 #   dense_npy  the .npy -> dense tensor path (tp_npy_peek_header, tp_dense_read_npy_input)
+#   dense_text the dense text reader (tp_dense_peek_header, tp_dense_read_text_input and
+#              tp_dense_read_input), gzip-compressed inputs among its seeds
 #   tci        the tensor-train manifest reader (tp_tci_read_manifest_buffer)
 #   nifti      the NIfTI-1/NIfTI-2 image reader (tp_image_read_buffer, .nii and .nii.gz)
 #   mif        the MRtrix .mif image reader (tp_image_read_buffer, .mif and .mif.gz)
@@ -20,9 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds=${FUZZ_SECONDS:-60}
-read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy tci nifti mif cli}"
+read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy dense_text tci nifti mif cli}"
 # Shares of the time: the command line has the most ground to cover.
-declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [tci]=1 [nifti]=1 [mif]=1 [cli]=3)
+declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [dense_text]=1 [tci]=1 [nifti]=1 [mif]=1 [cli]=3)
 build=build/fuzz
 mkdir -p build
 

@@ -60,6 +60,8 @@ int tenport_text_options_fit(const char *cmd, tp_input *in, const tenport_text_o
   if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
     return 0;
   fprintf(stderr, "tenport %s: --index-base and --no-header apply to sparse text (.tns); %s is "
-                  "a .%s file\n", cmd, tp_input_name(in), tp_file_format_name(format));
+                  "%s%s%s\n", cmd, tp_input_name(in), format == TP_FILE_DENSE_TEXT ? "" : "a .",
+          format == TP_FILE_DENSE_TEXT ? "dense 'tensor' text" : tp_file_format_name(format),
+          format == TP_FILE_DENSE_TEXT ? "" : " file");
   return 2;
 }

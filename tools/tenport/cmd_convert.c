@@ -1,42 +1,66 @@
-/* tenport convert: a sparse tensor from FROSTT .tns text or tenport's binary .tpb into
- * either format. The input's format is read from its first bytes (the binary magic), the
- * output's from its extension; nonzeros come out sorted, duplicates summed. */
+/* tenport convert: a tensor from any format tenport reads into any it writes, sparse or
+ * dense. The input's format is read from its content (convert_run.c), the output's from
+ * --format or its extension; a name ending in .gz is written gzip-compressed. This file
+ * takes the command line. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_conventions.h"
 #include "cli_files.h"
 #include "commands.h"
-#include "tenport/tenport.h"
+#include "convert.h"
 
-typedef struct convert_cli {
-  const char *input, *output, *precision, *dims_text;
-  int order;
-  int64_t dims[TP_COO_MAX_ORDER];
-  tenport_text_options text; /* --index-base, --no-header */
-} convert_cli;
+const char *const convert_format_names[5] = {"tns", "sptensor", "tpb", "npy", "tensor"};
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: tenport convert --input X.tns|X.tpb --output Y.tns|Y.tpb [options]\n"
-          "Converts a sparse tensor between FROSTT text (.tns: indices then the\n"
-          "value, one nonzero per line, '#' comments) and tenport's binary format (.tpb).\n"
-          "The input's format is recognised by its content, the output's by its extension.\n"
-          "Nonzeros are written sorted, with duplicates summed.\n"
-          "  --input X           the tensor to read ('-': standard input)\n"
-          "  --output Y          Y.tns or Y.tpb\n"
-          "  --precision P       f32 or f64 (default: a .tpb input's own, f64 for text)\n"
-          "  --dims I0xI1x...    the shape of a .tns input (default: its header's, else each\n"
-          "                      mode's largest index); a .tpb input must have these dims\n"
-          "  --index-base B      a .tns input's indices: 1, 0 or auto (auto: 1-based unless\n"
-          "                      an index 0 appears)\n"
-          "  --no-header         every line of a .tns input is a nonzero (default: a header\n"
-          "                      is recognised: 'sptensor' text of the Tensor Toolbox and\n"
-          "                      GenTen, an order line and a dims line, or one line of both)\n"
-          "The input may be gzip-compressed (X.tns.gz, X.tpb.gz).\n"
+          "usage: tenport convert --input X --output Y [--format F] [options]\n"
+          "Converts a tensor between the formats tenport reads and writes:\n"
+          "  tns       FROSTT text (.tns): the indices then the value, one nonzero per line\n"
+          "  sptensor  the sparse text of the Tensor Toolbox and GenTen: 'sptensor', lines of\n"
+          "            the order, the dims and the number of nonzeros, then the nonzeros\n"
+          "  tpb       tenport's binary sparse format (.tpb)\n"
+          "  npy       a NumPy array (.npy), dense\n"
+          "  tensor    the dense text of GenTen and the Tensor Toolbox: 'tensor', lines of the\n"
+          "            order and the dims, then the values one per line, first index fastest\n"
+          "The input's format is recognised by its content (sparse text in any of the forms\n"
+          "that tenport reads, 0-based too); it may be gzip-compressed. The output's format\n"
+          "is --format, else its extension (.tns, .tpb, .npy); a name ending in .gz (Y.tns.gz)\n"
+          "is written gzip-compressed (builds with zlib). Sparse to dense fills in zeros;\n"
+          "dense to sparse keeps the nonzeros. Nonzeros are written sorted, with duplicates\n"
+          "summed.\n"
+          "  --input X              the tensor to read ('-': standard input)\n"
+          "  --output Y             the file to write\n"
+          "  --format F             tns, sptensor, tpb, npy or tensor (default: from Y's\n"
+          "                         extension; sptensor and tensor are asked for by name,\n"
+          "                         and Y may then end in .tns or .txt, for example)\n"
+          "  --precision P          f32 or f64 (default: the input's own; f64 for text)\n"
+          "  --dims I0xI1x...       the shape of a sparse input (default: a text header's,\n"
+          "                         else each mode's largest index); a .tpb input must\n"
+          "                         have these dims\n"
+          "  --index-base B         a sparse text input's indices: 1, 0 or auto (auto:\n"
+          "                         1-based unless an index 0 appears)\n"
+          "  --no-header            every line of a sparse text input is a nonzero (default:\n"
+          "                         a header is recognised: sptensor text, an order line and\n"
+          "                         a dims line, or one line of both)\n"
+          "  --output-index-base B  the indices of a tns or sptensor output: 1 (the\n"
+          "                         default) or 0 (sptensor then says\n"
+          "                         'sptensor indices-start-at-zero', as GenTen writes it)\n"
+          "  --drop-below T         dense to sparse: also leave out the values of magnitude\n"
+          "                         below T (default 0: every nonzero is kept)\n"
+          "  --max-elements N       sparse to dense: the largest dense tensor made, in\n"
+          "                         elements (default %llu); larger ones, and those the\n"
+          "                         memory cannot hold, are refused\n"
           "The output is written beside its name and renamed over it once complete; it may\n"
-          "not be the input.\n");
+          "not be the input.\n",
+          (unsigned long long)CONVERT_MAX_ELEMENTS);
   tenport_conventions_help(out);
+}
+
+static int parse_output_base(const char *v, int *base) {
+  if (!strcmp(v, "0") || !strcmp(v, "1"))
+    return *base = v[0] - '0', 1;
+  return tenport_expected("0 or 1");
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
@@ -45,37 +69,99 @@ static int parse_value(convert_cli *c, const char *a, const char *v) {
     return tenport_parse_text(v, &c->input);
   if (!strcmp(a, "--output"))
     return tenport_parse_text(v, &c->output);
+  if (!strcmp(a, "--format"))
+    return tenport_parse_choice(v, convert_format_names, 5, &c->format);
   if (!strcmp(a, "--precision"))
     return tenport_parse_precision(v, &c->precision);
   if (!strcmp(a, "--dims"))
-    return c->dims_text = v, 1; /* checked with its own messages in parse_args */
+    return c->dims_text = v, 1; /* checked with its own messages in check_args */
+  if (!strcmp(a, "--output-index-base"))
+    return c->out_base_given = 1, parse_output_base(v, &c->out_base);
+  if (!strcmp(a, "--drop-below"))
+    return c->drop_given = 1, tenport_parse_number(v, 0, 0, INFINITY, 0, &c->drop_below);
+  if (!strcmp(a, "--max-elements"))
+    return c->max_given = 1, tenport_parse_u64(v, &c->max_elements);
   return tenport_text_option(&c->text, a, v);
 }
 
-static int check_args(convert_cli *c) {
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* The format the output's extension names (.gz aside), or -1. */
+static int format_of_name(const char *name, int gzip) {
+  static const char *const ext[3] = {".tns", ".tpb", ".npy"};
+  static const int format[3] = {CONVERT_TNS, CONVERT_TPB, CONVERT_NPY};
+  size_t n = strlen(name) - (gzip ? 3 : 0);
+  for (int i = 0; i < 3; ++i)
+    if (n > 4 && !strncmp(name + n - 4, ext[i], 4))
+      return format[i];
+  return -1;
+}
+
+/* The output's format from --format (given: 1) and the name, which must not say
+ * another; 0, or 2 after a message. */
+static int settle_format(convert_cli *c, int given) {
+  c->gzip = ends_with(c->output, ".gz");
+  int named = format_of_name(c->output, c->gzip);
+  if (!given && named < 0) {
+    fprintf(stderr, "tenport convert: --output '%s': its format cannot be told from the name; "
+            "end it in .tns, .tpb or .npy (.gz may follow), or give --format tns, sptensor, "
+            "tpb, npy or tensor\n", c->output);
+    return 2;
+  }
+  if (!given)
+    c->format = named;
+  int agrees = named < 0 || named == c->format ||
+               (named == CONVERT_TNS && c->format == CONVERT_SPTENSOR);
+  if (!agrees) {
+    fprintf(stderr, "tenport convert: --format %s, but --output '%s' names a .%s file; name "
+            "the output otherwise (Y.txt, for example)\n", convert_format_names[c->format],
+            c->output, convert_format_names[named]);
+    return 2;
+  }
+  return 0;
+}
+
+/* The options that depend only on the output. */
+static int check_output_options(const convert_cli *c) {
+  if (c->out_base_given && c->format != CONVERT_TNS && c->format != CONVERT_SPTENSOR) {
+    fprintf(stderr, "tenport convert: --output-index-base applies to sparse text outputs (tns, "
+            "sptensor); the output is %s\n", convert_format_names[c->format]);
+    return 2;
+  }
+  if (c->gzip && !tp_input_has_gzip()) {
+    fprintf(stderr, "tenport convert: --output '%s' asks for gzip, and this tenport was built "
+            "without zlib; write it uncompressed and compress it with gzip\n", c->output);
+    return 2;
+  }
+  return 0;
+}
+
+static int check_args(convert_cli *c, int format_given) {
   if (!c->input || !c->output) {
     fprintf(stderr, "tenport convert: %s is required ('tenport convert --help')\n",
             !c->input ? "--input" : "--output");
     return 2;
   }
-  if (!tenport_coo_format(c->output)) {
-    fprintf(stderr, "tenport convert: --output '%s' must end in .tns (text) or .tpb (binary)\n",
-            c->output);
-    return 2;
-  }
+  int code = settle_format(c, format_given);
+  if (code == 0)
+    code = check_output_options(c);
   char why[160];
-  if (c->dims_text && !tenport_parse_dims(c->dims_text, TP_COO_MAX_ORDER, c->dims, &c->order,
-                                          why, sizeof why)) {
+  if (code == 0 && c->dims_text &&
+      !tenport_parse_dims(c->dims_text, TP_COO_MAX_ORDER, c->dims, &c->order, why, sizeof why)) {
     fprintf(stderr, "tenport convert: --dims '%s': %s\n", c->dims_text, why);
-    return 2;
+    code = 2;
   }
-  return 0;
+  return code;
 }
 
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
 static int parse_args(int argc, char **argv, convert_cli *c) {
   memset(c, 0, sizeof *c);
   c->text.read = tp_tns_options_default();
+  c->out_base = 1, c->format = -1, c->max_elements = CONVERT_MAX_ELEMENTS;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -88,72 +174,7 @@ static int parse_args(int argc, char **argv, convert_cli *c) {
       return 2;
     ++i;
   }
-  return check_args(c);
-}
-
-/* ---- converting ---------------------------------------------------------------------- */
-
-static void print_summary(const convert_cli *c, const tp_input *in, const tp_coo *t,
-                          const tp_coo_read_info *info, double read_s, double write_s) {
-  printf("%s: %d mode%s, dims ", c->output, t->order, t->order == 1 ? "" : "s");
-  for (int m = 0; m < t->order; ++m)
-    printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
-  printf(", nnz %lld, %s, duplicates merged %lld\n", (long long)t->nnz, tp_dtype_name(t->dtype),
-         (long long)info->duplicates);
-  if (info->lines)
-    printf("read %s (%lld lines%s%s%s) in %.3f s, wrote in %.3f s\n", tp_input_name(in),
-           (long long)info->lines, info->index_base == 0 ? ", 0-based indices" : "",
-           info->header_kind ? ", header: " : "", info->header_kind ? info->header_kind : "",
-           read_s, write_s);
-  else
-    printf("read %s in %.3f s, wrote in %.3f s\n", tp_input_name(in), read_s, write_s);
-}
-
-/* Reads the input: its precision unless --precision says, the shape --dims gives. */
-static int read_tensor(const convert_cli *c, tp_input *in, tp_coo *t, tp_coo_read_info *info) {
-  tp_dtype dtype = TP_DTYPE_F64;
-  tp_status st = tp_coo_input_dtype(in, &dtype);
-  if (c->precision)
-    dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
-  if (tenport_text_options_fit("convert", in, &c->text))
-    return 2;
-  if (st == TP_SUCCESS)
-    st = tp_coo_read_input_with(in, dtype, c->order, c->dims_text ? c->dims : NULL,
-                                &c->text.read, t, info);
-  return st == TP_SUCCESS ? 0 : tenport_fail("convert", "cannot read the input");
-}
-
-static tp_status write_tensor(const convert_cli *c, tp_output_set *set, const tp_coo *t) {
-  return tenport_coo_format(c->output) == 'b' ? tp_coo_write_binary_to(set, c->output, t)
-                                              : tp_coo_write_tns_to(set, c->output, t);
-}
-
-static int convert(const convert_cli *c) {
-  tp_input *in = NULL;
-  tp_output_set *set = NULL;
-  tp_coo t;
-  tp_coo_read_info info;
-  memset(&t, 0, sizeof t);
-  memset(&info, 0, sizeof info);
-  int code = tenport_open_input("convert", c->input, &in);
-  if (code == 0)
-    code = tenport_outputs_begin("convert", &set, in, NULL, 0);
-  if (code == 0)
-    code = tenport_outputs_add("convert", set, c->output);
-  double t0 = tenport_seconds(), t1 = t0;
-  if (code == 0)
-    code = read_tensor(c, in, &t, &info);
-  t1 = tenport_seconds();
-  if (code == 0 && write_tensor(c, set, &t) != TP_SUCCESS)
-    code = tenport_fail("convert", "cannot write the output");
-  if (code == 0)
-    code = tenport_outputs_commit("convert", set);
-  if (code == 0)
-    print_summary(c, in, &t, &info, t1 - t0, tenport_seconds() - t1);
-  tp_coo_free(NULL, &t);
-  tp_output_set_destroy(&set);
-  tp_input_close(&in);
-  return code;
+  return check_args(c, c->format >= 0);
 }
 
 int tenport_cmd_convert(int argc, char **argv) {
@@ -163,5 +184,5 @@ int tenport_cmd_convert(int argc, char **argv) {
     usage(stdout);
   if (code != 0)
     return code == 1 ? 0 : 2;
-  return convert(&c);
+  return tenport_convert_run(&c);
 }

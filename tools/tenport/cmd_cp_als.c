@@ -600,15 +600,15 @@ static int run_sparse_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
  * element types). With --output, the model's files are added to the set now that the
  * order is known, before the tensor is read. */
 static int plan_dense(const cp_cli *c, tp_input *in, tp_output_set *set, tp_dtype *dtype) {
-  tp_npy_header h;
-  if (tp_npy_peek_header(in, &h) != TP_SUCCESS)
+  tp_dense_header h;
+  if (tp_dense_peek_header(in, &h) != TP_SUCCESS)
     return fail();
   *dtype = h.dtype == TP_DTYPE_F32 ? TP_DTYPE_F32 : TP_DTYPE_F64;
   if (c->precision)
     *dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
-  int order_ok = h.ndim >= 2 && h.ndim <= TP_DENSE_MAX_ORDER; /* else the reader says why */
+  int order_ok = h.order >= 2 && h.order <= TP_DENSE_MAX_ORDER; /* else the reader says why */
   if (set && c->output && order_ok &&
-      tp_kruskal_reserve_npy(set, c->output, h.ndim) != TP_SUCCESS)
+      tp_kruskal_reserve_npy(set, c->output, h.order) != TP_SUCCESS)
     return fail();
   return 0;
 }
@@ -624,7 +624,7 @@ static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
   if (code)
     return code;
   double t_read = tenport_seconds();
-  tp_status st = tp_dense_read_npy_input(in, dtype, &j.host_x);
+  tp_status st = tp_dense_read_input(in, dtype, &j.host_x); /* .npy or dense text */
   j.phases.read = tenport_seconds() - t_read;
   if (st == TP_SUCCESS && !(j.space = tenport_space_ahead_wait(ahead, "cp-als"))) {
     job_free(&j);
@@ -680,12 +680,19 @@ static int run_file(cp_cli *c) {
     code = fail();
   if (code == 0)
     code = tenport_text_options_fit("cp-als", in, &c->text);
-  if (code == 0 && format == TP_FILE_NPY)
+  int dense = format == TP_FILE_NPY || format == TP_FILE_DENSE_TEXT;
+  if (code == 0 && dense && c->dims_text) {
+    fprintf(stderr, "tenport cp-als: --dims applies to sparse inputs (.tns, .tpb); %s is a "
+            "dense tensor, whose file gives its dims\n", tp_input_name(in));
+    code = 2;
+  }
+  if (code == 0 && dense)
     code = run_dense_file(&ahead, c, in, set);
   else if (code == 0 && (format == TP_FILE_TPB || format == TP_FILE_TEXT))
     code = run_sparse_file(&ahead, c, in, set);
   else if (code == 0)
-    code = (tp_input_wrong_format(in, format, "a dense .npy or a sparse .tns or .tpb tensor"),
+    code = (tp_input_wrong_format(in, format, "a dense tensor (.npy or dense 'tensor' text) or "
+                                  "a sparse one (.tns or .tpb)"),
             fail());
   tp_output_set_destroy(&set);
   tp_input_close(&in);

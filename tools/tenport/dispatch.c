@@ -25,10 +25,11 @@ static const command commands[] = {
     {"sshopm", tenport_cmd_sshopm,
      "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM", 0},
     {"peaks", tenport_cmd_peaks,
-     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy)", 0},
+     "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy, NIfTI, "
+     ".mif)", 0},
     {"cp-als", tenport_cmd_cp_als,
-     "CP decomposition of a dense (.npy) or sparse (.tns, .tpb) tensor by alternating least "
-     "squares", 0},
+     "CP decomposition of a dense (.npy, dense text) or sparse (.tns, .tpb) tensor by "
+     "alternating least squares", 0},
     {"sttid", tenport_cmd_sttid,
      "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)", 0},
     {"gen", tenport_cmd_gen,
@@ -39,7 +40,8 @@ static const command commands[] = {
      "the four methods' standard cases on this backend, next to the machine's ceilings "
      "(--quick, --full, --json)", 1},
     {"convert", tenport_cmd_convert,
-     "convert a sparse tensor between FROSTT .tns text and tenport's binary .tpb", 0},
+     "convert a tensor between .tns, sptensor text, .tpb, .npy and dense 'tensor' text, "
+     "sparse or dense, gzip-compressed or not", 0},
 };
 
 static void usage(FILE *out) {
