@@ -34,13 +34,15 @@ typedef struct cp_cli {
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: tenport cp-als --input X.npy|X.tns|X.tpb --rank R [options]\n"
+          "usage: tenport cp-als --input X.npy|X.txt|X.tns|X.tpb --rank R [options]\n"
           "       tenport cp-als --example [options]\n"
           "Rank-R CP decomposition X ~ sum_r lambda_r a_r^(0) o ... o a_r^(d-1) of a dense\n"
           "or sparse tensor by alternating least squares (GenTen / Tensor Toolbox CP-ALS).\n"
           "  --input FILE        X.npy: a float32 or float64 dense tensor of 2 to %d modes, C\n"
-          "                      or Fortran order; X.tns (FROSTT text) or X.tpb (tenport\n"
-          "                      binary): a sparse tensor, decomposed through FLYCOO\n"
+          "                      or Fortran order, or dense 'tensor' text (GenTen, Tensor\n"
+          "                      Toolbox); X.tns (FROSTT or sptensor text) or X.tpb (tenport\n"
+          "                      binary): a sparse tensor, decomposed through FLYCOO; any of\n"
+          "                      them gzip-compressed\n"
           "  --rank R            number of components\n"
           "  --tol X             stop when |delta fit| < X (1e-4)\n"
           "  --max-iters N       most iterations (50)\n"
