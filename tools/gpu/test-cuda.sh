@@ -8,7 +8,8 @@
 # Usage: tools/gpu/test-cuda.sh [extra meson options...]
 # Environment: TP_BUILD_DIR (default build-gpu), TP_NVCC_ARCH (default: the GPU's
 # compute capability from nvidia-smi, else sm_90), TP_REVISION (revision to log when
-# the tree is a copy without .git).
+# the tree is a copy without .git), TP_TEST_ARGS (more arguments of meson test, such as
+# "--no-suite mpi" or "--suite mpi", to run the suites in parts).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -106,7 +107,9 @@ if ((status == 0)); then
 fi
 if ((status == 0)); then
     section "tests ($(grep -c . <<<"$listed") tests)" | tee -a "$log"
-    logged meson test -C "$build" --num-processes 1 --print-errorlogs || status=$?
+    read -r -a test_args <<<"${TP_TEST_ARGS:-}"
+    logged meson test -C "$build" --num-processes 1 --print-errorlogs "${test_args[@]}" ||
+        status=$?
     if [[ -f $build/meson-logs/testlog.txt ]]; then
         cp "$build/meson-logs/testlog.txt" "$out/gpu-testlog.txt"
     fi
