@@ -8,6 +8,7 @@
 #ifndef TP_HASHMAP_DEVICE_H
 #define TP_HASHMAP_DEVICE_H
 
+#include "tenport/hashmap.h"
 #include "tp_portable.h"
 
 /* A 64-bit finaliser (good avalanche), so that structured keys spread over the table. */

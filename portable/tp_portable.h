@@ -23,7 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tenport/tenport.h"
+/* the layer names no method: only these public headers */
+#include "tenport/memory.h"
+#include "tenport/primitives.h"
+#include "tenport/space.h"
+#include "tenport/status.h"
 #include "tp_error.h"
 #include "tp_policy.h"
 #include "tp_space_common.h"

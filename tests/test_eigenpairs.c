@@ -475,3 +475,74 @@ Test(eigenpairs, bad_inputs_are_rejected) {
   cr_assert(p.count == 1 && p.starts[0] == 2);
   pairs_free(&p);
 }
+
+/* A batch of random tensors (order 3 and 4, dimension 3 and 4) against one call per
+ * tensor: the same pairs in the same order, packed by tensor. */
+Test(eigenpairs, a_batch_gives_each_tensors_pairs) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int shapes[2][2] = {{4, 3}, {3, 4}};
+  for (int s = 0; s < 2; ++s) {
+    const int m = shapes[s][0], n = shapes[s][1], V = 24;
+    const int64_t T = tpt_int(&rng, 5, 13);
+    int64_t U;
+    TPT_OK(tp_sym_unique_count(m, n, &U));
+    double *a = tpt_host_alloc(sizeof(double) * (size_t)(T * U));
+    double *lambda = tpt_host_alloc(sizeof(double) * (size_t)(T * V));
+    double *x = tpt_host_alloc(sizeof(double) * (size_t)(T * V * n));
+    int8_t *flag = tpt_host_alloc((size_t)(T * V));
+    for (int64_t t = 0; t < T; ++t) {
+      for (int64_t u = 0; u < U; ++u)
+        a[t * U + u] = tpt_uniform(&rng, -1, 1);
+      ref_runs(&rng, m, n, a + t * U, t % 2 ? -2.0 : 2.0, V, lambda + t * V, x + t * V * n,
+               flag + t * V);
+    }
+    tp_eigenpairs_batch b;
+    TPT_OK(tp_sshopm_eigenpairs_batch_f64(m, n, T, a, V, lambda, x, flag, NULL, &b));
+    cr_assert_eq(b.tensors, T);
+    tp_eigenpairs one = pairs_alloc(V, n);
+    for (int64_t t = 0; t < T; ++t) {
+      TPT_OK(tp_sshopm_eigenpairs_f64(m, n, a + t * U, V, lambda + t * V, x + t * V * n,
+                                      flag + t * V, NULL, &one));
+      const int64_t f = b.first[t];
+      cr_assert_eq(b.first[t + 1] - f, one.count, "tensor %lld: %lld pairs, %d alone",
+                   (long long)t, (long long)(b.first[t + 1] - f), one.count);
+      for (int k = 0; k < one.count; ++k) {
+        cr_expect_eq(b.lambda[f + k], one.lambda[k]);
+        cr_expect_eq(b.kind[f + k], one.kind[k]);
+        cr_expect_eq(b.starts[f + k], one.starts[k]);
+        cr_expect(!memcmp(b.x + (f + k) * n, one.x + k * n, sizeof(double) * (size_t)n));
+      }
+    }
+    tp_eigenpairs_batch_free(&b);
+    cr_expect(!b.first && !b.lambda && b.tensors == 0);
+    pairs_free(&one);
+    free(a), free(lambda), free(x), free(flag);
+  }
+}
+
+/* Two tensors with a bad run: the error names the one of the smaller index, however the
+ * threads ran, and the batch is left empty. */
+Test(eigenpairs, a_batch_reports_its_first_failing_tensor) {
+  const int m = 4, n = 3, V = 2;
+  const int64_t T = 40;
+  double *a = tpt_host_alloc(sizeof(double) * (size_t)(T * 15));
+  double *lambda = tpt_host_alloc(sizeof(double) * (size_t)(T * V));
+  double *x = tpt_host_alloc(sizeof(double) * (size_t)(T * V * n));
+  int8_t *flag = tpt_host_alloc((size_t)(T * V));
+  for (int64_t t = 0; t < T; ++t) {
+    memcpy(a + t * 15, kr_tensor, sizeof kr_tensor);
+    for (int v = 0; v < V; ++v) {
+      double *xv = x + (t * V + v) * n;
+      xv[0] = 1, xv[1] = 0, xv[2] = 0;
+      lambda[t * V + v] = 0.3, flag[t * V + v] = TP_SSHOPM_CONVERGED;
+    }
+  }
+  x[(31 * V + 1) * n] = 2.0; /* |x| = 2: a converged run that is no unit vector */
+  x[(17 * V + 0) * n] = NAN;
+  tp_eigenpairs_batch b;
+  TPT_FAILS_WITH(tp_sshopm_eigenpairs_batch_f64(m, n, T, a, V, lambda, x, flag, NULL, &b),
+                 TP_ERROR_NUMERICAL);
+  cr_expect(strstr(tp_last_error(), "tensor 17:"), "%s", tp_last_error());
+  cr_expect(!b.first && !b.lambda && !b.x && b.tensors == 0);
+  free(a), free(lambda), free(x), free(flag);
+}

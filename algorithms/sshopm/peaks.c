@@ -8,7 +8,6 @@
  * A voxel with a non-finite coefficient or only zeros gets no peaks, and the solver
  * skips it (its tensor is NaN). */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,28 +340,6 @@ static void select_peaks(const tp_eigenpairs *pairs, int k, const tp_peaks_optio
   *count = kept;
 }
 
-/* The first failure of a parallel loop, with its message copied from the thread that
- * raised it (the last-error message is thread-local). */
-typedef struct loop_error {
-  tp_status status;
-  int64_t voxel;
-  char message[512];
-} loop_error;
-
-/* A mutex rather than a named OpenMP critical section: GCC gives a named section's lock
- * a global symbol, which the shared library would export. */
-static pthread_mutex_t peaks_error_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void record_error(loop_error *e, tp_status st, int64_t voxel) {
-  pthread_mutex_lock(&peaks_error_lock);
-  if (e->status == TP_SUCCESS || voxel < e->voxel) {
-    e->status = st;
-    e->voxel = voxel;
-    snprintf(e->message, sizeof e->message, "%s", tp_last_error());
-  }
-  pthread_mutex_unlock(&peaks_error_lock);
-}
-
 static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, double *dir,
                              double *amp, int32_t *count) {
   const int k = r->opt->max_peaks;
@@ -383,15 +360,15 @@ static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, doubl
 static tp_status batch_peaks(const peaks_run *r, int64_t first, int64_t count,
                              double *directions, double *amplitudes, int32_t *counts) {
   const int k = r->opt->max_peaks;
-  loop_error err;
+  tp_loop_error err;
   memset(&err, 0, sizeof err);
 TP_HOST_OMP(omp parallel)
   {
     voxel_work w;
     int ok = work_alloc(&w, r->starts);
     if (!ok)
-      record_error(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the eigenpairs of "
-                                  "%d starts", r->starts), first);
+      tp_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
+                                          "eigenpairs of %d starts", r->starts), first);
 TP_HOST_OMP(omp for schedule(dynamic, 64))
     for (int64_t i = 0; i < count; ++i) {
       if (!ok)
@@ -400,13 +377,11 @@ TP_HOST_OMP(omp for schedule(dynamic, 64))
       tp_status st = voxel_peaks(r, i, &w, directions + g * k * 3, amplitudes + g * k,
                                  counts + g);
       if (st != TP_SUCCESS)
-        record_error(&err, st, g);
+        tp_loop_error_record(&err, st, g);
     }
     work_free(&w);
   }
-  if (err.status != TP_SUCCESS)
-    return TP_ERROR(err.status, "voxel %lld: %s", (long long)err.voxel, err.message);
-  return TP_SUCCESS;
+  return tp_loop_error_raise(&err, "voxel");
 }
 
 tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tenport/symtensor.h"
 #include "tp_portable.h"
 #include "tp_sshopm_internal.h"
 #include "tp_symeig.h"

@@ -166,6 +166,33 @@ TP_API tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tens
                                           const int8_t *flag, const tp_eig_merge_options *options,
                                           tp_eigenpairs *out);
 
+/* The distinct eigenpairs of a batch of tensors, each as tp_sshopm_eigenpairs_f64 gives
+ * them, in compact arrays: tensor t's pairs are [first[t], first[t + 1]). */
+typedef struct tp_eigenpairs_batch {
+  int64_t tensors;
+  int64_t *first;     /* tensors + 1 offsets */
+  double *lambda, *x; /* every pair's; x: pairs x n */
+  tp_eig_kind *kind;
+  int *starts;
+} tp_eigenpairs_batch;
+
+/* T tensors (tensor_values: T x U unique values, host) and their V runs each (lambda and
+ * flag T x V, x T x V x n, host), merged tensor by tensor as tp_sshopm_eigenpairs_f64
+ * does, in parallel over the tensors on the host's cores (one thread on the serial
+ * backend). *out's arrays are allocated here; free them with tp_eigenpairs_batch_free.
+ * A failure (those of tp_sshopm_eigenpairs_f64, or TP_ERROR_OUT_OF_MEMORY) names the
+ * tensor of the smallest index that failed, whatever the threads' schedule, and leaves
+ * *out empty. */
+TP_API tp_status tp_sshopm_eigenpairs_batch_f64(int order, int dim, int64_t tensors,
+                                                const double *tensor_values, int num_starts,
+                                                const double *lambda, const double *x,
+                                                const int8_t *flag,
+                                                const tp_eig_merge_options *options,
+                                                tp_eigenpairs_batch *out);
+
+/* Frees the arrays of a batch and empties it; safe on an empty or zeroed batch. */
+TP_API void tp_eigenpairs_batch_free(tp_eigenpairs_batch *batch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -278,48 +278,33 @@ void tenport_sshopm_table_free(pair_table *t) {
 
 static void table_free(pair_table *t) { tenport_sshopm_table_free(t); }
 
-static void pairs_free(tp_eigenpairs *p) {
-  free(p->lambda), free(p->x), free(p->kind), free(p->starts);
-}
-
-static int pairs_alloc(tp_eigenpairs *p, int starts, int dim) {
-  size_t v = (size_t)starts;
-  p->count = 0;
-  p->lambda = (double *)malloc(sizeof(double) * v);
-  p->x = (double *)malloc(sizeof(double) * v * (size_t)dim);
-  p->kind = (tp_eig_kind *)malloc(sizeof(tp_eig_kind) * v);
-  p->starts = (int *)malloc(sizeof(int) * v);
-  return p->lambda && p->x && p->kind && p->starts;
-}
-
-/* Tensor t's eigenpairs into a new row block of the table. */
-static tp_status tensor_pairs(const runs *r, const double *tensor, int64_t t,
-                              tp_eigenpairs *w, pair_table *tab) {
-  const size_t first = (size_t)t * (size_t)r->starts;
-  tp_status st = tp_sshopm_eigenpairs_f64(r->order, r->dim, tensor, r->starts,
-                                          r->lambda + first, r->x + first * (size_t)r->dim,
-                                          r->flag + first, NULL, w);
-  if (st != TP_SUCCESS)
-    return st;
-  double *rows = (double *)malloc(sizeof(double) * (size_t)(w->count ? w->count : 1) *
+/* Tensor t's pairs of the batch as rows of the table (lambda, kind, starts, x). */
+static tp_status table_rows(const tp_eigenpairs_batch *b, int64_t t, int dim, pair_table *tab) {
+  const int64_t first = b->first[t];
+  const int count = (int)(b->first[t + 1] - first);
+  double *rows = (double *)malloc(sizeof(double) * (size_t)(count ? count : 1) *
                                   (size_t)tab->width);
   if (!rows)
     return host_oom();
-  for (int k = 0; k < w->count; ++k) {
+  for (int k = 0; k < count; ++k) {
     double *row = rows + (size_t)k * (size_t)tab->width;
-    row[0] = w->lambda[k], row[1] = (double)w->kind[k], row[2] = (double)w->starts[k];
-    memcpy(row + PAIR_FIXED_COLS, w->x + (size_t)k * (size_t)r->dim,
-           sizeof(double) * (size_t)r->dim);
+    row[0] = b->lambda[first + k], row[1] = (double)b->kind[first + k];
+    row[2] = (double)b->starts[first + k];
+    memcpy(row + PAIR_FIXED_COLS, b->x + (size_t)(first + k) * (size_t)dim,
+           sizeof(double) * (size_t)dim);
   }
   tab->rows[t] = rows;
-  tab->count[t] = w->count;
+  tab->count[t] = count;
+  tab->max_count = count > tab->max_count ? count : tab->max_count;
   return TP_SUCCESS;
 }
 
-/* The distinct eigenpairs of every tensor (a: T x U), in parallel where OpenMP is. On
- * failure, message holds the failing thread's error text. */
+/* The distinct eigenpairs of every tensor (a: T x U), merged by the library
+ * (tp_sshopm_eigenpairs_batch_f64), as the table's rows. On failure, message holds the
+ * error's text. */
 tp_status tenport_sshopm_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
                                char *message, size_t message_size) {
+  (void)unique; /* the library knows it from the order and dimension */
   memset(tab, 0, sizeof *tab);
   tab->tensors = r->tensors, tab->width = r->dim + PAIR_FIXED_COLS;
   size_t t_count = (size_t)(r->tensors ? r->tensors : 1);
@@ -327,34 +312,16 @@ tp_status tenport_sshopm_pairs(const runs *r, const double *a, int64_t unique, p
   tab->rows = (double **)calloc(t_count, sizeof(double *));
   if (!tab->count || !tab->rows)
     return host_oom();
-  tp_status failed = TP_SUCCESS;
-#ifdef _OPENMP
-#pragma omp parallel
-#endif
-  {
-    tp_eigenpairs w;
-    tp_status st = pairs_alloc(&w, r->starts, r->dim) ? TP_SUCCESS : host_oom();
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 16)
-#endif
-    for (int64_t t = 0; t < r->tensors; ++t)
-      if (st == TP_SUCCESS)
-        st = tensor_pairs(r, a + t * unique, t, &w, tab);
-    pairs_free(&w);
-    if (st != TP_SUCCESS) {
-#ifdef _OPENMP
-#pragma omp critical(tenport_sshopm_error)
-#endif
-      if (failed == TP_SUCCESS) {
-        failed = st;
-        snprintf(message, message_size, "%s",
-                 *tp_last_error() ? tp_last_error() : "out of host memory");
-      }
-    }
-  }
-  for (int64_t t = 0; t < r->tensors; ++t)
-    tab->max_count = tab->count[t] > tab->max_count ? tab->count[t] : tab->max_count;
-  return failed;
+  tp_eigenpairs_batch b;
+  tp_status st = tp_sshopm_eigenpairs_batch_f64(r->order, r->dim, r->tensors, a, r->starts,
+                                                r->lambda, r->x, r->flag, NULL, &b);
+  for (int64_t t = 0; st == TP_SUCCESS && t < r->tensors; ++t)
+    st = table_rows(&b, t, r->dim, tab);
+  if (st != TP_SUCCESS)
+    snprintf(message, message_size, "%s",
+             *tp_last_error() ? tp_last_error() : "out of host memory");
+  tp_eigenpairs_batch_free(&b);
+  return st;
 }
 
 static tp_status all_pairs(const runs *r, const double *a, int64_t unique, pair_table *tab,
