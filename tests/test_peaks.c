@@ -635,3 +635,47 @@ Test(peaks, peaks_follow_powers_of_ten) {
     free(scaled);
   }
 }
+
+/* The phantom's coefficients describe sum_i w_i (d_i . x)^L exactly when noise is 0
+ * (checked by evaluating both at random x), its fibers are unit vectors in the region's
+ * number, and a seed gives one phantom. */
+Test(peaks, the_phantom_is_the_sum_of_its_fibers) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int nx = 6, ny = 4, lmax = 2 * (int)tpt_int(&rng, 2, 5), C = tp_sh_count(lmax);
+  const int want_fibers[4] = {1, 2, 2, 3};
+  const double weights[4][3] = {{1, 0, 0}, {1, 0.8, 0}, {1, 1, 0}, {1, 0.8, 0.6}};
+  double *sh = tpt_host_alloc(sizeof(double) * (size_t)(nx * ny * C));
+  double *again = tpt_host_alloc(sizeof(double) * (size_t)(nx * ny * C));
+  double *truth = tpt_host_alloc(sizeof(double) * (size_t)(nx * ny * 9));
+  int fibers[24];
+  uint64_t seed = tpt_next_u64(&rng);
+  TPT_OK(tp_dwmri_phantom(nx, ny, lmax, 0.0, seed, sh, truth, fibers));
+  for (int64_t v = 0; v < nx * ny; ++v) {
+    int g = tp_dwmri_phantom_region(nx, ny, v);
+    cr_assert_eq(fibers[v], want_fibers[g], "voxel %lld", (long long)v);
+    cr_assert_eq(g, (v / ny >= nx / 2) + 2 * (v % ny >= ny / 2));
+    for (int t = 0; t < 5; ++t) {
+      double x[3] = {tpt_uniform(&rng, -1, 1), tpt_uniform(&rng, -1, 1), tpt_uniform(&rng, -1, 1)};
+      double n = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), want = 0, got;
+      for (int i = 0; i < 3; ++i)
+        x[i] /= n;
+      for (int f = 0; f < fibers[v]; ++f) {
+        const double *d = truth + v * 9 + f * 3;
+        cr_assert_float_eq(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], 1.0, 1e-12);
+        want += weights[g][f] * pow(d[0] * x[0] + d[1] * x[1] + d[2] * x[2], lmax);
+      }
+      TPT_OK(tp_sh_eval_f64(lmax, sh + v * C, x, &got));
+      cr_assert_float_eq(got, want, 1e-10, "voxel %lld, lmax %d: %.15f, the fibers %.15f",
+                         (long long)v, lmax, got, want);
+    }
+  }
+  TPT_OK(tp_dwmri_phantom(nx, ny, lmax, 0.0, seed, again, truth, NULL));
+  cr_assert(!memcmp(sh, again, sizeof(double) * (size_t)(nx * ny * C)));
+  TPT_OK(tp_dwmri_phantom(nx, ny, lmax, 0.0, seed + 1, again, truth, NULL));
+  cr_assert(memcmp(sh, again, sizeof(double) * (size_t)(nx * ny * C)) != 0);
+  TPT_FAILS_WITH(tp_dwmri_phantom(5, 4, lmax, 0.0, seed, sh, truth, NULL),
+                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_dwmri_phantom(4, 4, 7, 0.0, seed, sh, truth, NULL),
+                 TP_ERROR_INVALID_ARGUMENT);
+  free(sh), free(again), free(truth);
+}

@@ -120,6 +120,26 @@ TP_API tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, c
                                 const tp_peaks_options *options, double *directions,
                                 double *amplitudes, int32_t *counts);
 
+/* ---- a phantom of crossing fibers (examples and tests) ------------------------------ */
+
+/* An nx x ny slice (both even) whose four quadrants (region 0: x < nx/2, y < ny/2;
+ * 1: x >= nx/2; 2: y >= ny/2; 3: both) hold one fiber, two at 90 degrees, two at 60
+ * degrees and three at 90 degrees to each other, with weights 1; 1, 0.8; 1, 1; 1, 0.8,
+ * 0.6, in a random orientation in every voxel. A voxel's function is
+ * sum_i w_i (d_i . x)^lmax, written in MRtrix3's basis of degree lmax (Funk-Hecke: its
+ * coefficients are 2 pi mu_l w_i Y_lm(d_i)), plus Gaussian noise of standard deviation
+ * `noise` on every coefficient; one fiber's peak is 1. The same seed gives the same
+ * phantom on every platform. Voxel v lies at x = v / ny, y = v % ny. Host arrays:
+ * sh (voxels x tp_sh_count(lmax)), truth (voxels x 3 x 3 fiber directions, unit
+ * vectors, zero rows past the voxel's fibers) and fibers (voxels; may be NULL).
+ * Errors: TP_ERROR_INVALID_ARGUMENT for NULL pointers, an odd or non-positive nx or ny,
+ * lmax not even in [2, 16], or noise negative or not finite. */
+TP_API tp_status tp_dwmri_phantom(int nx, int ny, int lmax, double noise, uint64_t seed,
+                                  double *sh, double *truth, int *fibers);
+
+/* The region (0..3, as above) of voxel v of the nx x ny phantom. */
+TP_API int tp_dwmri_phantom_region(int nx, int ny, int64_t v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -466,120 +466,22 @@ static int run_file(tp_space *s, const peaks_cli *c) {
   return code;
 }
 
-/* ---- the phantom ------------------------------------------------------------------ */
+/* ---- the phantom (tp_dwmri_phantom) ------------------------------------------------- */
 
 #define PH_SIZE 16
 #define PH_LMAX 8
 #define PH_COEFFS 45 /* tp_sh_count(8) */
 #define PH_NOISE 0.005
+#define PH_SEED 20240607
 
-/* Fiber configurations, one per quadrant of the slice. */
-typedef struct ph_region {
-  const char *name;
-  int fibers;
-  double angle_deg; /* between the first two fibers; a third is normal to both */
-  double w[3];
-} ph_region;
+/* The phantom's regions (tp_dwmri_phantom_region), as the report names them. */
+static const char *const ph_region_names[4] = {"one fiber", "two at 90 deg", "two at 60 deg",
+                                               "three at 90 deg"};
 
-static const ph_region ph_regions[4] = {
-    {"one fiber", 1, 0, {1, 0, 0}},
-    {"two at 90 deg", 2, 90, {1, 0.8, 0}},
-    {"two at 60 deg", 2, 60, {1, 1, 0}},
-    {"three at 90 deg", 3, 90, {1, 0.8, 0.6}},
-};
-
-static int ph_region_of(int64_t v) {
-  int x = (int)(v / PH_SIZE), y = (int)(v % PH_SIZE);
-  return (x >= PH_SIZE / 2) + 2 * (y >= PH_SIZE / 2);
-}
-
-static uint64_t ph_next(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double ph_uniform(uint64_t *state) {
-  return ((double)(ph_next(state) >> 11) + 0.5) * 0x1.0p-53;
-}
-
-static double ph_gaussian(uint64_t *state) {
-  return sqrt(-2.0 * log(ph_uniform(state))) * cos(2.0 * M_PI * ph_uniform(state));
-}
+static int ph_region_of(int64_t v) { return tp_dwmri_phantom_region(PH_SIZE, PH_SIZE, v); }
 
 static double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* A random orthonormal frame (e0 uniform on the sphere). */
-static void ph_frame(uint64_t *state, double e[3][3]) {
-  for (int k = 0; k < 2; ++k) {
-    double n;
-    do {
-      for (int i = 0; i < 3; ++i)
-        e[k][i] = ph_gaussian(state);
-      if (k == 1) {
-        double p = dot3(e[0], e[1]);
-        for (int i = 0; i < 3; ++i)
-          e[1][i] -= p * e[0][i];
-      }
-      n = sqrt(dot3(e[k], e[k]));
-    } while (n < 1e-3);
-    for (int i = 0; i < 3; ++i)
-      e[k][i] /= n;
-  }
-  e[2][0] = e[0][1] * e[1][2] - e[0][2] * e[1][1];
-  e[2][1] = e[0][2] * e[1][0] - e[0][0] * e[1][2];
-  e[2][2] = e[0][0] * e[1][1] - e[0][1] * e[1][0];
-}
-
-/* Funk-Hecke: (d . x)^L has coefficients 2 pi mu_l Y_lm(d), with
- * mu_l = int_{-1}^{1} t^L P_l(t) dt = 2^(l+1) L! ((L+l)/2)! / (((L-l)/2)! (L+l+1)!). */
-static double ph_mu(int big_l, int l) {
-  double f = ldexp(1.0, l + 1);
-  for (int i = 2; i <= big_l; ++i)
-    f *= i;
-  for (int i = 2; i <= (big_l + l) / 2; ++i)
-    f *= i;
-  for (int i = 2; i <= (big_l - l) / 2; ++i)
-    f /= i;
-  for (int i = 2; i <= big_l + l + 1; ++i)
-    f /= i;
-  return f;
-}
-
-/* Adds w (d . x)^L to the coefficients c. */
-static tp_status ph_add_fiber(const double *d, double w, double *c) {
-  double unit[PH_COEFFS] = {0}, y;
-  for (int l = 0, j = 0; l <= PH_LMAX; l += 2)
-    for (int m = -l; m <= l; ++m, ++j) {
-      unit[j] = 1.0;
-      tp_status st = tp_sh_eval_f64(PH_LMAX, unit, d, &y);
-      unit[j] = 0.0;
-      if (st != TP_SUCCESS)
-        return st;
-      c[j] += w * 2.0 * M_PI * ph_mu(PH_LMAX, l) * y;
-    }
-  return TP_SUCCESS;
-}
-
-/* One voxel: its region's fibers in a random frame, plus Gaussian noise. */
-static tp_status ph_voxel(uint64_t *state, const ph_region *g, double *truth, double *c) {
-  double e[3][3], a = g->angle_deg * M_PI / 180.0;
-  ph_frame(state, e);
-  memset(c, 0, sizeof(double) * PH_COEFFS);
-  for (int f = 0; f < g->fibers; ++f) {
-    double *d = truth + 3 * f;
-    for (int i = 0; i < 3; ++i)
-      d[i] = f == 0 ? e[0][i] : f == 1 ? cos(a) * e[0][i] + sin(a) * e[1][i] : e[2][i];
-    tp_status st = ph_add_fiber(d, g->w[f], c);
-    if (st != TP_SUCCESS)
-      return st;
-  }
-  for (int j = 0; j < PH_COEFFS; ++j)
-    c[j] += PH_NOISE * ph_gaussian(state);
-  return TP_SUCCESS;
 }
 
 /* ---- checking the phantom ------------------------------------------------------------ */
@@ -595,19 +497,20 @@ typedef struct ph_stats {
   int64_t voxels, right_count, hist[4];
   double sum_err, max_err;
   int64_t matched;
+  int fibers;
 } ph_stats;
 
 /* Each true fiber against its nearest peak. */
-static void ph_score(const peaks_result *r, int k, const double *truth, ph_stats *st) {
+static void ph_score(const peaks_result *r, int k, const double *truth, const int *fibers,
+                     ph_stats *st) {
   memset(st, 0, 4 * sizeof *st);
   for (int64_t v = 0; v < r->voxels; ++v) {
-    const ph_region *g = &ph_regions[ph_region_of(v)];
     ph_stats *s = &st[ph_region_of(v)];
     int n = r->count[v];
-    s->voxels++;
-    s->right_count += n == g->fibers;
+    s->voxels++, s->fibers = fibers[v];
+    s->right_count += n == fibers[v];
     s->hist[n < 3 ? n : 3]++;
-    for (int f = 0; f < g->fibers && n > 0; ++f) {
+    for (int f = 0; f < fibers[v] && n > 0; ++f) {
       double best = 180;
       for (int j = 0; j < n; ++j)
         best = fmin(best, axis_angle(truth + (v * 3 + f) * 3, r->dir + (v * k + j) * 3));
@@ -630,8 +533,8 @@ static int ph_report(const ph_stats *st) {
     char hist[64];
     snprintf(hist, sizeof hist, "%lld/%lld/%lld/%lld", (long long)s->hist[0],
              (long long)s->hist[1], (long long)s->hist[2], (long long)s->hist[3]);
-    printf("%-16s %6lld %6d %5lld/%-5lld %17s %8.3f deg %6.3f deg\n", ph_regions[g].name,
-           (long long)s->voxels, ph_regions[g].fibers, (long long)s->right_count,
+    printf("%-16s %6lld %6d %5lld/%-5lld %17s %8.3f deg %6.3f deg\n", ph_region_names[g],
+           (long long)s->voxels, s->fibers, (long long)s->right_count,
            (long long)s->voxels, hist, mean, s->max_err);
     ok = ok && s->right_count == s->voxels && mean < 1.0 && s->max_err < 5.0;
   }
@@ -644,17 +547,17 @@ static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
   memset(&r, 0, sizeof r);
   r.lead_ndim = 3, r.lead[0] = r.lead[1] = PH_SIZE, r.lead[2] = 1, r.voxels = voxels;
   double *sh = (double *)malloc(sizeof(double) * (size_t)voxels * PH_COEFFS);
-  double *truth = (double *)calloc((size_t)voxels * 9, sizeof(double));
-  uint64_t state = 20240607;
+  double *truth = (double *)malloc(sizeof(double) * (size_t)voxels * 9);
+  int *fibers = (int *)malloc(sizeof(int) * (size_t)voxels);
   int code = 0;
-  if (!sh || !truth) {
-    free(sh), free(truth);
+  if (!sh || !truth || !fibers) {
+    free(sh), free(truth), free(fibers);
     tp_clear_error();
     return fail();
   }
-  for (int64_t v = 0; v < voxels && code == 0; ++v)
-    if (ph_voxel(&state, &ph_regions[ph_region_of(v)], truth + v * 9, sh + v * PH_COEFFS))
-      code = fail();
+  if (tp_dwmri_phantom(PH_SIZE, PH_SIZE, PH_LMAX, PH_NOISE, PH_SEED, sh, truth, fibers) !=
+      TP_SUCCESS)
+    code = fail();
   if (code == 0 && !run_peaks(s, c, PH_LMAX, sh, &r))
     code = fail();
   const int64_t sh_tail[1] = {PH_COEFFS};
@@ -668,7 +571,7 @@ static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
            "random orientation, coefficient noise sd %g (the peak of one fiber is 1)\n",
            PH_SIZE, PH_SIZE, PH_LMAX, PH_LMAX, PH_NOISE);
     print_summary(c, &r);
-    ph_score(&r, c->opt.max_peaks, truth, st);
+    ph_score(&r, c->opt.max_peaks, truth, fibers, st);
     int ok = ph_report(st);
     printf("(the maxima of two equal fibers at 60 deg lie 0.42 deg inside the fibers)\n");
     if (c->output_set)
@@ -677,7 +580,7 @@ static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
     code = ok ? 0 : 1;
   }
   result_free(&r);
-  free(sh), free(truth);
+  free(sh), free(truth), free(fibers);
   return code;
 }
 
