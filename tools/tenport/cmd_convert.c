@@ -179,10 +179,8 @@ static int parse_args(int argc, char **argv, convert_cli *c) {
 
 int tenport_cmd_convert(int argc, char **argv) {
   convert_cli c;
-  int code = parse_args(argc, argv, &c);
-  if (code == 1)
-    usage(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(parse_args(argc, argv, &c), usage);
+  if (code >= 0)
+    return code;
   return tenport_convert_run(&c);
 }

@@ -767,11 +767,9 @@ static int run_distributed(cp_cli *c) {
 
 int tenport_cmd_cp_als(int argc, char **argv) {
   cp_cli c;
-  int code = parse_args(argc, argv, &c);
-  if (code == 1)
-    usage(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(parse_args(argc, argv, &c), usage);
+  if (code >= 0)
+    return code;
   if (!c.example && (c.distributed || c.generate.nnz || c.planted.order || tp_comm_launched())) {
     code = run_distributed(&c);
     tenport_cp_watch_free(&c.watch);

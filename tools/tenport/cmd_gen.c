@@ -235,11 +235,9 @@ static int dense_generate(const dense_cli *c) {
 
 static int gen_dense(int argc, char **argv) {
   dense_cli c;
-  int code = dense_args(argc, argv, &c);
-  if (code == 1)
-    usage_dense(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(dense_args(argc, argv, &c), usage_dense);
+  if (code >= 0)
+    return code;
   return dense_generate(&c);
 }
 
@@ -460,11 +458,9 @@ static int sparse_generate(const sparse_cli *c) {
 
 static int gen_sparse(int argc, char **argv) {
   sparse_cli c;
-  int code = sparse_args(argc, argv, &c);
-  if (code == 1)
-    usage_sparse(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(sparse_args(argc, argv, &c), usage_sparse);
+  if (code >= 0)
+    return code;
   return sparse_generate(&c);
 }
 
@@ -612,11 +608,9 @@ static int sttid_generate(const sttid_gen_cli *c) {
 
 static int gen_sttid(int argc, char **argv) {
   sttid_gen_cli c;
-  int code = sttid_args(argc, argv, &c);
-  if (code == 1)
-    usage_sttid(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(sttid_args(argc, argv, &c), usage_sttid);
+  if (code >= 0)
+    return code;
   return sttid_generate(&c);
 }
 

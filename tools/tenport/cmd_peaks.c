@@ -606,11 +606,9 @@ static int run(tp_space *space, void *cli) {
 
 int tenport_cmd_peaks(int argc, char **argv) {
   peaks_cli c;
-  int code = parse_args(argc, argv, &c);
-  if (code == 1)
-    usage(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(parse_args(argc, argv, &c), usage);
+  if (code >= 0)
+    return code;
   if (c.distributed || tp_comm_launched())
     return tenport_peaks_distributed(&c);
   return tenport_run_in_space("peaks", run, &c);

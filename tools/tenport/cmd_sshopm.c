@@ -655,11 +655,9 @@ static int run(tp_space *space, void *cli) {
 
 int tenport_cmd_sshopm(int argc, char **argv) {
   sshopm_cli c;
-  int code = parse_args(argc, argv, &c);
-  if (code == 1)
-    usage(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(parse_args(argc, argv, &c), usage);
+  if (code >= 0)
+    return code;
   if (c.distributed || tp_comm_launched())
     return tenport_sshopm_distributed(&c);
   return tenport_run_in_space("sshopm", run, &c);

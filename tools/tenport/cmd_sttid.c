@@ -352,10 +352,8 @@ static int run(tp_space *space, void *cli) {
 
 int tenport_cmd_sttid(int argc, char **argv) {
   sttid_cli c;
-  int code = parse_args(argc, argv, &c);
-  if (code == 1)
-    usage(stdout);
-  if (code != 0)
-    return code == 1 ? 0 : 2;
+  int code = tenport_parsed(parse_args(argc, argv, &c), usage);
+  if (code >= 0)
+    return code;
   return tenport_run_in_space("sttid", run, &c);
 }

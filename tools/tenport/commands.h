@@ -68,6 +68,15 @@ static inline char tenport_coo_format(const char *path) {
   return 0;
 }
 
+/* What a command's parser returned (0: run, 1: help was asked for, 2: a usage error,
+ * reported), with its usage printed for 1: -1 when the command is to run, else its exit
+ * status (0 or 2). */
+static inline int tenport_parsed(int parsed, void (*usage)(FILE *out)) {
+  if (parsed == 1)
+    usage(stdout);
+  return parsed == 0 ? -1 : parsed == 1 ? 0 : 2;
+}
+
 /* Prints "tenport CMD: " and the last tenport error (fallback when there is none);
  * returns 1, the exit code of failed work. */
 static inline int tenport_fail(const char *cmd, const char *fallback) {
