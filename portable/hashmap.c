@@ -1,5 +1,6 @@
 /* Bulk operations of tp_hashmap: each a range kernel over the keys (or the slots) on
  * top of the kernel-side operations of tp_hashmap_device.h. */
+/* generates: hm_add hm_clear hm_count hm_count_final hm_find hm_gather hm_insert hm_live */
 #include <stdlib.h>
 
 #include "tp_hashmap_device.h"

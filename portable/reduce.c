@@ -1,5 +1,11 @@
 /* Global reductions of arrays: sum, min, max and arg-max of |x|, one range-reduce
  * kernel per operation and type. */
+/* generates: reduce_argmax_f32 reduce_argmax_f32_final reduce_argmax_f64 reduce_argmax_f64_final
+ * reduce_max_f32 reduce_max_f32_final reduce_max_f64 reduce_max_f64_final reduce_max_i32
+ * reduce_max_i32_final reduce_max_i64 reduce_max_i64_final reduce_min_f32 reduce_min_f32_final
+ * reduce_min_f64 reduce_min_f64_final reduce_min_i32 reduce_min_i32_final reduce_min_i64
+ * reduce_min_i64_final reduce_sum_f32 reduce_sum_f32_final reduce_sum_f64 reduce_sum_f64_final
+ * reduce_sum_i32 reduce_sum_i32_final reduce_sum_i64 reduce_sum_i64_final */
 #include <float.h>
 #include <limits.h>
 

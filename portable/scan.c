@@ -1,4 +1,7 @@
 /* Exclusive scans, one instantiation of scan_template.h per element type. */
+/* generates: scan_reduce_f32 scan_reduce_f64 scan_reduce_i32 scan_reduce_i64 scan_reduce_u32
+ * scan_reduce_u64 scan_tiles_f32 scan_tiles_f64 scan_tiles_i32 scan_tiles_i64 scan_tiles_u32
+ * scan_tiles_u64 */
 #include "tp_portable.h"
 #include "tp_tiling.h"
 

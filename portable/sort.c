@@ -1,4 +1,12 @@
 /* Stable radix sorts, one instantiation of sort_template.h per key/value pair. */
+/* generates: sort_all_digits_keys_u32 sort_all_digits_keys_u64 sort_all_digits_pairs_u32_u32
+ * sort_all_digits_pairs_u32_u64 sort_all_digits_pairs_u64_u32 sort_all_digits_pairs_u64_u64
+ * sort_digit_starts sort_hist_keys_u32 sort_hist_keys_u64 sort_hist_pairs_u32_u32
+ * sort_hist_pairs_u32_u64 sort_hist_pairs_u64_u32 sort_hist_pairs_u64_u64 sort_onesweep_keys_u32
+ * sort_onesweep_keys_u64 sort_onesweep_pairs_u32_u32 sort_onesweep_pairs_u32_u64
+ * sort_onesweep_pairs_u64_u32 sort_onesweep_pairs_u64_u64 sort_scatter_keys_u32
+ * sort_scatter_keys_u64 sort_scatter_pairs_u32_u32 sort_scatter_pairs_u32_u64
+ * sort_scatter_pairs_u64_u32 sort_scatter_pairs_u64_u64 */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* Rows of R values moved by a list of row numbers in the space, for the sparse row
  * exchange of distributed CP-ALS (cp_row_exchange.c): packing the rows a rank touches,
  * adding what the owners receive, and placing the rows they send back. */
+/* generates: cp_rows_move */
 #include <string.h>
 
 #include "tp_dist_internal.h"

@@ -1,5 +1,6 @@
 /* The elementwise product of CP-ALS Grams in the space (the in-space R x R solve's V and
  * the fit's product of all Grams), in mode order, as the host's product multiplies. */
+/* generates: gram_product */
 #include "tp_cp_internal.h"
 #include "tp_portable.h"
 

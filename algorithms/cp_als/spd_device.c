@@ -11,6 +11,7 @@
  * handled: the caller then runs the host solve, whose pivoted Cholesky gives the basic
  * solution. Row-major throughout; the GEMMs are tenport's (cuBLAS, rocBLAS, BLIS, or the
  * portable one). */
+/* generates: spd_diag_factor spd_diagonal spd_narrow spd_widen */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Rows of tp_kruskal_random's factors drawn in the space: the counter-based generator of
  * tp_random_internal.h evaluated per element, so the values are the host's bit for bit
  * (a uniform in [0, 1) of the dtype's precision is exact in it). */
+/* generates: kruskal_random_elements */
 #include "tp_portable.h"
 #include "tp_dense_internal.h"
 #include "tp_random_internal.h"

@@ -1,6 +1,8 @@
 /* The dense MTTKRP kernels of one precision: TPM_T (float or double) and TPM_SFX (f32 or
  * f64) are defined by the including file. Defines the kernel arguments, instantiates
- * the kernels of tpm_width.h for each per-lane width, and exports tpm_ops_<sfx>. */
+ * the kernels of tpm_width.h for each per-lane width, and exports tpm_ops_<sfx>.
+ * generates: the kernels named in the generates: lists of mttkrp_kernels_f32.c and
+ * mttkrp_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "tpm_device.h"
 
 #define TPM_PN(name) TP_PASTE3(name, _, TPM_SFX)

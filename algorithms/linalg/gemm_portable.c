@@ -7,6 +7,7 @@
  * factor: one block, a million-long sum) would run on one team; its sum is split into
  * pieces, one team per piece writing its partial block, and the pieces are then added in
  * a fixed order (the same result on every run). */
+/* generates: gemm_sum_pieces_f32 gemm_sum_pieces_f64 gemm_tile_f32 gemm_tile_f64 */
 #include "tp_linalg_internal.h"
 #include "tp_portable.h"
 

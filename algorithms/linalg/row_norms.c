@@ -2,6 +2,7 @@
  * once on the portable layer. League ranks take blocks of rows, team threads take rows,
  * vector lanes take columns; team scratch stages the block's results, a team reduction
  * forms the block's total and one atomic adds it to the global total. */
+/* generates: row_norms2_kernel */
 #include "tp_portable.h"
 
 enum { ROWS_PER_TEAM = 16 };

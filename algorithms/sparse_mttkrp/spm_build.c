@@ -1,5 +1,10 @@
 /* The kernels of FLYCOO's build in a space (tp_flycoo_build.h): plain data-parallel
  * steps, one thread per nonzero, row, piece or event; nothing here needs an atomic. */
+/* generates: tpf_bounds_kernel tpf_events_kernel tpf_fill_kernel tpf_iota_kernel
+ * tpf_make_pieces_kernel tpf_narrow_kernel tpf_not_increasing_kernel
+ * tpf_not_increasing_kernel_final tpf_place_kernel tpf_positions_kernel tpf_row_pieces_kernel
+ * tpf_run_flags_kernel tpf_run_sizes_kernel tpf_split_kernel tpf_sum_squares_kernel
+ * tpf_sum_squares_kernel_final */
 #include "tp_portable.h"
 #include "tp_flycoo_build.h"
 

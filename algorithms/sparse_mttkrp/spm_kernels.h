@@ -1,6 +1,8 @@
 /* The sparse MTTKRP kernels of one precision: TPF_T (float or double) and TPF_SFX (f32
  * or f64) are defined by the including file. Instantiates the kernels of spm_width.h for
- * each per-lane width and exports tpf_ops_<sfx>. */
+ * each per-lane width and exports tpf_ops_<sfx>.
+ * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
+ * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "tp_flycoo_internal.h"
 
 #define TPF_PN(name) TP_PASTE3(name, _, TPF_SFX)

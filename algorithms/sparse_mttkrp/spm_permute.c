@@ -1,4 +1,5 @@
 /* The permutation pass: every record goes to its position in another mode's order. */
+/* generates: tpf_permute_records */
 #include "tp_portable.h"
 #include "tp_flycoo_internal.h"
 

@@ -1,4 +1,15 @@
 /* Batched SS-HOPM in single precision (see sshopm_solver.h). */
+/* generates: sshopm_count_nonfinite_f32 sshopm_count_nonfinite_f32_final sshopm_generic_kernel_f32
+ * sshopm_m3n2_kernel_adaptive_f32 sshopm_m3n2_kernel_fixed_f32 sshopm_m3n2_products_f32
+ * sshopm_m3n3_kernel_adaptive_f32 sshopm_m3n3_kernel_fixed_f32 sshopm_m3n3_products_f32
+ * sshopm_m3n4_kernel_adaptive_f32 sshopm_m3n4_kernel_fixed_f32 sshopm_m3n4_products_f32
+ * sshopm_m4n2_kernel_adaptive_f32 sshopm_m4n2_kernel_fixed_f32 sshopm_m4n2_products_f32
+ * sshopm_m4n3_kernel_adaptive_f32 sshopm_m4n3_kernel_fixed_f32 sshopm_m4n3_products_f32
+ * sshopm_m4n4_kernel_adaptive_f32 sshopm_m4n4_kernel_fixed_f32 sshopm_m4n4_products_f32
+ * sshopm_m5n3_kernel_adaptive_f32 sshopm_m5n3_kernel_fixed_f32 sshopm_m5n3_products_f32
+ * sshopm_m6n3_kernel_adaptive_f32 sshopm_m6n3_kernel_fixed_f32 sshopm_m6n3_products_f32
+ * sshopm_m8n3_kernel_adaptive_f32 sshopm_m8n3_kernel_fixed_f32 sshopm_m8n3_products_f32
+ * sym_products_generic_f32 */
 #define TP_REAL float
 #define TP_SFX f32
 #define TP_REAL_SQRT sqrtf

@@ -1,5 +1,16 @@
 /* Batched SS-HOPM in double precision (see sshopm_solver.h); also defines the
  * precision-independent functions. */
+/* generates: sshopm_count_nonfinite_f64 sshopm_count_nonfinite_f64_final sshopm_generic_kernel_f64
+ * sshopm_m3n2_kernel_adaptive_f64 sshopm_m3n2_kernel_fixed_f64 sshopm_m3n2_products_f64
+ * sshopm_m3n3_kernel_adaptive_f64 sshopm_m3n3_kernel_fixed_f64 sshopm_m3n3_products_f64
+ * sshopm_m3n4_kernel_adaptive_f64 sshopm_m3n4_kernel_fixed_f64 sshopm_m3n4_products_f64
+ * sshopm_m4n2_kernel_adaptive_f64 sshopm_m4n2_kernel_fixed_f64 sshopm_m4n2_products_f64
+ * sshopm_m4n3_kernel_adaptive_f64 sshopm_m4n3_kernel_fixed_f64 sshopm_m4n3_products_f64
+ * sshopm_m4n4_kernel_adaptive_f64 sshopm_m4n4_kernel_fixed_f64 sshopm_m4n4_products_f64
+ * sshopm_m5n3_kernel_adaptive_f64 sshopm_m5n3_kernel_fixed_f64 sshopm_m5n3_products_f64
+ * sshopm_m6n3_kernel_adaptive_f64 sshopm_m6n3_kernel_fixed_f64 sshopm_m6n3_products_f64
+ * sshopm_m8n3_kernel_adaptive_f64 sshopm_m8n3_kernel_fixed_f64 sshopm_m8n3_products_f64
+ * sym_products_generic_f64 */
 #define TP_REAL double
 #define TP_SFX f64
 #define TP_REAL_SQRT sqrt

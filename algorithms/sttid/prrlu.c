@@ -6,6 +6,7 @@
  * device state once per batch (batches grow to 64 steps), so a GPU never idles on a
  * per-pivot round trip. Steps launched after a stop return at once. On spaces that
  * record work, full batches are recorded once and replayed. */
+/* generates: tpl_argmax tpl_count_fill tpl_entry_keys tpl_live_flags tpl_separate tpl_update */
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,3 +16,4 @@ for b in cuda hip; do
   ninja -C "$build"
   tools/ci/exports.sh "$build"
 done
+tools/ci/kernel_names.py build/cuda # every kernel of the build is named in the source
