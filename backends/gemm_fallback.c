@@ -1,6 +1,6 @@
 /* tp_gemm_* where no vendor BLAS is in the build (HIP, CPUs without BLIS): tenport's
  * portable tiled kernel. */
-#include "tp_linalg_internal.h"
+#include "algorithms/linalg/tp_linalg_internal.h"
 
 const char *tp_gemm_provider(void) { return "portable"; }
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_block_index.h"
-#include "tp_error.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
 
 typedef struct tp_block_table {
   tp_block_entry *slots; /* ptr == NULL: empty */

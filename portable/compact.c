@@ -1,8 +1,8 @@
 /* Stream compaction: tile counts of the kept elements, a scan of the counts, then each
  * tile writes its kept elements from its offset, in order. */
 /* generates: compact_32_scatter compact_64_scatter compact_count compact_indices_scatter */
-#include "tp_portable.h"
-#include "tp_tiling.h"
+#include "portable/tp_portable.h"
+#include "portable/tp_tiling.h"
 
 enum { COMPACT_ITEMS = 16 };
 

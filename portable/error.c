@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 /* Room for messages that name two paths of PATH_MAX (4096) bytes and an errno text. */
 enum { TP_ERROR_MESSAGE_BYTES = 16384 };

@@ -1,6 +1,6 @@
 /* Typed fills of space memory, one range kernel per element type. */
 /* generates: fill_f32 fill_f64 fill_i32 fill_i64 */
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 #define TP_DEFINE_FILL(sfx, T)                                                          \
   typedef struct fill_##sfx##_args {                                                    \

@@ -3,8 +3,8 @@
 /* generates: hm_add hm_clear hm_count hm_count_final hm_find hm_gather hm_insert hm_live */
 #include <stdlib.h>
 
-#include "tp_hashmap_device.h"
-#include "tp_portable.h"
+#include "portable/tp_hashmap_device.h"
+#include "portable/tp_portable.h"
 
 struct tp_hashmap {
   tp_space *space;

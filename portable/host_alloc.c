@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_block_index.h"
-#include "tp_error.h"
-#include "tp_host_alloc.h"
-#include "tp_host_memory.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_alloc.h"
+#include "portable/tp_host_memory.h"
 
 typedef struct tp_held_block {
   void *ptr;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_memory.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_memory.h"
 
 enum { TEXT_BYTES = 16384, PATH_BYTES = 4096, CGROUP_MAX_DEPTH = 64 };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_host_memory.h"
+#include "portable/tp_host_memory.h"
 
 /* v1 writes "unlimited" as 2^63 - 1 rounded down to a page; anything this large is. */
 #define TP_CGROUP_UNLIMITED_FROM ((uint64_t)1 << 62)

@@ -1,6 +1,6 @@
 /* Validation and fitting of team policies against a space's limits. */
-#include "tp_error.h"
-#include "tp_policy.h"
+#include "portable/tp_error.h"
+#include "portable/tp_policy.h"
 
 static int tp_is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 

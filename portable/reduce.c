@@ -9,7 +9,7 @@
 #include <float.h>
 #include <limits.h>
 
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 static tp_status tp_check_reduce_args(tp_space *space, const void *x, int64_t n,
                                       const void *result) {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_portable.h"
-#include "tp_tiling.h"
-#include "tp_sort_internal.h"
+#include "portable/tp_portable.h"
+#include "portable/tp_tiling.h"
+#include "portable/tp_sort_internal.h"
 
 #define SORT_RADIX_BITS 8
 #define SORT_RADIX 256
@@ -37,7 +37,7 @@
 #define TP_SORT_MIN_TEAMS 3
 #endif
 
-#include "sort_onesweep.h"
+#include "portable/sort_onesweep.h"
 
 /* Digit counts are 32-bit up to this many keys, 64-bit beyond (tests lower it). */
 int64_t tp_sort_narrow_limit = UINT32_MAX;
@@ -46,7 +46,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint32_t
 #define SORT_HAS_VALUES 0
 #define SORT_SFX keys_u32
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES
@@ -56,7 +56,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint32_t
 #define SORT_HAS_VALUES 0
 #define SORT_SFX keys_u64
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES
@@ -66,7 +66,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint32_t
 #define SORT_HAS_VALUES 1
 #define SORT_SFX pairs_u32_u32
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES
@@ -76,7 +76,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint64_t
 #define SORT_HAS_VALUES 1
 #define SORT_SFX pairs_u32_u64
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES
@@ -86,7 +86,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint32_t
 #define SORT_HAS_VALUES 1
 #define SORT_SFX pairs_u64_u32
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES
@@ -96,7 +96,7 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #define SORT_VAL_T uint64_t
 #define SORT_HAS_VALUES 1
 #define SORT_SFX pairs_u64_u64
-#include "sort_template.h"
+#include "portable/sort_template.h"
 #undef SORT_KEY_T
 #undef SORT_VAL_T
 #undef SORT_HAS_VALUES

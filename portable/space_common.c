@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_block_index.h"
-#include "tp_error.h"
-#include "tp_space_common.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
+#include "portable/tp_space_common.h"
 
 enum { TP_ALIGN_BYTES = 256 };
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_block_index.h"
-#include "tp_error.h"
-#include "tp_space_common.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
+#include "portable/tp_space_common.h"
 
 static tp_status reserve_one(tp_block_list *list) {
   if (list->count < list->capacity)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "tenport/status.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

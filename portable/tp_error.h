@@ -3,7 +3,7 @@
 #define TP_ERROR_H
 
 #include "tenport/status.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -9,7 +9,7 @@
 #define TP_HASHMAP_DEVICE_H
 
 #include "tenport/hashmap.h"
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 /* A 64-bit finaliser (good avalanche), so that structured keys spread over the table. */
 TP_INLINE uint64_t tp_hash_u64(uint64_t k) {

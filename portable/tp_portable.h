@@ -28,12 +28,12 @@
 #include "tenport/primitives.h"
 #include "tenport/space.h"
 #include "tenport/status.h"
-#include "tp_error.h"
-#include "tp_policy.h"
-#include "tp_space_common.h"
+#include "portable/tp_error.h"
+#include "portable/tp_policy.h"
+#include "portable/tp_space_common.h"
 #include "tp_backend.h"
-#include "tp_collectives.h"
-#include "tp_simd.h"
+#include "portable/tp_collectives.h"
+#include "portable/tp_simd.h"
 
 /* Alignment of a struct member: algorithm sources are compiled as C11 and as C++. */
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 #define TP_RANGE_CHECK_H
 
 #include <stdint.h>
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 static inline tp_status tp_check_range(int64_t n, const char *kernel) {
   if (n < 0)

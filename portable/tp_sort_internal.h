@@ -3,7 +3,7 @@
 #define TP_SORT_INTERNAL_H
 
 #include <stdint.h>
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 /* Sorts of more keys than this keep their digit counts in 64 bits (default 2^32 - 1). */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include "tenport/space.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -5,7 +5,7 @@
 #ifndef TP_TILING_H
 #define TP_TILING_H
 
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 typedef struct tp_tile_plan {
   int team_size, vector_length;

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "tpt.h"
-#include "tpt_atomic_kernels.h"
+#include "tests/common/tpt.h"
+#include "tests/kernels/tpt_atomic_kernels.h"
 
 TestSuite(atomics, .init = tpt_setup, .fini = tpt_teardown);
 

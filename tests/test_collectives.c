@@ -2,8 +2,8 @@
  * backend ran (GPUs run the requested shape, CPUs teams of one thread and one lane). */
 #include <math.h>
 
-#include "tpt.h"
-#include "tpt_kernels.h"
+#include "tests/common/tpt.h"
+#include "tests/kernels/tpt_kernels.h"
 
 TestSuite(collectives, .init = tpt_setup, .fini = tpt_teardown);
 

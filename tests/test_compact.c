@@ -1,7 +1,7 @@
 /* Stream compaction: the kept elements, in order, at every density. */
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(compact, .init = tpt_setup, .fini = tpt_teardown);
 

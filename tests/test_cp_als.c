@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_cp_internal.h"
-#include "tp_dist_internal.h"
-#include "tpt.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "tests/common/tpt.h"
 
 TestSuite(cp_als, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 #include "tenport/cp_als.h"
 
 TestSuite(cp_als_sparse, .init = tpt_setup, .fini = tpt_teardown);

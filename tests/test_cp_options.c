@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(cp_options, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -13,8 +13,8 @@
 #endif
 
 #include "tenport/tenport.h"
-#include "tp_dense_internal.h"
-#include "tpt.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "tests/common/tpt.h"
 
 static char dense_dir[64];
 

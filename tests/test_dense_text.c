@@ -13,8 +13,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "tp_io_internal.h"
-#include "tpt.h"
+#include "algorithms/io/tp_io_internal.h"
+#include "tests/common/tpt.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DENSE_TEXT_ASAN 1

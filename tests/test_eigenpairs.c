@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(eigenpairs, .init = tpt_setup, .fini = tpt_teardown);
 

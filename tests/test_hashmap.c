@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(hashmap, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tenport/image.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 static char image_dir[64];
 

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "tpt.h"
-#include "tpt_kernels.h"
+#include "tests/common/tpt.h"
+#include "tests/kernels/tpt_kernels.h"
 
 TestSuite(kernels, .init = tpt_setup, .fini = tpt_teardown);
 

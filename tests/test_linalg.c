@@ -1,8 +1,8 @@
 /* The example algorithm kernel: squared row norms with a team reduction and an atomic. */
 #include <math.h>
 
-#include "tp_linalg_internal.h"
-#include "tpt.h"
+#include "algorithms/linalg/tp_linalg_internal.h"
+#include "tests/common/tpt.h"
 
 TestSuite(linalg, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tenport/npy.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NPY_TEST_ASAN 1

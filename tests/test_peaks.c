@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "tenport/dwmri.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(peaks, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 #include "tenport/sttid.h"
 
 TestSuite(prrlu, .init = tpt_setup, .fini = tpt_teardown);

@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <math.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(reduce, .init = tpt_setup, .fini = tpt_teardown);
 

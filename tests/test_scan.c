@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(scan, .init = tpt_setup, .fini = tpt_teardown);
 

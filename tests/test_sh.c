@@ -6,7 +6,7 @@
 
 #include "tenport/dwmri.h"
 #include "tenport/symtensor.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(sh, .init = tpt_setup, .fini = tpt_teardown);
 

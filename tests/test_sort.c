@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_sort_internal.h"
-#include "tpt.h"
+#include "portable/tp_sort_internal.h"
+#include "tests/common/tpt.h"
 
 TestSuite(sort, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tp_host_memory.h"
-#include "tp_space_common.h"
-#include "tpt.h"
+#include "portable/tp_host_memory.h"
+#include "portable/tp_space_common.h"
+#include "tests/common/tpt.h"
 
 TestSuite(space, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 #include "tenport/sparse_mttkrp.h"
-#include "tp_flycoo_internal.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 TestSuite(sparse_mttkrp, .init = tpt_setup, .fini = tpt_teardown);
 

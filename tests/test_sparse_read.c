@@ -12,8 +12,8 @@
 #endif
 
 #include "tenport/tenport.h"
-#include "tp_sparse_internal.h"
-#include "tpt.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "tests/common/tpt.h"
 
 static char read_dir[64];
 

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_sshopm_internal.h"
-#include "tp_symeig.h"
-#include "tpt.h"
-#include "tpt_sshopm.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
+#include "algorithms/sshopm/tp_symeig.h"
+#include "tests/common/tpt.h"
+#include "tests/common/tpt_sshopm.h"
 
 TestSuite(sshopm, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_sshopm_internal.h"
-#include "tpt.h"
-#include "tpt_sshopm.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
+#include "tests/common/tpt.h"
+#include "tests/common/tpt_sshopm.h"
 
 TestSuite(sshopm_scale, .init = tpt_setup, .fini = tpt_teardown);
 

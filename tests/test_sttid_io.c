@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tenport/tenport.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 static char io_dir[64];
 

@@ -7,8 +7,8 @@
 
 #include "tenport/sshopm.h"
 #include "tenport/symtensor.h"
-#include "tp_sshopm_internal.h"
-#include "tpt.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
+#include "tests/common/tpt.h"
 
 TestSuite(symtensor, .init = tpt_setup, .fini = tpt_teardown);
 

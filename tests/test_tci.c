@@ -12,9 +12,9 @@
 #include <omp.h>
 #endif
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 #include "tenport/sttid.h"
-#include "tp_tci_internal.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 TestSuite(tci, .init = tpt_setup, .fini = tpt_teardown);
 

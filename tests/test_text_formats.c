@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 TestSuite(text_formats, .init = tpt_setup, .fini = tpt_teardown);
 

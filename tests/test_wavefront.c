@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "tpt.h"
-#include "tpt_wave_kernels.h"
+#include "tests/common/tpt.h"
+#include "tests/kernels/tpt_wave_kernels.h"
 
 TestSuite(wavefront, .init = tpt_setup, .fini = tpt_teardown);
 

@@ -19,11 +19,11 @@
 #include "tenport/cp_als.h"
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
-#include "tp_clock.h"
-#include "tp_cp_run.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
+#include "portable/tp_clock.h"
+#include "algorithms/cp_als/tp_cp_run.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
 
 tp_cp_als_options tp_cp_als_options_default(void) {
   tp_cp_als_options o;

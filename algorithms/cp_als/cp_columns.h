@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tp_portable.h"
-#include "tp_cp_internal.h"
+#include "portable/tp_portable.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
 
 #define FN(name) TP_PASTE3(name, _, TP_SFX)
 

@@ -4,4 +4,4 @@
 #define TP_REAL float
 #define TP_SFX f32
 #define TP_CP_PRIMARY 0
-#include "cp_columns.h"
+#include "algorithms/cp_als/cp_columns.h"

@@ -5,4 +5,4 @@
 #define TP_REAL double
 #define TP_SFX f64
 #define TP_CP_PRIMARY 1
-#include "cp_columns.h"
+#include "algorithms/cp_als/cp_columns.h"

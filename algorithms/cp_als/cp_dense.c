@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "tenport/cp_als.h"
-#include "tp_cp_internal.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_error.h"
 
 typedef tp_cp_dense_source cp_dense;
 

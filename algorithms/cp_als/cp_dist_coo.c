@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_clock.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_clock.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* ---- the shape every rank must share ------------------------------------------------- */
 

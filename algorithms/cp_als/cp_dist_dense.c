@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_clock.h"
-#include "tp_cp_internal.h"
-#include "tp_dense_internal.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
+#include "portable/tp_clock.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
 
 struct tp_dist_dense {
   tp_comm *comm;                      /* the caller's; not owned */

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_cp_run.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_cp_run.h"
+#include "portable/tp_error.h"
 
 typedef struct cp_component {
   double lambda;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "tenport/distributed.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
 
 static int largest_prime_factor(int n) {
   int largest = 1;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
 
 /* Rows [rows * j / q, rows * (j + 1) / q) of a slab go to layer rank j. */
 static int64_t run_begin(int64_t rows, int j, int q) { return rows * j / q; }

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_cp_run.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_cp_run.h"
+#include "portable/tp_error.h"
 
 enum { LS_FIRST_ITERATION = 3, LS_PATIENCE = 4 };
 #define LS_FIRST_POWER 3.0

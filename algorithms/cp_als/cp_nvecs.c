@@ -14,10 +14,10 @@
 #include "tenport/cp_als.h"
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
-#include "tp_cp_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 static tp_status check_start(const tp_kruskal *K, tp_dtype dtype, int order, const int64_t *dims) {
   TP_CHECK_ARG(K, "host_init must not be NULL");

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_dist_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
 
 static uint64_t gcd(uint64_t a, uint64_t b) {
   while (b) {

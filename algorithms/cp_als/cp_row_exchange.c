@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
 
 /* 1: sparse, 0: whole slabs, -1: as the volumes say (TENPORT_ROW_EXCHANGE). */
 static int forced_choice(void) {

@@ -4,8 +4,8 @@
 /* generates: cp_rows_move */
 #include <string.h>
 
-#include "tp_dist_internal.h"
-#include "tp_portable.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_portable.h"
 
 typedef struct rows_args {
   const void *src;

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "tenport/cp_als.h"
-#include "tp_cp_internal.h"
-#include "tp_error.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_error.h"
 
 typedef struct cp_sparse {
   tp_flycoo *X;

@@ -6,10 +6,10 @@
 
 #include "tenport/cp_als.h"
 #include "tenport/memory.h"
-#include "tp_cp_internal.h"
-#include "tp_dist_internal.h"
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 static tp_status dist_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n, void *G) {
   tp_dist_coo *X = (tp_dist_coo *)ctx;

@@ -1,8 +1,8 @@
 /* The elementwise product of CP-ALS Grams in the space (the in-space R x R solve's V and
  * the fit's product of all Grams), in mode order, as the host's product multiplies. */
 /* generates: gram_product */
-#include "tp_cp_internal.h"
-#include "tp_portable.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_portable.h"
 
 typedef struct gram_product_args {
   const double *grams; /* d x RR */

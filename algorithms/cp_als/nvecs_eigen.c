@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_cp_internal.h"
-#include "tp_error.h"
-#include "tp_symeig.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sshopm/tp_symeig.h"
 
 enum { EIGEN_DIRECT_MAX = 256, EIGEN_EXTRA = 10, EIGEN_MAX_STEPS = 500 };
 #define EIGEN_TOL 1e-10

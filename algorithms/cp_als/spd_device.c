@@ -20,8 +20,8 @@
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
 #include "tenport/space.h"
-#include "tp_cp_internal.h"
-#include "tp_portable.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_portable.h"
 
 enum {
   SPD_PANEL = 64,               /* columns per panel; a diagonal block fills 32 KiB of scratch */

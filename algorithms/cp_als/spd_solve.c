@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "tenport/linalg.h"
-#include "tp_space_common.h"
+#include "portable/tp_space_common.h"
 #include "tenport/memory.h"
-#include "tp_cp_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
 
 enum {
   PANEL = 32,      /* columns of L per block of the Cholesky */

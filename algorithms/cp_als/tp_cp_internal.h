@@ -7,7 +7,7 @@
 
 #include "tenport/npy.h"
 #include "tenport/space.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -5,10 +5,10 @@
 #define TP_CP_RUN_H
 
 #include "tenport/cp_als.h"
-#include "tp_clock.h"
-#include "tp_cp_internal.h"
-#include "tp_dist_internal.h"
-#include "tp_extern_c.h"
+#include "portable/tp_clock.h"
+#include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

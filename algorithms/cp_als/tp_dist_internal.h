@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "tenport/distributed.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

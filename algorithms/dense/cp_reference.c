@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "tenport/cp_als.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
 
 static tp_status check_inputs(const tp_dense *x, const tp_kruskal *m, const double *out) {
   TP_TRY(tp_dense_check(x));

@@ -7,12 +7,12 @@
 
 #include "tenport/dense.h"
 #include "tenport/memory.h"
-#include "tp_dense_internal.h"
-#include "tp_block_index.h"
-#include "tp_error.h"
-#include "tp_host_alloc.h"
-#include "tp_host_memory.h"
-#include "tp_space_common.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_alloc.h"
+#include "portable/tp_host_memory.h"
+#include "portable/tp_space_common.h"
 
 static int dtype_ok(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64; }
 

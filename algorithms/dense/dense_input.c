@@ -2,8 +2,8 @@
  * a NumPy .npy array or dense text (tp_input_format). */
 #include <string.h>
 
-#include "tp_dense_internal.h"
-#include "tp_error.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
 
 static const char WANTED[] = "a dense tensor (.npy, or dense 'tensor' text)";
 

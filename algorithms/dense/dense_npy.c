@@ -10,8 +10,8 @@
 
 #include "tenport/dense.h"
 #include "tenport/npy.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
 
 enum { INDEX_TEXT = 16 * 22 + 4 }; /* "(i0, ..., i15)" with 20-digit indices */
 

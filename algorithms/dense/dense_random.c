@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "tenport/dense.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_random_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/dense/tp_random_internal.h"
 
 /* Streams of one seed. */
 enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = TP_RNG_STREAM_FACTOR };

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { HEADER_PEEK = 1 << 16, FIELD_TEXT = 40, HEADER_LINES = 3 };
 

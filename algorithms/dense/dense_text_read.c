@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_host_memory.h"
-#include "tp_io_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_memory.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { CHUNK_BYTES = 1 << 22, FIRST_VALUES = 1 << 16, FIELD_TEXT = 40 };
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_io_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { PIECES = 16, PIECE_VALUES = 4096, VALUE_BYTES = TP_TEXT_NUMBER_BYTES,
        INDEX_TEXT = 16 * 22 + 4 };

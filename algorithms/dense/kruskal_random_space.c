@@ -2,9 +2,9 @@
  * tp_random_internal.h evaluated per element, so the values are the host's bit for bit
  * (a uniform in [0, 1) of the dtype's precision is exact in it). */
 /* generates: kruskal_random_elements */
-#include "tp_portable.h"
-#include "tp_dense_internal.h"
-#include "tp_random_internal.h"
+#include "portable/tp_portable.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "algorithms/dense/tp_random_internal.h"
 
 typedef struct random_rows_args {
   uint64_t key;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "tenport/dense.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
 
 static tp_status check_inputs(const tp_dense *x, const tp_kruskal *u, int mode, const double *g) {
   TP_TRY(tp_dense_check(x));

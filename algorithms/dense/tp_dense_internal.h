@@ -12,7 +12,7 @@
 
 #include "tenport/dense.h"
 #include "tenport/files.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

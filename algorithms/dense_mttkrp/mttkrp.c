@@ -3,8 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tp_error.h"
-#include "tp_mttkrp_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 static const char *const variant_names[] = {"auto", "elem", "slice", "tile", "gemm", "blocked"};
 

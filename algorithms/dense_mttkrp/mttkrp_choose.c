@@ -14,7 +14,7 @@
  * H100). SLICE stands in for TILE on CPUs, where the paper found it as fast. ELEM and
  * GEMM are never chosen: ELEM is the baseline, and GEMM's memory grows with the product
  * of the mode sizes while BLOCKED computes the same thing in a fixed budget. */
-#include "tp_mttkrp_internal.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 static double tpm_cost_blocked(double N, double R, double K, double beta) {
   return N + 2.0 * N * R / K + 2.0 * N * R / (beta * 0.8);

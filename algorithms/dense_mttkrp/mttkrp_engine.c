@@ -27,9 +27,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_mttkrp_internal.h"
-#include "tpm_plan.h"
+#include "portable/tp_error.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
+#include "algorithms/dense_mttkrp/tpm_plan.h"
 
 typedef struct tpm_run {
   tp_space *space;

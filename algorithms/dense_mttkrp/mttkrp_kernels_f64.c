@@ -7,8 +7,8 @@
  * tpm_tile_f64_k4 tpm_tile_f64_k8 */
 #include <string.h>
 
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 #define TPM_T double
 #define TPM_SFX f64
-#include "tpm_precision.h"
+#include "algorithms/dense_mttkrp/tpm_precision.h"

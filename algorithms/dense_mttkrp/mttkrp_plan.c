@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tpm_plan.h"
+#include "portable/tp_error.h"
+#include "algorithms/dense_mttkrp/tpm_plan.h"
 
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
  * device busy; each slot contracts kc >= min_depth rows. */

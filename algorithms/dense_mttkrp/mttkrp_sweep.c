@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_mttkrp_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 struct tp_mttkrp_sweep {
   tp_space *space;

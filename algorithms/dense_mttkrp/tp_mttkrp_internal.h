@@ -14,8 +14,8 @@
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
 #include "tenport/mttkrp.h"
-#include "tp_extern_c.h"
-#include "tp_space_common.h"
+#include "portable/tp_extern_c.h"
+#include "portable/tp_space_common.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -3,8 +3,8 @@
 #ifndef TPM_DEVICE_H
 #define TPM_DEVICE_H
 
-#include "tp_portable.h"
-#include "tp_mttkrp_internal.h"
+#include "portable/tp_portable.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 /* idx = the multi-index of linear index o over dims[0..q). */
 TP_INLINE void tpm_decode(int q, const int64_t *dims, int64_t o, int64_t *idx) {

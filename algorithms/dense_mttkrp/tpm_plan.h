@@ -4,7 +4,7 @@
 #ifndef TPM_PLAN_H
 #define TPM_PLAN_H
 
-#include "tp_mttkrp_internal.h"
+#include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -3,7 +3,7 @@
  * the kernels of tpm_width.h for each per-lane width, and exports tpm_ops_<sfx>.
  * generates: the kernels named in the generates: lists of mttkrp_kernels_f32.c and
  * mttkrp_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
-#include "tpm_device.h"
+#include "algorithms/dense_mttkrp/tpm_device.h"
 
 #define TPM_PN(name) TP_PASTE3(name, _, TPM_SFX)
 /* Threads per team (at most) of the GPU kernels that spread a row's columns over a team. */
@@ -55,22 +55,22 @@ typedef struct TPM_PN(tpm_kr_args) {
 } TPM_PN(tpm_kr_args);
 
 #define TPM_K 1
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 #define TPM_K 2
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 #define TPM_K 3
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 #define TPM_K 4
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 #define TPM_K 8
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 #define TPM_K 16
-#include "tpm_width.h"
+#include "algorithms/dense_mttkrp/tpm_width.h"
 #undef TPM_K
 
 /* Calls kernel name_k<width>'s launcher. */

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 const char *tp_image_format_name(tp_image_format format) {
   switch (format) {

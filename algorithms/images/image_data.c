@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 /* ---- element types ----------------------------------------------------------------- */
 

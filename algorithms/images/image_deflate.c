@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { OUT_CHUNK = 1 << 16 };
 

@@ -1,6 +1,6 @@
 /* gzip output in a build without zlib: refused, naming the file. */
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 tp_status tp_image_deflate_start(tp_image_deflate **z, const char *path) {
   *z = NULL;

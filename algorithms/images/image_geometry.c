@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 void tp_image_affine(const tp_image_geometry *g, double affine[3][4]) {
   for (int r = 0; r < 3; ++r) {

@@ -1,7 +1,7 @@
 /* The writers' byte sink: straight into the output file, or through deflate for a
  * gzip-compressed one (.nii.gz, .mif.gz). */
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 tp_status tp_image_sink_open(tp_image_sink *s, tp_output *file, int gzip) {
   s->file = file, s->z = NULL, s->status = TP_SUCCESS;

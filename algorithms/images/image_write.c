@@ -2,7 +2,7 @@
  * unscaled by the geometry's scl_slope and scl_inter, in the order of the file's axes. */
 #include <string.h>
 
-#include "tp_image_internal.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { CHUNK = 1 << 12 };
 

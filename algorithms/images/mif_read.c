@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { HEADER_FIRST = 4096, HEADER_MAX = 1 << 22, VALUE_MAX = 1024 };
 

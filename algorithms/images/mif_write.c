@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { HEADER_CAP = 4096, ALIGN = 16 };
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_image_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { NIFTI1_SIZE = 348, NIFTI2_SIZE = 540 };
 

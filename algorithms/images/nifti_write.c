@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tp_image_internal.h"
+#include "algorithms/images/tp_image_internal.h"
 
 enum { NIFTI1_SIZE = 348, NIFTI2_SIZE = 540, EXTENSION_FLAG = 4 };
 

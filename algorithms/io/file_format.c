@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { SNIFF_BYTES = 64, WORD_SNIFF_MAX = 1 << 16 };
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { GZIP_STORED_CHUNK = 1 << 18 };
 

@@ -1,6 +1,6 @@
 /* gzip sources in a build without zlib: the bytes are returned as they are, and the
  * readers then say that the input is gzip data (file_format.c). */
-#include "tp_io_internal.h"
+#include "algorithms/io/tp_io_internal.h"
 
 tp_status tp_input_gzip_start(tp_input *in, const unsigned char *head, size_t len, int *started) {
   (void)in, (void)head, (void)len;

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "tenport/npy.h"
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum {
   NPY_MAGIC_LEN = 6,

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "tenport/npy.h"
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { RUN_BYTES = 1 << 24 };
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "tenport/distributed.h"
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t *count) {
   TP_CHECK_ARG(n >= 0 && parts >= 1 && part >= 0 && part < parts,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { DEFLATE_OUT_BYTES = 1 << 18 };
 

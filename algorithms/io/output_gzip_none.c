@@ -1,6 +1,6 @@
 /* gzip outputs in a build without zlib: refused, naming the file. */
-#include "tp_error.h"
-#include "tp_io_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
 
 tp_status tp_output_deflate_start(tp_output_deflate **d, const char *path) {
   *d = NULL;

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tp_error.h"
-#include "tp_output_names.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_output_names.h"
 
 #define TMP_SUFFIX ".tenport-tmp"
 enum { NAME_KEPT = 128, /* bytes of NAME in a temporary's name: NAME_MAX is 255 */

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tp_error.h"
-#include "tp_io_internal.h"
-#include "tp_output_names.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
+#include "algorithms/io/tp_output_names.h"
 
 struct tp_output {
   char *path, *folder, *tmp_path;

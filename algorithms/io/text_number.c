@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_io_internal.h"
+#include "algorithms/io/tp_io_internal.h"
 
 enum { MAX_DIGITS = 400 /* leading zeros included */ };
 

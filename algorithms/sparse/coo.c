@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "tenport/sparse.h"
-#include "tp_block_index.h"
-#include "tp_error.h"
-#include "tp_host_alloc.h"
-#include "tp_host_memory.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_block_index.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_alloc.h"
+#include "portable/tp_host_memory.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* A descriptor tp_coo_free cleared, or one never filled: order 0 and no arrays. */
 static int coo_cleared(const tp_coo *t) {

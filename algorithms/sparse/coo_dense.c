@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* Element strides of a dense tensor's layout. */
 static void layout_strides(const tp_dense *t, int64_t *stride) {

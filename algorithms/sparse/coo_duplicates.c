@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "tenport/sparse.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { MERGE_BLOCK = 1 << 16 };
 

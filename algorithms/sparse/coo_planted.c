@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "tenport/dense.h"
-#include "tp_dense_internal.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_random_internal.h"
-#include "tp_sparse_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/dense/tp_random_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* Streams of one seed. */
 enum { STREAM_NOISE = 4, STREAM_SUPPORT = 64 /* + mode */, STREAM_FACTOR = 96 /* + mode */ };

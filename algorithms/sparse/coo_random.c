@@ -7,10 +7,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_random_internal.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/dense/tp_random_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* Streams of one seed. */
 enum { STREAM_VALUES = 3, STREAM_INDEX = 32 /* + mode */ };

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "tenport/distributed.h"
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { SCAN_BYTES = 1 << 20 };
 

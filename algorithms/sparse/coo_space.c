@@ -4,11 +4,11 @@
 
 #include "tenport/memory.h"
 #include "tenport/sparse.h"
-#include "tp_error.h"
-#include "tp_host_alloc.h"
-#include "tp_host_memory.h"
-#include "tp_space_common.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_alloc.h"
+#include "portable/tp_host_memory.h"
+#include "portable/tp_space_common.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 static tp_status space_array(tp_space *space, int64_t nnz, size_t size, void **p) {
   *p = NULL;

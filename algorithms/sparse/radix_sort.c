@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, MAX_BLOCKS = 64, MIN_BLOCK = 1 << 15,
        MSD_MIN = 1 << 20 };

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { HEADER_PEEK = 1 << 16, HEADER_LINES = 4, HEADER_FIELDS = TP_COO_MAX_ORDER + 2 };
 

@@ -7,9 +7,9 @@
  * first line, which raises the error there with the right line. */
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { PARALLEL_MIN_BYTES = 1 << 20 };
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { BYTES_PER_LINE_GUESS = 48 };
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "tenport/sparse.h"
-#include "tp_io_internal.h"
+#include "algorithms/io/tp_io_internal.h"
 
 /* ---- values --------------------------------------------------------------------- */
 

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 static void put_u32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; ++i)

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_error.h"
-#include "tp_flycoo_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 static tp_status tpc_check(const tp_coo *X, const tp_kruskal *U, int mode, const void *G) {
   TP_CHECK_ARG(X && U && G, "X, U and G must not be NULL");

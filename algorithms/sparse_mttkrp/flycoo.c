@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_clock.h"
-#include "tp_error.h"
-#include "tp_flycoo_build.h"
-#include "tp_space_common.h"
+#include "portable/tp_clock.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
+#include "portable/tp_space_common.h"
 
 struct tp_flycoo {
   tp_dtype dtype;

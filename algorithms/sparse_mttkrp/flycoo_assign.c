@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_flycoo_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 /* ---- a binary min-heap of partitions keyed by (load, id) ------------------------------ */
 typedef struct tpa_heap {

@@ -18,9 +18,9 @@
 
 #include "tenport/memory.h"
 #include "tenport/primitives.h"
-#include "tp_error.h"
-#include "tp_flycoo_build.h"
-#include "tp_space_common.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
+#include "portable/tp_space_common.h"
 
 enum { TPB_MAX_TEMPS = 24 };
 

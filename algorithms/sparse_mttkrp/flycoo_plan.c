@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_flycoo_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 typedef struct tpf_piece {
   uint32_t size, row, k; /* k-th piece of row */

@@ -9,11 +9,11 @@
 
 #include "tenport/memory.h"
 #include "tenport/primitives.h"
-#include "tp_error.h"
-#include "tp_flycoo_build.h"
-#include "tp_host_omp.h"
-#include "tp_space_common.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
+#include "portable/tp_host_omp.h"
+#include "portable/tp_space_common.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { TPF_SUM_BLOCK = 1 << 16 }; /* nonzeros per partial sum of ||X||^2 */
 

@@ -5,8 +5,8 @@
  * tpf_not_increasing_kernel_final tpf_place_kernel tpf_positions_kernel tpf_row_pieces_kernel
  * tpf_run_flags_kernel tpf_run_sizes_kernel tpf_split_kernel tpf_sum_squares_kernel
  * tpf_sum_squares_kernel_final */
-#include "tp_portable.h"
-#include "tp_flycoo_build.h"
+#include "portable/tp_portable.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
 
 /* ---- sequences and indices ------------------------------------------------------------ */
 typedef struct tpf_iota_args {
@@ -226,7 +226,7 @@ tp_status tpf_bk_positions(tp_space *space, int64_t nnz, tpf_position_args a) {
  * of pointers in the arguments, indexed by a loop variable, would be copied with them for
  * every element on CPUs. */
 #include "tenport/memory.h"
-#include "tp_space_common.h"
+#include "portable/tp_space_common.h"
 
 /* tables[0 .. n) = the pointers, in the space. */
 static tp_status tpf_table(tp_space *space, const void *const *ptrs, int n, void ***table) {

@@ -3,7 +3,7 @@
  * each per-lane width and exports tpf_ops_<sfx>.
  * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
  * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
-#include "tp_flycoo_internal.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 #define TPF_PN(name) TP_PASTE3(name, _, TPF_SFX)
 #define TPF_TEAM_ADD(p, v) TP_PASTE3(tp_atomic_add_, TPF_SFX, _team)((p), (v))
@@ -66,22 +66,22 @@ TP_DEVICE void TPF_PN(tpf_prefetch_group)(const TPF_PN(tpf_args) *a, int order, 
 }
 
 #define TPF_K 1
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 #define TPF_K 2
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 #define TPF_K 4
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 #define TPF_K 8
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 #define TPF_K 16
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 #define TPF_K 32
-#include "spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width.h"
 #undef TPF_K
 
 #define TPF_LAUNCH_WIDTH(name, width, space, policy, args)                              \

@@ -14,8 +14,8 @@
  * tpf_flycoo_n5c_f64_k8 */
 #include <string.h>
 
-#include "tp_portable.h"
+#include "portable/tp_portable.h"
 
 #define TPF_T double
 #define TPF_SFX f64
-#include "spm_kernels.h"
+#include "algorithms/sparse_mttkrp/spm_kernels.h"

@@ -2,11 +2,11 @@
  * name suffix TPF_CN, set by the includer): included by spm_width.h once per layout, so
  * there is no include guard. */
 #define TPF_N 3
-#include "spm_flycoo.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo.h"
 #undef TPF_N
 #define TPF_N 4
-#include "spm_flycoo.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo.h"
 #undef TPF_N
 #define TPF_N 5
-#include "spm_flycoo.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo.h"
 #undef TPF_N

@@ -1,7 +1,7 @@
 /* The permutation pass: every record goes to its position in another mode's order. */
 /* generates: tpf_permute_records */
-#include "tp_portable.h"
-#include "tp_flycoo_internal.h"
+#include "portable/tp_portable.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 typedef struct tpf_permute_args {
   const uint32_t *in;

@@ -68,14 +68,14 @@ TP_INLINE int64_t TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(const uint32_t *start, i
 #define TPF_C 0
 #define TPF_CN /* the kernels' name suffix: none, or c for compact */
 #define TPF_N 0 /* any order and either layout, read from the arguments */
-#include "spm_flycoo.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo.h"
 #undef TPF_N
-#include "spm_orders.h"
+#include "algorithms/sparse_mttkrp/spm_orders.h"
 #undef TPF_C
 #undef TPF_CN
 #define TPF_C 1
 #define TPF_CN c
-#include "spm_orders.h"
+#include "algorithms/sparse_mttkrp/spm_orders.h"
 #undef TPF_C
 #undef TPF_CN
 

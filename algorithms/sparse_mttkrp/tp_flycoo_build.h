@@ -4,7 +4,7 @@
 #ifndef TP_FLYCOO_BUILD_H
 #define TP_FLYCOO_BUILD_H
 
-#include "tp_flycoo_internal.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "tenport/sparse_mttkrp.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tenport/dwmri.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

@@ -13,13 +13,13 @@
 
 #include "tenport/sshopm.h"
 #include "tenport/symtensor.h"
-#include "tp_error.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 #ifndef TP_INLINE
 #define TP_INLINE static inline
 #endif
-#include "tp_symeig.h"
+#include "algorithms/sshopm/tp_symeig.h"
 
 /* A converged run after normalisation and canonicalisation. */
 typedef struct run_info {

@@ -7,9 +7,9 @@
 
 #include "tenport/sshopm.h"
 #include "tenport/symtensor.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 /* One tensor's pairs until they are packed. */
 typedef struct tensor_pairs {

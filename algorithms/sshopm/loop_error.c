@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "tp_error.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 /* A mutex rather than a named OpenMP critical section: GCC gives a named section's lock
  * a global symbol, which the shared library would export. */

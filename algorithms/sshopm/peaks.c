@@ -15,9 +15,9 @@
 #include "tenport/dwmri.h"
 #include "tenport/memory.h"
 #include "tenport/sshopm.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 #define PEAKS_MAX_BATCH ((int64_t)1 << 16)
 

@@ -9,7 +9,7 @@
  * as DIPY's convert_sh_descoteaux_tournier and convert_sh_from_legacy, and FSL qboot's
  * fill_SH_matrix, define them. */
 #include "tenport/dwmri.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 const char *tp_sh_basis_name(tp_sh_basis basis) {
   switch (basis) {

@@ -21,9 +21,9 @@
 
 #include "tenport/dwmri.h"
 #include "tenport/symtensor.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 #define SH_MAX_L 16
 #define SH_MAX_COUNT ((SH_MAX_L + 1) * (SH_MAX_L + 2) / 2)

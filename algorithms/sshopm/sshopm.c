@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "tenport/symtensor.h"
-#include "tp_error.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 void tp_sshopm_options_init(tp_sshopm_options *o) {
   if (!o)

@@ -19,4 +19,4 @@
 #define TP_REAL_MAX FLT_MAX
 #define TP_REAL_MAX_EXP FLT_MAX_EXP
 #define TP_SSHOPM_PRIMARY 0
-#include "sshopm_solver.h"
+#include "algorithms/sshopm/sshopm_solver.h"

@@ -20,4 +20,4 @@
 #define TP_REAL_MAX DBL_MAX
 #define TP_REAL_MAX_EXP DBL_MAX_EXP
 #define TP_SSHOPM_PRIMARY 1
-#include "sshopm_solver.h"
+#include "algorithms/sshopm/sshopm_solver.h"

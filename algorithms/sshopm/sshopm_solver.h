@@ -26,14 +26,14 @@
 #include <string.h>
 
 #include "tenport/symtensor.h"
-#include "tp_portable.h"
-#include "tp_sshopm_internal.h"
-#include "tp_symeig.h"
-#include "sshopm_iterate.h"
+#include "portable/tp_portable.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
+#include "algorithms/sshopm/tp_symeig.h"
+#include "algorithms/sshopm/sshopm_iterate.h"
 
 #define FN(name) TP_PASTE3(name, _, TP_SFX)
 #define TP_SYM_FN(name) TP_PASTE(tp_sym_, FN(name))
-#include "tp_sshopm_unrolled.h"
+#include "algorithms/sshopm/tp_sshopm_unrolled.h"
 
 /* Name of a per-shape function or constant: SHAPE_FN(m4n3, axm1) is tp_sym_m4n3_axm1_f32. */
 #define SHAPE_FN(s, name) TP_SYM_FN(TP_PASTE3(s, _, name))

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "tenport/symtensor.h"
-#include "tp_error.h"
-#include "tp_sshopm_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sshopm/tp_sshopm_internal.h"
 
 #define TWO_POW_53 9007199254740992.0
 

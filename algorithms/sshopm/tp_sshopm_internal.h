@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "tenport/sshopm.h"
-#include "tp_extern_c.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -13,9 +13,9 @@
 #include "tenport/hashmap.h"
 #include "tenport/memory.h"
 #include "tenport/primitives.h"
-#include "tp_prrlu_internal.h"
-#include "tp_prrlu_kernels.h"
-#include "tp_sttid_compress.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
+#include "algorithms/sttid/tp_prrlu_kernels.h"
+#include "algorithms/sttid/tp_sttid_compress.h"
 
 enum { TPL_BATCH_FIRST = 4, TPL_BATCH_MAX = 64, TPL_TEAM = 8, TPL_VECTOR = 32 };
 

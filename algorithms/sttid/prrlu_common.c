@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_prrlu_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
 
 const char *tp_prrlu_stop_name(tp_prrlu_stop stop) {
   switch (stop) {

@@ -2,8 +2,8 @@
  * rule, update and stops as the sparse one, in the plainest form. */
 #include <stdlib.h>
 
-#include "tp_error.h"
-#include "tp_prrlu_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
 
 /* Largest |a| over active rows and columns, ties to the smallest linear index (the scan
  * runs in linear-index order and only a strictly larger magnitude replaces the best). */

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "tenport/sttid.h"
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 tp_status tp_checked_product(const int64_t *dims, int n, const char *what, int64_t *product) {
   int64_t p = 1;

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_prrlu_internal.h"
-#include "tp_sparse_internal.h"
-#include "tp_sttid_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_sttid_internal.h"
 
 /* An f64 copy of the input without repeated coordinates, validated. */
 static tp_status prepare_input(const tp_coo *host, tp_coo *t) {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
-#include "tp_sttid_compress.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_sttid_compress.h"
 
 static int bits_for(uint64_t max_value) {
   int b = 1;

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_sparse_internal.h"
-#include "tp_sttid_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_sttid_internal.h"
 
 /* Sorted (index, position) pairs of a pivot list, for lookups by binary search. */
 typedef struct pivot_lookup {

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "tenport/sttid.h"
-#include "tp_error.h"
-#include "tp_random_internal.h"
-#include "tp_sparse_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/dense/tp_random_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* Streams of one seed (distinct from tp_coo_random's, so the two never share draws). */
 enum { STREAM_VALUES = 101, STREAM_INDEX = 128 /* + mode */ };

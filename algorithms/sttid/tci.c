@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "tenport/sttid.h"
-#include "tp_error.h"
-#include "tp_sparse_internal.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 void tp_tci_free(tp_tci *t) {
   if (!t)

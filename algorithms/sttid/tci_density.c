@@ -3,8 +3,8 @@
  * sparse tensor's core need not fit 64 bits. */
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 static double core_size(const tp_tci *t, int k) {
   return (double)t->ranks[k] * (double)t->dims[k] * (double)t->ranks[k + 1];

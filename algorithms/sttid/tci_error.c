@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_prrlu_internal.h"
-#include "tp_sparse_internal.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 /* ---- T's nonzeros in index order ----------------------------------------------------- */
 

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 /* ---- preparation --------------------------------------------------------------------- */
 

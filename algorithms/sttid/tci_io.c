@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_io_internal.h"
-#include "tp_sparse_internal.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/io/tp_io_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 #define TCI_MAGIC "tenport-tci"
 #define TCI_VERSION 1

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_tci_internal.h"
+#include "portable/tp_error.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 /* ---- growing row storage ------------------------------------------------------------- */
 

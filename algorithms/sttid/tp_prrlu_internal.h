@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "tenport/sttid.h"
-#include "tp_clock.h"
-#include "tp_extern_c.h"
+#include "portable/tp_clock.h"
+#include "portable/tp_extern_c.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -19,8 +19,8 @@
 #ifndef TP_PRRLU_KERNELS_H
 #define TP_PRRLU_KERNELS_H
 
-#include "tp_hashmap_device.h"
-#include "tp_portable.h"
+#include "portable/tp_hashmap_device.h"
+#include "portable/tp_portable.h"
 
 #define TPL_DEAD UINT32_MAX
 

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "tenport/sttid.h"
-#include "tp_extern_c.h"
-#include "tp_prrlu_internal.h"
+#include "portable/tp_extern_c.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "tenport/memory.h"
-#include "tp_clock.h"
-#include "tp_comm_internal.h"
-#include "tp_error.h"
+#include "portable/tp_clock.h"
+#include "backends/comm/tp_comm_internal.h"
+#include "portable/tp_error.h"
 
 int tp_comm_has_mpi(void) { return 1; }
 

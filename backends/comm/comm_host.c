@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_comm_internal.h"
-#include "tp_error.h"
+#include "backends/comm/tp_comm_internal.h"
+#include "portable/tp_error.h"
 
 enum { CHUNK_BYTES = 1 << 30 };
 

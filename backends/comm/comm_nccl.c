@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_comm_internal.h"
-#include "tp_error.h"
+#include "backends/comm/tp_comm_internal.h"
+#include "portable/tp_error.h"
 
 int tp_comm_nccl_built(void) { return 1; }
 

@@ -1,6 +1,6 @@
 /* The NCCL half of a build without NCCL: device data is staged through the host. */
-#include "tp_comm_internal.h"
-#include "tp_error.h"
+#include "backends/comm/tp_comm_internal.h"
+#include "portable/tp_error.h"
 
 int tp_comm_nccl_built(void) { return 0; }
 

@@ -1,7 +1,7 @@
 /* The communication layer of a build without MPI: the same API, where making a
  * communicator is not supported; the queries answer as for a single process. */
 #include "tenport/comm.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 #define NO_MPI "this tenport was built without MPI (configure with -Dmpi=enabled)"
 

@@ -1,9 +1,9 @@
 /* tp_gemm_f64 on CUDA through cuBLAS, with one handle per space bound to its stream. */
 #include <cublas_v2.h>
 
-#include "tp_error.h"
-#include "tp_linalg_internal.h"
-#include "tp_space_common.h"
+#include "portable/tp_error.h"
+#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_space_common.h"
 
 const char *tp_gemm_provider(void) { return "cuBLAS"; }
 

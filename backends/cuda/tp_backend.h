@@ -34,5 +34,5 @@ typedef cudaGraphExec_t tpg_graph_exec_t;
 #define tpg_atomic_add_block atomicAdd_block
 #define tpg_atomic_cas_block atomicCAS_block
 
-#include "gpu/tp_gpu.h"
+#include "backends/gpu/tp_gpu.h"
 #endif

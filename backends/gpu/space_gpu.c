@@ -5,7 +5,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
-#include "tp_host_memory.h"
+#include "portable/tp_host_memory.h"
 
 struct tp_space {
   tp_space_common common;

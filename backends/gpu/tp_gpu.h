@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#include "tp_error.h"
-#include "tp_policy.h"
-#include "tp_space_common.h"
+#include "portable/tp_error.h"
+#include "portable/tp_policy.h"
+#include "portable/tp_space_common.h"
 
 /* ---- qualifiers ---------------------------------------------------------- */
 #define TP_PRAGMA(...) _Pragma(#__VA_ARGS__)
@@ -24,7 +24,7 @@
 #define TP_LANES TP_PRAGMA(unroll)
 #define TP_IS_GPU 1
 
-#include "tp_join.h"
+#include "portable/tp_join.h"
 
 /* ---- the team handle ------------------------------------------------------ */
 typedef struct tp_team {
@@ -293,7 +293,7 @@ TP_EXTERN_C_END
 #endif
 
 /* ---- kernels (same contract as backends/host/tp_host.h) -------------------- */
-#include "tp_range_check.h"
+#include "portable/tp_range_check.h"
 
 #define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                            \

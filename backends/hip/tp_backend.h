@@ -6,7 +6,7 @@
 #define TP_BACKEND_H
 
 #ifdef TP_HIP_CPU
-#include "tp_hip_cpu.h"
+#include "backends/hip/tp_hip_cpu.h"
 #else
 #include <hip/hip_runtime.h>
 #endif
@@ -55,5 +55,5 @@ typedef hipGraphExec_t tpg_graph_exec_t;
 #define tpg_atomic_add_block atomicAdd
 #define tpg_atomic_cas_block atomicCAS
 
-#include "gpu/tp_gpu.h"
+#include "backends/gpu/tp_gpu.h"
 #endif

@@ -1,7 +1,7 @@
 /* tp_gemm_* on the CPU backends through BLIS (built when meson finds BLIS). */
-#include "tp_error.h"
-#include "tp_host_omp.h"
-#include "tp_linalg_internal.h"
+#include "portable/tp_error.h"
+#include "portable/tp_host_omp.h"
+#include "algorithms/linalg/tp_linalg_internal.h"
 
 #include <blis.h>
 

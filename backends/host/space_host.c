@@ -7,7 +7,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
-#include "tp_host_memory.h"
+#include "portable/tp_host_memory.h"
 
 enum { TP_HOST_ALIGN = 64 };
 #define TP_HOST_MAX_SCRATCH ((size_t)64 << 20)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
-#include "tp_policy.h"
-#include "tp_space_common.h"
+#include "portable/tp_error.h"
+#include "portable/tp_policy.h"
+#include "portable/tp_space_common.h"
 
 /* ---- qualifiers ---------------------------------------------------------- */
 #define TP_PRAGMA(...) _Pragma(#__VA_ARGS__)
@@ -26,7 +26,7 @@
 #define TP_LANES TP_PRAGMA(omp simd)
 #define TP_IS_GPU 0
 
-#include "tp_join.h"
+#include "portable/tp_join.h"
 
 /* ---- the team handle ------------------------------------------------------ */
 typedef struct tp_team {
@@ -236,7 +236,7 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 }
 
 /* ---- kernels -------------------------------------------------------------- */
-#include "tp_range_check.h"
+#include "portable/tp_range_check.h"
 
 /* Range kernels of fewer than 4096 iterations run on the calling thread: forking a
  * team costs more than they do. */

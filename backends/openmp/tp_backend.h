@@ -7,5 +7,5 @@
 #define TP_HOST_THREAD_NUM() omp_get_thread_num()
 #define TP_HOST_DEFAULT_THREADS() omp_get_max_threads()
 #define TP_HOST_THREADED 1
-#include "host/tp_host.h"
+#include "backends/host/tp_host.h"
 #endif

@@ -6,5 +6,5 @@
 #define TP_HOST_THREAD_NUM() 0
 #define TP_HOST_DEFAULT_THREADS() 1
 #define TP_HOST_THREADED 0
-#include "host/tp_host.h"
+#include "backends/host/tp_host.h"
 #endif

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
 
 enum { MAX_LIST = 32 };

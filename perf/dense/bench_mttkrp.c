@@ -44,9 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 enum { MAX_RANKS = 16, MAX_VARIANTS = 8, NUM_VARIANTS = TP_MTTKRP_BLOCKED + 1 };
 enum { HOST_CHECK_ROWS = 4 };

@@ -1,5 +1,5 @@
-#include "bench_data.h"
-#include "tp_portable.h"
+#include "perf/micro/bench_data.h"
+#include "portable/tp_portable.h"
 
 TP_INLINE uint64_t tpb_mix(uint64_t seed, int64_t i) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);

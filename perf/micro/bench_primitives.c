@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 
 int main(int argc, char **argv) {
   tpb_config cfg = tpb_config_full();

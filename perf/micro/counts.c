@@ -1,6 +1,6 @@
 /* Flop and byte counts the benchmarks report, in one place so the drivers and the suite
  * agree; and the JSON string writer they share. */
-#include "micro.h"
+#include "perf/micro/micro.h"
 
 /* Monomials of degree d in n variables: the unique values of an order-d tensor. */
 static double monomials(int degree, int n) {

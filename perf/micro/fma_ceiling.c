@@ -1,7 +1,7 @@
 /* FP32 FMA ceiling: every lane runs independent FMA chains that the compiler cannot
  * shorten, so the rate approaches the FP32 pipes' peak. */
-#include "micro.h"
-#include "tp_portable.h"
+#include "perf/micro/micro.h"
+#include "portable/tp_portable.h"
 
 enum { FMA_CHAINS = 8, FMA_STEPS = 4096, FMA_TEAM = 256 };
 

@@ -2,7 +2,7 @@
  * the floor of work that is a long chain of small dependent steps (STTID's pivots). */
 #include <time.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 
 static double seconds_now(void) {
   struct timespec t;

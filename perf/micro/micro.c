@@ -1,13 +1,13 @@
 /* Micro-benchmarks: median of timed repetitions after warm-up, timed with the space's
  * events, on data generated in the space. */
-#include "micro.h"
+#include "perf/micro/micro.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_data.h"
-#include "peer.h"
-#include "tp_error.h"
+#include "perf/micro/bench_data.h"
+#include "perf/peers/peer.h"
+#include "portable/tp_error.h"
 
 tpb_config tpb_config_full(void) {
   tpb_config c = {30, 28, 28, 27, 26, 8192, 2048, 3, 10, NULL};

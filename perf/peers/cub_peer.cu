@@ -5,7 +5,7 @@
 // 64-bit offsets from it. A count that fits in int is passed as int, the type a typical
 // caller passes and CUB's fastest path; larger counts as int64_t. Define
 // TP_PEER_ALWAYS_INT64 to pass int64_t always.
-#include "peer.h"
+#include "perf/peers/peer.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

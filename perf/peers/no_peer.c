@@ -1,6 +1,6 @@
 /* Peer stub for builds without CUDA: same interface as cub_peer.cu (see peer.h), every
  * timing function fails with "not available". */
-#include "peer.h"
+#include "perf/peers/peer.h"
 
 static const char not_available[] = "not available: tenport was built without a CUDA peer";
 

@@ -2,7 +2,7 @@
  * checks them against host references. Prints one line per case and PASS or FAIL;
  * exits 0 (pass), 1 (fail) or 77 (no CUDA device: skipped).
  * Build: nvcc -c cub_peer.cu; cc -I<cuda>/include -c peer_smoke.c; link both with -lcudart. */
-#include "peer.h"
+#include "perf/peers/peer.h"
 
 #include <cuda_runtime_api.h>
 

@@ -24,9 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 typedef struct config {
   int order;

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 typedef struct bench_config {
   int64_t tensors;

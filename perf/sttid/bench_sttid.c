@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
 
 typedef struct test_case {

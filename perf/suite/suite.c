@@ -1,12 +1,12 @@
 /* The suite's driver: ceilings first, then each selected method in turn. */
-#include "suite.h"
+#include "perf/suite/suite.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_error.h"
+#include "portable/tp_error.h"
 
 static const char *const methods[] = {"dense", "sshopm", "sparse", "sttid"};
 static tp_status (*const runners[])(tps_run *) = {tps_dense, tps_sshopm, tps_sparse, tps_sttid};

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "micro.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
 
 typedef enum tps_ceiling {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suite.h"
-#include "tp_error.h"
+#include "perf/suite/suite.h"
+#include "portable/tp_error.h"
 
 typedef struct dense_case {
   tps_run *run;

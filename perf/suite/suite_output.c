@@ -5,9 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "suite.h"
-#include "tp_error.h"
-#include "tps_revision.h"
+#include "perf/suite/suite.h"
+#include "portable/tp_error.h"
+#include "perf/tps_revision.h"
 
 #ifndef TPS_KERNEL_COMPILER
 #define TPS_KERNEL_COMPILER ""

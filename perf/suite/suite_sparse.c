@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suite.h"
-#include "tp_error.h"
+#include "perf/suite/suite.h"
+#include "portable/tp_error.h"
 
 typedef struct sparse_case {
   tps_run *run;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suite.h"
-#include "tp_error.h"
+#include "perf/suite/suite.h"
+#include "portable/tp_error.h"
 
 enum { STARTS = 128, ITERATIONS = 50, CHECKED = 512 };
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "suite.h"
-#include "tp_error.h"
+#include "perf/suite/suite.h"
+#include "portable/tp_error.h"
 
 typedef struct sttid_case {
   const char *name;

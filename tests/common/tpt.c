@@ -1,4 +1,4 @@
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 #include <stdlib.h>
 #include <string.h>

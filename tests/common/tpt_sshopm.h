@@ -9,7 +9,7 @@
 
 #include "tenport/sshopm.h"
 #include "tenport/symtensor.h"
-#include "tpt.h"
+#include "tests/common/tpt.h"
 
 /* Kofidis & Regalia (2002), Example 1 (m = 4, n = 3): local maxima 0.8893, 0.8169,
  * 0.3633, local minima -0.0451, -0.5629, -1.0954. */

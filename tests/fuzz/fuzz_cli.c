@@ -50,7 +50,7 @@ enum { MAX_ARGS = 24, MAX_ARG_LEN = 64 };
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dispatch.h"
+#include "tools/tenport/dispatch.h"
 
 static void check(int ok) {
   if (!ok)

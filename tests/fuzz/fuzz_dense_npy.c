@@ -17,7 +17,7 @@
 
 #include "tenport/dense.h"
 #include "tenport/npy.h"
-#include "tp_io_internal.h"
+#include "algorithms/io/tp_io_internal.h"
 
 #ifndef FUZZ_DENSE_NPY_WRITE_SEEDS
 

@@ -22,8 +22,8 @@
 
 #include "tenport/dense.h"
 #include "tenport/files.h"
-#include "tp_dense_internal.h"
-#include "tp_io_internal.h"
+#include "algorithms/dense/tp_dense_internal.h"
+#include "algorithms/io/tp_io_internal.h"
 
 #ifndef FUZZ_DENSE_TEXT_WRITE_SEEDS
 

@@ -5,7 +5,7 @@
  * writes a seed corpus into the directory named by its argument: .mif of every layout
  * tenport writes, gzip-compressed, and headers written by hand with reversed axes, other
  * datatypes, scaling and comments. */
-#include "fuzz_image.h"
+#include "tests/fuzz/fuzz_image.h"
 
 #ifndef FUZZ_MIF_WRITE_SEEDS
 

@@ -4,7 +4,7 @@
  * and run by tools/ci/fuzz.sh. Compiled with -DFUZZ_NIFTI_WRITE_SEEDS it is instead a
  * program that writes a seed corpus into the directory named by its argument: NIfTI-1
  * and -2 of every layout, gzip-compressed, and a big-endian int16 file with scaling. */
-#include "fuzz_image.h"
+#include "tests/fuzz/fuzz_image.h"
 
 #ifndef FUZZ_NIFTI_WRITE_SEEDS
 

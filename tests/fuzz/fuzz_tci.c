@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "tenport/tenport.h"
-#include "tp_tci_internal.h"
+#include "algorithms/sttid/tp_tci_internal.h"
 
 #ifndef FUZZ_TCI_WRITE_SEEDS
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "tenport/sparse.h"
-#include "tp_io_internal.h"
-#include "tp_sparse_internal.h"
+#include "algorithms/io/tp_io_internal.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 enum { READ_SNIFF = 0, READ_TNS_DIMS = 1, READ_TNS_CHUNKED = 2, READ_BINARY = 3 };
 

@@ -1,5 +1,5 @@
-#include "tp_portable.h"
-#include "tpt_atomic_kernels.h"
+#include "portable/tp_portable.h"
+#include "tests/kernels/tpt_atomic_kernels.h"
 
 /* All bits set: the EMPTY slot of the claim kernels (and what tpt_alloc_poisoned writes). */
 #define TPT_EMPTY(T) ((T) ~(T)0)

@@ -1,5 +1,5 @@
-#include "tp_portable.h"
-#include "tpt_kernels.h"
+#include "portable/tp_portable.h"
+#include "tests/kernels/tpt_kernels.h"
 
 static tpt_shape fitted_shape(tp_space *space, tp_team_policy *policy) {
   tp_team_policy_fit(space, policy);

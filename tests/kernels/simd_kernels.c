@@ -1,5 +1,5 @@
-#include "tp_portable.h"
-#include "tpt_simd_kernels.h"
+#include "portable/tp_portable.h"
+#include "tests/kernels/tpt_simd_kernels.h"
 
 /* Every operation of tp_<sfx>x<W>, on row r. */
 #define TPT_SIMD_KERNEL(sfx, T, W)                                                      \

@@ -1,5 +1,5 @@
-#include "tp_portable.h"
-#include "tpt_kernels.h"
+#include "portable/tp_portable.h"
+#include "tests/kernels/tpt_kernels.h"
 
 typedef struct cover_args {
   int64_t rows;

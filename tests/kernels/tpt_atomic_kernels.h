@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "tenport/tenport.h"
-#include "tp_extern_c.h"
-#include "tp_policy.h"
-#include "tpt_kernels.h"
+#include "portable/tp_extern_c.h"
+#include "portable/tp_policy.h"
+#include "tests/kernels/tpt_kernels.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "tenport/tenport.h"
-#include "tp_extern_c.h"
-#include "tp_policy.h"
+#include "portable/tp_extern_c.h"
+#include "portable/tp_policy.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "tpt_kernels.h"
+#include "tests/kernels/tpt_kernels.h"
 
 TP_EXTERN_C_BEGIN
 

@@ -1,5 +1,5 @@
-#include "tp_portable.h"
-#include "tpt_wave_kernels.h"
+#include "portable/tp_portable.h"
+#include "tests/kernels/tpt_wave_kernels.h"
 
 typedef struct wave_lanes_args {
   const double *y;

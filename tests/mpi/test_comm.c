@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "tests/mpi/mpi_check.h"
 
 static tp_space *space;
 static tp_comm *comm;

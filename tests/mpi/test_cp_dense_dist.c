@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
+#include "tests/mpi/mpi_check.h"
 
 enum { MAX_ITERS = 8 };
 

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "tests/mpi/mpi_check.h"
 
 enum { MAX_ITERS = 12 };
 

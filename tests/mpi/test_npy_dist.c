@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
+#include "tests/mpi/mpi_check.h"
 #include "tenport/distributed.h"
 
 static tp_comm *comm;

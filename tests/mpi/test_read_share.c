@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
+#include "tests/mpi/mpi_check.h"
 
 static tp_comm *comm;
 static int rank, size;

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "options.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/options.h"
 
 tenport_cli_settings tenport_settings;
 

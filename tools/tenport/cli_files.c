@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_files.h"
-#include "commands.h"
-#include "options.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/options.h"
 
 int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
   tenport_summary_input(path);

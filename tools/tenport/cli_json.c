@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_json.h"
+#include "tools/tenport/cli_json.h"
 #include "tenport/status.h"
 
 static void append(tenport_json *j, const char *fmt, ...) {

@@ -1,12 +1,12 @@
 /* Starting the ranks of a distributed command and agreeing on each step (cli_ranks.h). */
-#include "cli_conventions.h"
-#include "cli_ranks.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_ranks.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
+#include "tools/tenport/commands.h"
 
 static int failed(const char *cmd, const tp_comm *world) {
   return tp_comm_rank(world) == 0 ? tenport_fail(cmd, "failed") : 1;

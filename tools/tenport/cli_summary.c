@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_json.h"
-#include "cli_summary.h"
-#include "commands.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_json.h"
+#include "tools/tenport/cli_summary.h"
+#include "tools/tenport/commands.h"
 
 enum { SUMMARY_MAX_ITEMS = 256 };
 

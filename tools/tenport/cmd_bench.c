@@ -1,10 +1,10 @@
 /* tenport bench: the standard cases of the four methods on this build's backend, next to
  * the machine's ceilings measured in the same run (perf/suite/). */
-#include "cli_conventions.h"
-#include "cli_files.h"
-#include "commands.h"
-#include "progress.h"
-#include "suite.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/progress.h"
+#include "perf/suite/suite.h"
 
 typedef struct bench_cli {
   int full, quiet;

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_files.h"
-#include "commands.h"
-#include "convert.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/convert.h"
 
 const char *const convert_format_names[5] = {"tns", "sptensor", "tpb", "npy", "tensor"};
 

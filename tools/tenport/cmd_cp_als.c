@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_ranks.h"
-#include "cmd_cp_als.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_ranks.h"
+#include "tools/tenport/cmd_cp_als.h"
 #include "tenport/tenport.h"
 
 #define EXAMPLE_RANK 3

@@ -3,11 +3,11 @@
 #ifndef TENPORT_CMD_CP_ALS_H
 #define TENPORT_CMD_CP_ALS_H
 
-#include "space_ahead.h"
-#include "cli_files.h"
-#include "cli_json.h"
-#include "commands.h"
-#include "progress.h"
+#include "tools/tenport/space_ahead.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/cli_json.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/progress.h"
 
 /* One iteration as --history records it. */
 typedef struct tenport_cp_record {

@@ -5,9 +5,9 @@
  * runs distributed, and rank 0 reports and writes the factors as one output set. Every
  * rank takes the same path: a failure on any rank is agreed on, and all end with its
  * message and exit code. */
-#include "cli_conventions.h"
-#include "cli_ranks.h"
-#include "cmd_cp_als.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_ranks.h"
+#include "tools/tenport/cmd_cp_als.h"
 
 typedef struct dist_job {
   const tenport_cp_dist_request *q;

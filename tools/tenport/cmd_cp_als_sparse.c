@@ -1,6 +1,6 @@
 /* tenport cp-als on a sparse tensor (.tns or .tpb): FLYCOO is built from the file, then
  * the same CP-ALS as for dense tensors runs on it; lambda and the factors as .npy. */
-#include "cmd_cp_als.h"
+#include "tools/tenport/cmd_cp_als.h"
 
 static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, int rank,
                                  const tp_cp_als_result *r, int64_t duplicates) {

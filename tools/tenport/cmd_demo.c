@@ -12,7 +12,7 @@
  * temporary folder that is removed afterwards. */
 #include <unistd.h>
 
-#include "commands.h"
+#include "tools/tenport/commands.h"
 
 typedef int (*command_fn)(int argc, char **argv);
 

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_files.h"
-#include "commands.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
 #include "tenport/tenport.h"
 
 static void usage_dense(FILE *out) {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "commands.h"
-#include "micro.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/commands.h"
+#include "perf/micro/micro.h"
 #include "tenport/tenport.h"
 
 static void print_device(const tp_space_info *info) {

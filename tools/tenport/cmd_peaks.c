@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cmd_peaks.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cmd_peaks.h"
 
 static void usage(FILE *out) {
   fprintf(out,

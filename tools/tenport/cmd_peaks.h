@@ -4,8 +4,8 @@
 #ifndef TENPORT_CMD_PEAKS_H
 #define TENPORT_CMD_PEAKS_H
 
-#include "cli_files.h"
-#include "commands.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
 #include "tenport/npy.h"
 #include "tenport/tenport.h"
 

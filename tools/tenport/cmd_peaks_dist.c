@@ -8,8 +8,8 @@
  * byte. Every rank takes the same path: a failure on any rank is agreed on, rank 0
  * prints it once, and all end with the same exit code. */
 
-#include "cli_ranks.h"
-#include "cmd_peaks.h"
+#include "tools/tenport/cli_ranks.h"
+#include "tools/tenport/cmd_peaks.h"
 
 typedef struct peaks_job {
   const peaks_cli *c;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cmd_sshopm.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cmd_sshopm.h"
 
 static void usage(FILE *out) {
   fprintf(out,

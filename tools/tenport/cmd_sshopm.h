@@ -5,8 +5,8 @@
 #ifndef TENPORT_CMD_SSHOPM_H
 #define TENPORT_CMD_SSHOPM_H
 
-#include "cli_files.h"
-#include "commands.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
 #include "tenport/npy.h"
 #include "tenport/tenport.h"
 

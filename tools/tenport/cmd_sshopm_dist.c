@@ -9,8 +9,8 @@
  * first tensors' eigenpairs, gathered. A failure on any rank is agreed on, printed once,
  * and ends every rank with the same exit code. */
 
-#include "cli_ranks.h"
-#include "cmd_sshopm.h"
+#include "tools/tenport/cli_ranks.h"
+#include "tools/tenport/cmd_sshopm.h"
 
 typedef struct sshopm_job {
   const sshopm_cli *c;

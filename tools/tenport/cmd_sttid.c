@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_files.h"
-#include "commands.h"
-#include "progress.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/progress.h"
 #include "tenport/tenport.h"
 
 typedef struct sttid_cli {

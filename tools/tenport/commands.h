@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "options.h"
+#include "tools/tenport/options.h"
 #include "tenport/tenport.h"
-#include "cli_conventions.h"
-#include "cli_summary.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_summary.h"
 
 int tenport_cmd_info(int argc, char **argv);
 int tenport_cmd_sshopm(int argc, char **argv);

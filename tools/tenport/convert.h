@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "cli_files.h"
+#include "tools/tenport/cli_files.h"
 #include "tenport/tenport.h"
 
 /* The formats written, in the order of --format's names. */

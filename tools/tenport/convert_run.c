@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_files.h"
-#include "commands.h"
-#include "convert.h"
+#include "tools/tenport/cli_files.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/convert.h"
 
 /* What was read and what is written, for the summary. */
 typedef struct convert_job {

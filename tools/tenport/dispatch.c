@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_conventions.h"
-#include "cli_summary.h"
-#include "commands.h"
-#include "dispatch.h"
+#include "tools/tenport/cli_conventions.h"
+#include "tools/tenport/cli_summary.h"
+#include "tools/tenport/commands.h"
+#include "tools/tenport/dispatch.h"
 #include "tenport/tenport.h"
 
 typedef struct command {

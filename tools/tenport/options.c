@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "tools/tenport/options.h"
 
 static char expected_text[256];
 

@@ -1,5 +1,5 @@
 /* Progress indicator of the command-line tool (see progress.h). */
-#include "progress.h"
+#include "tools/tenport/progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "tools/tenport/commands.h"
 
 #define MIN_REDRAW_SECONDS 0.1 /* at most 10 rewrites a second: cheap to watch */
 #define CLEAR_LINE "\r\033[K"  /* back to column 0, erase to the end of the line */

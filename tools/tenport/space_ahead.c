@@ -1,7 +1,7 @@
 /* See space_ahead.h. tenport's last error is per thread: the creating thread copies its
  * message into the handle for the waiting one. */
-#include "space_ahead.h"
-#include "cli_conventions.h"
+#include "tools/tenport/space_ahead.h"
+#include "tools/tenport/cli_conventions.h"
 
 #include <stdio.h>
 #include <string.h>
