@@ -304,7 +304,7 @@ static entry *sorted_entries(const tp_coo *t) {
   return e;
 }
 
-/* Record bytes by order 2..6: [remaps][f64] (tpf_record_layout, written out). */
+/* Record bytes by order 2..6: [remaps][f64] (flycoo_record_layout, written out). */
 static const int record_bytes[2][2][5] = {
     {{12, 16, 20, 24, 28}, {16, 24, 24, 32, 32}}, /* a copy per mode: indices, value */
     {{32, 32, 64, 64, 64}, {32, 32, 64, 64, 64}}, /* remapping: + positions, sectors */
@@ -448,8 +448,8 @@ static int64_t best_makespan(const int64_t *sizes, int n, int kappa) {
 }
 
 static void check_plan(const tp_coo *t, int mode, int kappa, int split) {
-  tpf_mode_plan p;
-  TPT_OK(tpf_plan_mode(t, mode, kappa, split, &p));
+  flycoo_mode_plan p;
+  TPT_OK(flycoo_plan_mode(t, mode, kappa, split, &p));
   const int64_t dim = t->dims[mode];
   /* positions: a permutation, and each nonzero inside a piece of its own row */
   char *hit = calloc((size_t)t->nnz, 1);
@@ -492,7 +492,7 @@ static void check_plan(const tp_coo *t, int mode, int kappa, int split) {
   }
   free(hit);
   free(part_of_row);
-  tpf_plan_free(&p);
+  flycoo_plan_free(&p);
 }
 
 Test(sparse_mttkrp, partitions_cover_rows_and_positions_permute) {
@@ -522,12 +522,12 @@ Test(sparse_mttkrp, largest_partition_within_four_thirds_of_optimum) {
     for (int i = 0; i < rows; ++i)
       for (int64_t c = 0; c < sizes[i]; ++c, ++x)
         t.indices[0][x] = i, t.indices[1][x] = 0, ((double *)t.values)[x] = 1;
-    tpf_mode_plan p;
-    TPT_OK(tpf_plan_mode(&t, 0, kappa, 0, &p));
+    flycoo_mode_plan p;
+    TPT_OK(flycoo_plan_mode(&t, 0, kappa, 0, &p));
     int64_t opt = best_makespan(sizes, rows, kappa);
     cr_assert_leq(3 * p.max_partition, 4 * opt, "largest %lld, optimum %lld",
                   (long long)p.max_partition, (long long)opt);
-    tpf_plan_free(&p);
+    flycoo_plan_free(&p);
     tp_coo_free(NULL, &t);
   }
 }
@@ -586,7 +586,7 @@ static void check_words(const uint32_t *dev, const uint32_t *want, int64_t n, co
 }
 
 /* Mode `mode`'s records as the host reference lays them out from its plans. */
-static uint32_t *reference_records(const tp_coo *t, const tpf_mode_plan *plans, tpf_layout l,
+static uint32_t *reference_records(const tp_coo *t, const flycoo_mode_plan *plans, flycoo_layout l,
                                    int mode) {
   const size_t vb = tp_dtype_size(t->dtype);
   uint32_t *rec = tpt_host_alloc(sizeof(uint32_t) * (size_t)(t->nnz * l.stride + 1));
@@ -603,9 +603,9 @@ static uint32_t *reference_records(const tp_coo *t, const tpf_mode_plan *plans, 
   return rec;
 }
 
-static void check_plan_matches(const tp_flycoo *fly, const tp_coo *t, const tpf_mode_plan *p,
+static void check_plan_matches(const tp_flycoo *fly, const tp_coo *t, const flycoo_mode_plan *p,
                                int mode, int kappa) {
-  const tpf_mode_dev *d = tpf_flycoo_plan(fly, mode);
+  const flycoo_mode_dev *d = flycoo_flycoo_plan(fly, mode);
   cr_assert_eq(d->pieces, p->pieces, "mode %d: %lld pieces, the host's %lld", mode,
                (long long)d->pieces, (long long)p->pieces);
   cr_assert_eq(d->split_rows, p->split_rows);
@@ -622,7 +622,7 @@ static void check_plan_matches(const tp_flycoo *fly, const tp_coo *t, const tpf_
 }
 
 /* Built from the host tensor or from its copy in the space: every plan and record word
- * equals tpf_plan_mode's and its layout's. */
+ * equals flycoo_plan_mode's and its layout's. */
 static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_space) {
   tp_flycoo *fly = NULL;
   if (in_space) {
@@ -635,15 +635,15 @@ static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_spac
   }
   tp_flycoo_stats st;
   TPT_OK(tp_flycoo_get_stats(fly, &st));
-  tpf_mode_plan plans[TP_COO_MAX_ORDER];
+  flycoo_mode_plan plans[TP_COO_MAX_ORDER];
   for (int m = 0; m < t->order; ++m) {
-    TPT_OK(tpf_plan_mode(t, m, st.partitions, o->split_rows, &plans[m]));
+    TPT_OK(flycoo_plan_mode(t, m, st.partitions, o->split_rows, &plans[m]));
     check_plan_matches(fly, t, &plans[m], m, st.partitions);
   }
-  const tpf_layout l = tpf_flycoo_layout(fly);
+  const flycoo_layout l = flycoo_flycoo_layout(fly);
   for (int b = 0; b < st.copies && (b == 0 || !l.positions); ++b) {
     uint32_t *want = reference_records(t, plans, l, b);
-    check_words(tpf_flycoo_records(fly, b), want, t->nnz * l.stride, "records", t, b);
+    check_words(flycoo_flycoo_records(fly, b), want, t->nnz * l.stride, "records", t, b);
     free(want);
   }
   double norm2 = 0;
@@ -658,7 +658,7 @@ static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_spac
             norm2);
   tp_coo_free(NULL, &merged);
   for (int m = 0; m < t->order; ++m)
-    tpf_plan_free(&plans[m]);
+    flycoo_plan_free(&plans[m]);
   TPT_OK(tp_flycoo_destroy(&fly));
 }
 
@@ -746,14 +746,14 @@ static void check_assignment(const uint32_t *size, const int64_t *count, int run
       want[t].load = load[best], want[t].part = best, rank[t] = pieces[best]++;
       load[best] += size[d];
     }
-  tpf_assignment a;
-  TPT_OK(tpf_assign_runs(size, count, runs, kappa, bulk_from, &a));
+  flycoo_assignment a;
+  TPT_OK(flycoo_assign_runs(size, count, runs, kappa, bulk_from, &a));
   pick *got = tpt_host_alloc(sizeof(pick) * (size_t)(n + 1));
   uint32_t *got_rank = tpt_host_alloc(sizeof(uint32_t) * (size_t)(n + 1));
   int64_t events = 0;
   for (int64_t s = 0; s < a.n_shares; ++s)
     for (uint32_t j = 0; j < a.shares[s].count; ++j, ++events) {
-      const tpf_share *sh = &a.shares[s];
+      const flycoo_share *sh = &a.shares[s];
       cr_assert_eq(sh->first + j, (uint32_t)events);
       got[events].load = sh->load + (uint64_t)j * sh->size;
       got[events].part = sh->part;
@@ -780,7 +780,7 @@ static void check_assignment(const uint32_t *size, const int64_t *count, int run
     most = load[p] > most ? load[p] : most;
   }
   cr_assert_eq((uint64_t)a.max_partition, most);
-  tpf_assignment_free(&a);
+  flycoo_assignment_free(&a);
   free(want), free(rank), free(got), free(got_rank);
 }
 

@@ -32,9 +32,9 @@ tp_status tp_mttkrp_variant_parse(const char *name, tp_mttkrp_variant *v) {
                   "blocked)", name);
 }
 
-tpm_lanes tpm_choose_lanes(const tp_space *space, int64_t rank) {
+mttkrp_lanes mttkrp_choose_lanes(const tp_space *space, int64_t rank) {
   tp_space_info info;
-  tpm_lanes l = {1, 1, 1};
+  mttkrp_lanes l = {1, 1, 1};
   if (tp_space_get_info(space, &info) != TP_SUCCESS || !info.is_gpu) {
     l.width = rank >= 16 ? 16 : rank >= 8 ? 8 : rank >= 4 ? 4 : rank >= 3 ? 3 : rank >= 2 ? 2 : 1;
     return l;
@@ -47,8 +47,8 @@ tpm_lanes tpm_choose_lanes(const tp_space *space, int64_t rank) {
   return l;
 }
 
-tp_status tpm_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, void *G,
-                           tpm_problem *p) {
+tp_status mttkrp_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, void *G,
+                           mttkrp_problem *p) {
   TP_CHECK_ARG(X && U, "X and U must not be NULL");
   TP_TRY(tp_dense_check(X));
   TP_TRY(tp_kruskal_check(U));
@@ -86,7 +86,7 @@ tp_status tpm_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, voi
 
 /* Per-core (CPU) or per-multiprocessor (GPU) middle-level cache: L2 per core on CPUs,
  * L1 per SM on GPUs, as the paper's Eq. 6 uses. */
-static double tpm_middle_cache_bytes(const tp_space_info *info) {
+static double mttkrp_middle_cache_bytes(const tp_space_info *info) {
   if (info->is_gpu)
     return info->l1_bytes ? (double)info->l1_bytes : 256.0 * 1024;
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -96,37 +96,37 @@ static double tpm_middle_cache_bytes(const tp_space_info *info) {
 /* Eq. 6: N_T = min( floor(((s_LM/4) / (s_f c/2))^(1/(d-1)))^(d-1), (min_n I_n)^(d-1) ),
  * with c the tiles resident per cache unit: 32 per SM on GPUs (the paper's H100 figure),
  * one per core on CPUs. Returns the edge N_T^(1/(d-1)). */
-int64_t tpm_tile_edge(const tp_space *space, const tpm_problem *p) {
+int64_t mttkrp_tile_edge(const tp_space *space, const mttkrp_problem *p) {
   tp_space_info info;
   if (tp_space_get_info(space, &info) != TP_SUCCESS)
     return 1;
   double c = info.is_gpu ? 32.0 : 1.0;
   double s_f = (double)tp_dtype_size(p->dtype);
-  double elems = (tpm_middle_cache_bytes(&info) / 4.0) / (s_f * c / 2.0);
+  double elems = (mttkrp_middle_cache_bytes(&info) / 4.0) / (s_f * c / 2.0);
   int64_t edge = (int64_t)floor(pow(elems, 1.0 / (p->d - 1)) + 1e-9);
   int64_t smallest = p->dims[0];
   for (int k = 1; k < p->d; ++k)
-    smallest = tpm_min(smallest, p->dims[k]);
-  return tpm_max(1, tpm_min(edge, smallest));
+    smallest = mttkrp_min(smallest, p->dims[k]);
+  return mttkrp_max(1, mttkrp_min(edge, smallest));
 }
 
 int64_t tp_mttkrp_tile_volume(tp_space *space, const tp_dense *X, int64_t rank) {
   if (!space || tp_dense_check(X) != TP_SUCCESS)
     return 0;
-  tpm_problem p;
+  mttkrp_problem p;
   memset(&p, 0, sizeof p);
   p.d = X->order;
   p.dtype = X->dtype;
   p.rank = rank;
   for (int k = 0; k < X->order; ++k)
     p.dims[k] = X->dims[k];
-  int64_t edge = tpm_tile_edge(space, &p), v = 1;
+  int64_t edge = mttkrp_tile_edge(space, &p), v = 1;
   for (int k = 1; k < X->order; ++k)
     v *= edge;
   return v;
 }
 
-size_t tpm_blocked_budget(const tp_dense *X, const tp_mttkrp_options *opts) {
+size_t mttkrp_blocked_budget(const tp_dense *X, const tp_mttkrp_options *opts) {
   if (opts && opts->workspace_bytes)
     return opts->workspace_bytes;
   double fraction = opts && opts->workspace_fraction > 0 ? opts->workspace_fraction : 0.01;
@@ -134,7 +134,7 @@ size_t tpm_blocked_budget(const tp_dense *X, const tp_mttkrp_options *opts) {
   return bytes < 4.0 * 1024 * 1024 ? (size_t)4 * 1024 * 1024 : (size_t)bytes;
 }
 
-static tp_status tpm_check_options(const tp_mttkrp_options *o) {
+static tp_status mttkrp_check_options(const tp_mttkrp_options *o) {
   TP_CHECK_ARG((int)o->variant >= 0 && (int)o->variant <= TP_MTTKRP_BLOCKED,
                "unknown MTTKRP variant %d", (int)o->variant);
   TP_CHECK_ARG(o->tile_volume >= 0, "tile volume %lld is negative", (long long)o->tile_volume);
@@ -147,9 +147,9 @@ static tp_status tpm_check_options(const tp_mttkrp_options *o) {
 }
 
 /* The tile edge for TILE: from the option's volume (its (d-1)-th root), else Eq. 6. */
-static int64_t tpm_edge_for(tp_space *space, const tpm_problem *p, const tp_mttkrp_options *o) {
+static int64_t mttkrp_edge_for(tp_space *space, const mttkrp_problem *p, const tp_mttkrp_options *o) {
   if (o->tile_volume <= 0)
-    return tpm_tile_edge(space, p);
+    return mttkrp_tile_edge(space, p);
   int64_t edge = (int64_t)floor(pow((double)o->tile_volume, 1.0 / (p->d - 1)) + 1e-9);
   return edge < 1 ? 1 : edge;
 }
@@ -158,22 +158,22 @@ tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int
                     const tp_mttkrp_options *opts) {
   TP_CHECK_ARG(space, "space must not be NULL");
   tp_mttkrp_options o = opts ? *opts : tp_mttkrp_options_default();
-  TP_TRY(tpm_check_options(&o));
-  tpm_problem p;
-  TP_TRY(tpm_problem_make(X, U, mode, G, &p));
+  TP_TRY(mttkrp_check_options(&o));
+  mttkrp_problem p;
+  TP_TRY(mttkrp_problem_make(X, U, mode, G, &p));
   tp_mttkrp_variant v = o.variant == TP_MTTKRP_AUTO ? tp_mttkrp_choose(space, X, mode, U->rank, &o)
                                                     : o.variant;
-  const tpm_ops *ops = tpm_ops_for(p.dtype);
+  const mttkrp_ops *ops = mttkrp_ops_for(p.dtype);
   switch (v) {
   case TP_MTTKRP_ELEM:
     return ops->elem(space, &p);
   case TP_MTTKRP_SLICE:
     return ops->slice(space, &p);
   case TP_MTTKRP_TILE:
-    return ops->tile(space, &p, tpm_edge_for(space, &p, &o));
+    return ops->tile(space, &p, mttkrp_edge_for(space, &p, &o));
   case TP_MTTKRP_GEMM:
-    return tpm_run_gemm_engine(space, &p, 0, 1, 0);
+    return mttkrp_run_gemm_engine(space, &p, 0, 1, 0);
   default:
-    return tpm_run_gemm_engine(space, &p, tpm_blocked_budget(X, &o), o.lanes, o.panel);
+    return mttkrp_run_gemm_engine(space, &p, mttkrp_blocked_budget(X, &o), o.lanes, o.panel);
   }
 }

@@ -16,11 +16,11 @@
  * of the mode sizes while BLOCKED computes the same thing in a fixed budget. */
 #include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
-static double tpm_cost_blocked(double N, double R, double K, double beta) {
+static double mttkrp_cost_blocked(double N, double R, double K, double beta) {
   return N + 2.0 * N * R / K + 2.0 * N * R / (beta * 0.8);
 }
 
-static double tpm_cost_tile(double N, double R, double d, double NT, double l, double beta) {
+static double mttkrp_cost_tile(double N, double R, double d, double NT, double l, double beta) {
   return N + N / NT * R + N * R * (d - 1.0) / l + N * R * d / (beta * 0.1);
 }
 
@@ -36,10 +36,10 @@ tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
   for (int m = 0; m < X->order; ++m)
     canonical[m] = X->dims[X->layout == TP_LAYOUT_RIGHT ? X->order - 1 - m : m];
   const double N = (double)tp_dense_count(X), R = (double)rank, d = X->order;
-  const double K = (double)tpm_max(tpm_prod(canonical, 0, k), tpm_prod(canonical, k + 1, X->order));
+  const double K = (double)mttkrp_max(mttkrp_prod(canonical, 0, k), mttkrp_prod(canonical, k + 1, X->order));
   const double beta = info.is_gpu ? 14.0 : 10.0, l = info.is_gpu ? 10.0 : 8.0;
   const double NT = (double)tp_mttkrp_tile_volume(space, X, rank);
-  if (tpm_cost_blocked(N, R, K, beta) <= tpm_cost_tile(N, R, d, NT > 0 ? NT : 1.0, l, beta))
+  if (mttkrp_cost_blocked(N, R, K, beta) <= mttkrp_cost_tile(N, R, d, NT > 0 ? NT : 1.0, l, beta))
     return TP_MTTKRP_BLOCKED;
   return info.is_gpu ? TP_MTTKRP_TILE : TP_MTTKRP_SLICE;
 }

@@ -29,26 +29,26 @@
 
 #include "portable/tp_error.h"
 #include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
-#include "algorithms/dense_mttkrp/tpm_plan.h"
+#include "algorithms/dense_mttkrp/mttkrp_plan.h"
 
-typedef struct tpm_run {
+typedef struct mttkrp_run {
   tp_space *space;
-  const tpm_problem *p;
-  const tpm_ops *ops;
-  tpm_plan pl;
+  const mttkrp_problem *p;
+  const mttkrp_ops *ops;
+  mttkrp_plan pl;
   void *kr, *T;
   int64_t kr_first;   /* the GEMM-side column (Khatri-Rao row) that kr's row 0 holds */
   int64_t lane_elems; /* T elements of one lane */
   int64_t c0, rc;     /* the current panel: columns [c0, c0 + rc) */
-} tpm_run;
+} mttkrp_run;
 
-static const char *tpm_at(const void *base, int64_t elems, size_t elem_bytes) {
+static const char *mttkrp_at(const void *base, int64_t elems, size_t elem_bytes) {
   return (const char *)base + (size_t)elems * elem_bytes;
 }
 
 /* One GEMM of the rows of one parity in [c0, c0 + rows): T's rows of that parity (row
  * stride 2 panel) = those rows of X (stride 2K) x KR rows [k_begin, k_end). */
-static tp_status tpm_parity_gemm(tpm_run *r, void *T, int parity, int64_t c0, int64_t rows,
+static tp_status mttkrp_parity_gemm(mttkrp_run *r, void *T, int parity, int64_t c0, int64_t rows,
                                  int64_t k_begin, int64_t k_end) {
   const size_t eb = r->ops->elem_bytes;
   const int64_t K = r->pl.K, R = r->rc;
@@ -57,9 +57,9 @@ static tp_status tpm_parity_gemm(tpm_run *r, void *T, int parity, int64_t c0, in
   if (count == 0 || k_end <= k_begin)
     return TP_SUCCESS;
   return r->ops->gemm_batched(r->space, TP_NO_TRANS, TP_NO_TRANS, count, R, k_end - k_begin,
-                              tpm_at(r->p->X, first * K + k_begin, eb), 2 * K, 0,
-                              tpm_at(r->kr, (k_begin - r->kr_first) * R, eb), R, 0, 0.0,
-                              (void *)tpm_at(T, (first - c0) * R, eb), 2 * R, 0, 1);
+                              mttkrp_at(r->p->X, first * K + k_begin, eb), 2 * K, 0,
+                              mttkrp_at(r->kr, (k_begin - r->kr_first) * R, eb), R, 0, 0.0,
+                              (void *)mttkrp_at(T, (first - c0) * R, eb), 2 * R, 0, 1);
 }
 
 /* The GEMM of a block when X's rows have an odd length K (GEMM side before k, f64, on a
@@ -72,26 +72,26 @@ static tp_status tpm_parity_gemm(tpm_run *r, void *T, int parity, int64_t c0, in
  * pass's reaching K: over the passes every row still meets every column once, and T's
  * blocks are summed over the passes anyway. The Khatri-Rao buffer holds row k0 - 1 too.
  * The two GEMMs run on two lanes, together about the size of one. */
-static tp_status tpm_parity_gemms(tpm_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
+static tp_status mttkrp_parity_gemms(mttkrp_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
                                   int64_t rows) {
   const int64_t odd_begin = k0 > 0 ? k0 - 1 : 0;
   const int64_t odd_end = k0 + depth == r->pl.K ? r->pl.K : k0 + depth - 1;
   int lanes = 1;
   TP_TRY(tp_space_lanes_begin(r->space, 2, &lanes));
-  tp_status st = tpm_parity_gemm(r, T, 0, c0, rows, k0, k0 + depth);
+  tp_status st = mttkrp_parity_gemm(r, T, 0, c0, rows, k0, k0 + depth);
   if (st == TP_SUCCESS)
     st = tp_space_lane_select(r->space, lanes - 1);
   if (st == TP_SUCCESS)
-    st = tpm_parity_gemm(r, T, 1, c0, rows, odd_begin, odd_end);
+    st = mttkrp_parity_gemm(r, T, 1, c0, rows, odd_begin, odd_end);
   tp_status end = tp_space_lanes_end(r->space);
   return st != TP_SUCCESS ? st : end;
 }
 
 /* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
  * (depth rows in all), for the current panel's columns. */
-static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
+static tp_status mttkrp_block_gemm(mttkrp_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
                                 int64_t rows) {
-  const tpm_plan *pl = &r->pl;
+  const mttkrp_plan *pl = &r->pl;
   const size_t eb = r->ops->elem_bytes;
   const int64_t R = r->rc;
   const int64_t full = depth / pl->kc, rest = depth % pl->kc;
@@ -100,39 +100,39 @@ static tp_status tpm_block_gemm(tpm_run *r, void *T, int64_t k0, int64_t depth, 
   const int64_t step = pl->gemm_before ? pl->kc : pl->kc * lda; /* next slot's A */
   const tp_transpose ta = pl->gemm_before ? TP_NO_TRANS : TP_TRANS;
   if (pl->parity_split)
-    return tpm_parity_gemms(r, T, k0, depth, c0, rows);
+    return mttkrp_parity_gemms(r, T, k0, depth, c0, rows);
   if (full > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, pl->kc,
-                                tpm_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R,
+                                mttkrp_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R,
                                 0.0, T, R, rows * R, full));
   if (rest > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, rest,
-                                tpm_at(r->p->X, base + full * step, eb), lda, 0,
-                                tpm_at(r->kr, full * pl->kc * R, eb), R, 0, 0.0,
-                                (void *)tpm_at(T, full * rows * R, eb), R, 0, 1));
+                                mttkrp_at(r->p->X, base + full * step, eb), lda, 0,
+                                mttkrp_at(r->kr, full * pl->kc * R, eb), R, 0, 0.0,
+                                (void *)mttkrp_at(T, full * rows * R, eb), R, 0, 1));
   return TP_SUCCESS;
 }
 
 /* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
  * factors, in the current panel's columns. */
-static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int64_t s0,
+static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots, int64_t s0,
                                   int64_t ns, int concurrent) {
-  const tpm_plan *pl = &r->pl;
-  const tpm_problem *p = r->p;
+  const mttkrp_plan *pl = &r->pl;
+  const mttkrp_problem *p = r->p;
   const size_t eb = r->ops->elem_bytes;
   const int slowest = pl->row_first + pl->row_count - 1;
-  tpm_partial pt;
+  mttkrp_partial pt;
   memset(&pt, 0, sizeof pt);
   pt.T = T;
   pt.rank = r->rc;
   pt.ld = p->rank;
   pt.slots = slots;
   pt.slot_stride = ns * pl->slab_rows * r->rc;
-  pt.G = (void *)tpm_at(p->G, r->c0, eb);
+  pt.G = (void *)mttkrp_at(p->G, r->c0, eb);
   /* inner: the other modes' rows within one slab of the slowest row mode */
-  const int64_t others = tpm_partial_add_modes(&pt, p, pl->row_first, slowest + 1);
+  const int64_t others = mttkrp_partial_add_modes(&pt, p, pl->row_first, slowest + 1);
   for (int m = 0; m < pt.q; ++m)
-    pt.U[m] = tpm_at(pt.U[m], r->c0, eb);
+    pt.U[m] = mttkrp_at(pt.U[m], r->c0, eb);
   const int64_t inner = slowest == p->mode ? others : others / p->dims[slowest];
   pt.shared = concurrent && slowest != p->mode;
   if (slowest == p->mode) { /* the block is a run of mode k's indices */
@@ -147,20 +147,20 @@ static tp_status tpm_block_finish(tpm_run *r, const void *T, int64_t slots, int6
 }
 
 /* One pass: Khatri-Rao rows [k0, k0 + depth) of the GEMM side, then every block. */
-static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
-  const tpm_plan *pl = &r->pl;
+static tp_status mttkrp_pass(mttkrp_run *r, int64_t k0, int64_t depth) {
+  const mttkrp_plan *pl = &r->pl;
   const size_t eb = r->ops->elem_bytes;
   const int first = pl->gemm_before ? 0 : pl->t;
   const int count = pl->gemm_before ? pl->t : r->p->d - pl->t;
-  const void *U[TPM_MAX_ORDER];
+  const void *U[MTTKRP_MAX_ORDER];
   for (int m = 0; m < count; ++m)
-    U[m] = tpm_at(r->p->U[first + m], r->c0, eb);
+    U[m] = mttkrp_at(r->p->U[first + m], r->c0, eb);
   /* with the parity split, kr's row 0 holds column k0 - 1 (unused in the first pass) */
   r->kr_first = pl->parity_split ? k0 - 1 : k0;
   const int64_t behind = pl->parity_split && k0 > 0 ? 1 : 0;
   TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, U, r->rc, r->p->rank,
                                  k0 - behind, depth + behind,
-                                 (void *)tpm_at(r->kr, (1 - behind) * pl->parity_split * r->rc, eb)));
+                                 (void *)mttkrp_at(r->kr, (1 - behind) * pl->parity_split * r->rc, eb)));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
   int lanes = 1;
   TP_TRY(tp_space_lanes_begin(r->space, pl->lanes, &lanes));
@@ -168,40 +168,40 @@ static tp_status tpm_pass(tpm_run *r, int64_t k0, int64_t depth) {
   int64_t b = 0;
   for (int64_t s0 = 0; st == TP_SUCCESS && s0 < pl->slabs; s0 += pl->block_slabs, ++b) {
     const int lane = (int)(b % lanes);
-    void *T = (void *)tpm_at(r->T, lane * r->lane_elems, eb);
-    const int64_t ns = tpm_min(pl->block_slabs, pl->slabs - s0);
+    void *T = (void *)mttkrp_at(r->T, lane * r->lane_elems, eb);
+    const int64_t ns = mttkrp_min(pl->block_slabs, pl->slabs - s0);
     st = tp_space_lane_select(r->space, lane);
     if (st == TP_SUCCESS)
-      st = tpm_block_gemm(r, T, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows);
+      st = mttkrp_block_gemm(r, T, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows);
     if (st == TP_SUCCESS)
-      st = tpm_block_finish(r, T, slots, s0, ns, lanes > 1);
+      st = mttkrp_block_finish(r, T, slots, s0, ns, lanes > 1);
   }
   tp_status end = tp_space_lanes_end(r->space);
   return st != TP_SUCCESS ? st : end;
 }
 
-tp_status tpm_run_gemm_engine(tp_space *space, const tpm_problem *p, size_t workspace_bytes,
+tp_status mttkrp_run_gemm_engine(tp_space *space, const mttkrp_problem *p, size_t workspace_bytes,
                               int lanes, int64_t panel) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  tpm_run r;
+  mttkrp_run r;
   memset(&r, 0, sizeof r);
   r.space = space;
   r.p = p;
-  r.ops = tpm_ops_for(p->dtype);
-  TP_TRY(tpm_plan_make(&info, p, workspace_bytes, lanes, panel, &r.pl));
-  const tpm_plan *pl = &r.pl;
+  r.ops = mttkrp_ops_for(p->dtype);
+  TP_TRY(mttkrp_plan_make(&info, p, workspace_bytes, lanes, panel, &r.pl));
+  const mttkrp_plan *pl = &r.pl;
   const size_t eb = r.ops->elem_bytes;
   const int64_t kr_rows = pl->kc * pl->slots;
   const int64_t t_rows = pl->slots * pl->block_slabs * pl->slab_rows; /* per lane */
   r.lane_elems = t_rows * pl->panel;
-  TP_TRY(tpm_clear_output(space, p));
+  TP_TRY(mttkrp_clear_output(space, p));
   TP_TRY(tp_temp_alloc(space, eb * (size_t)((kr_rows + pl->parity_split) * pl->panel), &r.kr));
   tp_status st = tp_temp_alloc(space, eb * (size_t)(pl->lanes * r.lane_elems), &r.T);
   for (r.c0 = 0; st == TP_SUCCESS && r.c0 < p->rank; r.c0 += pl->panel) {
-    r.rc = tpm_min(pl->panel, p->rank - r.c0);
+    r.rc = mttkrp_min(pl->panel, p->rank - r.c0);
     for (int64_t k0 = 0; st == TP_SUCCESS && k0 < pl->K; k0 += kr_rows)
-      st = tpm_pass(&r, k0, tpm_min(kr_rows, pl->K - k0));
+      st = mttkrp_pass(&r, k0, mttkrp_min(kr_rows, pl->K - k0));
   }
   tp_temp_release(space, r.T);
   tp_temp_release(space, r.kr);

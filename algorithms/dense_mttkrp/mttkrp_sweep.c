@@ -25,11 +25,11 @@ struct tp_mttkrp_sweep {
 };
 
 /* The split that makes the larger partial smallest. */
-static int tpm_best_split(const int64_t *dims, int d, int64_t *rows) {
+static int mttkrp_best_split(const int64_t *dims, int d, int64_t *rows) {
   int best = 0;
   *rows = -1;
   for (int s = 0; s + 1 < d; ++s) {
-    int64_t m = tpm_max(tpm_prod(dims, 0, s + 1), tpm_prod(dims, s + 1, d));
+    int64_t m = mttkrp_max(mttkrp_prod(dims, 0, s + 1), mttkrp_prod(dims, s + 1, d));
     if (*rows < 0 || m < *rows) {
       *rows = m;
       best = s;
@@ -74,11 +74,11 @@ tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t ran
   s->X = *X;
   s->rank = rank;
   s->opts = opts ? *opts : tp_mttkrp_options_default();
-  s->budget = tpm_blocked_budget(X, &s->opts);
+  s->budget = mttkrp_blocked_budget(X, &s->opts);
   int64_t canonical[TP_DENSE_MAX_ORDER], rows;
   for (int k = 0; k < X->order; ++k)
     canonical[k] = X->dims[X->layout == TP_LAYOUT_RIGHT ? X->order - 1 - k : k];
-  s->split = tpm_best_split(canonical, X->order, &rows);
+  s->split = mttkrp_best_split(canonical, X->order, &rows);
   const size_t bytes = tp_dtype_size(X->dtype) * (size_t)rows * (size_t)rank;
   const size_t tensor = tp_dtype_size(X->dtype) * (size_t)tp_dense_count(X);
   tp_mttkrp_variant v = s->opts.variant;
@@ -114,19 +114,19 @@ tp_status tp_mttkrp_sweep_destroy(tp_mttkrp_sweep **sweep) {
 
 /* partial = X contracted with the Khatri-Rao product of the other group's factors,
  * pass by pass over that product's rows. */
-static tp_status tpm_form_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int group_a) {
-  const tpm_ops *ops = tpm_ops_for(p->dtype);
+static tp_status mttkrp_form_partial(tp_mttkrp_sweep *s, const mttkrp_problem *p, int group_a) {
+  const mttkrp_ops *ops = mttkrp_ops_for(p->dtype);
   const size_t eb = ops->elem_bytes;
-  const int64_t R = p->rank, La = tpm_prod(p->dims, 0, s->split + 1);
-  const int64_t Jb = tpm_prod(p->dims, s->split + 1, p->d);
+  const int64_t R = p->rank, La = mttkrp_prod(p->dims, 0, s->split + 1);
+  const int64_t Jb = mttkrp_prod(p->dims, s->split + 1, p->d);
   const int first = group_a ? s->split + 1 : 0, count = group_a ? p->d - s->split - 1 : s->split + 1;
   const int64_t K = group_a ? Jb : La, M = group_a ? La : Jb;
-  const int64_t depth = tpm_max(1, tpm_min(K, (int64_t)(s->budget / eb) / R));
+  const int64_t depth = mttkrp_max(1, mttkrp_min(K, (int64_t)(s->budget / eb) / R));
   void *kr = NULL;
   TP_TRY(tp_temp_alloc(s->space, eb * (size_t)(depth * R), &kr));
   tp_status st = TP_SUCCESS;
   for (int64_t k0 = 0; st == TP_SUCCESS && k0 < K; k0 += depth) {
-    const int64_t n = tpm_min(depth, K - k0);
+    const int64_t n = mttkrp_min(depth, K - k0);
     st = ops->khatri_rao_rows(s->space, count, p->dims + first, p->U + first, R, R, k0, n, kr);
     if (st != TP_SUCCESS)
       break;
@@ -145,18 +145,18 @@ static tp_status tpm_form_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int 
 }
 
 /* G = MTTKRP of the group's partial in canonical mode k. */
-static tp_status tpm_from_partial(tp_mttkrp_sweep *s, const tpm_problem *p, int group_a) {
+static tp_status mttkrp_from_partial(tp_mttkrp_sweep *s, const mttkrp_problem *p, int group_a) {
   const int first = group_a ? 0 : s->split + 1, last = group_a ? s->split + 1 : p->d;
-  tpm_partial pt;
+  mttkrp_partial pt;
   memset(&pt, 0, sizeof pt);
   pt.T = s->partial;
   pt.rank = p->rank;
   pt.slots = 1;
   pt.G = p->G;
   pt.p_count = p->dims[p->mode];
-  pt.o_count = tpm_partial_add_modes(&pt, p, first, last);
-  TP_TRY(tpm_clear_output(s->space, p));
-  return tpm_ops_for(p->dtype)->partial(s->space, &pt);
+  pt.o_count = mttkrp_partial_add_modes(&pt, p, first, last);
+  TP_TRY(mttkrp_clear_output(s->space, p));
+  return mttkrp_ops_for(p->dtype)->partial(s->space, &pt);
 }
 
 tp_status tp_mttkrp_sweep_restart(tp_mttkrp_sweep *s) {
@@ -171,14 +171,14 @@ tp_status tp_mttkrp_sweep_mode(tp_mttkrp_sweep *s, const tp_kruskal *U, int mode
                (long long)s->rank);
   if (!s->reuse)
     return tp_mttkrp(s->space, &s->X, U, mode, G, &s->opts);
-  tpm_problem p;
-  TP_TRY(tpm_problem_make(&s->X, U, mode, G, &p));
+  mttkrp_problem p;
+  TP_TRY(mttkrp_problem_make(&s->X, U, mode, G, &p));
   if (mode == 0)
     s->have[0] = s->have[1] = 0;
   const int group_a = p.mode <= s->split;
   if (!s->have[group_a ? 0 : 1]) {
-    TP_TRY(tpm_form_partial(s, &p, group_a));
+    TP_TRY(mttkrp_form_partial(s, &p, group_a));
     s->have[group_a ? 0 : 1] = 1;
   }
-  return tpm_from_partial(s, &p, group_a);
+  return mttkrp_from_partial(s, &p, group_a);
 }

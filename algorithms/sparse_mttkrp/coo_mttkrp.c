@@ -35,7 +35,7 @@ tp_status tp_coo_mttkrp_atomic(tp_space *space, const tp_coo *X, const tp_kruska
   TP_TRY(tp_memset(space, G, 0, eb * (size_t)(X->dims[mode] * U->rank)));
   if (X->nnz == 0)
     return TP_SUCCESS;
-  const tpf_ops *ops = X->dtype == TP_DTYPE_F32 ? tpf_ops_f32() : tpf_ops_f64();
+  const flycoo_ops *ops = X->dtype == TP_DTYPE_F32 ? flycoo_ops_f32() : flycoo_ops_f64();
   return ops->atomic(space, X, U, mode, G);
 }
 

@@ -15,10 +15,10 @@
 struct tp_flycoo {
   tp_dtype dtype;
   int order, kappa, mode, current; /* mode: the records' order; current: buffer holding it */
-  tpf_layout layout; /* with positions: two buffers, swapped; else records[m] per mode */
+  flycoo_layout layout; /* with positions: two buffers, swapped; else records[m] per mode */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   uint32_t *records[TP_COO_MAX_ORDER];
-  tpf_mode_dev modes[TP_COO_MAX_ORDER];
+  flycoo_mode_dev modes[TP_COO_MAX_ORDER];
   tp_space *space;
   tp_flycoo_stats stats;
 };
@@ -32,35 +32,35 @@ tp_flycoo_options tp_flycoo_options_default(void) {
 }
 
 /* One buffer per mode, records[m] in mode m's order (else two, swapped by remapping). */
-static int tpf_per_mode(const tp_flycoo *f) { return !f->layout.positions; }
+static int flycoo_per_mode(const tp_flycoo *f) { return !f->layout.positions; }
 
-static int tpf_buffers(const tp_flycoo *f) { return tpf_per_mode(f) ? f->order : 2; }
+static int flycoo_buffers(const tp_flycoo *f) { return flycoo_per_mode(f) ? f->order : 2; }
 
 /* Orders up to which a copy per mode is the default: there the copies take at most 1.25
  * times the memory of remapping's two buffers (f32 less: 48 against 64 bytes per nonzero
  * for 3 modes), and the kernels are specialised for them. */
-#define TPF_PER_MODE_MAX_ORDER 5
+#define FLYCOO_PER_MODE_MAX_ORDER 5
 
 /* One copy per mode: asked for (copies == order > 2), or by default up to 5 modes. */
-static tp_status tpf_choose_copies(const tp_coo *X, int copies, int *per_mode) {
+static tp_status flycoo_choose_copies(const tp_coo *X, int copies, int *per_mode) {
   TP_CHECK_ARG(copies == 0 || copies == 2 || copies == X->order,
                "copies %d must be 0 (automatic), 2 or the tensor's order %d", copies, X->order);
-  *per_mode = copies == 0 ? X->order <= TPF_PER_MODE_MAX_ORDER : copies != 2;
+  *per_mode = copies == 0 ? X->order <= FLYCOO_PER_MODE_MAX_ORDER : copies != 2;
   return TP_SUCCESS;
 }
 
-static const tpf_ops *tpf_ops_for(tp_dtype dtype) {
-  return dtype == TP_DTYPE_F32 ? tpf_ops_f32() : tpf_ops_f64();
+static const flycoo_ops *flycoo_ops_for(tp_dtype dtype) {
+  return dtype == TP_DTYPE_F32 ? flycoo_ops_f32() : flycoo_ops_f64();
 }
 
-static int tpf_default_kappa(tp_space *space) {
+static int flycoo_default_kappa(tp_space *space) {
   tp_space_info info;
   if (tp_space_get_info(space, &info) != TP_SUCCESS)
     return 1;
   return info.is_gpu ? 2 * info.compute_units : info.compute_units;
 }
 
-static void tpf_record_stats(tp_flycoo *f, const tpf_plan_counts *counts) {
+static void flycoo_record_stats(tp_flycoo *f, const flycoo_plan_counts *counts) {
   tp_flycoo_stats *s = &f->stats;
   s->dtype = f->dtype, s->order = f->order, s->partitions = f->kappa, s->nnz = f->nnz;
   memcpy(s->dims, f->dims, sizeof s->dims);
@@ -70,7 +70,7 @@ static void tpf_record_stats(tp_flycoo *f, const tpf_plan_counts *counts) {
     s->split_rows[m] = counts[m].split_rows;
     s->max_partition[m] = counts[m].max_partition;
   }
-  s->copies = tpf_buffers(f);
+  s->copies = flycoo_buffers(f);
   s->remaps = f->layout.positions;
   s->record_bytes = 4 * f->layout.stride;
 }
@@ -78,80 +78,80 @@ static void tpf_record_stats(tp_flycoo *f, const tpf_plan_counts *counts) {
 /* Every mode's plan and its records (mode 0's order in buffer 0; with a copy per mode
  * every mode's in its own), built in the space. With remapping, every record holds its
  * place in every mode's order, so all positions are kept until the records are written. */
-static tp_status tpf_build(tp_flycoo *f, const tpf_source *src, int split) {
+static tp_status flycoo_build(tp_flycoo *f, const flycoo_source *src, int split) {
   const size_t words = (size_t)(f->nnz > 0 ? f->nnz : 1) * (size_t)f->layout.stride;
   const size_t pos_bytes = sizeof(uint32_t) * (size_t)(f->nnz > 0 ? f->nnz : 1);
   const int keep_all = f->layout.positions;
   uint32_t *pos[TP_COO_MAX_ORDER], *use[TP_COO_MAX_ORDER];
   memset(pos, 0, sizeof pos);
-  tpf_plan_counts counts[TP_COO_MAX_ORDER];
+  flycoo_plan_counts counts[TP_COO_MAX_ORDER];
   tp_status st = TP_SUCCESS;
-  for (int b = 0; b < tpf_buffers(f) && st == TP_SUCCESS; ++b)
+  for (int b = 0; b < flycoo_buffers(f) && st == TP_SUCCESS; ++b)
     st = tp_alloc(f->space, sizeof(uint32_t) * words, (void **)&f->records[b]);
   for (int m = 0; m < (keep_all ? f->order : 1) && st == TP_SUCCESS; ++m)
     st = tp_alloc(f->space, pos_bytes, (void **)&pos[m]);
   for (int m = 0; m < f->order; ++m)
     use[m] = keep_all ? pos[m] : pos[0];
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m) {
-    st = tpf_plan_mode_in_space(f->space, src, m, f->kappa, split, &f->modes[m], use[m],
+    st = flycoo_plan_mode_in_space(f->space, src, m, f->kappa, split, &f->modes[m], use[m],
                                 &counts[m]);
     if (st == TP_SUCCESS && !keep_all && f->nnz > 0)
-      st = tpf_bk_fill_records(f->space, src, use, m, f->layout, f->records[m]);
+      st = flycoo_bk_fill_records(f->space, src, use, m, f->layout, f->records[m]);
   }
   if (st == TP_SUCCESS && keep_all && f->nnz > 0)
-    st = tpf_bk_fill_records(f->space, src, use, 0, f->layout, f->records[0]);
+    st = flycoo_bk_fill_records(f->space, src, use, 0, f->layout, f->records[0]);
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
     tp_free(f->space, pos[m]);
   if (st == TP_SUCCESS)
-    tpf_record_stats(f, counts);
+    flycoo_record_stats(f, counts);
   return st;
 }
 
 /* The handle, its options checked, nothing built. */
-static tp_status tpf_new(tp_space *space, const tp_coo *X, const tp_flycoo_options *opts,
+static tp_status flycoo_new(tp_space *space, const tp_coo *X, const tp_flycoo_options *opts,
                          tp_flycoo **fly) {
   const tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
   TP_CHECK_ARG(o.partitions >= 0, "partitions %d is negative", o.partitions);
   int per_mode = 0;
-  TP_TRY(tpf_choose_copies(X, o.copies, &per_mode));
+  TP_TRY(flycoo_choose_copies(X, o.copies, &per_mode));
   tp_flycoo *f = (tp_flycoo *)calloc(1, sizeof *f);
   if (!f)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate the FLYCOO handle");
   f->space = space;
   f->dtype = X->dtype, f->order = X->order, f->nnz = X->nnz;
   memcpy(f->dims, X->dims, sizeof f->dims);
-  f->kappa = o.partitions > 0 ? o.partitions : tpf_default_kappa(space);
-  f->layout = tpf_record_layout(f->order, f->dtype, !per_mode);
+  f->kappa = o.partitions > 0 ? o.partitions : flycoo_default_kappa(space);
+  f->layout = flycoo_record_layout(f->order, f->dtype, !per_mode);
   *fly = f;
   return TP_SUCCESS;
 }
 
 /* Either input: checked, staged in the space, built, ||X||^2 taken. */
-static tp_status tpf_create(tp_space *space, const tp_coo *X, int in_space,
+static tp_status flycoo_create(tp_space *space, const tp_coo *X, int in_space,
                             const tp_flycoo_options *opts, tp_flycoo **fly) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
   *fly = NULL;
   const double t0 = tp_wall_seconds();
-  TP_TRY(tpf_check_coo(X));
+  TP_TRY(flycoo_check_coo(X));
   if (in_space) /* a host tensor is checked as it is staged */
-    TP_TRY(tpf_validate_in_space(space, X));
+    TP_TRY(flycoo_validate_in_space(space, X));
   tp_flycoo *f = NULL;
-  TP_TRY(tpf_new(space, X, opts, &f));
+  TP_TRY(flycoo_new(space, X, opts, &f));
   /* what the structure holds: the space's use after the build, less before, neither
    * counting idle temporaries */
   tp_status st = tp_space_trim(space);
   const size_t held = tp_space_bytes_in_use(space);
   const int split = !opts || opts->split_rows != 0;
-  tpf_staged staged;
+  flycoo_staged staged;
   memset(&staged, 0, sizeof staged);
   if (st == TP_SUCCESS)
-    st = in_space ? tpf_stage_in_space(space, X, &staged)
-                  : tpf_stage_host(space, X, &staged, &f->stats.norm2);
+    st = in_space ? flycoo_stage_in_space(space, X, &staged)
+                  : flycoo_stage_host(space, X, &staged, &f->stats.norm2);
   if (st == TP_SUCCESS)
-    st = tpf_build(f, &staged.src, split);
-  tpf_staged_free(space, &staged);
+    st = flycoo_build(f, &staged.src, split);
+  flycoo_staged_free(space, &staged);
   if (st == TP_SUCCESS && in_space)
-    st = tpf_norm2_in_space(space, X, &f->stats.norm2);
+    st = flycoo_norm2_in_space(space, X, &f->stats.norm2);
   if (st == TP_SUCCESS) /* the build's temporaries go back, not to the space's cache */
     st = tp_space_trim(space);
   if (st != TP_SUCCESS) {
@@ -166,12 +166,12 @@ static tp_status tpf_create(tp_space *space, const tp_coo *X, int in_space,
 
 tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_options *opts,
                            tp_flycoo **fly) {
-  return tpf_create(space, host, 0, opts, fly);
+  return flycoo_create(space, host, 0, opts, fly);
 }
 
 tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
                                     const tp_flycoo_options *opts, tp_flycoo **fly) {
-  return tpf_create(space, X, 1, opts, fly);
+  return flycoo_create(space, X, 1, opts, fly);
 }
 
 tp_status tp_flycoo_destroy(tp_flycoo **fly) {
@@ -179,10 +179,10 @@ tp_status tp_flycoo_destroy(tp_flycoo **fly) {
   tp_flycoo *f = *fly;
   if (!f)
     return TP_SUCCESS;
-  for (int b = 0; b < tpf_buffers(f); ++b)
+  for (int b = 0; b < flycoo_buffers(f); ++b)
     tp_free(f->space, f->records[b]);
   for (int m = 0; m < f->order; ++m) {
-    tpf_mode_dev *d = &f->modes[m];
+    flycoo_mode_dev *d = &f->modes[m];
     tp_free(f->space, d->piece_start), tp_free(f->space, d->piece_slot);
     tp_free(f->space, d->part_piece), tp_free(f->space, d->split_row);
     tp_free(f->space, d->split_first);
@@ -206,18 +206,18 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
   TP_CHECK_ARG(mode >= 0 && mode < fly->order, "mode %d is outside 0..%d", mode, fly->order - 1);
   if (fly->mode == mode)
     return TP_SUCCESS;
-  if (tpf_per_mode(fly)) { /* every order is at hand */
+  if (flycoo_per_mode(fly)) { /* every order is at hand */
     fly->current = fly->mode = mode;
     return TP_SUCCESS;
   }
-  TP_TRY(tpf_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
+  TP_TRY(flycoo_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
                      fly->nnz, fly->layout.stride, fly->order + mode));
   fly->current = 1 - fly->current;
   fly->mode = mode;
   return TP_SUCCESS;
 }
 
-static tp_status tpf_check_factors(const tp_flycoo *f, const tp_kruskal *U, int mode,
+static tp_status flycoo_check_factors(const tp_flycoo *f, const tp_kruskal *U, int mode,
                                    const void *G) {
   TP_CHECK_ARG(U && G, "U and G must not be NULL");
   TP_TRY(tp_kruskal_check(U));
@@ -239,14 +239,14 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
                            void *G, int remap) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
   TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
-  TP_TRY(tpf_check_factors(fly, U, mode, G));
+  TP_TRY(flycoo_check_factors(fly, U, mode, G));
   TP_TRY(tp_flycoo_reorder(space, fly, mode));
   const size_t eb = tp_dtype_size(fly->dtype);
   TP_TRY(tp_memset(space, G, 0, eb * (size_t)(fly->dims[mode] * U->rank)));
-  tpf_pass p;
+  flycoo_pass p;
   memset(&p, 0, sizeof p);
   p.in = fly->records[fly->current];
-  p.out = remap && !tpf_per_mode(fly) ? fly->records[1 - fly->current] : NULL;
+  p.out = remap && !flycoo_per_mode(fly) ? fly->records[1 - fly->current] : NULL;
   p.order = fly->order, p.mode = mode, p.next = (mode + 1) % fly->order;
   p.layout = fly->layout, p.kappa = fly->kappa;
   p.rank = U->rank, p.dim = fly->dims[mode];
@@ -256,11 +256,11 @@ tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U,
   p.m = fly->modes[mode];
   if (p.m.partial_rows > 0)
     TP_TRY(tp_temp_alloc(space, eb * (size_t)(p.m.partial_rows * U->rank), &p.partial));
-  tp_status st = tpf_ops_for(fly->dtype)->mttkrp(space, &p);
+  tp_status st = flycoo_ops_for(fly->dtype)->mttkrp(space, &p);
   if (p.partial)
     tp_temp_release(space, p.partial);
   if (st == TP_SUCCESS && remap) {
-    fly->current = tpf_per_mode(fly) ? p.next : 1 - fly->current;
+    fly->current = flycoo_per_mode(fly) ? p.next : 1 - fly->current;
     fly->mode = p.next;
   }
   return st;
@@ -290,10 +290,10 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
   return st;
 }
 
-const tpf_mode_dev *tpf_flycoo_plan(const tp_flycoo *fly, int mode) { return &fly->modes[mode]; }
+const flycoo_mode_dev *flycoo_flycoo_plan(const tp_flycoo *fly, int mode) { return &fly->modes[mode]; }
 
-const uint32_t *tpf_flycoo_records(const tp_flycoo *fly, int buffer) {
+const uint32_t *flycoo_flycoo_records(const tp_flycoo *fly, int buffer) {
   return fly->records[buffer];
 }
 
-tpf_layout tpf_flycoo_layout(const tp_flycoo *fly) { return fly->layout; }
+flycoo_layout flycoo_flycoo_layout(const tp_flycoo *fly) { return fly->layout; }

@@ -63,22 +63,22 @@ typedef struct tpa_state {
   uint64_t events;         /* pieces placed so far: the next share's first event */
   tpa_heap heap;
   int heap_ok;             /* the heap matches load[] */
-  tpf_assignment *out;
+  flycoo_assignment *out;
   int64_t cap_shares;
 } tpa_state;
 
 static tp_status tpa_push_share(tpa_state *s, uint32_t p, uint64_t load, uint64_t count,
                                 uint32_t size) {
-  tpf_assignment *a = s->out;
+  flycoo_assignment *a = s->out;
   if (a->n_shares == s->cap_shares) {
     int64_t cap = s->cap_shares ? 2 * s->cap_shares : 1024;
-    tpf_share *more = (tpf_share *)realloc(a->shares, sizeof(tpf_share) * (size_t)cap);
+    flycoo_share *more = (flycoo_share *)realloc(a->shares, sizeof(flycoo_share) * (size_t)cap);
     if (!more)
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot grow the partition shares to %lld",
                       (long long)cap);
     a->shares = more, s->cap_shares = cap;
   }
-  tpf_share *sh = &a->shares[a->n_shares++];
+  flycoo_share *sh = &a->shares[a->n_shares++];
   sh->part = p, sh->load = (uint32_t)load, sh->count = (uint32_t)count;
   sh->rank = (uint32_t)s->pieces[p], sh->size = size, sh->first = (uint32_t)s->events;
   s->events += count;
@@ -160,7 +160,7 @@ static int tpa_by_threshold(const tpa_state *s, int64_t count, int64_t bulk_from
   return count * (log_kappa + 2) > (int64_t)s->kappa * 40;
 }
 
-static tp_status tpa_alloc(tpa_state *s, int kappa, tpf_assignment *a) {
+static tp_status tpa_alloc(tpa_state *s, int kappa, flycoo_assignment *a) {
   memset(s, 0, sizeof *s);
   memset(a, 0, sizeof *a);
   s->kappa = kappa, s->out = a;
@@ -184,7 +184,7 @@ static void tpa_free(tpa_state *s) {
 }
 
 /* part_piece and part_first (prefix sums of the partitions' pieces and loads). */
-static void tpa_finish(const tpa_state *s, tpf_assignment *a) {
+static void tpa_finish(const tpa_state *s, flycoo_assignment *a) {
   uint64_t most = 0;
   for (int p = 0; p < s->kappa; ++p) {
     a->part_piece[p + 1] = a->part_piece[p] + (uint32_t)s->pieces[p];
@@ -194,8 +194,8 @@ static void tpa_finish(const tpa_state *s, tpf_assignment *a) {
   a->max_partition = (int64_t)most;
 }
 
-tp_status tpf_assign_runs(const uint32_t *run_size, const int64_t *run_count, int64_t runs,
-                          int kappa, int64_t bulk_from, tpf_assignment *a) {
+tp_status flycoo_assign_runs(const uint32_t *run_size, const int64_t *run_count, int64_t runs,
+                          int kappa, int64_t bulk_from, flycoo_assignment *a) {
   TP_CHECK_ARG(kappa >= 1, "kappa %d must be positive", kappa);
   tpa_state s;
   tp_status st = tpa_alloc(&s, kappa, a);
@@ -210,11 +210,11 @@ tp_status tpf_assign_runs(const uint32_t *run_size, const int64_t *run_count, in
     tpa_finish(&s, a);
   tpa_free(&s);
   if (st != TP_SUCCESS)
-    tpf_assignment_free(a);
+    flycoo_assignment_free(a);
   return st;
 }
 
-void tpf_assignment_free(tpf_assignment *a) {
+void flycoo_assignment_free(flycoo_assignment *a) {
   free(a->shares), free(a->part_piece), free(a->part_first);
   memset(a, 0, sizeof *a);
 }

@@ -1,4 +1,4 @@
-/* The tensor FLYCOO is built from, as the build reads it in the space (tpf_source: 32-bit
+/* The tensor FLYCOO is built from, as the build reads it in the space (flycoo_source: 32-bit
  * indices and the values): from a host COO tensor (checked with every host core, the
  * indices narrowed on the host, then uploaded) or from a COO tensor already in the space
  * (checked by reductions, narrowed by a kernel); and ||X||^2 of either. A bad tensor is
@@ -15,9 +15,9 @@
 #include "portable/tp_space_common.h"
 #include "algorithms/sparse/tp_sparse_internal.h"
 
-enum { TPF_SUM_BLOCK = 1 << 16 }; /* nonzeros per partial sum of ||X||^2 */
+enum { FLYCOO_SUM_BLOCK = 1 << 16 }; /* nonzeros per partial sum of ||X||^2 */
 
-tp_status tpf_check_coo(const tp_coo *X) {
+tp_status flycoo_check_coo(const tp_coo *X) {
   TP_CHECK_ARG(X, "the tensor must not be NULL");
   TP_TRY(tp_coo_check(X));
   TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
@@ -33,21 +33,21 @@ tp_status tpf_check_coo(const tp_coo *X) {
                     "%lld nonzeros: FLYCOO's records hold 32-bit positions (up to %lld)",
                     (long long)X->nnz, (long long)UINT32_MAX - 1);
   for (int m = 0; m < X->order; ++m)
-    if (X->dims[m] > TPF_MAX_DIM)
+    if (X->dims[m] > FLYCOO_MAX_DIM)
       return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
-                      m, (long long)X->dims[m], (long long)TPF_MAX_DIM);
+                      m, (long long)X->dims[m], (long long)FLYCOO_MAX_DIM);
   return TP_SUCCESS;
 }
 
 /* ---- checks ------------------------------------------------------------------------------ */
 
-static double tpf_host_value(const tp_coo *h, int64_t x) {
+static double flycoo_host_value(const tp_coo *h, int64_t x) {
   return h->dtype == TP_DTYPE_F32 ? (double)((const float *)h->values)[x]
                                   : ((const double *)h->values)[x];
 }
 
 /* The host check of a copy, for its message. */
-static tp_status tpf_validate_copy(tp_space *space, const tp_coo *X) {
+static tp_status flycoo_validate_copy(tp_space *space, const tp_coo *X) {
   tp_coo host;
   TP_TRY(tp_coo_copy_to_host(space, &host, X));
   tp_status st = tp_coo_validate(&host);
@@ -58,7 +58,7 @@ static tp_status tpf_validate_copy(tp_space *space, const tp_coo *X) {
 }
 
 /* Every index within its mode and every value finite, by reductions in the space. */
-static tp_status tpf_reduce_checks(tp_space *space, const tp_coo *X, int *bad) {
+static tp_status flycoo_reduce_checks(tp_space *space, const tp_coo *X, int *bad) {
   int64_t *lim; /* min and max of one mode */
   TP_TRY(tp_temp_alloc(space, 2 * sizeof(int64_t) + sizeof(tp_argmax_f64), (void **)&lim));
   tp_status st = TP_SUCCESS;
@@ -88,27 +88,27 @@ static tp_status tpf_reduce_checks(tp_space *space, const tp_coo *X, int *bad) {
   return st;
 }
 
-tp_status tpf_validate_in_space(tp_space *space, const tp_coo *X) {
+tp_status flycoo_validate_in_space(tp_space *space, const tp_coo *X) {
   int bad = 0;
   if (X->nnz > 0)
-    TP_TRY(tpf_reduce_checks(space, X, &bad));
-  return bad ? tpf_validate_copy(space, X) : TP_SUCCESS;
+    TP_TRY(flycoo_reduce_checks(space, X, &bad));
+  return bad ? flycoo_validate_copy(space, X) : TP_SUCCESS;
 }
 
 /* ---- ||X||^2 ------------------------------------------------------------------------------ */
 
 /* The sum of squares in double, in fixed blocks: the same for any thread count. */
-static double tpf_host_sum_squares(const tp_coo *h) {
-  const int64_t blocks = (h->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+static double flycoo_host_sum_squares(const tp_coo *h) {
+  const int64_t blocks = (h->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
   if (!part)
     return tp_coo_norm2(h);
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t end = (b + 1) * TPF_SUM_BLOCK < h->nnz ? (b + 1) * TPF_SUM_BLOCK : h->nnz;
+    const int64_t end = (b + 1) * FLYCOO_SUM_BLOCK < h->nnz ? (b + 1) * FLYCOO_SUM_BLOCK : h->nnz;
     double s = 0;
-    for (int64_t x = b * TPF_SUM_BLOCK; x < end; ++x)
-      s += tpf_host_value(h, x) * tpf_host_value(h, x);
+    for (int64_t x = b * FLYCOO_SUM_BLOCK; x < end; ++x)
+      s += flycoo_host_value(h, x) * flycoo_host_value(h, x);
     part[b] = s;
   }
   double s = 0;
@@ -119,21 +119,21 @@ static double tpf_host_sum_squares(const tp_coo *h) {
 }
 
 /* ||X||^2 of a host tensor that may hold duplicates: summed first, on a copy. */
-static tp_status tpf_norm2_merged(const tp_coo *host, double *norm2) {
+static tp_status flycoo_norm2_merged(const tp_coo *host, double *norm2) {
   tp_coo copy;
   TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
   for (int m = 0; m < host->order; ++m)
     memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
   memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
   tp_status st = tp_coo_sum_duplicates(&copy, NULL);
-  *norm2 = tpf_host_sum_squares(&copy);
+  *norm2 = flycoo_host_sum_squares(&copy);
   tp_coo_free(NULL, &copy);
   return st;
 }
 
 /* ---- staging --------------------------------------------------------------------------------- */
 
-static tp_status tpf_stage_alloc(tp_space *space, const tp_coo *X, tpf_staged *s) {
+static tp_status flycoo_stage_alloc(tp_space *space, const tp_coo *X, flycoo_staged *s) {
   memset(s, 0, sizeof *s);
   s->src.dtype = X->dtype, s->src.order = X->order, s->src.nnz = X->nnz;
   memcpy(s->src.dims, X->dims, sizeof s->src.dims);
@@ -147,8 +147,8 @@ static tp_status tpf_stage_alloc(tp_space *space, const tp_coo *X, tpf_staged *s
 
 /* The values where kernels can read them: in place on a CPU (the space is host memory),
  * else a copy in the space. */
-static tp_status tpf_stage_values(tp_space *space, const tp_coo *host, int is_gpu,
-                                  tpf_staged *s) {
+static tp_status flycoo_stage_values(tp_space *space, const tp_coo *host, int is_gpu,
+                                  flycoo_staged *s) {
   const size_t bytes = tp_dtype_size(host->dtype) * (size_t)host->nnz;
   if (!is_gpu || bytes == 0) {
     s->src.values = host->values;
@@ -160,13 +160,13 @@ static tp_status tpf_stage_values(tp_space *space, const tp_coo *host, int is_gp
 }
 
 /* What one pass over a host tensor found. */
-typedef struct tpf_pass_result {
+typedef struct flycoo_pass_result {
   int bad;      /* an index out of range or a value not finite */
   int unsorted; /* a coordinate not greater than the one before */
-} tpf_pass_result;
+} flycoo_pass_result;
 
 /* Coordinate x - 1 against x: 1 unless x's is greater. */
-static int tpf_not_after(const tp_coo *h, int64_t x) {
+static int flycoo_not_after(const tp_coo *h, int64_t x) {
   for (int m = 0; m < h->order; ++m)
     if (h->indices[m][x - 1] != h->indices[m][x])
       return h->indices[m][x - 1] > h->indices[m][x];
@@ -176,14 +176,14 @@ static int tpf_not_after(const tp_coo *h, int64_t x) {
 /* One pass over the nonzeros, block by block on every core: each index checked and
  * narrowed into out[m], each value checked and squared into part[block], each coordinate
  * compared with the one before. */
-static void tpf_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
-                          tpf_pass_result *r) {
-  const int64_t blocks = (h->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+static void flycoo_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
+                          flycoo_pass_result *r) {
+  const int64_t blocks = (h->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   int bad = 0, unsorted = 0;
   TP_HOST_OMP(omp parallel for schedule(static) reduction(| : bad, unsorted))
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t x0 = b * TPF_SUM_BLOCK;
-    const int64_t x1 = x0 + TPF_SUM_BLOCK < h->nnz ? x0 + TPF_SUM_BLOCK : h->nnz;
+    const int64_t x0 = b * FLYCOO_SUM_BLOCK;
+    const int64_t x1 = x0 + FLYCOO_SUM_BLOCK < h->nnz ? x0 + FLYCOO_SUM_BLOCK : h->nnz;
     for (int m = 0; m < h->order; ++m) {
       const int64_t *idx = h->indices[m];
       const uint64_t dim = (uint64_t)h->dims[m];
@@ -194,20 +194,20 @@ static void tpf_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
     }
     double s = 0;
     for (int64_t x = x0; x < x1; ++x) {
-      const double v = tpf_host_value(h, x);
+      const double v = flycoo_host_value(h, x);
       bad |= !isfinite(v);
       s += v * v;
     }
     part[b] = s;
     for (int64_t x = x0 > 0 ? x0 : 1; x < x1 && !unsorted; ++x)
-      unsorted |= tpf_not_after(h, x);
+      unsorted |= flycoo_not_after(h, x);
   }
   r->bad = bad, r->unsorted = unsorted;
 }
 
 /* GPUs: the indices narrowed on the host, then uploaded; CPUs: narrowed into the space's
  * arrays themselves (host memory). */
-static tp_status tpf_host_targets(const tp_coo *host, int is_gpu, tpf_staged *s,
+static tp_status flycoo_host_targets(const tp_coo *host, int is_gpu, flycoo_staged *s,
                                   uint32_t **out) {
   for (int m = 0; m < host->order; ++m) {
     /* on a GPU the host pass writes to host copies (freed by the caller), never to the
@@ -221,8 +221,8 @@ static tp_status tpf_host_targets(const tp_coo *host, int is_gpu, tpf_staged *s,
   return TP_SUCCESS;
 }
 
-static tp_status tpf_upload_indices(tp_space *space, const tp_coo *host, uint32_t *const *out,
-                                    tpf_staged *s) {
+static tp_status flycoo_upload_indices(tp_space *space, const tp_coo *host, uint32_t *const *out,
+                                    flycoo_staged *s) {
   for (int m = 0; m < host->order && host->nnz > 0; ++m)
     TP_TRY(tp_copy_to_device(space, s->owned[m], out[m], sizeof(uint32_t) * (size_t)host->nnz));
   return TP_SUCCESS;
@@ -230,14 +230,14 @@ static tp_status tpf_upload_indices(tp_space *space, const tp_coo *host, uint32_
 
 /* The pass, then what it found: a bad tensor reported as tp_coo_validate reports it,
  * ||X||^2 from the blocks' sums (or, with duplicates, from a merged copy). */
-static tp_status tpf_host_checks(const tp_coo *host, uint32_t *const *out, double *norm2) {
-  const int64_t blocks = (host->nnz + TPF_SUM_BLOCK - 1) / TPF_SUM_BLOCK;
+static tp_status flycoo_host_checks(const tp_coo *host, uint32_t *const *out, double *norm2) {
+  const int64_t blocks = (host->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
   if (!part)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld partial sums",
                     (long long)blocks);
-  tpf_pass_result r;
-  tpf_host_pass(host, out, part, &r);
+  flycoo_pass_result r;
+  flycoo_host_pass(host, out, part, &r);
   *norm2 = 0;
   for (int64_t b = 0; b < blocks; ++b)
     *norm2 += part[b];
@@ -246,46 +246,46 @@ static tp_status tpf_host_checks(const tp_coo *host, uint32_t *const *out, doubl
     TP_TRY(tp_coo_validate(host)); /* names the first bad nonzero */
     return TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: a bad index or value was seen, not found");
   }
-  return r.unsorted ? tpf_norm2_merged(host, norm2) : TP_SUCCESS;
+  return r.unsorted ? flycoo_norm2_merged(host, norm2) : TP_SUCCESS;
 }
 
-tp_status tpf_stage_host(tp_space *space, const tp_coo *host, tpf_staged *s, double *norm2) {
+tp_status flycoo_stage_host(tp_space *space, const tp_coo *host, flycoo_staged *s, double *norm2) {
   TP_TRY(tp_coo_check_arrays(host));
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  TP_TRY(tpf_stage_alloc(space, host, s));
+  TP_TRY(flycoo_stage_alloc(space, host, s));
   uint32_t *out[TP_COO_MAX_ORDER];
   memset(out, 0, sizeof out);
-  tp_status st = tpf_host_targets(host, info.is_gpu, s, out);
+  tp_status st = flycoo_host_targets(host, info.is_gpu, s, out);
   if (st == TP_SUCCESS)
-    st = tpf_host_checks(host, out, norm2);
+    st = flycoo_host_checks(host, out, norm2);
   if (st == TP_SUCCESS && info.is_gpu)
-    st = tpf_upload_indices(space, host, out, s);
+    st = flycoo_upload_indices(space, host, out, s);
   for (int m = 0; m < host->order && info.is_gpu; ++m)
     free(out[m]);
-  return st == TP_SUCCESS ? tpf_stage_values(space, host, info.is_gpu, s) : st;
+  return st == TP_SUCCESS ? flycoo_stage_values(space, host, info.is_gpu, s) : st;
 }
 
-tp_status tpf_stage_in_space(tp_space *space, const tp_coo *X, tpf_staged *s) {
-  TP_TRY(tpf_stage_alloc(space, X, s));
+tp_status flycoo_stage_in_space(tp_space *space, const tp_coo *X, flycoo_staged *s) {
+  TP_TRY(flycoo_stage_alloc(space, X, s));
   for (int m = 0; m < X->order && X->nnz > 0; ++m)
-    TP_TRY(tpf_bk_narrow(space, X->indices[m], s->owned[m], X->nnz));
+    TP_TRY(flycoo_bk_narrow(space, X->indices[m], s->owned[m], X->nnz));
   s->src.values = X->values;
   return TP_SUCCESS;
 }
 
-void tpf_staged_free(tp_space *space, tpf_staged *s) {
+void flycoo_staged_free(tp_space *space, flycoo_staged *s) {
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
     tp_free(space, s->owned[m]);
   tp_free(space, s->owned_values);
   memset(s, 0, sizeof *s);
 }
 
-tp_status tpf_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2) {
+tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2) {
   int64_t *out; /* [0]: pairs not increasing; [1]: the sum of squares */
   TP_TRY(tp_temp_alloc(space, 2 * sizeof(int64_t), (void **)&out));
   int64_t got[2] = {0, 0};
-  tp_status st = tpf_bk_coo_checks(space, X, &out[0], (double *)&out[1]);
+  tp_status st = flycoo_bk_coo_checks(space, X, &out[0], (double *)&out[1]);
   if (st == TP_SUCCESS)
     st = tp_copy_to_host(space, got, out, sizeof got);
   tp_temp_release(space, out);
@@ -296,7 +296,7 @@ tp_status tpf_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2) {
   }
   tp_coo host; /* duplicates, or out of order: summed on the host */
   TP_TRY(tp_coo_copy_to_host(space, &host, X));
-  st = tpf_norm2_merged(&host, norm2);
+  st = flycoo_norm2_merged(&host, norm2);
   tp_coo_free(NULL, &host);
   return st;
 }

@@ -1,5 +1,5 @@
-/* The FLYCOO kernel for one precision, one per-lane width (TPF_K), one order (TPF_N; 0 =
- * any order, read from the arguments) and one record layout (TPF_C: 1 = compact, 0 =
+/* The FLYCOO kernel for one precision, one per-lane width (FLYCOO_K), one order (FLYCOO_N; 0 =
+ * any order, read from the arguments) and one record layout (FLYCOO_C: 1 = compact, 0 =
  * with positions; the generic kernel reads it from the arguments): included by
  * spm_width.h once per order and layout, so there is no include guard. With the order a
  * constant, the loops over modes unroll and every record word of the nonzeros in flight
@@ -8,7 +8,7 @@
  * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
  * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 
-#define TPF_NN(name) TP_PASTE(name, TP_PASTE3(_n, TPF_N, TPF_CN))
+#define FLYCOO_NN(name) TP_PASTE(name, TP_PASTE3(_n, FLYCOO_N, FLYCOO_CN))
 
 /* ---- FLYCOO: one team per partition, windows of pieces in team scratch ------------
  * Each team thread takes a contiguous run of the window's records (so a heavy row is
@@ -16,14 +16,14 @@
  * rank, and with remap its lanes also copy each record to its place in the next mode's
  * order. The window's rows are then written to G (or to partial rows) without atomics:
  * the partition owns them. */
-TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_MIN_TEAMS, team,
+TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_args), 1024, FLYCOO_MIN_TEAMS, team,
                        a) {
-  const int vl = team->vector_length, F = vl * TPF_K;
-  const int order = TPF_N > 0 ? TPF_N : a.order; /* a constant in the specialised kernels */
-  const int vw = (int)(sizeof(TPF_T) / 4);
-  const int stride = TPF_N > 0 ? TPF_STRIDE(TPF_N, vw, !TPF_C) : a.stride; /* the layout */
-  const int value_word = TPF_N > 0 ? TPF_VALUE_WORD(TPF_N, vw, !TPF_C) : a.value_word;
-  TPF_T *sums = (TPF_T *)team->scratch;
+  const int vl = team->vector_length, F = vl * FLYCOO_K;
+  const int order = FLYCOO_N > 0 ? FLYCOO_N : a.order; /* a constant in the specialised kernels */
+  const int vw = (int)(sizeof(FLYCOO_T) / 4);
+  const int stride = FLYCOO_N > 0 ? FLYCOO_STRIDE(FLYCOO_N, vw, !FLYCOO_C) : a.stride; /* the layout */
+  const int value_word = FLYCOO_N > 0 ? FLYCOO_VALUE_WORD(FLYCOO_N, vw, !FLYCOO_C) : a.value_word;
+  FLYCOO_T *sums = (FLYCOO_T *)team->scratch;
   const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
   for (int64_t base = pb; base < pe; base += a.window) {
     const int64_t wend = tp_min_i64(base + a.window, pe), rows = wend - base;
@@ -34,50 +34,50 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
     const int64_t s = e0 + team->team_rank * per, t = tp_min_i64(s + per, e1);
     if (s < t) {
       TP_VECTOR_FOR(team, lane, 0, vl) {
-        int64_t cur = TP_PASTE(TPF_PN(tpf_piece_of), TPF_K)(a.piece_start, base, wend - 1, s);
+        int64_t cur = TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(a.piece_start, base, wend - 1, s);
         int64_t next_start = a.piece_start[cur + 1];
         const int64_t left = a.R - a.r0 - lane; /* this lane's columns: vl * j < left */
-        TPF_T acc[TPF_K];
-        TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] = 0;
-        for (int64_t e = s; e < t; e += TPF_INFLIGHT) {
+        FLYCOO_T acc[FLYCOO_K];
+        TP_LANES for (int j = 0; j < FLYCOO_K; ++j) acc[j] = 0;
+        for (int64_t e = s; e < t; e += FLYCOO_INFLIGHT) {
           if (TP_PREFETCH_AHEAD > 0) /* CPUs: start the loads of records further on */
-            TPF_PN(tpf_prefetch_group)(&a, order, stride, e + TP_PREFETCH_AHEAD,
-                                       tp_min_i64(e + TP_PREFETCH_AHEAD + TPF_INFLIGHT, t),
-                                       (size_t)F * sizeof(TPF_T));
-          /* gather first: the factor loads of TPF_INFLIGHT nonzeros are in flight at once */
-          uint32_t x[TPF_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
-          TPF_T prod[TPF_INFLIGHT][TPF_K];
-          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
+            FLYCOO_PN(flycoo_prefetch_group)(&a, order, stride, e + TP_PREFETCH_AHEAD,
+                                       tp_min_i64(e + TP_PREFETCH_AHEAD + FLYCOO_INFLIGHT, t),
+                                       (size_t)F * sizeof(FLYCOO_T));
+          /* gather first: the factor loads of FLYCOO_INFLIGHT nonzeros are in flight at once */
+          uint32_t x[FLYCOO_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
+          FLYCOO_T prod[FLYCOO_INFLIGHT][FLYCOO_K];
+          TP_UNROLL for (int u = 0; u < FLYCOO_INFLIGHT; ++u) {
             x[u] = (uint32_t)tp_min_i64(e + u, t - 1);
-            const TPF_T v = TPF_PN(tpf_value)(a.in + (int64_t)x[u] * stride, value_word);
-            TP_LANES for (int j = 0; j < TPF_K; ++j) prod[u][j] = v;
+            const FLYCOO_T v = FLYCOO_PN(flycoo_value)(a.in + (int64_t)x[u] * stride, value_word);
+            TP_LANES for (int j = 0; j < FLYCOO_K; ++j) prod[u][j] = v;
           }
           TP_UNROLL for (int m = 0; m < order; ++m) {
             if (m == a.mode)
               continue;
-            const TPF_T *Um = a.U[m] + a.r0 + lane;
-            TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
-              const TPF_T *row = Um + (int64_t)a.in[(int64_t)x[u] * stride + m] * a.R;
-              TP_PASTE(TPF_PN(tpf_mul_row), TPF_K)(prod[u], row, vl, left, a.whole_rows);
+            const FLYCOO_T *Um = a.U[m] + a.r0 + lane;
+            TP_UNROLL for (int u = 0; u < FLYCOO_INFLIGHT; ++u) {
+              const FLYCOO_T *row = Um + (int64_t)a.in[(int64_t)x[u] * stride + m] * a.R;
+              TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(prod[u], row, vl, left, a.whole_rows);
             }
           }
           /* then sum in order, flushing at piece boundaries */
-          TP_UNROLL for (int u = 0; u < TPF_INFLIGHT; ++u) {
+          TP_UNROLL for (int u = 0; u < FLYCOO_INFLIGHT; ++u) {
             if (e + u < t) {
               if (e + u >= next_start) {
-                TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
+                TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
                                                    a.R);
                 while (e + u >= (int64_t)a.piece_start[cur + 1])
                   ++cur;
                 next_start = a.piece_start[cur + 1];
               }
-              TP_LANES for (int j = 0; j < TPF_K; ++j) acc[j] += prod[u][j];
-              if (!TPF_C && a.remap) { /* only the layout with positions remaps */
+              TP_LANES for (int j = 0; j < FLYCOO_K; ++j) acc[j] += prod[u][j];
+              if (!FLYCOO_C && a.remap) { /* only the layout with positions remaps */
                 const uint32_t *rec = a.in + (int64_t)x[u] * stride;
                 uint32_t *dst = a.out + (int64_t)rec[order + a.next] * stride;
                 if (!TP_IS_GPU && vl == 1) { /* CPUs: whole blocks, a vector store each */
                   for (int b = 0; b < stride / 8; ++b)
-                    ((tpf_rec_block *)dst)[b] = ((const tpf_rec_block *)rec)[b];
+                    ((flycoo_rec_block *)dst)[b] = ((const flycoo_rec_block *)rec)[b];
                 } else {
                   for (int w = lane; w < stride; w += vl)
                     dst[w] = rec[w];
@@ -86,7 +86,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
             }
           }
         }
-        TP_PASTE(TPF_PN(tpf_flush), TPF_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
+        TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
       }
     }
     tp_team_barrier(team);
@@ -94,7 +94,7 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
       const int64_t r = a.r0 + i % F;
       if (r < a.R) {
         const int64_t slot = a.piece_slot[base + i / F];
-        TPF_T *dst = slot < a.dim ? a.G + slot * a.R : a.partial + (slot - a.dim) * a.R;
+        FLYCOO_T *dst = slot < a.dim ? a.G + slot * a.R : a.partial + (slot - a.dim) * a.R;
         dst[r] = sums[i];
       }
     }
@@ -102,4 +102,4 @@ TP_TEAM_KERNEL_BOUNDED(TPF_KN(TPF_NN(tpf_flycoo)), TPF_PN(tpf_args), 1024, TPF_M
   }
 }
 
-#undef TPF_NN
+#undef FLYCOO_NN

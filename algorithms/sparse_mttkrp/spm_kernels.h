@@ -1,59 +1,59 @@
-/* The sparse MTTKRP kernels of one precision: TPF_T (float or double) and TPF_SFX (f32
+/* The sparse MTTKRP kernels of one precision: FLYCOO_T (float or double) and FLYCOO_SFX (f32
  * or f64) are defined by the including file. Instantiates the kernels of spm_width.h for
- * each per-lane width and exports tpf_ops_<sfx>.
+ * each per-lane width and exports flycoo_ops_<sfx>.
  * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
  * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 
-#define TPF_PN(name) TP_PASTE3(name, _, TPF_SFX)
-#define TPF_TEAM_ADD(p, v) TP_PASTE3(tp_atomic_add_, TPF_SFX, _team)((p), (v))
-#define TPF_GLOBAL_ADD(p, v) TP_PASTE(tp_atomic_add_, TPF_SFX)((p), (v))
+#define FLYCOO_PN(name) TP_PASTE3(name, _, FLYCOO_SFX)
+#define FLYCOO_TEAM_ADD(p, v) TP_PASTE3(tp_atomic_add_, FLYCOO_SFX, _team)((p), (v))
+#define FLYCOO_GLOBAL_ADD(p, v) TP_PASTE(tp_atomic_add_, FLYCOO_SFX)((p), (v))
 
-typedef struct TPF_PN(tpf_args) {
+typedef struct FLYCOO_PN(flycoo_args) {
   const uint32_t *in;
   uint32_t *out;
   int order, mode, next, stride, value_word, positions, remap, whole_rows;
   int64_t R, r0, dim, window;
-  const TPF_T *U[TP_COO_MAX_ORDER];
-  TPF_T *G, *partial;
+  const FLYCOO_T *U[TP_COO_MAX_ORDER];
+  FLYCOO_T *G, *partial;
   const uint32_t *piece_start, *piece_slot, *part_piece;
-} TPF_PN(tpf_args);
+} FLYCOO_PN(flycoo_args);
 
-typedef struct TPF_PN(tpf_atomic_args) {
+typedef struct FLYCOO_PN(flycoo_atomic_args) {
   const int64_t *idx[TP_COO_MAX_ORDER];
-  const TPF_T *values;
-  const TPF_T *U[TP_COO_MAX_ORDER];
-  TPF_T *G;
+  const FLYCOO_T *values;
+  const FLYCOO_T *U[TP_COO_MAX_ORDER];
+  FLYCOO_T *G;
   int order, mode;
   int64_t R, nnz, per_team;
-} TPF_PN(tpf_atomic_args);
+} FLYCOO_PN(flycoo_atomic_args);
 
-typedef struct TPF_PN(tpf_split_args) {
+typedef struct FLYCOO_PN(flycoo_split_args) {
   const uint32_t *split_row, *split_first;
-  const TPF_T *partial;
-  TPF_T *G;
+  const FLYCOO_T *partial;
+  FLYCOO_T *G;
   int64_t R;
-} TPF_PN(tpf_split_args);
+} FLYCOO_PN(flycoo_split_args);
 
 /* 32 bytes of a record with positions, which is a whole number of them
- * (tpf_record_layout). */
-typedef struct tpf_rec_block {
+ * (flycoo_record_layout). */
+typedef struct flycoo_rec_block {
   TP_ALIGNAS(32) uint32_t w[8];
-} tpf_rec_block;
+} flycoo_rec_block;
 
 /* A record's value: read as whole words (a memcpy from the record itself compiles to byte
  * loads on GPUs, which cannot assume the value's alignment), then reinterpreted. */
-TP_INLINE TPF_T TPF_PN(tpf_value)(const uint32_t *rec, int word) {
-  uint32_t w[sizeof(TPF_T) / 4];
-  TP_UNROLL for (int i = 0; i < (int)(sizeof(TPF_T) / 4); ++i) w[i] = rec[word + i];
-  TPF_T v;
+TP_INLINE FLYCOO_T FLYCOO_PN(flycoo_value)(const uint32_t *rec, int word) {
+  uint32_t w[sizeof(FLYCOO_T) / 4];
+  TP_UNROLL for (int i = 0; i < (int)(sizeof(FLYCOO_T) / 4); ++i) w[i] = rec[word + i];
+  FLYCOO_T v;
   memcpy(&v, w, sizeof v);
   return v;
 }
 
 /* Prefetches the factor rows (row_bytes from column r0) and, with remap, the destination
  * of records [from, to): for CPUs, whose out-of-order window holds few gathers. */
-TP_DEVICE void TPF_PN(tpf_prefetch_group)(const TPF_PN(tpf_args) *a, int order, int stride,
+TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) *a, int order, int stride,
                                           int64_t from, int64_t to, size_t row_bytes) {
   for (int64_t y = from; y < to; ++y) {
     const uint32_t *rec = a->in + y * stride;
@@ -65,41 +65,41 @@ TP_DEVICE void TPF_PN(tpf_prefetch_group)(const TPF_PN(tpf_args) *a, int order, 
   }
 }
 
-#define TPF_K 1
+#define FLYCOO_K 1
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
-#define TPF_K 2
+#undef FLYCOO_K
+#define FLYCOO_K 2
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
-#define TPF_K 4
+#undef FLYCOO_K
+#define FLYCOO_K 4
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
-#define TPF_K 8
+#undef FLYCOO_K
+#define FLYCOO_K 8
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
-#define TPF_K 16
+#undef FLYCOO_K
+#define FLYCOO_K 16
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
-#define TPF_K 32
+#undef FLYCOO_K
+#define FLYCOO_K 32
 #include "algorithms/sparse_mttkrp/spm_width.h"
-#undef TPF_K
+#undef FLYCOO_K
 
-#define TPF_LAUNCH_WIDTH(name, width, space, policy, args)                              \
+#define FLYCOO_LAUNCH_WIDTH(name, width, space, policy, args)                              \
   do {                                                                                  \
     switch (width) {                                                                    \
-    case 1: return TP_PASTE(TPF_PN(name), _k1_launch)(space, policy, args);             \
-    case 2: return TP_PASTE(TPF_PN(name), _k2_launch)(space, policy, args);             \
-    case 4: return TP_PASTE(TPF_PN(name), _k4_launch)(space, policy, args);             \
-    case 8: return TP_PASTE(TPF_PN(name), _k8_launch)(space, policy, args);             \
-    case 16: return TP_PASTE(TPF_PN(name), _k16_launch)(space, policy, args);           \
-    default: return TP_PASTE(TPF_PN(name), _k32_launch)(space, policy, args);           \
+    case 1: return TP_PASTE(FLYCOO_PN(name), _k1_launch)(space, policy, args);             \
+    case 2: return TP_PASTE(FLYCOO_PN(name), _k2_launch)(space, policy, args);             \
+    case 4: return TP_PASTE(FLYCOO_PN(name), _k4_launch)(space, policy, args);             \
+    case 8: return TP_PASTE(FLYCOO_PN(name), _k8_launch)(space, policy, args);             \
+    case 16: return TP_PASTE(FLYCOO_PN(name), _k16_launch)(space, policy, args);           \
+    default: return TP_PASTE(FLYCOO_PN(name), _k32_launch)(space, policy, args);           \
     }                                                                                   \
   } while (0)
 
 /* G rows of cut rows: the sum of their pieces' partial rows, in piece order. */
-TP_RANGE_KERNEL(TPF_PN(tpf_finish_split), TPF_PN(tpf_split_args), i, a) {
+TP_RANGE_KERNEL(FLYCOO_PN(flycoo_finish_split), FLYCOO_PN(flycoo_split_args), i, a) {
   const int64_t s = i / a.R, r = i % a.R;
-  TPF_T acc = 0;
+  FLYCOO_T acc = 0;
   for (uint32_t q = a.split_first[s]; q < a.split_first[s + 1]; ++q)
     acc += a.partial[(int64_t)q * a.R + r];
   a.G[(int64_t)a.split_row[s] * a.R + r] = acc;
@@ -109,8 +109,8 @@ TP_RANGE_KERNEL(TPF_PN(tpf_finish_split), TPF_PN(tpf_split_args), i, a) {
  * warp works on four nonzeros at once and shares their index arithmetic), up to 32
  * lanes and 8 columns each, and 1024 threads per team; CPUs one lane of up to 32
  * columns. */
-static tpf_shape TPF_PN(tpf_shape_of)(const tp_space_info *info, int64_t R) {
-  tpf_shape s;
+static flycoo_shape FLYCOO_PN(flycoo_shape_of)(const tp_space_info *info, int64_t R) {
+  flycoo_shape s;
   s.vector = 1;
   if (info->is_gpu)
     while (s.vector < 32 && 4 * (int64_t)s.vector < R)
@@ -124,11 +124,11 @@ static tpf_shape TPF_PN(tpf_shape_of)(const tp_space_info *info, int64_t R) {
   return s;
 }
 
-/* Whether a lane may read its columns of a factor row as one aligned block (tpf_mul_row):
+/* Whether a lane may read its columns of a factor row as one aligned block (flycoo_mul_row):
  * with one lane per nonzero (CPUs), R a multiple of the width and rows aligned to it. */
-static int TPF_PN(tpf_whole_rows)(tpf_shape sh, const tpf_pass *p) {
-  const size_t bytes = (size_t)sh.width * sizeof(TPF_T), align = bytes < 16 ? bytes : 16;
-  if (sh.vector != 1 || p->rank % sh.width != 0 || ((size_t)p->rank * sizeof(TPF_T)) % align)
+static int FLYCOO_PN(flycoo_whole_rows)(flycoo_shape sh, const flycoo_pass *p) {
+  const size_t bytes = (size_t)sh.width * sizeof(FLYCOO_T), align = bytes < 16 ? bytes : 16;
+  if (sh.vector != 1 || p->rank % sh.width != 0 || ((size_t)p->rank * sizeof(FLYCOO_T)) % align)
     return 0;
   for (int m = 0; m < p->order; ++m)
     if ((uintptr_t)p->U[m] % align)
@@ -136,53 +136,53 @@ static int TPF_PN(tpf_whole_rows)(tpf_shape sh, const tpf_pass *p) {
   return 1;
 }
 
-static tp_status TPF_PN(tpf_launch_pass)(tp_space *space, tpf_shape sh, size_t scratch,
-                                         int kappa, TPF_PN(tpf_args) a) {
+static tp_status FLYCOO_PN(flycoo_launch_pass)(tp_space *space, flycoo_shape sh, size_t scratch,
+                                         int kappa, FLYCOO_PN(flycoo_args) a) {
   tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
   pol.schedule = TP_SCHEDULE_DYNAMIC;
-  TPF_LAUNCH_WIDTH(tpf_flycoo, sh.width, space, pol, a);
+  FLYCOO_LAUNCH_WIDTH(flycoo_flycoo, sh.width, space, pol, a);
 }
 
-static tp_status TPF_PN(tpf_mttkrp)(tp_space *space, const tpf_pass *p) {
+static tp_status FLYCOO_PN(flycoo_mttkrp)(tp_space *space, const flycoo_pass *p) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  const tpf_shape sh = TPF_PN(tpf_shape_of)(&info, p->rank);
+  const flycoo_shape sh = FLYCOO_PN(flycoo_shape_of)(&info, p->rank);
   const int64_t F = (int64_t)sh.vector * sh.width;
   size_t budget = info.is_gpu ? (size_t)64 << 10 : (size_t)256 << 10;
   if (budget > info.max_scratch_bytes)
     budget = info.max_scratch_bytes;
-  TPF_PN(tpf_args) a;
+  FLYCOO_PN(flycoo_args) a;
   memset(&a, 0, sizeof a);
   a.in = p->in, a.out = p->out;
   a.order = p->order, a.mode = p->mode, a.next = p->next;
   a.stride = p->layout.stride, a.value_word = p->layout.value_word;
   a.positions = p->layout.positions;
   a.R = p->rank, a.dim = p->dim;
-  a.whole_rows = TPF_PN(tpf_whole_rows)(sh, p);
-  a.window = tp_max_i64(1, (int64_t)(budget / (sizeof(TPF_T) * (size_t)F)));
+  a.whole_rows = FLYCOO_PN(flycoo_whole_rows)(sh, p);
+  a.window = tp_max_i64(1, (int64_t)(budget / (sizeof(FLYCOO_T) * (size_t)F)));
   for (int m = 0; m < p->order; ++m)
-    a.U[m] = (const TPF_T *)p->U[m];
-  a.G = (TPF_T *)p->G, a.partial = (TPF_T *)p->partial;
+    a.U[m] = (const FLYCOO_T *)p->U[m];
+  a.G = (FLYCOO_T *)p->G, a.partial = (FLYCOO_T *)p->partial;
   a.piece_start = p->m.piece_start, a.piece_slot = p->m.piece_slot;
   a.part_piece = p->m.part_piece;
-  const size_t scratch = sizeof(TPF_T) * (size_t)(a.window * F);
+  const size_t scratch = sizeof(FLYCOO_T) * (size_t)(a.window * F);
   for (int64_t r0 = 0; r0 < p->rank; r0 += F) {
     a.r0 = r0;
     a.remap = r0 == 0 && p->out != NULL;
-    TP_TRY(TPF_PN(tpf_launch_pass)(space, sh, scratch, p->kappa, a));
+    TP_TRY(FLYCOO_PN(flycoo_launch_pass)(space, sh, scratch, p->kappa, a));
   }
   if (p->m.split_rows == 0)
     return TP_SUCCESS;
-  TPF_PN(tpf_split_args) s;
+  FLYCOO_PN(flycoo_split_args) s;
   s.split_row = p->m.split_row, s.split_first = p->m.split_first;
-  s.partial = (const TPF_T *)p->partial, s.G = (TPF_T *)p->G, s.R = p->rank;
-  return TP_PASTE(TPF_PN(tpf_finish_split), _launch)(space, p->m.split_rows * p->rank, s);
+  s.partial = (const FLYCOO_T *)p->partial, s.G = (FLYCOO_T *)p->G, s.R = p->rank;
+  return TP_PASTE(FLYCOO_PN(flycoo_finish_split), _launch)(space, p->m.split_rows * p->rank, s);
 }
 
 /* The baseline's shape: on GPUs one nonzero per vector of up to 32 lanes over the rank
  * and 128 threads per team (its best shape on an H200); on CPUs FLYCOO's. */
-static tpf_shape TPF_PN(tpf_atomic_shape)(const tp_space_info *info, int64_t R) {
-  tpf_shape s = TPF_PN(tpf_shape_of)(info, R);
+static flycoo_shape FLYCOO_PN(flycoo_atomic_shape)(const tp_space_info *info, int64_t R) {
+  flycoo_shape s = FLYCOO_PN(flycoo_shape_of)(info, R);
   if (!info->is_gpu)
     return s;
   s.vector = 1;
@@ -195,29 +195,29 @@ static tpf_shape TPF_PN(tpf_atomic_shape)(const tp_space_info *info, int64_t R) 
   return s;
 }
 
-static tp_status TPF_PN(tpf_atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U,
+static tp_status FLYCOO_PN(flycoo_atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U,
                                     int mode, void *G) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  const tpf_shape sh = TPF_PN(tpf_atomic_shape)(&info, U->rank);
-  TPF_PN(tpf_atomic_args) a;
+  const flycoo_shape sh = FLYCOO_PN(flycoo_atomic_shape)(&info, U->rank);
+  FLYCOO_PN(flycoo_atomic_args) a;
   memset(&a, 0, sizeof a);
   for (int m = 0; m < X->order; ++m) {
     a.idx[m] = X->indices[m];
-    a.U[m] = (const TPF_T *)U->factors[m];
+    a.U[m] = (const FLYCOO_T *)U->factors[m];
   }
-  a.values = (const TPF_T *)X->values;
-  a.G = (TPF_T *)G;
+  a.values = (const FLYCOO_T *)X->values;
+  a.G = (FLYCOO_T *)G;
   a.order = X->order, a.mode = mode;
   a.R = U->rank, a.nnz = X->nnz;
   a.per_team = info.is_gpu ? sh.team : 256;
   tp_team_policy pol =
       tp_team_policy_make(tp_ceil_div_i64(X->nnz, a.per_team), sh.team, sh.vector, 0);
-  TPF_LAUNCH_WIDTH(tpf_atomic, sh.width, space, pol, a);
+  FLYCOO_LAUNCH_WIDTH(flycoo_atomic, sh.width, space, pol, a);
 }
 
-/* The table is built inside a host function (see tpm_precision.h: hipcc and tables). */
-const tpf_ops *TPF_PN(tpf_ops)(void) {
-  static const tpf_ops ops = {TPF_PN(tpf_mttkrp), TPF_PN(tpf_atomic)};
+/* The table is built inside a host function (see mttkrp_precision.h: hipcc and tables). */
+const flycoo_ops *FLYCOO_PN(flycoo_ops)(void) {
+  static const flycoo_ops ops = {FLYCOO_PN(flycoo_mttkrp), FLYCOO_PN(flycoo_atomic)};
   return &ops;
 }

@@ -6,7 +6,7 @@
  * device state once per batch (batches grow to 64 steps), so a GPU never idles on a
  * per-pivot round trip. Steps launched after a stop return at once. On spaces that
  * record work, full batches are recorded once and replayed. */
-/* generates: tpl_argmax tpl_count_fill tpl_entry_keys tpl_live_flags tpl_separate tpl_update */
+/* generates: prrlu_argmax prrlu_count_fill prrlu_entry_keys prrlu_live_flags prrlu_separate prrlu_update */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,30 +17,30 @@
 #include "algorithms/sttid/tp_prrlu_kernels.h"
 #include "algorithms/sttid/tp_sttid_compress.h"
 
-enum { TPL_BATCH_FIRST = 4, TPL_BATCH_MAX = 64, TPL_TEAM = 8, TPL_VECTOR = 32 };
+enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR = 32 };
 
 /* Host handle of the factorisation: device arrays, the map and launch shapes. */
-typedef struct tpl_run {
+typedef struct prrlu_run {
   tp_space *space;
-  tpl_args a;
-  tpl_state host; /* the last state read back */
+  prrlu_args a;
+  prrlu_state host; /* the last state read back */
   tp_hashmap *map;
   int64_t rows_c, cols_c;
   int compute_units, is_gpu;
   tp_team_policy entries;
-  /* A recorded batch of TPL_BATCH_MAX steps (GPUs), valid while the store's arrays and
+  /* A recorded batch of PRRLU_BATCH_MAX steps (GPUs), valid while the store's arrays and
    * the league it was recorded with stay the same. */
   tp_recording *batch;
   int64_t batch_league;
   int store_changed, no_recording;
   const tp_prrlu_observer *observer; /* may be NULL */
-} tpl_run;
+} prrlu_run;
 
 static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
   return tp_alloc(s, (count ? count : 1) * size, p);
 }
 
-static void run_release(tpl_run *r) {
+static void run_release(prrlu_run *r) {
   void *bufs[] = {r->a.st, r->a.row, r->a.col, r->a.val, r->a.u_row, r->a.v_col, r->a.u_l,
                   r->a.v_val, r->a.piv_rows, r->a.piv_cols, r->a.piv_vals, r->a.partials,
                   r->a.counter};
@@ -55,8 +55,8 @@ static void run_release(tpl_run *r) {
  * and one team (no threading at all on the CPU) for small stores. On two CPU cores, 4096
  * entries per team beat 16384 and 32768 (the KG-like case: 2.08 s against 2.05 and
  * 3.31 s, the Rnd5-like one 0.37 s against 0.52 and 0.59 s). */
-static void choose_league(tpl_run *r, int64_t n) {
-  int64_t per_team = r->is_gpu ? (int64_t)TPL_TEAM * TPL_VECTOR * 8 : 4096;
+static void choose_league(prrlu_run *r, int64_t n) {
+  int64_t per_team = r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : 4096;
   int64_t max_teams = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
   int64_t teams = tp_max_i64(1, tp_min_i64(tp_ceil_div_i64(n > 0 ? n : 1, per_team), max_teams));
   /* keep the league while it is within a factor of two: a recorded batch stays valid */
@@ -66,25 +66,25 @@ static void choose_league(tpl_run *r, int64_t n) {
 }
 
 /* Copies the state to the device after the host changed it. */
-static tp_status push_state(tpl_run *r) {
+static tp_status push_state(prrlu_run *r) {
   return tp_copy_to_device(r->space, r->a.st, &r->host, sizeof r->host);
 }
 
-static tp_status pull_state(tpl_run *r) {
+static tp_status pull_state(prrlu_run *r) {
   return tp_copy_to_host(r->space, &r->host, r->a.st, sizeof r->host);
 }
 
 /* Fills the map with every live entry of [0, n) (positions as values). */
-static tp_status index_entries(tpl_run *r, int64_t n) {
+static tp_status index_entries(prrlu_run *r, int64_t n) {
   uint64_t *keys = NULL, *pos = NULL;
   tp_status st = space_alloc(r->space, (void **)&keys, (size_t)n, sizeof *keys);
   if (st == TP_SUCCESS)
     st = space_alloc(r->space, (void **)&pos, (size_t)n, sizeof *pos);
-  tpl_keys_args k;
+  prrlu_keys_args k;
   memset(&k, 0, sizeof k);
   k.row = r->a.row, k.col = r->a.col, k.keys = keys, k.pos = pos, k.cols = r->a.cols;
   if (st == TP_SUCCESS)
-    st = tpl_entry_keys_launch(r->space, n, k);
+    st = prrlu_entry_keys_launch(r->space, n, k);
   if (st == TP_SUCCESS)
     st = tp_hashmap_clear(r->map);
   if (st == TP_SUCCESS)
@@ -98,7 +98,7 @@ static tp_status index_entries(tpl_run *r, int64_t n) {
 
 /* Moves the live entries into arrays of `capacity` entries (the dead are dropped) and
  * rebuilds the map to match. The device state must be current in r->host. */
-static tp_status rebuild_store(tpl_run *r, int64_t capacity) {
+static tp_status rebuild_store(prrlu_run *r, int64_t capacity) {
   /* the last update's appends count too (the next arg-max would have folded them in) */
   r->host.end += r->host.fresh;
   r->host.fill += r->host.fresh;
@@ -117,11 +117,11 @@ static tp_status rebuild_store(tpl_run *r, int64_t capacity) {
     st = space_alloc(r->space, (void **)&val, (size_t)capacity, sizeof *val);
   if (st == TP_SUCCESS)
     st = space_alloc(r->space, (void **)&count, 1, sizeof *count);
-  tpl_keys_args k;
+  prrlu_keys_args k;
   memset(&k, 0, sizeof k);
   k.row = r->a.row, k.live = live;
   if (st == TP_SUCCESS)
-    st = tpl_live_flags_launch(r->space, n, k);
+    st = prrlu_live_flags_launch(r->space, n, k);
   if (st == TP_SUCCESS)
     st = tp_compact_u32(r->space, r->a.row, live, n, row, count);
   if (st == TP_SUCCESS)
@@ -157,17 +157,17 @@ static tp_status rebuild_store(tpl_run *r, int64_t capacity) {
 }
 
 /* The exact number of entries the stalled update appends. */
-static tp_status count_fill(tpl_run *r, int64_t *fill) {
+static tp_status count_fill(prrlu_run *r, int64_t *fill) {
   TP_TRY(tp_memset(r->space, r->a.counter, 0, sizeof(int64_t)));
   tp_team_policy p = r->entries;
   p.league_size = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
-  TP_TRY(tpl_count_fill_launch(r->space, p, r->a));
+  TP_TRY(prrlu_count_fill_launch(r->space, p, r->a));
   return tp_copy_to_host(r->space, fill, r->a.counter, sizeof *fill);
 }
 
 /* Makes room for a stalled update: counts its fill exactly when the bound is loose, then
  * grows (and compacts) the store so that it fits with room to spare. */
-static tp_status resolve_stall(tpl_run *r) {
+static tp_status resolve_stall(prrlu_run *r) {
   int64_t need = r->host.need, live = r->host.end + r->host.fresh - r->host.dead;
   if (live + need > 2 * r->host.capacity) {
     TP_TRY(count_fill(r, &need));
@@ -178,22 +178,22 @@ static tp_status resolve_stall(tpl_run *r) {
   return rebuild_store(r, capacity);
 }
 
-static tp_status launch_step(tpl_run *r) {
-  TP_TRY(tpl_argmax_launch(r->space, r->entries, r->a));
-  TP_TRY(tpl_separate_launch(r->space, r->entries, r->a));
-  return tpl_update_launch(r->space, r->entries, r->a);
+static tp_status launch_step(prrlu_run *r) {
+  TP_TRY(prrlu_argmax_launch(r->space, r->entries, r->a));
+  TP_TRY(prrlu_separate_launch(r->space, r->entries, r->a));
+  return prrlu_update_launch(r->space, r->entries, r->a);
 }
 
 /* Issues `steps` pivot steps: directly, or (full batches on a space that records) by
  * replaying a recording of them, made again when the store or the league changed. */
-static tp_status launch_directly(tpl_run *r, int64_t steps) {
+static tp_status launch_directly(prrlu_run *r, int64_t steps) {
   for (int64_t s = 0; s < steps; ++s)
     TP_TRY(launch_step(r));
   return TP_SUCCESS;
 }
 
 /* Records a batch of steps; 0 if the space could not (nothing recorded then ran). */
-static int record_batch(tpl_run *r, int64_t steps) {
+static int record_batch(prrlu_run *r, int64_t steps) {
   tp_recording_destroy(&r->batch);
   if (tp_space_record_begin(r->space) != TP_SUCCESS)
     return 0;
@@ -207,8 +207,8 @@ static int record_batch(tpl_run *r, int64_t steps) {
   return 1;
 }
 
-static tp_status launch_batch(tpl_run *r, int64_t steps) {
-  if (steps < TPL_BATCH_MAX || r->no_recording)
+static tp_status launch_batch(prrlu_run *r, int64_t steps) {
+  if (steps < PRRLU_BATCH_MAX || r->no_recording)
     return launch_directly(r, steps);
   int stale = !r->batch || r->store_changed || r->batch_league != r->entries.league_size;
   if (stale && !record_batch(r, steps)) {
@@ -219,18 +219,18 @@ static tp_status launch_batch(tpl_run *r, int64_t steps) {
 }
 
 /* Passes the pivot count of the state just read back to the observer, if any. */
-static void report_pivots(const tpl_run *r) {
+static void report_pivots(const prrlu_run *r) {
   if (r->observer && r->observer->pivots)
     r->observer->pivots(r->observer->ctx, r->host.rank);
 }
 
 /* Runs pivot steps until the device reports a stop. */
-static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
-  int64_t batch = TPL_BATCH_FIRST;
+static tp_status pivot_loop(prrlu_run *r, int64_t *syncs) {
+  int64_t batch = PRRLU_BATCH_FIRST;
   int resume_update = 0;
   for (;;) {
     if (resume_update)
-      TP_TRY(tpl_update_launch(r->space, r->entries, r->a));
+      TP_TRY(prrlu_update_launch(r->space, r->entries, r->a));
     /* never more steps than can still pick a pivot, plus the one that sees the stop */
     int64_t steps = tp_min_i64(batch, r->host.limit - r->host.rank + 1);
     TP_TRY(launch_batch(r, steps));
@@ -245,17 +245,17 @@ static tp_status pivot_loop(tpl_run *r, int64_t *syncs) {
     else if (r->host.dead > 1024 && 2 * r->host.dead > r->host.end)
       TP_TRY(rebuild_store(r, r->host.capacity));
     choose_league(r, r->host.end);
-    batch = tp_min_i64(2 * batch, TPL_BATCH_MAX);
+    batch = tp_min_i64(2 * batch, PRRLU_BATCH_MAX);
   }
 }
 
 /* Device arrays and the initial state for the compressed matrix. */
-static tp_status setup_run(tpl_run *r, const tp_sttid_compressed *cm, int64_t limit,
+static tp_status setup_run(prrlu_run *r, const tp_sttid_compressed *cm, int64_t limit,
                            int64_t room, const tp_prrlu_options *opt) {
   tp_space *s = r->space;
   const int64_t nnz = cm->nnz, cap = tp_max_i64(2 * nnz, 1024);
   int64_t max_league = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
-  TP_TRY(space_alloc(s, (void **)&r->a.st, 1, sizeof(tpl_state)));
+  TP_TRY(space_alloc(s, (void **)&r->a.st, 1, sizeof(prrlu_state)));
   TP_TRY(space_alloc(s, (void **)&r->a.row, (size_t)cap, sizeof(uint32_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.col, (size_t)cap, sizeof(uint32_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.val, (size_t)cap, sizeof(double)));
@@ -281,14 +281,14 @@ static tp_status setup_run(tpl_run *r, const tp_sttid_compressed *cm, int64_t li
   r->host.eps = opt->eps, r->host.eps_relative = opt->eps_relative != 0;
   r->host.threshold = opt->eps_relative ? 0 : opt->eps;
   TP_TRY(push_state(r));
-  r->entries = tp_team_policy_make(0, TPL_TEAM, TPL_VECTOR, 0);
+  r->entries = tp_team_policy_make(0, PRRLU_TEAM, PRRLU_VECTOR, 0);
   tp_team_policy_fit(s, &r->entries);
   choose_league(r, nnz);
   return TP_SUCCESS;
 }
 
 /* Pivots back in the matrix's indices, and the statistics. */
-static tp_status collect(tpl_run *r, const tp_sttid_compressed *cm, tp_prrlu_result *out) {
+static tp_status collect(prrlu_run *r, const tp_sttid_compressed *cm, tp_prrlu_result *out) {
   const int64_t rank = r->host.rank;
   TP_TRY(tp_copy_to_host(r->space, out->rows, r->a.piv_rows, (size_t)rank * sizeof(int64_t)));
   TP_TRY(tp_copy_to_host(r->space, out->cols, r->a.piv_cols, (size_t)rank * sizeof(int64_t)));
@@ -324,7 +324,7 @@ tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrl
    * stop stays the dense one's (an exhausted matrix, unless the limit itself is hit) */
   int64_t room = tp_min_i64(limit, tp_min_i64(cm.rows, cm.cols));
   tp_status st = tp_prrlu_result_init(result, room);
-  tpl_run r;
+  prrlu_run r;
   memset(&r, 0, sizeof r);
   r.space = space, r.rows_c = cm.rows, r.cols_c = cm.cols, r.observer = observer;
   tp_space_info info;

@@ -22,11 +22,11 @@
 #include "portable/tp_hashmap_device.h"
 #include "portable/tp_portable.h"
 
-#define TPL_DEAD UINT32_MAX
+#define PRRLU_DEAD UINT32_MAX
 
 /* Device-side state of one factorisation. Counters are int64 so that the portable
  * atomics apply to them. */
-typedef struct tpl_state {
+typedef struct prrlu_state {
   int64_t end;      /* entries occupy [0, end) */
   int64_t fresh;    /* entries the running update appended; folded into end later */
   int64_t n_u, n_v; /* lengths of the pivot column and row */
@@ -45,11 +45,11 @@ typedef struct tpl_state {
   double eps, threshold, first;
   int64_t piv_row, piv_col;
   double piv_val;
-} tpl_state;
+} prrlu_state;
 
 /* The entry store and the pivot outputs, as kernels see them. */
-typedef struct tpl_args {
-  tpl_state *st;
+typedef struct prrlu_args {
+  prrlu_state *st;
   uint32_t *row, *col;
   double *val;
   uint32_t *u_row, *v_col;
@@ -60,10 +60,10 @@ typedef struct tpl_args {
   uint64_t cols; /* compressed column count: key = row * cols + col */
   tp_hashmap_view map;
   int64_t *counter; /* scratch counter of the exact fill count */
-} tpl_args;
+} prrlu_args;
 
 /* The contiguous share [*begin, *end) of n items that belongs to this team. */
-TP_DEVICE void tpl_team_share(const tp_team *team, int64_t n, int64_t *begin, int64_t *end) {
+TP_DEVICE void prrlu_team_share(const tp_team *team, int64_t n, int64_t *begin, int64_t *end) {
   int64_t chunk = tp_ceil_div_i64(n, team->league_size);
   *begin = tp_min_i64(n, team->league_rank * chunk);
   *end = tp_min_i64(n, *begin + chunk);
@@ -72,24 +72,24 @@ TP_DEVICE void tpl_team_share(const tp_team *team, int64_t n, int64_t *begin, in
 /* Every thread and lane of the team over [begin, end), one item each in turn. Unlike
  * TP_TEAM_VECTOR_FOR this is no SIMD loop on the CPU: bodies here carry a running
  * arg-max or take atomic tickets. */
-#define TPL_TEAM_ITEMS(team, e, begin, end)                                             \
+#define PRRLU_TEAM_ITEMS(team, e, begin, end)                                             \
   for (int64_t e = (begin) + (int64_t)(team)->team_rank * (team)->vector_length +       \
                    (team)->vector_lane;                                                 \
        e < (int64_t)(end); e += (int64_t)(team)->team_size * (team)->vector_length)
 
-TP_DEVICE int tpl_idle(const tpl_state *st) { return st->stop >= 0 || st->stalled; }
+TP_DEVICE int prrlu_idle(const prrlu_state *st) { return st->stop >= 0 || st->stalled; }
 
 /* This team's arg-max over its share of the live entries. */
-TP_DEVICE tp_argmax_f64 tpl_share_argmax(const tp_team *team, tpl_args a) {
-  const tpl_state *st = a.st;
+TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
+  const prrlu_state *st = a.st;
   tp_argmax_f64 best = tp_argmax_f64_identity();
   if (st->rank < st->limit) {
     int64_t begin, end;
-    tpl_team_share(team, st->end + st->fresh, &begin, &end);
-    TPL_TEAM_ITEMS(team, e, begin, end) {
+    prrlu_team_share(team, st->end + st->fresh, &begin, &end);
+    PRRLU_TEAM_ITEMS(team, e, begin, end) {
       uint32_t r = a.row[e];
       double v = a.val[e];
-      if (r != TPL_DEAD && v != 0)
+      if (r != PRRLU_DEAD && v != 0)
         best = tp_join_argmax_abs_f64(best,
                                       tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
     }
@@ -99,13 +99,13 @@ TP_DEVICE tp_argmax_f64 tpl_share_argmax(const tp_team *team, tpl_args a) {
 }
 
 /* A partial another team wrote during this launch (volatile: never a stale cached copy). */
-TP_DEVICE tp_argmax_f64 tpl_load_partial(const tp_argmax_f64 *p) {
+TP_DEVICE tp_argmax_f64 prrlu_load_partial(const tp_argmax_f64 *p) {
   return tp_argmax_f64_make(*(const volatile double *)&p->value,
                             *(const volatile int64_t *)&p->index);
 }
 
 /* Publishes this team's partial; returns 1 in every thread of the team that came last. */
-TP_DEVICE int64_t tpl_arrive(const tp_team *team, tpl_args a, tp_argmax_f64 best) {
+TP_DEVICE int64_t prrlu_arrive(const tp_team *team, prrlu_args a, tp_argmax_f64 best) {
   int64_t last = 0;
   TP_TEAM_SINGLE(team) {
     a.partials[team->league_rank] = best;
@@ -116,8 +116,8 @@ TP_DEVICE int64_t tpl_arrive(const tp_team *team, tpl_args a, tp_argmax_f64 best
 }
 
 /* Records the pivot (or the stop) chosen from the joined partials. */
-TP_DEVICE void tpl_decide(tpl_args a, tp_argmax_f64 best) {
-  tpl_state *st = a.st;
+TP_DEVICE void prrlu_decide(prrlu_args a, tp_argmax_f64 best) {
+  prrlu_state *st = a.st;
   st->end += st->fresh;
   st->fill += st->fresh;
   st->fresh = 0;
@@ -150,38 +150,38 @@ TP_DEVICE void tpl_decide(tpl_args a, tp_argmax_f64 best) {
   st->allow = -1;
 }
 
-TP_TEAM_KERNEL(tpl_argmax, tpl_args, team, a) {
-  if (tpl_idle(a.st))
+TP_TEAM_KERNEL(prrlu_argmax, prrlu_args, team, a) {
+  if (prrlu_idle(a.st))
     return;
-  tp_argmax_f64 best = tpl_share_argmax(team, a);
-  if (!tpl_arrive(team, a, best))
+  tp_argmax_f64 best = prrlu_share_argmax(team, a);
+  if (!prrlu_arrive(team, a, best))
     return;
   tp_memory_fence(); /* every other team's partial is visible from here on */
   best = tp_argmax_f64_identity();
-  TPL_TEAM_ITEMS(team, k, 0, team->league_size) {
-    best = tp_join_argmax_abs_f64(best, tpl_load_partial(&a.partials[k]));
+  PRRLU_TEAM_ITEMS(team, k, 0, team->league_size) {
+    best = tp_join_argmax_abs_f64(best, prrlu_load_partial(&a.partials[k]));
   }
   best = tp_vector_argmax_abs_f64(team, best);
   best = tp_team_argmax_abs_f64(team, best);
   TP_TEAM_SINGLE(team) {
     a.st->arrivals = 0;
-    tpl_decide(a, best);
+    prrlu_decide(a, best);
   }
 }
 
-TP_TEAM_KERNEL(tpl_separate, tpl_args, team, a) {
-  tpl_state *st = a.st;
-  if (tpl_idle(st))
+TP_TEAM_KERNEL(prrlu_separate, prrlu_args, team, a) {
+  prrlu_state *st = a.st;
+  if (prrlu_idle(st))
     return;
   const uint32_t pr = (uint32_t)st->piv_row, pc = (uint32_t)st->piv_col;
   const double p = st->piv_val;
   int64_t begin, end, killed = 0;
-  tpl_team_share(team, st->end, &begin, &end);
-  TPL_TEAM_ITEMS(team, e, begin, end) {
+  prrlu_team_share(team, st->end, &begin, &end);
+  PRRLU_TEAM_ITEMS(team, e, begin, end) {
     uint32_t r = a.row[e], c = a.col[e];
-    if (r == TPL_DEAD || (r != pr && c != pc))
+    if (r == PRRLU_DEAD || (r != pr && c != pc))
       continue;
-    a.row[e] = TPL_DEAD;
+    a.row[e] = PRRLU_DEAD;
     killed += 1;
     double v = a.val[e];
     if (v == 0 || (r == pr && c == pc))
@@ -200,7 +200,7 @@ TP_TEAM_KERNEL(tpl_separate, tpl_args, team, a) {
 
 /* Entries the update may append: the exact count when the host measured it, else the
  * bound |u| |v| (saturated: a product past the capacity only needs to be "too many"). */
-TP_DEVICE int64_t tpl_update_bound(const tpl_state *st) {
+TP_DEVICE int64_t prrlu_update_bound(const prrlu_state *st) {
   if (st->allow >= 0)
     return st->allow;
   if (st->n_v > 0 && st->n_u > (INT64_MAX >> 2) / st->n_v)
@@ -208,7 +208,7 @@ TP_DEVICE int64_t tpl_update_bound(const tpl_state *st) {
   return st->n_u * st->n_v;
 }
 
-TP_DEVICE void tpl_update_pair(tpl_args a, int64_t q, int64_t nv, int64_t base) {
+TP_DEVICE void prrlu_update_pair(prrlu_args a, int64_t q, int64_t nv, int64_t base) {
   int64_t i = q / nv, j = q - (q / nv) * nv;
   uint64_t key = (uint64_t)a.u_row[i] * a.cols + a.v_col[j];
   int64_t slot = tp_hashmap_lookup(a.map, key);
@@ -224,30 +224,30 @@ TP_DEVICE void tpl_update_pair(tpl_args a, int64_t q, int64_t nv, int64_t base) 
   tp_hashmap_put(a.map, key, (uint64_t)e, &inserted);
 }
 
-TP_TEAM_KERNEL(tpl_update, tpl_args, team, a) {
-  tpl_state *st = a.st;
-  if (tpl_idle(st))
+TP_TEAM_KERNEL(prrlu_update, prrlu_args, team, a) {
+  prrlu_state *st = a.st;
+  if (prrlu_idle(st))
     return;
   const int64_t nu = st->n_u, nv = st->n_v, base = st->end;
-  if (base + tpl_update_bound(st) > st->capacity) {
+  if (base + prrlu_update_bound(st) > st->capacity) {
     TP_TEAM_SINGLE(team) {
-      st->need = tpl_update_bound(st);
+      st->need = prrlu_update_bound(st);
       st->stalled = 1;
     }
     return;
   }
   int64_t begin, end;
-  tpl_team_share(team, nu * nv, &begin, &end);
-  TPL_TEAM_ITEMS(team, q, begin, end) { tpl_update_pair(a, q, nv, base); }
+  prrlu_team_share(team, nu * nv, &begin, &end);
+  PRRLU_TEAM_ITEMS(team, q, begin, end) { prrlu_update_pair(a, q, nv, base); }
 }
 
 /* Counts the pairs of the pending update whose key is absent (its exact fill). */
-TP_TEAM_KERNEL(tpl_count_fill, tpl_args, team, a) {
-  const tpl_state *st = a.st;
+TP_TEAM_KERNEL(prrlu_count_fill, prrlu_args, team, a) {
+  const prrlu_state *st = a.st;
   const int64_t nu = st->n_u, nv = st->n_v;
   int64_t begin, end, missing = 0;
-  tpl_team_share(team, nu * nv, &begin, &end);
-  TPL_TEAM_ITEMS(team, q, begin, end) {
+  prrlu_team_share(team, nu * nv, &begin, &end);
+  PRRLU_TEAM_ITEMS(team, q, begin, end) {
     int64_t i = q / nv, j = q - (q / nv) * nv;
     if (tp_hashmap_lookup(a.map, (uint64_t)a.u_row[i] * a.cols + a.v_col[j]) < 0)
       missing += 1;
@@ -257,16 +257,16 @@ TP_TEAM_KERNEL(tpl_count_fill, tpl_args, team, a) {
 }
 
 /* Live flags (for compaction), and hash keys with positions (for rebuilding the map). */
-typedef struct tpl_keys_args {
+typedef struct prrlu_keys_args {
   const uint32_t *row, *col;
   uint8_t *live;
   uint64_t *keys, *pos;
   uint64_t cols;
-} tpl_keys_args;
+} prrlu_keys_args;
 
-TP_RANGE_KERNEL(tpl_live_flags, tpl_keys_args, e, k) { k.live[e] = k.row[e] != TPL_DEAD; }
+TP_RANGE_KERNEL(prrlu_live_flags, prrlu_keys_args, e, k) { k.live[e] = k.row[e] != PRRLU_DEAD; }
 
-TP_RANGE_KERNEL(tpl_entry_keys, tpl_keys_args, e, k) {
+TP_RANGE_KERNEL(prrlu_entry_keys, prrlu_keys_args, e, k) {
   k.keys[e] = (uint64_t)k.row[e] * k.cols + k.col[e];
   k.pos[e] = (uint64_t)e;
 }

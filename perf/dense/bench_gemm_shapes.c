@@ -35,7 +35,7 @@ typedef struct shape_ctx {
 } shape_ctx;
 
 static int parse_list(const char *s, int_list *out) {
-  return tpb_parse_i64_list(s, ',', out->v, MAX_LIST, &out->n);
+  return micro_parse_i64_list(s, ',', out->v, MAX_LIST, &out->n);
 }
 
 static int64_t list_max(const int_list *l) {
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
             if (max_elems && (c.m + c.k) * c.n * c.batch > max_elems)
               continue;
             double ms = 0;
-            st = tpb_time(space, NULL, run_gemm, &c, warmup, reps, &ms);
+            st = micro_time(space, NULL, run_gemm, &c, warmup, reps, &ms);
             if (st == TP_SUCCESS)
               printf("%-2s %6lld %6lld %6lld %5lld %10.4f %10.1f\n", t ? "T" : "N",
                      (long long)c.n, (long long)c.m, (long long)c.k, (long long)c.batch, ms,

@@ -3,7 +3,7 @@
  *
  * The tensor is generated on the host (uniform [0, 1), fixed seed), copied to the space
  * once, and every (rank, variant, mode) is timed with tp_mttkrp: median of --reps after
- * --warmup, GPU events on GPUs (tpb_time). Each row reports
+ * --warmup, GPU events on GPUs (micro_time). Each row reports
  *   GF/s NRd  the paper's flop count f = N R d (R(d-1) multiplies and R adds per element)
  *   GF/s 2NR  the GEMM count 2 N R (one multiply-add per element and column)
  *   %peak     the flops the variant performs (f for ELEM, SLICE and TILE, 2 N R for
@@ -222,7 +222,7 @@ static tp_status time_call(bench *b, call_ctx *c, double *ms, int *reps) {
   const bench_config *cfg = b->cfg;
   const double budget_ms = 1e3 * cfg->budget_s;
   double probe = 0;
-  TP_TRY(tpb_time(b->space, NULL, call_op, c, 0, 1, &probe));
+  TP_TRY(micro_time(b->space, NULL, call_op, c, 0, 1, &probe));
   *reps = cfg->reps;
   if (budget_ms > 0 && probe >= budget_ms) {
     *ms = probe, *reps = 1;
@@ -231,7 +231,7 @@ static tp_status time_call(bench *b, call_ctx *c, double *ms, int *reps) {
   if (budget_ms > 0 && probe * cfg->reps > budget_ms)
     *reps = (int)(budget_ms / probe) > 1 ? (int)(budget_ms / probe) : 1;
   int warmup = cfg->warmup > 0 ? cfg->warmup - 1 : 0;
-  return tpb_time(b->space, NULL, call_op, c, warmup, *reps, ms);
+  return micro_time(b->space, NULL, call_op, c, warmup, *reps, ms);
 }
 
 /* Runs variant v on mode into out (timed into r when `timed`), with the peak extra
@@ -497,7 +497,7 @@ static void json_row(bench *b, const row *r) {
   else
     fprintf(f, "\"mode\": %d, ", r->mode);
   fprintf(f, "\"state\": \"%s\", \"note\": ", state_name(r->state));
-  tpb_json_string(f, r->note);
+  micro_json_string(f, r->note);
   fprintf(f, ", \"estimate_bytes\": %.0f", r->estimate_bytes);
   if (r->state == ROW_OK)
     fprintf(f,
@@ -787,15 +787,15 @@ static tp_status make_tensor(bench *b) {
 }
 
 static tp_status measure_machine(bench *b) {
-  tpb_config tc = b->cfg->small_ceilings ? tpb_config_small() : tpb_config_full();
-  tpb_report rep;
+  micro_config tc = b->cfg->small_ceilings ? micro_config_small() : micro_config_full();
+  micro_report rep;
   machine *m = &b->mach;
   tc.warmup = 1, tc.reps = b->cfg->small_ceilings ? 3 : 5;
-  TP_TRY(tpb_measure_ceilings(b->space, &tc, &rep));
+  TP_TRY(micro_measure_ceilings(b->space, &tc, &rep));
   m->copy_gbps = rep.copy_gbps, m->gemm_gflops = rep.gemm_gflops;
   snprintf(m->gemm_provider, sizeof m->gemm_provider, "%s", rep.gemm_provider);
   if (b->cfg->dtype == TP_DTYPE_F32)
-    TP_TRY(tpb_fp32_fma_ceiling(b->space, &m->fma_gflops));
+    TP_TRY(micro_fp32_fma_ceiling(b->space, &m->fma_gflops));
   m->tau_m = m->copy_gbps * 1e9;
   m->tau_f = 1e9 * (b->cfg->dtype == TP_DTYPE_F32 ? m->fma_gflops : m->gemm_gflops);
   m->l = b->cfg->lm_ratio > 0 ? b->cfg->lm_ratio : b->info.is_gpu ? 10 : 8;
@@ -830,7 +830,7 @@ static void print_problem(bench *b) {
   if (b->json) {
     b->json_open = 1;
     fprintf(b->json, "{\n  \"device\": ");
-    tpb_json_string(b->json, b->info.device_name);
+    micro_json_string(b->json, b->info.device_name);
     fprintf(b->json, ",\n  \"backend\": \"%s\",\n  \"shape\": [", b->info.backend);
     for (int m = 0; m < cfg->order; ++m)
       fprintf(b->json, m ? ", %lld" : "%lld", (long long)cfg->dims[m]);
@@ -977,7 +977,7 @@ static int parse_choice(const char *v, const char *const *names, int n, int *ind
 
 static int parse_shape(const char *v, bench_config *c) {
   c->tensor_name[0] = 0;
-  return tpb_parse_i64_list(v, 'x', c->dims, TP_DENSE_MAX_ORDER, &c->order) && c->order >= 2;
+  return micro_parse_i64_list(v, 'x', c->dims, TP_DENSE_MAX_ORDER, &c->order) && c->order >= 2;
 }
 
 /* Options with a value; 0 when the value is bad, -1 for an unknown option. */
@@ -992,9 +992,9 @@ static int parse_valued(const char *a, const char *v, bench_config *c) {
   if (strcmp(a, "--tensor") == 0)
     return set_tensor(v, c);
   if (strcmp(a, "--ranks") == 0)
-    return tpb_parse_i64_list(v, ',', c->ranks, MAX_RANKS, &c->nranks);
+    return micro_parse_i64_list(v, ',', c->ranks, MAX_RANKS, &c->nranks);
   if (strcmp(a, "--cp-ranks") == 0)
-    return tpb_parse_i64_list(v, ',', c->cp_ranks, MAX_RANKS, &c->ncp_ranks);
+    return micro_parse_i64_list(v, ',', c->cp_ranks, MAX_RANKS, &c->ncp_ranks);
   if (strcmp(a, "--variants") == 0)
     return parse_variants(v, c);
   if (strcmp(a, "--modes") == 0)

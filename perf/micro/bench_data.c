@@ -1,7 +1,7 @@
 #include "perf/micro/bench_data.h"
 #include "portable/tp_portable.h"
 
-TP_INLINE uint64_t tpb_mix(uint64_t seed, int64_t i) {
+TP_INLINE uint64_t micro_mix(uint64_t seed, int64_t i) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -14,10 +14,10 @@ typedef struct rand_f64_args {
 } rand_f64_args;
 
 TP_RANGE_KERNEL(rand_f64, rand_f64_args, i, a) {
-  a.x[i] = (double)(tpb_mix(a.seed, i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  a.x[i] = (double)(micro_mix(a.seed, i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-tp_status tpb_random_f64(tp_space *space, double *x, int64_t n, uint64_t seed) {
+tp_status micro_random_f64(tp_space *space, double *x, int64_t n, uint64_t seed) {
   rand_f64_args a;
   a.x = x;
   a.seed = seed;
@@ -31,10 +31,10 @@ typedef struct rand_i32_args {
 } rand_i32_args;
 
 TP_RANGE_KERNEL(rand_i32, rand_i32_args, i, a) {
-  a.x[i] = (int32_t)(a.lo + (int64_t)(tpb_mix(a.seed, i) % (uint64_t)a.span));
+  a.x[i] = (int32_t)(a.lo + (int64_t)(micro_mix(a.seed, i) % (uint64_t)a.span));
 }
 
-tp_status tpb_random_i32(tp_space *space, int32_t *x, int64_t n, uint64_t seed, int32_t lo,
+tp_status micro_random_i32(tp_space *space, int32_t *x, int64_t n, uint64_t seed, int32_t lo,
                          int32_t hi) {
   rand_i32_args a;
   a.x = x;
@@ -49,9 +49,9 @@ typedef struct rand_u64_args {
   uint64_t seed;
 } rand_u64_args;
 
-TP_RANGE_KERNEL(rand_u64, rand_u64_args, i, a) { a.x[i] = tpb_mix(a.seed, i) >> 1; }
+TP_RANGE_KERNEL(rand_u64, rand_u64_args, i, a) { a.x[i] = micro_mix(a.seed, i) >> 1; }
 
-tp_status tpb_random_u64(tp_space *space, uint64_t *x, int64_t n, uint64_t seed) {
+tp_status micro_random_u64(tp_space *space, uint64_t *x, int64_t n, uint64_t seed) {
   rand_u64_args a;
   a.x = x;
   a.seed = seed;
@@ -64,7 +64,7 @@ typedef struct iota_args {
 
 TP_RANGE_KERNEL(iota_u32, iota_args, i, a) { a.x[i] = (uint32_t)i; }
 
-tp_status tpb_iota_u32(tp_space *space, uint32_t *x, int64_t n) {
+tp_status micro_iota_u32(tp_space *space, uint32_t *x, int64_t n) {
   iota_args a;
   a.x = x;
   return iota_u32_launch(space, n, a);
@@ -79,7 +79,7 @@ TP_RANGE_REDUCE_KERNEL(descents, descents_args, int64_t, tp_join_sum_i64, 0, i, 
 }
 
 /* Runs a counting kernel into a temporary of the space and brings the count home. */
-#define TPB_COUNT_TO_HOST(launch, space, n, args, count)                                \
+#define MICRO_COUNT_TO_HOST(launch, space, n, args, count)                                \
   do {                                                                                  \
     int64_t *dev_ = NULL;                                                               \
     TP_TRY(tp_temp_alloc(space, sizeof *dev_, (void **)&dev_));                         \
@@ -90,11 +90,11 @@ TP_RANGE_REDUCE_KERNEL(descents, descents_args, int64_t, tp_join_sum_i64, 0, i, 
     return st_;                                                                         \
   } while (0)
 
-tp_status tpb_count_descents_u64(tp_space *space, const uint64_t *keys, int64_t n,
+tp_status micro_count_descents_u64(tp_space *space, const uint64_t *keys, int64_t n,
                                  int64_t *count) {
   descents_args a;
   a.keys = keys;
-  TPB_COUNT_TO_HOST(descents_launch, space, n > 1 ? n - 1 : 0, a, count);
+  MICRO_COUNT_TO_HOST(descents_launch, space, n > 1 ? n - 1 : 0, a, count);
 }
 
 typedef struct mismatch_args {
@@ -105,10 +105,10 @@ TP_RANGE_REDUCE_KERNEL(mismatches, mismatch_args, int64_t, tp_join_sum_i64, 0, i
   *acc += a.a[i] != a.b[i];
 }
 
-tp_status tpb_count_mismatches_u64(tp_space *space, const uint64_t *a, const uint64_t *b,
+tp_status micro_count_mismatches_u64(tp_space *space, const uint64_t *a, const uint64_t *b,
                                    int64_t n, int64_t *count) {
   mismatch_args m;
   m.a = a;
   m.b = b;
-  TPB_COUNT_TO_HOST(mismatches_launch, space, n, m, count);
+  MICRO_COUNT_TO_HOST(mismatches_launch, space, n, m, count);
 }

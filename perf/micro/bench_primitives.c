@@ -7,11 +7,11 @@
 #include "perf/micro/micro.h"
 
 int main(int argc, char **argv) {
-  tpb_config cfg = tpb_config_full();
+  micro_config cfg = micro_config_full();
   tp_space_options opts = tp_space_options_default();
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--small") == 0) {
-      cfg = tpb_config_small();
+      cfg = micro_config_small();
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       cfg.reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
@@ -30,14 +30,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   tp_space *space = NULL;
-  tpb_report report;
+  micro_report report;
   if (tp_space_create(&space, &opts) != TP_SUCCESS ||
-      tpb_run_all(space, &cfg, &report) != TP_SUCCESS) {
+      micro_run_all(space, &cfg, &report) != TP_SUCCESS) {
     fprintf(stderr, "tp-bench-primitives: %s\n", tp_last_error());
     tp_space_destroy(&space);
     return 1;
   }
-  tpb_print(stdout, &report);
+  micro_print(stdout, &report);
   tp_space_destroy(&space);
   for (int i = 0; i < report.count; ++i)
     if (!report.results[i].verified)

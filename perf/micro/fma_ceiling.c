@@ -10,7 +10,7 @@ typedef struct fma_args {
   float mul, add;
 } fma_args;
 
-TP_TEAM_KERNEL(tpb_fma_kernel, fma_args, team, a) {
+TP_TEAM_KERNEL(micro_fma_kernel, fma_args, team, a) {
   TP_TEAM_VECTOR_FOR(team, i, 0, FMA_TEAM) {
     float v[FMA_CHAINS];
     TP_UNROLL for (int c = 0; c < FMA_CHAINS; ++c) v[c] = (float)(i + c) * 1e-3f;
@@ -30,10 +30,10 @@ typedef struct fma_run {
 
 static tp_status fma_op(void *ctx) {
   fma_run *r = (fma_run *)ctx;
-  return tpb_fma_kernel_launch(r->space, r->policy, r->args);
+  return micro_fma_kernel_launch(r->space, r->policy, r->args);
 }
 
-tp_status tpb_fp32_fma_ceiling(tp_space *space, double *gflops) {
+tp_status micro_fp32_fma_ceiling(tp_space *space, double *gflops) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   /* Enough teams to fill every unit several times over. */
@@ -44,7 +44,7 @@ tp_status tpb_fp32_fma_ceiling(tp_space *space, double *gflops) {
   r.args.mul = 0.999999f, r.args.add = 1e-6f;
   TP_TRY(tp_alloc(space, sizeof(float) * (size_t)(teams * FMA_TEAM), (void **)&r.args.out));
   double ms = 0;
-  tp_status st = tpb_time(space, NULL, fma_op, &r, 2, 5, &ms);
+  tp_status st = micro_time(space, NULL, fma_op, &r, 2, 5, &ms);
   tp_free(space, r.args.out);
   TP_TRY(st);
   double flops = 2.0 * FMA_CHAINS * FMA_STEPS * (double)(teams * FMA_TEAM);

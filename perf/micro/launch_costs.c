@@ -10,7 +10,7 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-tp_status tpb_measure_launch_costs(tp_space *space, tpb_launch_costs *costs) {
+tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs) {
   void *p;
   int64_t host;
   const int n = 2000;

@@ -9,13 +9,13 @@
 #include "perf/peers/peer.h"
 #include "portable/tp_error.h"
 
-tpb_config tpb_config_full(void) {
-  tpb_config c = {30, 28, 28, 27, 26, 8192, 2048, 3, 10, NULL};
+micro_config micro_config_full(void) {
+  micro_config c = {30, 28, 28, 27, 26, 8192, 2048, 3, 10, NULL};
   return c;
 }
 
-tpb_config tpb_config_small(void) {
-  tpb_config c = {24, 22, 22, 20, 20, 4096, 768, 1, 5, NULL};
+micro_config micro_config_small(void) {
+  micro_config c = {24, 22, 22, 20, 20, 4096, 768, 1, 5, NULL};
   return c;
 }
 
@@ -25,14 +25,14 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-double tpb_median(double *values, int n) {
+double micro_median(double *values, int n) {
   qsort(values, (size_t)n, sizeof *values, cmp_double);
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 /* Median milliseconds of `reps` runs of op after `warmup` runs; prepare (may be NULL)
  * runs before each, outside the timing. */
-tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
+tp_status micro_time(tp_space *space, micro_step prepare, micro_step op, void *ctx, int warmup,
                    int reps, double *median_ms) {
   tp_timer *timer = NULL;
   TP_TRY(tp_timer_create(space, &timer));
@@ -52,24 +52,24 @@ tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, in
       times[r - warmup] = ms;
   }
   if (st == TP_SUCCESS) {
-    *median_ms = tpb_median(times, reps);
+    *median_ms = micro_median(times, reps);
   }
   free(times);
   tp_timer_destroy(&timer);
   return st;
 }
 
-static tp_status tpb_peer_status(int rc, const char *what) {
+static tp_status micro_peer_status(int rc, const char *what) {
   if (rc == 0)
     return TP_SUCCESS;
   return TP_ERROR(TP_ERROR_DEVICE, "peer %s failed: %s", what, tp_peer_last_error());
 }
 
-static int tpb_have_peer(void) { return strcmp(tp_peer_name(), "none") != 0; }
+static int micro_have_peer(void) { return strcmp(tp_peer_name(), "none") != 0; }
 
-static tpb_result *tpb_add(tpb_report *rep, const char *name, int64_t n, double bytes,
+static micro_result *micro_add(micro_report *rep, const char *name, int64_t n, double bytes,
                            double items) {
-  tpb_result *r = &rep->results[rep->count++];
+  micro_result *r = &rep->results[rep->count++];
   memset(r, 0, sizeof *r);
   snprintf(r->name, sizeof r->name, "%s", name);
   r->n = n;
@@ -91,18 +91,18 @@ static tp_status copy_op(void *c) {
   return tp_copy_on_device(x->space, x->dst, x->src, x->bytes);
 }
 
-static tp_status tpb_copy(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_copy(tp_space *s, const micro_config *cfg, micro_report *rep) {
   copy_ctx c = {s, NULL, NULL, (size_t)1 << cfg->log2_copy_bytes};
   tp_status st;
   TP_TRY_GOTO(st, tp_alloc(s, c.bytes, &c.src), done);
   TP_TRY_GOTO(st, tp_alloc(s, c.bytes, &c.dst), done);
-  TP_TRY_GOTO(st, tpb_random_u64(s, (uint64_t *)c.src, (int64_t)(c.bytes / 8), 1), done);
-  tpb_result *r = tpb_add(rep, "copy", (int64_t)(c.bytes / 8), 2.0 * (double)c.bytes,
+  TP_TRY_GOTO(st, micro_random_u64(s, (uint64_t *)c.src, (int64_t)(c.bytes / 8), 1), done);
+  micro_result *r = micro_add(rep, "copy", (int64_t)(c.bytes / 8), 2.0 * (double)c.bytes,
                           (double)c.bytes / 8);
-  TP_TRY_GOTO(st, tpb_time(s, NULL, copy_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
+  TP_TRY_GOTO(st, micro_time(s, NULL, copy_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
   int64_t nbad = -1;
   TP_TRY_GOTO(st,
-              tpb_count_mismatches_u64(s, (uint64_t *)c.src, (uint64_t *)c.dst,
+              micro_count_mismatches_u64(s, (uint64_t *)c.src, (uint64_t *)c.dst,
                                        (int64_t)(c.bytes / 8), &nbad),
               done);
   r->verified = nbad == 0;
@@ -125,19 +125,19 @@ static tp_status reduce_op(void *c) {
   return tp_reduce_sum_f64(x->space, x->x, x->n, x->out);
 }
 
-static tp_status tpb_reduce(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_reduce(tp_space *s, const micro_config *cfg, micro_report *rep) {
   reduce_ctx c = {s, NULL, NULL, (int64_t)1 << cfg->log2_reduce};
   tp_status st;
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(double) * (size_t)c.n, (void **)&c.x), done);
   TP_TRY_GOTO(st, tp_alloc(s, 2 * sizeof(double), (void **)&c.out), done);
-  TP_TRY_GOTO(st, tpb_random_f64(s, c.x, c.n, 2), done);
-  tpb_result *r = tpb_add(rep, "reduce sum f64", c.n, 8.0 * (double)c.n, (double)c.n);
-  TP_TRY_GOTO(st, tpb_time(s, NULL, reduce_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
+  TP_TRY_GOTO(st, micro_random_f64(s, c.x, c.n, 2), done);
+  micro_result *r = micro_add(rep, "reduce sum f64", c.n, 8.0 * (double)c.n, (double)c.n);
+  TP_TRY_GOTO(st, micro_time(s, NULL, reduce_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
   double sums[2] = {0, 0};
   r->verified = 1;
-  if (tpb_have_peer()) {
+  if (micro_have_peer()) {
     TP_TRY_GOTO(st,
-                tpb_peer_status(tp_peer_reduce_sum_f64(tp_space_stream(s), c.x, c.n, c.out + 1,
+                micro_peer_status(tp_peer_reduce_sum_f64(tp_space_stream(s), c.x, c.n, c.out + 1,
                                                        cfg->warmup, cfg->reps, &r->peer_ms),
                                 "reduce"),
                 done);
@@ -164,28 +164,28 @@ static tp_status scan_op(void *c) {
   return tp_exclusive_scan_i32(x->space, x->in, x->out, x->n, NULL);
 }
 
-static tp_status tpb_scan(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_scan(tp_space *s, const micro_config *cfg, micro_report *rep) {
   scan_ctx c = {s, NULL, NULL, (int64_t)1 << cfg->log2_scan};
   int32_t *peer_out = NULL;
   int64_t nbad = -1;
   tp_status st;
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&c.in), done);
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&c.out), done);
-  TP_TRY_GOTO(st, tpb_random_i32(s, c.in, c.n, 3, 0, 3), done); /* sums stay below 2^31 */
-  tpb_result *r = tpb_add(rep, "exclusive scan i32", c.n, 8.0 * (double)c.n, (double)c.n);
-  TP_TRY_GOTO(st, tpb_time(s, NULL, scan_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
+  TP_TRY_GOTO(st, micro_random_i32(s, c.in, c.n, 3, 0, 3), done); /* sums stay below 2^31 */
+  micro_result *r = micro_add(rep, "exclusive scan i32", c.n, 8.0 * (double)c.n, (double)c.n);
+  TP_TRY_GOTO(st, micro_time(s, NULL, scan_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
   r->verified = 1;
-  if (tpb_have_peer()) {
+  if (micro_have_peer()) {
     TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&peer_out), done);
     TP_TRY_GOTO(st,
-                tpb_peer_status(tp_peer_exclusive_scan_i32(tp_space_stream(s), c.in, peer_out,
+                micro_peer_status(tp_peer_exclusive_scan_i32(tp_space_stream(s), c.in, peer_out,
                                                            c.n, cfg->warmup, cfg->reps,
                                                            &r->peer_ms),
                                 "scan"),
                 done);
     /* compare as 64-bit words: the count of differing pairs of int32 */
     TP_TRY_GOTO(st,
-                tpb_count_mismatches_u64(s, (const uint64_t *)c.out, (const uint64_t *)peer_out,
+                micro_count_mismatches_u64(s, (const uint64_t *)c.out, (const uint64_t *)peer_out,
                                          c.n / 2, &nbad),
                 done);
     r->verified = nbad == 0;
@@ -216,7 +216,7 @@ static tp_status sort_op(void *c) {
   return tp_sort_pairs_u64_u32(x->space, x->keys, x->vals, x->n, 0, 64);
 }
 
-static tp_status tpb_sort(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_sort(tp_space *s, const micro_config *cfg, micro_report *rep) {
   sort_ctx c = {s, NULL, NULL, NULL, NULL, (int64_t)1 << cfg->log2_sort};
   size_t kb = sizeof(uint64_t) * (size_t)c.n, vb = sizeof(uint32_t) * (size_t)c.n;
   uint64_t *pk = NULL;
@@ -227,25 +227,25 @@ static tp_status tpb_sort(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
   TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&c.keys0), done);
   TP_TRY_GOTO(st, tp_alloc(s, vb, (void **)&c.vals), done);
   TP_TRY_GOTO(st, tp_alloc(s, vb, (void **)&c.vals0), done);
-  TP_TRY_GOTO(st, tpb_random_u64(s, c.keys0, c.n, 4), done);
-  TP_TRY_GOTO(st, tpb_iota_u32(s, c.vals0, c.n), done);
+  TP_TRY_GOTO(st, micro_random_u64(s, c.keys0, c.n, 4), done);
+  TP_TRY_GOTO(st, micro_iota_u32(s, c.vals0, c.n), done);
   /* a sort pass reads and writes keys and values: report the bytes of one pass */
-  tpb_result *r = tpb_add(rep, "sort pairs u64+u32", c.n, 24.0 * (double)c.n, (double)c.n);
-  TP_TRY_GOTO(st, tpb_time(s, sort_restore, sort_op, &c, cfg->warmup, cfg->reps, &r->ms),
+  micro_result *r = micro_add(rep, "sort pairs u64+u32", c.n, 24.0 * (double)c.n, (double)c.n);
+  TP_TRY_GOTO(st, micro_time(s, sort_restore, sort_op, &c, cfg->warmup, cfg->reps, &r->ms),
               done);
-  TP_TRY_GOTO(st, tpb_count_descents_u64(s, c.keys, c.n, &descents), done);
-  if (tpb_have_peer()) {
+  TP_TRY_GOTO(st, micro_count_descents_u64(s, c.keys, c.n, &descents), done);
+  if (micro_have_peer()) {
     TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&pk), done);
     TP_TRY_GOTO(st, tp_alloc(s, vb, (void **)&pv), done);
     TP_TRY_GOTO(st, tp_copy_on_device(s, pk, c.keys0, kb), done);
     TP_TRY_GOTO(st, tp_copy_on_device(s, pv, c.vals0, vb), done);
     TP_TRY_GOTO(st, tp_space_fence(s), done);
     TP_TRY_GOTO(st,
-                tpb_peer_status(tp_peer_sort_pairs_u64_u32(tp_space_stream(s), pk, pv, c.n,
+                micro_peer_status(tp_peer_sort_pairs_u64_u32(tp_space_stream(s), pk, pv, c.n,
                                                            cfg->warmup, cfg->reps, &r->peer_ms),
                                 "sort"),
                 done);
-    TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, pk, c.n, &differences), done);
+    TP_TRY_GOTO(st, micro_count_mismatches_u64(s, c.keys, pk, c.n, &differences), done);
   }
   r->verified = descents == 0 && differences == 0;
 done:
@@ -273,20 +273,20 @@ static tp_status hash_find(void *c) {
   return tp_hashmap_find(x->map, x->keys, x->n, x->values, TP_HASHMAP_EMPTY_KEY);
 }
 
-static tp_status tpb_hash(tp_space *s, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_hash(tp_space *s, const micro_config *cfg, micro_report *rep) {
   hash_ctx c = {NULL, NULL, NULL, (int64_t)1 << cfg->log2_hash};
   int64_t nbad = -1;
   tp_status st;
   TP_TRY_GOTO(st, tp_hashmap_create(s, 2 * c.n, &c.map), done);
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(uint64_t) * (size_t)c.n, (void **)&c.keys), done);
   TP_TRY_GOTO(st, tp_alloc(s, sizeof(uint64_t) * (size_t)c.n, (void **)&c.values), done);
-  TP_TRY_GOTO(st, tpb_random_u64(s, c.keys, c.n, 5), done);
-  tpb_result *ri = tpb_add(rep, "hash insert (load 0.5)", c.n, 0, (double)c.n);
-  TP_TRY_GOTO(st, tpb_time(s, hash_clear, hash_insert, &c, cfg->warmup, cfg->reps, &ri->ms),
+  TP_TRY_GOTO(st, micro_random_u64(s, c.keys, c.n, 5), done);
+  micro_result *ri = micro_add(rep, "hash insert (load 0.5)", c.n, 0, (double)c.n);
+  TP_TRY_GOTO(st, micro_time(s, hash_clear, hash_insert, &c, cfg->warmup, cfg->reps, &ri->ms),
               done);
-  tpb_result *rf = tpb_add(rep, "hash find (load 0.5)", c.n, 0, (double)c.n);
-  TP_TRY_GOTO(st, tpb_time(s, NULL, hash_find, &c, cfg->warmup, cfg->reps, &rf->ms), done);
-  TP_TRY_GOTO(st, tpb_count_mismatches_u64(s, c.keys, c.values, c.n, &nbad), done);
+  micro_result *rf = micro_add(rep, "hash find (load 0.5)", c.n, 0, (double)c.n);
+  TP_TRY_GOTO(st, micro_time(s, NULL, hash_find, &c, cfg->warmup, cfg->reps, &rf->ms), done);
+  TP_TRY_GOTO(st, micro_count_mismatches_u64(s, c.keys, c.values, c.n, &nbad), done);
   ri->verified = rf->verified = nbad == 0; /* every key found with its own value */
 done:
   tp_hashmap_destroy(&c.map);
@@ -307,7 +307,7 @@ static tp_status gemm_op(void *c) {
                      x->B, x->n, 0.0, x->C, x->n);
 }
 
-static tp_status tpb_gemm(tp_space *s, int n, const tpb_config *cfg, tpb_report *rep) {
+static tp_status micro_gemm(tp_space *s, int n, const micro_config *cfg, micro_report *rep) {
   gemm_ctx c = {s, NULL, NULL, NULL, n};
   size_t bytes = sizeof(double) * (size_t)n * (size_t)n;
   double ms = 0;
@@ -315,9 +315,9 @@ static tp_status tpb_gemm(tp_space *s, int n, const tpb_config *cfg, tpb_report 
   TP_TRY_GOTO(st, tp_alloc(s, bytes, (void **)&c.A), done);
   TP_TRY_GOTO(st, tp_alloc(s, bytes, (void **)&c.B), done);
   TP_TRY_GOTO(st, tp_alloc(s, bytes, (void **)&c.C), done);
-  TP_TRY_GOTO(st, tpb_random_f64(s, c.A, (int64_t)n * n, 6), done);
-  TP_TRY_GOTO(st, tpb_random_f64(s, c.B, (int64_t)n * n, 7), done);
-  TP_TRY_GOTO(st, tpb_time(s, NULL, gemm_op, &c, cfg->warmup, cfg->reps, &ms), done);
+  TP_TRY_GOTO(st, micro_random_f64(s, c.A, (int64_t)n * n, 6), done);
+  TP_TRY_GOTO(st, micro_random_f64(s, c.B, (int64_t)n * n, 7), done);
+  TP_TRY_GOTO(st, micro_time(s, NULL, gemm_op, &c, cfg->warmup, cfg->reps, &ms), done);
   rep->gemm_n = n;
   rep->gemm_gflops = 2.0 * (double)n * n * n / (ms * 1e6);
   snprintf(rep->gemm_provider, sizeof rep->gemm_provider, "%s", tp_gemm_provider());
@@ -326,7 +326,7 @@ done:
   return st;
 }
 
-static tp_status tpb_describe(tp_space *space, tpb_report *report, tp_space_info *info) {
+static tp_status micro_describe(tp_space *space, micro_report *report, tp_space_info *info) {
   TP_TRY(tp_space_get_info(space, info));
   snprintf(report->device, sizeof report->device, "%s", info->device_name);
   snprintf(report->backend, sizeof report->backend, "%s", info->backend);
@@ -334,30 +334,30 @@ static tp_status tpb_describe(tp_space *space, tpb_report *report, tp_space_info
   return TP_SUCCESS;
 }
 
-tp_status tpb_measure_ceilings(tp_space *space, const tpb_config *config, tpb_report *report) {
+tp_status micro_measure_ceilings(tp_space *space, const micro_config *config, micro_report *report) {
   memset(report, 0, sizeof *report);
   tp_space_info info;
-  TP_TRY(tpb_describe(space, report, &info));
-  TP_TRY(tpb_copy(space, config, report));
-  return tpb_gemm(space, info.is_gpu ? config->gemm_n_gpu : config->gemm_n_cpu, config, report);
+  TP_TRY(micro_describe(space, report, &info));
+  TP_TRY(micro_copy(space, config, report));
+  return micro_gemm(space, info.is_gpu ? config->gemm_n_gpu : config->gemm_n_cpu, config, report);
 }
 
-typedef tp_status (*tpb_bench)(tp_space *, const tpb_config *, tpb_report *);
+typedef tp_status (*micro_bench)(tp_space *, const micro_config *, micro_report *);
 
-tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *report) {
+tp_status micro_run_all(tp_space *space, const micro_config *config, micro_report *report) {
   static const struct {
     const char *name;
-    tpb_bench run;
-  } benches[] = {{"reduce", tpb_reduce}, {"scan", tpb_scan}, {"sort", tpb_sort},
-                 {"hash", tpb_hash}};
-  TP_TRY(tpb_measure_ceilings(space, config, report));
+    micro_bench run;
+  } benches[] = {{"reduce", micro_reduce}, {"scan", micro_scan}, {"sort", micro_sort},
+                 {"hash", micro_hash}};
+  TP_TRY(micro_measure_ceilings(space, config, report));
   for (size_t b = 0; b < sizeof benches / sizeof benches[0]; ++b)
     if (!config->only || strstr(benches[b].name, config->only))
       TP_TRY(benches[b].run(space, config, report));
   return tp_space_trim(space);
 }
 
-void tpb_print(FILE *out, const tpb_report *rep) {
+void micro_print(FILE *out, const micro_report *rep) {
   fprintf(out, "device: %s | backend: %s | peer: %s\n", rep->device, rep->backend, rep->peer);
   fprintf(out, "ceilings measured in this run: copy %.1f GB/s (bytes read + written), "
                "FP64 GEMM %.1f GFLOP/s (%s, n = %d, 2n^3 flops)\n\n",
@@ -365,7 +365,7 @@ void tpb_print(FILE *out, const tpb_report *rep) {
   fprintf(out, "%-24s %12s %10s %12s %11s %8s %10s %12s %9s %s\n", "primitive", "n", "ms", "GB/s",
           "Gitems/s", "%copy", "peer ms", "peer GB/s", "vs peer", "check");
   for (int i = 0; i < rep->count; ++i) {
-    const tpb_result *r = &rep->results[i];
+    const micro_result *r = &rep->results[i];
     double gbps = r->bytes > 0 ? r->bytes / (r->ms * 1e6) : 0;
     char peer_ms[16] = "-", peer_gbps[16] = "-", ratio[16] = "-", bw[16] = "-", pct[16] = "-";
     if (r->bytes > 0) {
@@ -387,7 +387,7 @@ void tpb_print(FILE *out, const tpb_report *rep) {
                "percentage of the peer's.\n");
 }
 
-int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count) {
+int micro_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count) {
   *count = 0;
   while (*s) {
     char *end;

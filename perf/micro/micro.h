@@ -1,8 +1,8 @@
 /* Micro-benchmarks of the portable layer's primitives, each next to the machine's copy
  * bandwidth and, where a peer library is built in (CUB), the same operation by the peer
  * on the same data in the same run. */
-#ifndef TPB_MICRO_H
-#define TPB_MICRO_H
+#ifndef MICRO_MICRO_H
+#define MICRO_MICRO_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 extern "C" { /* fma_ceiling.c is compiled as CUDA C++ on GPU backends */
 #endif
 
-typedef struct tpb_config {
+typedef struct micro_config {
   int log2_copy_bytes; /* copy of 2^k bytes */
   int log2_reduce;     /* sum of 2^k doubles */
   int log2_scan;       /* exclusive scan of 2^k int32 */
@@ -22,14 +22,14 @@ typedef struct tpb_config {
   int gemm_n_gpu, gemm_n_cpu; /* n of the n x n x n FP64 GEMM ceiling */
   int warmup, reps;
   const char *only; /* run only the benchmarks whose name contains this (NULL: all) */
-} tpb_config;
+} micro_config;
 
 /* The sizes of the design brief (2^28 reduce and scan, 2^27 sort, 2^26 hash keys). */
-tpb_config tpb_config_full(void);
+micro_config micro_config_full(void);
 /* Sizes for a quick look (a few seconds on two CPU cores). */
-tpb_config tpb_config_small(void);
+micro_config micro_config_small(void);
 
-typedef struct tpb_result {
+typedef struct micro_result {
   char name[32];
   int64_t n;        /* elements */
   double bytes;     /* bytes one operation must move (read + write), 0 if not a rate */
@@ -37,11 +37,11 @@ typedef struct tpb_result {
   double ms;        /* tenport: median milliseconds */
   double peer_ms;   /* the peer's median, or < 0 without one */
   int verified;     /* the result was checked (and the peer's agrees) */
-} tpb_result;
+} micro_result;
 
-enum { TPB_MAX_RESULTS = 8 };
+enum { MICRO_MAX_RESULTS = 8 };
 
-typedef struct tpb_report {
+typedef struct micro_report {
   char device[256];
   char backend[16];
   char peer[64];
@@ -49,58 +49,58 @@ typedef struct tpb_report {
   double gemm_gflops; /* FP64 GEMM through tp_gemm_f64 */
   int gemm_n;
   char gemm_provider[32];
-  tpb_result results[TPB_MAX_RESULTS];
+  micro_result results[MICRO_MAX_RESULTS];
   int count;
-} tpb_report;
+} micro_report;
 
 /* Median milliseconds (GPU events on GPUs) of `reps` runs of op after `warmup` runs;
  * prepare (may be NULL) runs before each, outside the timing. */
-typedef tp_status (*tpb_step)(void *ctx);
-tp_status tpb_time(tp_space *space, tpb_step prepare, tpb_step op, void *ctx, int warmup,
+typedef tp_status (*micro_step)(void *ctx);
+tp_status micro_time(tp_space *space, micro_step prepare, micro_step op, void *ctx, int warmup,
                    int reps, double *median_ms);
 
 /* The median of n values (sorts them in place). */
-double tpb_median(double *values, int n);
+double micro_median(double *values, int n);
 
 /* FP32 fused multiply-add rate of the space (GFLOP/s, 2 flops per FMA), measured by a
  * kernel of independent FMA chains: the compute ceiling for FP32 kernels. */
-tp_status tpb_fp32_fma_ceiling(tp_space *space, double *gflops);
+tp_status micro_fp32_fma_ceiling(tp_space *space, double *gflops);
 
 /* Measures the machine's two ceilings: copy bandwidth and FP64 GEMM rate. */
-tp_status tpb_measure_ceilings(tp_space *space, const tpb_config *config, tpb_report *report);
+tp_status micro_measure_ceilings(tp_space *space, const micro_config *config, micro_report *report);
 
 /* Runs the ceilings and every micro-benchmark; stops at the first error. */
-tp_status tpb_run_all(tp_space *space, const tpb_config *config, tpb_report *report);
+tp_status micro_run_all(tp_space *space, const micro_config *config, micro_report *report);
 
 /* Prints the report as a table: time, GB/s or items/s, % of copy bandwidth, peer. */
-void tpb_print(FILE *out, const tpb_report *report);
+void micro_print(FILE *out, const micro_report *report);
 
 /* Flops of one SS-HOPM iteration of order m, dimension n. Fixed shift (unrolled kernel):
  * monomials of degree 2..m-1 (one multiply each), y = B p (n x M1 FMAs),
  * lambda = x.y, x <- y + alpha x, the norm and the scaling (2n + 2n + 2n + n), the step
  * test (3n). Adaptive: H = A x^(m-2) (n(n+1)/2 x M2 FMAs), y = H x, the eigenvalue
  * bounds (counted as 40 flops), the shift and the same vector work. */
-double tpb_sshopm_flops_fixed(int m, int n);
-double tpb_sshopm_flops_adaptive(int m, int n);
+double micro_sshopm_flops_fixed(int m, int n);
+double micro_sshopm_flops_adaptive(int m, int n);
 
 /* Bytes one FLYCOO MTTKRP pass of a mode with `rows` output rows must move: the records
  * read (and written again when remapping), nnz (d-1) R gathered factor values, G. */
-double tpb_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
+double micro_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
                              int64_t rows);
 
 /* Microseconds of one tiny launch in a back-to-back stream and of one host round trip. */
-typedef struct tpb_launch_costs {
+typedef struct micro_launch_costs {
   double launch_us, round_trip_us;
-} tpb_launch_costs;
-tp_status tpb_measure_launch_costs(tp_space *space, tpb_launch_costs *costs);
+} micro_launch_costs;
+tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs);
 
 /* Writes s as a JSON string (quoted, with quotes, backslashes and control characters
  * escaped). */
-void tpb_json_string(FILE *f, const char *s);
+void micro_json_string(FILE *f, const char *s);
 
 /* Parses "a<sep>b<sep>c" of positive integers into out (at most max): 1 on success,
  * 0 on an empty, malformed or too long list. For the drivers' command lines. */
-int tpb_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count);
+int micro_parse_i64_list(const char *s, char sep, int64_t *out, int max, int *count);
 
 #ifdef __cplusplus
 }

@@ -37,8 +37,8 @@ import torch
 
 from peer_common import Timer, parse_list
 
-TPB_MAGIC = b'TPCOO\0\0\1'
-TPB_FIXED = struct.Struct('<8sIIIIQ')  # magic, version, index width, value width, order, nnz
+MICRO_MAGIC = b'TPCOO\0\0\1'
+MICRO_FIXED = struct.Struct('<8sIIIIQ')  # magic, version, index width, value width, order, nnz
 
 
 
@@ -47,15 +47,15 @@ def read_tpb(path):
     """(indices: list of int64 arrays, zero-based; values; dims) from a .tpb file."""
     size = os.path.getsize(path)
     with open(path, 'rb') as f:
-        fixed = f.read(TPB_FIXED.size)
-        if len(fixed) < TPB_FIXED.size:
+        fixed = f.read(MICRO_FIXED.size)
+        if len(fixed) < MICRO_FIXED.size:
             sys.exit('%s: truncated .tpb header' % path)
-        magic, version, iw, vw, order, nnz = TPB_FIXED.unpack(fixed)
+        magic, version, iw, vw, order, nnz = MICRO_FIXED.unpack(fixed)
         if version != 1 or iw not in (4, 8) or vw not in (4, 8) or not 1 <= order <= 16:
             sys.exit('%s: unsupported .tpb header (version %d, index width %d, value width %d,'
                      ' order %d)' % (path, version, iw, vw, order))
         dims = struct.unpack('<%dQ' % order, f.read(8 * order))
-    offset = TPB_FIXED.size + 8 * order
+    offset = MICRO_FIXED.size + 8 * order
     if size != offset + nnz * (order * iw + vw):
         sys.exit('%s: the file holds %d bytes, the header says %d'
                  % (path, size, offset + nnz * (order * iw + vw)))
@@ -102,8 +102,8 @@ def read_tns(path):
 
 def read_tensor(path):
     with open(path, 'rb') as f:
-        head = f.read(len(TPB_MAGIC))
-    return read_tpb(path) if head == TPB_MAGIC else read_tns(path)
+        head = f.read(len(MICRO_MAGIC))
+    return read_tpb(path) if head == MICRO_MAGIC else read_tns(path)
 
 
 def mttkrp_index_add(idx, vals, factors, mode, chunk):

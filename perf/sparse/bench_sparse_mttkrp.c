@@ -97,8 +97,8 @@ static tp_status whole_cycle(void *ctx) {
   return TP_SUCCESS;
 }
 
-static tp_status time_step(bench *b, tpb_step prepare, tpb_step op, step *s, double *ms) {
-  return tpb_time(b->space, prepare, op, s, b->cfg->warmup, b->cfg->reps, ms);
+static tp_status time_step(bench *b, micro_step prepare, micro_step op, step *s, double *ms) {
+  return micro_time(b->space, prepare, op, s, b->cfg->warmup, b->cfg->reps, ms);
 }
 
 /* ---- checks and figures ------------------------------------------------------------ */
@@ -127,7 +127,7 @@ static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->remap_ms));
   s.remap = 0;
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->plain_ms));
-  r->gbps = tpb_sparse_mode_bytes(&b->fly_stats, b->cfg->rank, tp_dtype_size(b->cfg->dtype),
+  r->gbps = micro_sparse_mode_bytes(&b->fly_stats, b->cfg->rank, tp_dtype_size(b->cfg->dtype),
                                   b->cfg->dims[mode]) /
             (r->remap_ms * 1e6);
   r->base_ms = -1, r->check = -1;
@@ -258,7 +258,7 @@ static tp_status time_build(bench *b, int in_space, double *ms) {
     t[r] = 1e3 * (now_s() - t0);
     TP_TRY(tp_flycoo_destroy(&f));
   }
-  *ms = tpb_median(t, reps);
+  *ms = micro_median(t, reps);
   return TP_SUCCESS;
 }
 
@@ -279,10 +279,10 @@ static tp_status run(bench *b) {
   TP_TRY(tp_space_get_info(b->space, &b->info));
   printf("tp-bench-sparse-mttkrp: %s backend, %s (%d units)\n", b->info.backend,
          b->info.device_name, b->info.compute_units);
-  tpb_config tc = tpb_config_small();
+  micro_config tc = micro_config_small();
   tc.warmup = 1, tc.reps = 3;
-  tpb_report rep;
-  TP_TRY(tpb_measure_ceilings(b->space, &tc, &rep));
+  micro_report rep;
+  TP_TRY(micro_measure_ceilings(b->space, &tc, &rep));
   b->copy_gbps = rep.copy_gbps;
   printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n",
          b->copy_gbps);
@@ -336,7 +336,7 @@ static tp_status run(bench *b) {
 /* ---- command line ------------------------------------------------------------------ */
 static int parse_arg(const char *a, const char *v, config *c) {
   if (!strcmp(a, "--dims"))
-    return tpb_parse_i64_list(v, 'x', c->dims, TP_COO_MAX_ORDER, &c->order) && c->order >= 2;
+    return micro_parse_i64_list(v, 'x', c->dims, TP_COO_MAX_ORDER, &c->order) && c->order >= 2;
   if (!strcmp(a, "--nnz"))
     return (c->nnz = atoll(v)) > 0;
   if (!strcmp(a, "--skew"))

@@ -186,13 +186,13 @@ static tp_status bench_shape(tp_space *s, const bench_config *c, int m, int n, d
     r.options.xtol = mode == 2 ? (c->single ? 1e-4 : 1e-8) : 0;
     r.options.max_iterations = mode == 2 ? 1000 : c->iterations;
     double ms = 0, worst = 0, mean_its = 0, conv = 0;
-    st = tpb_time(s, NULL, run_op, &r, c->warmup, c->reps, &ms);
+    st = micro_time(s, NULL, run_op, &r, c->warmup, c->reps, &ms);
     if (st == TP_SUCCESS)
       st = check_results(&r, tensors, unique, &worst, &mean_its, &conv);
     if (st != TP_SUCCESS)
       break;
     double its = mean_its * (double)(c->tensors * c->starts), rate = its / (ms * 1e-3);
-    double f = mode == 0 ? tpb_sshopm_flops_fixed(m, n) : tpb_sshopm_flops_adaptive(m, n);
+    double f = mode == 0 ? micro_sshopm_flops_fixed(m, n) : micro_sshopm_flops_adaptive(m, n);
     double gflops = rate * f * 1e-9;
     printf("(%d,%d) %-3s %-8s %9.3f ms  %8.2e it/s  %8.1f GFLOP/s  %5.1f%% of FMA peak  "
            "mean its %6.1f  converged %5.1f%%  worst residual %.2e  (%s kernel, %.0f flops/it)\n",
@@ -250,7 +250,7 @@ int main(int argc, char **argv) {
   tp_space_info info;
   double ceiling = 0;
   if (tp_space_create(&s, NULL) != TP_SUCCESS || tp_space_get_info(s, &info) != TP_SUCCESS ||
-      tpb_fp32_fma_ceiling(s, &ceiling) != TP_SUCCESS) {
+      micro_fp32_fma_ceiling(s, &ceiling) != TP_SUCCESS) {
     fprintf(stderr, "tp-bench-sshopm: %s\n", tp_last_error());
     tp_space_destroy(&s);
     return 1;

@@ -124,7 +124,7 @@ static int time_runs(tp_space *space, const tp_coo *t, const config *cfg, run_ti
 
 static int run_case(tp_space *space, const tp_space_info *si, const char *name,
                     const tp_coo *t, double paper_gpu, double paper_cpu, const config *cfg,
-                    const tpb_launch_costs *fl, FILE *json, int *first_json) {
+                    const micro_launch_costs *fl, FILE *json, int *first_json) {
   run_times med;
   tp_sttid_info info;
   tp_tci tci;
@@ -205,10 +205,10 @@ int main(int argc, char **argv) {
     return 2;
   tp_space *space;
   tp_space_info si;
-  tpb_launch_costs fl;
+  micro_launch_costs fl;
   if (tp_space_create(&space, NULL) || tp_space_get_info(space, &si))
     return fail("space");
-  if (tpb_measure_launch_costs(space, &fl))
+  if (micro_measure_launch_costs(space, &fl))
     return fail("launch floor");
   printf("tp-bench-sttid: %s on %s (%d compute units); launch %.2f us, round trip %.2f us\n",
          si.backend, si.device_name, si.compute_units, fl.launch_us, fl.round_trip_us);

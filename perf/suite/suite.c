@@ -35,16 +35,16 @@ tp_status tps_init(tps_run *run, tp_space *space, int full, const char *only) {
 }
 
 static tp_status measure_ceilings(tps_run *run) {
-  tpb_config c = run->full ? tpb_config_full() : tpb_config_small();
+  micro_config c = run->full ? micro_config_full() : micro_config_small();
   c.warmup = 1, c.reps = run->full ? 5 : 3;
-  tpb_report rep;
+  micro_report rep;
   tps_announce(run, "ceilings: copy, FP64 GEMM, FP32 FMA");
-  TP_TRY(tpb_measure_ceilings(run->space, &c, &rep));
+  TP_TRY(micro_measure_ceilings(run->space, &c, &rep));
   run->ceilings.copy_gbps = rep.copy_gbps;
   run->ceilings.gemm_f64_gflops = rep.gemm_gflops;
   snprintf(run->ceilings.gemm_provider, sizeof run->ceilings.gemm_provider, "%s",
            rep.gemm_provider);
-  return tpb_fp32_fma_ceiling(run->space, &run->ceilings.fma_f32_gflops);
+  return micro_fp32_fma_ceiling(run->space, &run->ceilings.fma_f32_gflops);
 }
 
 tp_status tps_run_all(tps_run *run) {

@@ -70,7 +70,7 @@ static tp_status time_variant(dense_case *c, tp_mttkrp_variant v, void *G, doubl
   double sum = 0;
   for (c->mode = 0; c->mode < c->X.order; ++c->mode) {
     double ms = 0;
-    TP_TRY(tpb_time(c->run->space, NULL, mttkrp_op, c, c->run->warmup, c->run->reps, &ms));
+    TP_TRY(micro_time(c->run->space, NULL, mttkrp_op, c, c->run->warmup, c->run->reps, &ms));
     sum += ms;
   }
   *mean_ms = sum / c->X.order;
@@ -158,7 +158,7 @@ static tp_status bench_cp_als(dense_case *c, const char *shape) {
                           (long long)c->rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * tpb_median(t.seconds + 1, t.count - 1);
+  r->ms = 1e3 * micro_median(t.seconds + 1, t.count - 1);
   r->bytes = 8.0 * (double)c->count * res.passes_per_iteration;
   r->ceiling = TPS_CEILING_COPY;
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

@@ -109,7 +109,7 @@ static void json_number(FILE *f, double v, int zero_ok) {
 
 static void json_key(FILE *f, const char *key, const char *value) {
   fprintf(f, "\"%s\": ", key);
-  tpb_json_string(f, value);
+  micro_json_string(f, value);
 }
 
 static double rate(double amount, double ms, double scale) {
@@ -128,9 +128,9 @@ static void json_result(FILE *f, const tps_run *run, const tps_result *r) {
   json_number(f, rate(r->flops, r->ms, 1e9), 0), fputs(", \"gbps\": ", f);
   json_number(f, rate(r->bytes, r->ms, 1e9), 0), fputs(", \"items_per_s\": ", f);
   json_number(f, rate(r->items, r->ms, 1), 0), fputs(", \"items\": ", f);
-  if (*r->items_unit) tpb_json_string(f, r->items_unit); else fputs("null", f);
+  if (*r->items_unit) micro_json_string(f, r->items_unit); else fputs("null", f);
   fputs(",\n     \"ceiling\": ", f);
-  if (tps_ceiling_name(r->ceiling)) tpb_json_string(f, tps_ceiling_name(r->ceiling)); else fputs("null", f);
+  if (tps_ceiling_name(r->ceiling)) micro_json_string(f, tps_ceiling_name(r->ceiling)); else fputs("null", f);
   fputs(", \"percent_of_ceiling\": ", f);
   json_number(f, tps_percent_of_ceiling(run, r), 1), fputs(", \"model_ms\": ", f);
   json_number(f, r->model_ms, 1), fputs(", ", f);

@@ -5,7 +5,7 @@
  * iteration.
  *
  * Counts: flops nnz R d per mode (the FLYCOO paper's: d - 1 multiplies and one add per
- * nonzero and column); bytes (tpb_sparse_mode_bytes) records read (and written when
+ * nonzero and column); bytes (micro_sparse_mode_bytes) records read (and written when
  * remapping), nnz (d-1) R gathered factor values and G written; model: those bytes at
  * copy speed (the kernels are memory bound). The baseline
  * is given the same bytes (it reads less per record but gathers the same rows), so its
@@ -91,12 +91,12 @@ static tp_status measure_modes(sparse_case *c, mode_sums *s) {
   memset(s, 0, sizeof *s);
   for (c->mode = 0; c->mode < 3; ++c->mode) {
     double fly = 0, atomic = 0, rel = 0;
-    TP_TRY(tpb_time(run->space, reorder_op, flycoo_op, c, run->warmup, run->reps, &fly));
-    TP_TRY(tpb_time(run->space, NULL, atomic_op, c, run->warmup, run->reps, &atomic));
+    TP_TRY(micro_time(run->space, reorder_op, flycoo_op, c, run->warmup, run->reps, &fly));
+    TP_TRY(micro_time(run->space, NULL, atomic_op, c, run->warmup, run->reps, &atomic));
     TP_TRY(tps_max_rel_diff(run->space, c->G, c->G_base,
                             (size_t)(c->host.dims[c->mode] * c->U.rank), TP_DTYPE_F32, &rel));
     s->flycoo_ms += fly / 3, s->atomic_ms += atomic / 3, s->worst = fmax(s->worst, rel);
-    s->bytes += tpb_sparse_mode_bytes(&c->stats, c->U.rank, sizeof(float), c->host.dims[c->mode]) / 3;
+    s->bytes += micro_sparse_mode_bytes(&c->stats, c->U.rank, sizeof(float), c->host.dims[c->mode]) / 3;
   }
   return TP_SUCCESS;
 }
@@ -145,7 +145,7 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
                           (long long)c->U.rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
-  r->ms = 1e3 * tpb_median(seconds + 1, n - 1);
+  r->ms = 1e3 * micro_median(seconds + 1, n - 1);
   r->bytes = 3 * mode_bytes, r->ceiling = TPS_CEILING_COPY;
   r->flops = 3.0 * (double)c->stats.nnz * (double)c->U.rank * 3; /* the three MTTKRPs */
   r->model_ms = tps_roofline_ms(c->run, 0, r->bytes, TPS_CEILING_NONE);

@@ -4,7 +4,7 @@
  * 2^10 (quick).
  *
  * Counts: items = tensor-start iterations; flops = items x the per-iteration count of
- * tpb_sshopm_flops_fixed; bytes = the tensors, read once; ceiling and model: the flops at
+ * micro_sshopm_flops_fixed; bytes = the tensors, read once; ceiling and model: the flops at
  * the FP32 FMA rate.
  * Checks: the timed run itself, on its first 512 (tensor, start) runs: exactly 50
  * iterations each, |x| = 1 and lambda = A x^m of the returned x, recomputed in double,
@@ -173,7 +173,7 @@ static tp_status bench_shape(tps_run *run, int m, int n, int64_t T) {
   tp_sshopm_options_init(&c.options);
   c.options.shift = TP_SHIFT_FIXED, c.options.alpha = m - 1;
   c.options.tol = 0, c.options.max_iterations = ITERATIONS;
-  if (st == TP_SUCCESS) st = tpb_time(run->space, NULL, solve_op, &c, run->warmup, run->reps, &ms);
+  if (st == TP_SUCCESS) st = micro_time(run->space, NULL, solve_op, &c, run->warmup, run->reps, &ms);
   if (st == TP_SUCCESS) st = check_fixed(&c, &fixed_error);
   tp_sshopm_options_init(&c.options);
   c.options.tol = 1e-6, c.options.xtol = 1e-4;
@@ -189,7 +189,7 @@ static tp_status bench_shape(tps_run *run, int m, int n, int64_t T) {
   r->ms = ms;
   r->items = (double)T * STARTS * ITERATIONS;
   snprintf(r->items_unit, sizeof r->items_unit, "tensor-start its");
-  r->flops = r->items * tpb_sshopm_flops_fixed(m, n);
+  r->flops = r->items * micro_sshopm_flops_fixed(m, n);
   int64_t unique = 0;
   tp_sym_unique_count(m, n, &unique);
   r->bytes = 4.0 * (double)T * (double)unique; /* each tensor read once: compute bound */

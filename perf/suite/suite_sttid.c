@@ -39,7 +39,7 @@ static tp_status time_decompositions(tps_run *run, const tp_coo *t, const tp_stt
     if (k >= run->warmup)
       seconds[k - run->warmup] = info->seconds_total;
   }
-  *median = tpb_median(seconds, reps);
+  *median = micro_median(seconds, reps);
   return TP_SUCCESS;
 }
 
@@ -62,7 +62,7 @@ static tp_status record(tps_run *run, const sttid_case *c, double seconds, int64
   return TP_SUCCESS;
 }
 
-static tp_status bench_case(tps_run *run, const sttid_case *c, const tpb_launch_costs *costs) {
+static tp_status bench_case(tps_run *run, const sttid_case *c, const micro_launch_costs *costs) {
   char what[64];
   snprintf(what, sizeof what, "STTID %s", c->name);
   tps_announce(run, what);
@@ -97,8 +97,8 @@ tp_status tps_sttid(tps_run *run) {
       {"100^4", 4, {100, 100, 100, 100}, 12729},
       {"50^5", 5, {50, 50, 50, 50, 50}, 27843},
   };
-  tpb_launch_costs costs;
-  TP_TRY(tpb_measure_launch_costs(run->space, &costs));
+  micro_launch_costs costs;
+  TP_TRY(micro_measure_launch_costs(run->space, &costs));
   const int n = run->full ? 2 : 1;
   for (int k = 0; k < n; ++k)
     TP_TRY(bench_case(run, &cases[k], &costs));

@@ -15,8 +15,8 @@ build=${TP_HIP_CPU_BUILD:-build/hip-cpu}
 # file | the exact text removed or replaced | its replacement | suite | what it breaks
 # "line:N:TEXT" instead of a text removes TEXT from the Nth line that holds it (for lines
 # of a macro, whose continuation must stay). The dense MTTKRP's own GPU kernels have no
-# barrier or team reduction (tpm_partial_col_team sums with atomics; the team_size > 1
-# branch of tpm_width.h runs only on CPUs, with teams of one thread), so its mutation is
+# barrier or team reduction (mttkrp_partial_col_team sums with atomics; the team_size > 1
+# branch of mttkrp_width.h runs only on CPUs, with teams of one thread), so its mutation is
 # in the portable GEMM that its GEMM and BLOCKED variants run on a GPU without a vendor
 # BLAS (the hip backend).
 mutations=(

@@ -23,11 +23,11 @@ static void print_device(const tp_space_info *info) {
 }
 
 int tenport_cmd_info(int argc, char **argv) {
-  tpb_config cfg = tpb_config_small();
+  micro_config cfg = micro_config_small();
   tp_space_options opts = tenport_space_options();
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--full") == 0) {
-      cfg = tpb_config_full();
+      cfg = micro_config_full();
     } else {
       fprintf(stderr, "usage: tenport info [--full] [--device D]\n"
                       "  --full      micro-benchmarks at the design sizes (2^28 elements; "
@@ -39,7 +39,7 @@ int tenport_cmd_info(int argc, char **argv) {
   }
   tp_space *space = NULL;
   tp_space_info info;
-  tpb_report report;
+  micro_report report;
   if (tp_space_create(&space, &opts) != TP_SUCCESS ||
       tp_space_get_info(space, &info) != TP_SUCCESS) {
     fprintf(stderr, "tenport info: %s\n", tp_last_error());
@@ -48,11 +48,11 @@ int tenport_cmd_info(int argc, char **argv) {
   print_device(&info);
   fflush(stdout);
   int code = 0;
-  if (tpb_run_all(space, &cfg, &report) != TP_SUCCESS) {
+  if (micro_run_all(space, &cfg, &report) != TP_SUCCESS) {
     fprintf(stderr, "tenport info: %s\n", tp_last_error());
     code = 1;
   } else {
-    tpb_print(stdout, &report);
+    micro_print(stdout, &report);
     for (int i = 0; i < report.count; ++i)
       code |= !report.results[i].verified;
   }
