@@ -77,7 +77,7 @@ Test(cp_als, spd_solve_matches_reference) {
     memcpy(U, G, sizeof(double) * (size_t)(I * R));
     int fallback = -1;
     int64_t rank = -1;
-    TPT_OK(tp_cp_spd_solve(V, R, U, I, &fallback, &rank));
+    TPT_OK(tpi_cp_spd_solve(V, R, U, I, &fallback, &rank));
     tpt_solve_rows(V, R, G, I, ref);
     cr_expect_eq(fallback, 0, "R = %lld: Cholesky should succeed on an SPD matrix", (long long)R);
     cr_expect_eq(rank, R);
@@ -105,7 +105,7 @@ Test(cp_als, spd_solve_rank_deficient_uses_fallback) {
     memcpy(U, G, sizeof(double) * (size_t)(I * R));
     int fallback = 0;
     int64_t rank = -1;
-    TPT_OK(tp_cp_spd_solve(V, R, U, I, &fallback, &rank));
+    TPT_OK(tpi_cp_spd_solve(V, R, U, I, &fallback, &rank));
     cr_expect_eq(fallback, 1, "R = %lld, rank %lld: the fallback should be flagged",
                  (long long)R, (long long)k);
     cr_expect_eq(rank, k, "numerical rank %lld, expected %lld", (long long)rank, (long long)k);
@@ -130,7 +130,7 @@ Test(cp_als, spd_solve_zero_matrix_gives_zero) {
     U[i] = i + 1;
   int fallback = 0;
   int64_t rank = -1;
-  TPT_OK(tp_cp_spd_solve(V, R, U, I, &fallback, &rank));
+  TPT_OK(tpi_cp_spd_solve(V, R, U, I, &fallback, &rank));
   cr_expect_eq(fallback, 1);
   cr_expect_eq(rank, 0);
   cr_expect_eq(max_abs(U, I * R), 0.0);
@@ -138,9 +138,9 @@ Test(cp_als, spd_solve_zero_matrix_gives_zero) {
 
 Test(cp_als, spd_solve_rejects_bad_input) {
   double V[4] = {1, 0, 0, NAN}, U[2] = {1, 1};
-  TPT_FAILS_WITH(tp_cp_spd_solve(V, 2, U, 1, NULL, NULL), TP_ERROR_NUMERICAL);
+  TPT_FAILS_WITH(tpi_cp_spd_solve(V, 2, U, 1, NULL, NULL), TP_ERROR_NUMERICAL);
   cr_expect(strstr(tp_last_error(), "non-finite"), "message: %s", tp_last_error());
-  TPT_FAILS_WITH(tp_cp_spd_solve(V, 0, U, 1, NULL, NULL), TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tpi_cp_spd_solve(V, 0, U, 1, NULL, NULL), TP_ERROR_INVALID_ARGUMENT);
 }
 
 /* One in-space solve of G (I x R doubles) against V in f32 or f64, compared with the
@@ -160,10 +160,10 @@ static void check_solve_in_space(const double *G, const double *V, int64_t I, in
     else
       ((double *)hg)[i] = g;
   }
-  TPT_OK(tp_cp_spd_solve(V, R, want, I, NULL, NULL));
+  TPT_OK(tpi_cp_spd_solve(V, R, want, I, NULL, NULL));
   void *dg = tpt_to_space(hg, es * n), *du = tpt_alloc_poisoned(es * n);
   int fallback = -1;
-  TPT_OK(tp_cp_solve_in_space(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R, V,
+  TPT_OK(tpi_cp_solve_in_space(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R, V,
                               buf, &fallback));
   tpt_to_host(hu, du, es * n);
   cr_expect_eq(fallback, expect_fallback);
@@ -246,12 +246,12 @@ static void check_device_solve(tpt_rng *rng, int64_t R, int64_t I, int64_t chunk
     else
       ((double *)hg)[i] = want[i];
   }
-  TPT_OK(tp_cp_spd_solve(V, R, want, I, NULL, NULL));
+  TPT_OK(tpi_cp_spd_solve(V, R, want, I, NULL, NULL));
   void *dg = tpt_to_space(hg, es * (n ? n : 1));
   void *du = in_place ? dg : tpt_alloc_poisoned(es * (n ? n : 1));
   double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
   int solved = -1;
-  TPT_OK(tp_cp_spd_solve_device(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R,
+  TPT_OK(tpi_cp_spd_solve_device(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R,
                                 dV, chunk, &solved));
   cr_expect_eq(solved, 1, "R = %lld: an SPD matrix should factor", (long long)R);
   tpt_to_host(hu, du, es * n);
@@ -297,7 +297,7 @@ Test(cp_als, device_solve_reports_a_singular_matrix) {
   tpt_to_host(before, du, sizeof(double) * (size_t)(I * R));
   double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
   int solved = -1;
-  TPT_OK(tp_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
+  TPT_OK(tpi_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
   cr_expect_eq(solved, 0, "a rank-%lld V of order %lld must not be reported solved",
                (long long)k, (long long)R);
   tpt_to_host(after, du, sizeof(double) * (size_t)(I * R));
@@ -306,7 +306,7 @@ Test(cp_als, device_solve_reports_a_singular_matrix) {
   V[3 * R + 3] = NAN;
   tpt_free(dV);
   dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
-  TPT_OK(tp_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
+  TPT_OK(tpi_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
   cr_expect_eq(solved, 0, "a NaN on the diagonal must not be reported solved");
   tpt_free(dg), tpt_free(du), tpt_free(dV), free(B), free(V), free(G), free(before),
       free(after);
@@ -349,7 +349,7 @@ static void check_reductions(tpt_rng *rng, int64_t I, int64_t R, int single) {
   for (int op = 0; op < 3; ++op) {
     for (int64_t r = 0; r < R; ++r)
       got[r] = NAN;
-    TPT_OK(tp_cp_columns_reduce(tpt_space, dt, (tp_cp_column_op)op, dA, dB, I, R, got));
+    TPT_OK(tpi_cp_columns_reduce(tpt_space, dt, (tpi_cp_column_op)op, dA, dB, I, R, got));
     for (int64_t r = 0; r < R; ++r) {
       double want = 0.0;
       for (int64_t i = 0; i < I; ++i) {
@@ -390,14 +390,14 @@ static void check_scale_gather(tpt_rng *rng, int64_t I, int64_t R, int single) {
     perm[r] = (r * 7 + 3) % R; /* a permutation when gcd(7, R) = 1 */
   void *dA = matrix_to_space(A, I * R, single);
   void *dOut = tpt_alloc_poisoned((single ? 4 : 8) * (size_t)(I * R + 1));
-  TPT_OK(tp_cp_columns_gather(tpt_space, dt, dA, dOut, I, R, perm, scale));
+  TPT_OK(tpi_cp_columns_gather(tpt_space, dt, dA, dOut, I, R, perm, scale));
   matrix_from_space(dOut, I * R, single, got);
   for (int64_t i = 0; i < I; ++i)
     for (int64_t r = 0; r < R; ++r) {
       double want = stored(stored(A[i * R + perm[r]], single) * scale[perm[r]], single);
       cr_expect_eq(got[i * R + r], want, "gather (%lld, %lld)", (long long)i, (long long)r);
     }
-  TPT_OK(tp_cp_columns_scale(tpt_space, dt, dA, I, R, scale));
+  TPT_OK(tpi_cp_columns_scale(tpt_space, dt, dA, I, R, scale));
   matrix_from_space(dA, I * R, single, got);
   for (int64_t i = 0; i < I * R; ++i) {
     double want = stored(stored(A[i], single) * scale[i % R], single);
@@ -432,8 +432,8 @@ Test(cp_als, array_stats_count_nonfinite) {
           want += stored(x[i], single) * stored(x[i], single);
       }
       void *d = matrix_to_space(x, n, single);
-      tp_cp_array_stats st;
-      TPT_OK(tp_cp_array_stats_of(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, d, n, &st));
+      tpi_cp_array_stats st;
+      TPT_OK(tpi_cp_array_stats_of(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, d, n, &st));
       cr_expect_eq(st.nonfinite, bad, "n = %lld: %lld non-finite counted, %lld planted",
                    (long long)n, (long long)st.nonfinite, (long long)bad);
       cr_expect_leq(fabs(st.sumsq - want), 1e-12 * want);
@@ -891,17 +891,17 @@ Test(cp_als, relabelling_is_a_bijection_that_spreads_runs) {
   const int64_t sizes[] = {3, 10, 37, 1000, 65536, 1000003};
   for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; ++c) {
     const int64_t n = sizes[c];
-    tp_cp_relabel r;
-    tp_cp_relabel_make(n, 1, &r);
+    tpi_cp_relabel r;
+    tpi_cp_relabel_make(n, 1, &r);
     cr_assert(r.step > 1, "n = %lld: not relabelled", (long long)n);
     unsigned char *seen = calloc((size_t)n, 1);
     int64_t in_quarter[4] = {0, 0, 0, 0}, run = n / 10;
     for (int64_t i = 0; i < n; ++i) {
-      int64_t row = tp_cp_relabel_row(&r, i);
+      int64_t row = tpi_cp_relabel_row(&r, i);
       cr_assert(row >= 0 && row < n && !seen[row], "n = %lld: index %lld -> row %lld twice "
                 "or out of range", (long long)n, (long long)i, (long long)row);
       seen[row] = 1;
-      cr_assert_eq(tp_cp_relabel_index(&r, row), i, "n = %lld: row %lld does not go back to "
+      cr_assert_eq(tpi_cp_relabel_index(&r, row), i, "n = %lld: row %lld does not go back to "
                    "%lld", (long long)n, (long long)row, (long long)i);
       if (i < run)
         ++in_quarter[row * 4 / n];
@@ -914,11 +914,11 @@ Test(cp_als, relabelling_is_a_bijection_that_spreads_runs) {
   }
   const int64_t identity[] = {1, 2, 1000};
   for (size_t c = 0; c < 3; ++c) {
-    tp_cp_relabel r;
-    tp_cp_relabel_make(identity[c], c == 2 ? 0 : 1, &r); /* too small, or not wanted */
-    cr_assert(r.step == 1 && tp_cp_relabel_row(&r, identity[c] - 1) == identity[c] - 1);
+    tpi_cp_relabel r;
+    tpi_cp_relabel_make(identity[c], c == 2 ? 0 : 1, &r); /* too small, or not wanted */
+    cr_assert(r.step == 1 && tpi_cp_relabel_row(&r, identity[c] - 1) == identity[c] - 1);
   }
-  tp_cp_relabel big;
-  tp_cp_relabel_make(((int64_t)1 << 32) + 1, 1, &big); /* products would overflow */
+  tpi_cp_relabel big;
+  tpi_cp_relabel_make(((int64_t)1 << 32) + 1, 1, &big); /* products would overflow */
   cr_assert_eq(big.step, 1);
 }

@@ -223,9 +223,9 @@ Test(dense, random_factor_rows_in_the_space_are_the_host_s) {
       const size_t n = (size_t)(cases[t].rows * cases[t].rank), es = single ? 4 : 8;
       void *want = tpt_host_alloc(es * n + 1), *got = tpt_host_alloc(es * n + 1);
       void *dev = tpt_alloc_poisoned(es * n + 1);
-      tp_kruskal_random_rows(dtype, cases[t].seed, cases[t].mode, cases[t].first,
+      tpi_kruskal_random_rows(dtype, cases[t].seed, cases[t].mode, cases[t].first,
                              cases[t].rows, cases[t].rank, want);
-      TPT_OK(tp_kruskal_random_rows_in_space(tpt_space, dtype, cases[t].seed, cases[t].mode,
+      TPT_OK(tpi_kruskal_random_rows_in_space(tpt_space, dtype, cases[t].seed, cases[t].mode,
                                              cases[t].first, cases[t].rows, cases[t].rank,
                                              dev));
       tpt_to_host(got, dev, es * n);
@@ -245,15 +245,15 @@ Test(dense, random_factor_rows_in_steps_are_the_host_s) {
     const size_t es = single ? 4 : 8, row_bytes = es * (size_t)rank;
     char *want = tpt_host_alloc(row_bytes * (size_t)rows), *got = tpt_host_alloc(row_bytes * (size_t)rows);
     for (int64_t i = 0; i < rows; ++i)
-      tp_kruskal_random_rows(dtype, 5, 1, (int64_t)(((uint64_t)(first + i) * step) % count), 1,
+      tpi_kruskal_random_rows(dtype, 5, 1, (int64_t)(((uint64_t)(first + i) * step) % count), 1,
                              rank, want + row_bytes * (size_t)i);
     void *dev = tpt_alloc_poisoned(row_bytes * (size_t)rows);
-    TPT_OK(tp_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, first, rows, rank,
+    TPT_OK(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, first, rows, rank,
                                                    step, (uint64_t)count, dev));
     tpt_to_host(got, dev, row_bytes * (size_t)rows);
     cr_expect(memcmp(want, got, row_bytes * (size_t)rows) == 0, "%s: other values",
               single ? "f32" : "f64");
-    TPT_FAILS_WITH(tp_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, 900, 200,
+    TPT_FAILS_WITH(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, 900, 200,
                                                            rank, step, (uint64_t)count, dev),
                    TP_ERROR_INVALID_ARGUMENT); /* rows past count */
     tpt_free(dev), free(want), free(got);

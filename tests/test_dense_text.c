@@ -61,9 +61,9 @@ static const char *path_of(const char *name) {
 /* Reads text (n bytes, NULs allowed) through a memory input named "t.txt". */
 static tp_status read_buffer(const char *text, size_t n, tp_dtype dtype, tp_dense *t) {
   tp_input in;
-  tp_input_init_buffer(&in, "t.txt", text, n);
+  tpi_input_init_buffer(&in, "t.txt", text, n);
   tp_status st = tp_dense_read_text_input(&in, dtype, t);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return st;
 }
 
@@ -387,9 +387,9 @@ Test(dense_text, a_gzip_output_reads_back_as_the_tensor) {
 static tp_file_format sniff(const char *text) {
   tp_input in;
   tp_file_format format;
-  tp_input_init_buffer(&in, "s", text, strlen(text));
+  tpi_input_init_buffer(&in, "s", text, strlen(text));
   TPT_OK(tp_input_format(&in, &format));
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return format;
 }
 

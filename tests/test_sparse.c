@@ -449,7 +449,7 @@ Test(sparse, radix_sort_is_stable_on_large_inputs) {
       keys[i] = original[i] = r;
       values[i] = i;
     }
-    TPT_OK(tp_radix_sort_u64(keys, values, keys_tmp, values_tmp, n, bits[c]));
+    TPT_OK(tpi_radix_sort_u64(keys, values, keys_tmp, values_tmp, n, bits[c]));
     memset(keys_tmp, 0, bytes); /* marks of the positions seen */
     for (int64_t i = 0; i < n; ++i) {
       cr_assert(values[i] >= 0 && values[i] < n && keys_tmp[values[i]] == 0, "case %d", c);
@@ -628,7 +628,7 @@ Test(sparse, tns_values_match_strtod_and_strtof) {
   }
   for (int d = 0; d < 2; ++d) {
     tp_coo t;
-    TPT_OK(tp_coo_read_tns_buffer("values", text, n, 0, both_dtypes[d], 1, NULL, &t, NULL));
+    TPT_OK(tpi_coo_read_tns_buffer("values", text, n, 0, both_dtypes[d], 1, NULL, &t, NULL));
     cr_assert_eq(t.nnz, N);
     for (int k = 0; k < N; ++k) {
       double want = d ? strtod(values[k], NULL) : (double)strtof(values[k], NULL);
@@ -698,7 +698,7 @@ Test(sparse, tns_malformed_lines_name_the_file_and_line) {
 Test(sparse, tns_rejects_bytes_that_are_not_text) {
   const char text[] = "1 1 1.0\n1 1\0 2.0\n";
   tp_coo t;
-  TPT_FAILS_WITH(tp_coo_read_tns_buffer("nul.tns", text, sizeof text - 1, 0, TP_DTYPE_F64, 0,
+  TPT_FAILS_WITH(tpi_coo_read_tns_buffer("nul.tns", text, sizeof text - 1, 0, TP_DTYPE_F64, 0,
                                         NULL, &t, NULL),
                  TP_ERROR_FORMAT);
   assert_message_has("nul.tns, line 2");
@@ -720,7 +720,7 @@ Test(sparse, tns_chunk_boundaries_do_not_matter) {
   const size_t chunks[6] = {1, 2, 3, 7, 64, 1 << 20};
   for (int c = 0; c < 6; ++c) {
     tp_coo back;
-    TPT_OK(tp_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims, &back,
+    TPT_OK(tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims, &back,
                                   NULL));
     assert_same_tensor(&t, &back);
     tp_coo_free(NULL, &back);
@@ -731,7 +731,7 @@ Test(sparse, tns_chunk_boundaries_do_not_matter) {
   text[last] = '@'; /* the first byte of the last line */
   for (int c = 0; c < 6; ++c) {
     tp_coo back;
-    TPT_FAILS_WITH(tp_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims,
+    TPT_FAILS_WITH(tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims,
                                           &back, NULL),
                    TP_ERROR_FORMAT);
     char line[32];
@@ -760,22 +760,22 @@ Test(sparse, tns_parallel_pieces_give_the_same_tensor_and_lines) {
   cr_assert_gt(n, (size_t)5 << 19);
   tp_coo ref, t;
   tp_coo_read_info info;
-  TPT_OK(tp_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 0, NULL, &ref, NULL));
-  TPT_OK(tp_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 3, dims, &t, &info));
+  TPT_OK(tpi_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 0, NULL, &ref, NULL));
+  TPT_OK(tpi_coo_read_tns_buffer("big", text, n, 0, TP_DTYPE_F64, 3, dims, &t, &info));
   cr_assert_eq(info.lines, lines);
   assert_same_tensor(&ref, &t);
   tp_coo_free(NULL, &t);
   TPT_OK(
-      tp_coo_read_tns_buffer("big", text, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, &info));
+      tpi_coo_read_tns_buffer("big", text, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, &info));
   cr_assert_eq(info.lines, lines);
   assert_same_tensor(&ref, &t);
   tp_coo_free(NULL, &t);
   memcpy(bad, text, n);
   bad[at_bad[0]] = 'x', bad[at_bad[1]] = 'x';
-  TPT_FAILS_WITH(tp_coo_read_tns_buffer("big", bad, n, 0, TP_DTYPE_F64, 3, dims, &t, NULL),
+  TPT_FAILS_WITH(tpi_coo_read_tns_buffer("big", bad, n, 0, TP_DTYPE_F64, 3, dims, &t, NULL),
                  TP_ERROR_FORMAT);
   assert_message_has("big, line 177777:");
-  TPT_FAILS_WITH(tp_coo_read_tns_buffer("big", bad, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t,
+  TPT_FAILS_WITH(tpi_coo_read_tns_buffer("big", bad, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t,
                                         NULL),
                  TP_ERROR_FORMAT);
   assert_message_has("big, line 177777:");
@@ -894,7 +894,7 @@ static void expect_binary_error(const unsigned char *b, size_t n, tp_dtype dtype
   assert_message_has("bad.tpb");
   cr_assert(t.values == NULL && t.nnz == 0);
   tp_coo_read_info info;
-  TPT_FAILS_WITH(tp_coo_read_binary_buffer("bad.tpb", b, n, dtype, &t, &info), status);
+  TPT_FAILS_WITH(tpi_coo_read_binary_buffer("bad.tpb", b, n, dtype, &t, &info), status);
   assert_message_has(needle);
 }
 
@@ -965,7 +965,7 @@ Test(sparse, binary_files_with_duplicates_are_merged) {
   put32(b, 48 + 4, 1), put32(b, 48 + 12, 2); /* nonzero 1 = nonzero 0 = (1, 2) */
   tp_coo t;
   tp_coo_read_info info;
-  TPT_OK(tp_coo_read_buffer("dup.tpb", b, n, TP_DTYPE_F64, &t, &info));
+  TPT_OK(tpi_coo_read_buffer("dup.tpb", b, n, TP_DTYPE_F64, &t, &info));
   cr_assert(t.nnz == 1 && info.duplicates == 1 && value_at(&t, 0) == -0.5);
   tp_coo_free(NULL, &t);
   free(b);

@@ -97,7 +97,7 @@ Test(sparse_read, tpb_arrays_in_place_and_staged) {
         tp_coo t = sorted_tensor(file_dtype, wide ? large_dims : small_dims), back, want;
         size_t n;
         unsigned char *b = binary_of(&t, &n);
-        TPT_OK(tp_coo_read_binary_buffer("t.tpb", b, n, dtype, &back, NULL));
+        TPT_OK(tpi_coo_read_binary_buffer("t.tpb", b, n, dtype, &back, NULL));
         TPT_OK(tp_coo_alloc(NULL, dtype, 3, t.dims, t.nnz, &want));
         for (int m = 0; m < 3; ++m)
           memcpy(want.indices[m], t.indices[m], sizeof(int64_t) * (size_t)t.nnz);
@@ -121,7 +121,7 @@ static void put_element(unsigned char *b, size_t at, int w, int64_t k, uint64_t 
 
 static void expect_error(const unsigned char *b, size_t n, tp_dtype dtype, const char *needle) {
   tp_coo t;
-  TPT_FAILS_WITH(tp_coo_read_binary_buffer("t.tpb", b, n, dtype, &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(tpi_coo_read_binary_buffer("t.tpb", b, n, dtype, &t, NULL), TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), needle), "'%s' not in: %s", needle, tp_last_error());
   cr_assert_null(t.values);
 }
@@ -153,7 +153,7 @@ Test(sparse_read, tpb_reports_the_first_bad_element) {
     put_element(c, values, 8, 150000, 0x47f0000000000000ull); /* 2^128 */
     expect_error(c, n, TP_DTYPE_F32, "nonzero 150000: value 3.40282e+38 overflows float32");
     tp_coo back;
-    TPT_OK(tp_coo_read_binary_buffer("t.tpb", c, n, TP_DTYPE_F64, &back, NULL));
+    TPT_OK(tpi_coo_read_binary_buffer("t.tpb", c, n, TP_DTYPE_F64, &back, NULL));
     tp_coo_free(NULL, &back), tp_coo_free(NULL, &t);
     free(b), free(c);
   }

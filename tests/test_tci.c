@@ -172,10 +172,10 @@ static double *cross_of(const tp_tci *t, int k) {
 
 /* Factors bond k, checks L U = X and that y X = w for a random w, both to rel_tol. */
 static void check_lu(const tp_tci *t, int k, tpt_rng *rng, double rel_tol) {
-  tp_tci_core_rows rows;
-  tp_tci_lu lu;
-  TPT_OK(tp_tci_core_rows_build(&t->cores[k], &rows));
-  TPT_OK(tp_tci_lu_factor(t, k, &rows, &lu));
+  tpi_tci_core_rows rows;
+  tpi_tci_lu lu;
+  TPT_OK(tpi_tci_core_rows_build(&t->cores[k], &rows));
+  TPT_OK(tpi_tci_lu_factor(t, k, &rows, &lu));
   int64_t r = t->ranks[k + 1];
   cr_assert_eq(lu.r, r);
   double *x = cross_of(t, k), scale = 0;
@@ -207,7 +207,7 @@ static void check_lu(const tp_tci *t, int k, tpt_rng *rng, double rel_tol) {
   double *y = (double *)tpt_host_alloc((size_t)r * sizeof(double));
   for (int64_t i = 0; i < r; ++i)
     w[i] = y[i] = tpt_uniform(rng, -1, 1);
-  tp_tci_lu_solve_row(&lu, y);
+  tpi_tci_lu_solve_row(&lu, y);
   for (int64_t c = 0; c < r; ++c) { /* (y X)(c) = w(c) */
     double s = 0, size = 0;
     for (int64_t i = 0; i < r; ++i)
@@ -216,8 +216,8 @@ static void check_lu(const tp_tci *t, int k, tpt_rng *rng, double rel_tol) {
                   (long long)c, s, w[c]);
   }
   free(w), free(y), free(x);
-  tp_tci_lu_free(&lu);
-  tp_tci_core_rows_free(&rows);
+  tpi_tci_lu_free(&lu);
+  tpi_tci_core_rows_free(&rows);
 }
 
 Test(tci, lu_factors_and_row_solves_of_hand_built_crosses) {

@@ -1,5 +1,5 @@
 /* CP-ALS (GenTen / Tensor Toolbox): the iteration on the host, with the tensor, the
- * factors and the MTTKRPs in the space; the tensor is a tp_cp_tensor (dense: cp_dense.c,
+ * factors and the MTTKRPs in the space; the tensor is a tpi_cp_tensor (dense: cp_dense.c,
  * sparse: cp_sparse.c). Per mode n: G = MTTKRP, V = the
  * Hadamard product of the other Grams (double), U_n V = G (spd_solve.c), column
  * normalisation into lambda, Gram n refreshed. The fit after the last mode comes from
@@ -64,13 +64,13 @@ void tp_cp_als_print_progress(const tp_cp_als_progress *p, void *user) {
 
 typedef tp_cp_run cp_run;
 
-static size_t cp_elem(const cp_run *run) { return tp_cp_run_elem(run); }
-static int64_t cp_own_rows(const cp_run *run, int k) { return tp_cp_run_own_rows(run, k); }
-static int64_t cp_own_offset(const cp_run *run, int k) { return tp_cp_run_own_offset(run, k); }
+static size_t cp_elem(const cp_run *run) { return tpi_cp_run_elem(run); }
+static int64_t cp_own_rows(const cp_run *run, int k) { return tpi_cp_run_own_rows(run, k); }
+static int64_t cp_own_offset(const cp_run *run, int k) { return tpi_cp_run_own_offset(run, k); }
 
 /* Row `row` of this rank's rows of factor k of the factors worked on. */
 static void *cp_factor_row(const cp_run *run, int k, int64_t row) {
-  return tp_cp_run_row(run, run->M, k, row);
+  return tpi_cp_run_row(run, run->M, k, row);
 }
 
 static tp_status cp_world_reduce(cp_run *run, double *v, int64_t n, tp_comm_op op) {
@@ -79,16 +79,16 @@ static tp_status cp_world_reduce(cp_run *run, double *v, int64_t n, tp_comm_op o
   return tp_comm_allreduce_host(run->layout->world, v, n, TP_DTYPE_F64, op);
 }
 
-static tp_comm_op cp_column_comm_op(tp_cp_column_op op) {
+static tp_comm_op cp_column_comm_op(tpi_cp_column_op op) {
   if (op == TP_CP_COLUMN_MAXABS || op == TP_CP_COLUMN_MAX)
     return TP_COMM_MAX;
   return op == TP_CP_COLUMN_MIN ? TP_COMM_MIN : TP_COMM_SUM;
 }
 
-tp_status tp_cp_run_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
+tp_status tpi_cp_run_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A,
                                   const void *B, int k, double *out) {
   const int64_t R = run->R, rows = cp_own_rows(run, k);
-  TP_TRY(tp_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
+  TP_TRY(tpi_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
   if (!run->layout)
     return TP_SUCCESS;
   if (op == TP_CP_COLUMN_NORM2)
@@ -101,15 +101,15 @@ tp_status tp_cp_run_owned_columns(cp_run *run, tp_cp_column_op op, const void *A
   return TP_SUCCESS;
 }
 
-static tp_status cp_owned_columns(cp_run *run, tp_cp_column_op op, const void *A,
+static tp_status cp_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A,
                                   const void *B, int k, double *out) {
-  return tp_cp_run_owned_columns(run, op, A, B, k, out);
+  return tpi_cp_run_owned_columns(run, op, A, B, k, out);
 }
 
 static void cp_release(cp_run *run) {
   if (run->X->release)
     run->X->release(run->X->ctx);
-  tp_cp_line_search_destroy(run, &run->search);
+  tpi_cp_line_search_destroy(run, &run->search);
   tp_kruskal_free(NULL, &run->nvecs);
   if (run->space) {
     tp_free(run->space, run->G);
@@ -131,7 +131,7 @@ static void cp_release(cp_run *run) {
 /* ---- validation ------------------------------------------------------------------ */
 
 /* K (model or initial guess) agrees with X (of these dims) and the rank. */
-static tp_status cp_check_kruskal(const tp_cp_tensor *X, const int64_t *dims, int64_t rank,
+static tp_status cp_check_kruskal(const tpi_cp_tensor *X, const int64_t *dims, int64_t rank,
                                   const tp_kruskal *K, const char *what, int need_lambda) {
   TP_TRY(tp_kruskal_check(K));
   TP_CHECK_ARG(K->dtype == X->dtype, "%s is %s but X is %s", what, tp_dtype_name(K->dtype),
@@ -150,7 +150,7 @@ static tp_status cp_check_kruskal(const tp_cp_tensor *X, const int64_t *dims, in
 }
 
 /* The options beyond plain ALS: ridge, fixed modes, the start, time, restarts. */
-static tp_status cp_validate_extras(const tp_cp_tensor *X, const tp_cp_als_options *o) {
+static tp_status cp_validate_extras(const tpi_cp_tensor *X, const tp_cp_als_options *o) {
   TP_CHECK_ARG(isfinite(o->reg) && o->reg >= 0, "reg = %g must be finite and >= 0", o->reg);
   TP_CHECK_ARG(isfinite(o->max_seconds) && o->max_seconds >= 0,
                "max_seconds = %g must be finite and >= 0 (0: no limit)", o->max_seconds);
@@ -171,7 +171,7 @@ static tp_status cp_validate_extras(const tp_cp_tensor *X, const tp_cp_als_optio
   return TP_SUCCESS;
 }
 
-static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
+static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X,
                              const tp_cp_als_options *o, const tp_kruskal *M) {
   TP_CHECK_ARG(space && o && M, "space, opts and model must not be NULL");
   TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
@@ -192,8 +192,8 @@ static tp_status cp_validate(tp_space *space, const tp_cp_tensor *X,
  * the space, unless the source knows it). */
 /* The stored values' statistics, summed over the ranks when distributed (every rank
  * learns first whether the others could compute theirs). */
-static tp_status cp_value_stats(cp_run *run, tp_cp_array_stats *s) {
-  tp_status st = tp_cp_array_stats_of(run->space, run->dtype, run->X->values, run->X->count, s);
+static tp_status cp_value_stats(cp_run *run, tpi_cp_array_stats *s) {
+  tp_status st = tpi_cp_array_stats_of(run->space, run->dtype, run->X->values, run->X->count, s);
   if (!run->layout)
     return st;
   TP_TRY(tp_comm_agree(run->layout->world, st));
@@ -204,7 +204,7 @@ static tp_status cp_value_stats(cp_run *run, tp_cp_array_stats *s) {
 }
 
 static tp_status cp_tensor_norm(cp_run *run) {
-  tp_cp_array_stats s = {run->X->norm2, 0};
+  tpi_cp_array_stats s = {run->X->norm2, 0};
   int64_t n = run->X->count;
   if (run->X->norm2 < 0)
     TP_TRY(cp_value_stats(run, &s));
@@ -309,14 +309,14 @@ static tp_status cp_copy_start_rows(cp_run *run, const tp_kruskal *K, int k, int
                                     int64_t rows) {
   const size_t elem = cp_elem(run), row_bytes = elem * (size_t)run->R;
   const char *from = (const char *)K->factors[k];
-  const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
+  const tpi_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
   if (!relabel || relabel->step == 1)
     return tp_copy_to_device(run->space, run->M->factors[k], from + row_bytes * (size_t)first,
                              row_bytes * (size_t)rows);
   char *staged = (char *)(void *)run->host_buf; /* max_dim x R doubles */
   for (int64_t j = 0; j < rows; ++j)
     memcpy(staged + row_bytes * (size_t)j,
-           from + row_bytes * (size_t)tp_cp_relabel_index(relabel, first + j), row_bytes);
+           from + row_bytes * (size_t)tpi_cp_relabel_index(relabel, first + j), row_bytes);
   return tp_copy_to_device(run->space, run->M->factors[k], staged, row_bytes * (size_t)rows);
 }
 
@@ -336,20 +336,20 @@ static tp_status cp_start_factor(cp_run *run, int k, int start) {
   int64_t first, rows;
   cp_slab(run, k, &first, &rows);
   TP_TRY(tp_memset(run->space, run->M->factors[k], 0, elem * (size_t)(run->X->dims[k] * R)));
-  if (tp_cp_run_fixed(run, k))
+  if (tpi_cp_run_fixed(run, k))
     start = 0;
   const tp_kruskal *K = start == 0 ? cp_first_start(run) : NULL;
   if (K)
     return cp_copy_start_rows(run, K, k, first, rows);
-  const tp_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
-  return tp_kruskal_random_rows_stepped_in_space(
+  const tpi_cp_relabel *relabel = run->layout ? &run->layout->relabel[k] : NULL;
+  return tpi_kruskal_random_rows_stepped_in_space(
       run->space, run->dtype, run->opts->seed + (uint64_t)start, k, first, rows, R,
       relabel ? relabel->inverse : 1, relabel ? relabel->count : 0, run->M->factors[k]);
 }
 
 /* The nvecs start, made once when asked for and no init is given. */
 static tp_status cp_make_nvecs(cp_run *run) {
-  const tp_cp_tensor *X = run->X;
+  const tpi_cp_tensor *X = run->X;
   if (run->opts->init || run->opts->init_method != TP_CP_INIT_NVECS)
     return TP_SUCCESS;
   TP_TRY(tp_kruskal_alloc(NULL, X->dtype, X->order, X->dims, run->R, &run->nvecs));
@@ -357,7 +357,7 @@ static tp_status cp_make_nvecs(cp_run *run) {
 }
 
 /* The factors of start `start` into the model; lambda = 1. */
-tp_status tp_cp_run_initial_guess(cp_run *run, int start) {
+tp_status tpi_cp_run_initial_guess(cp_run *run, int start) {
   for (int64_t r = 0; r < run->R; ++r)
     run->lambda[r] = 1.0;
   for (int k = 0; k < run->d; ++k)
@@ -401,7 +401,7 @@ static tp_status cp_gram_in_space(cp_run *run, int k) {
   else {
     TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0f, (const float *)U,
                        R, (const float *)U, R, 0.0f, (float *)run->gram_dev, R));
-    TP_TRY(tp_cp_to_double(run->space, TP_DTYPE_F32, run->gram_dev, out, RR));
+    TP_TRY(tpi_cp_to_double(run->space, TP_DTYPE_F32, run->gram_dev, out, RR));
   }
   if (!run->layout)
     return TP_SUCCESS;
@@ -410,7 +410,7 @@ static tp_status cp_gram_in_space(cp_run *run, int k) {
 
 /* Gram k = U_k^T U_k, computed in the space (over the owned rows, summed over the ranks)
  * and kept on the host in double, or in the space (grams_in_space). */
-tp_status tp_cp_run_gram(cp_run *run, int k) {
+tp_status tpi_cp_run_gram(cp_run *run, int k) {
   if (run->grams_in_space)
     return cp_gram_in_space(run, k);
   const int64_t RR = run->R * run->R;
@@ -420,7 +420,7 @@ tp_status tp_cp_run_gram(cp_run *run, int k) {
   return cp_world_reduce(run, out, RR, TP_COMM_SUM);
 }
 
-static tp_status cp_gram(cp_run *run, int k) { return tp_cp_run_gram(run, k); }
+static tp_status cp_gram(cp_run *run, int k) { return tpi_cp_run_gram(run, k); }
 
 /* V = the elementwise product of every Gram but skip's (skip = -1: all of them), plus
  * shift on the diagonal. */
@@ -446,7 +446,7 @@ static void cp_hadamard(const cp_run *run, int skip, double shift, double *V) {
  * (G_own): the touched rows only when the layer has a sparse plan, else whole slabs. */
 static tp_status cp_reduce_rows(cp_run *run, int n) {
   if (run->layout->plan[n])
-    return tp_cp_rows_reduce(run->space, run->layout, n, run->dtype, run->R, run->G,
+    return tpi_cp_rows_reduce(run->space, run->layout, n, run->dtype, run->R, run->G,
                              run->G_own);
   return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
                                 run->layer_elems[n], run->dtype);
@@ -456,7 +456,7 @@ static tp_status cp_reduce_rows(cp_run *run, int n) {
  * rank's partial rows summed onto the rank that owns them (a reduce-scatter among the
  * ranks of the slab). Returns where the owned rows of the sum are. */
 static tp_status cp_mttkrp_of(cp_run *run, int trial, int *n, void **G_own) {
-  const tp_cp_tensor *X = run->X;
+  const tpi_cp_tensor *X = run->X;
   double t0 = tp_wall_seconds();
   tp_status st = trial ? X->mttkrp_trial(X->ctx, run->space, run->M, n, run->G)
                        : X->mttkrp(X->ctx, run->space, run->M, *n, run->G);
@@ -475,7 +475,7 @@ static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
   return cp_mttkrp_of(run, 0, &n, G_own);
 }
 
-tp_status tp_cp_run_mttkrp_trial(cp_run *run, int *mode, void **G_own) {
+tp_status tpi_cp_run_mttkrp_trial(cp_run *run, int *mode, void **G_own) {
   return cp_mttkrp_of(run, 1, mode, G_own);
 }
 
@@ -485,7 +485,7 @@ static tp_status cp_share_rows(cp_run *run, int n) {
   if (!run->layout)
     return TP_SUCCESS;
   if (run->layout->plan[n])
-    return tp_cp_rows_share(run->space, run->layout, n, run->dtype, run->R,
+    return tpi_cp_rows_share(run->space, run->layout, n, run->dtype, run->R,
                             run->M->factors[n]);
   return tp_comm_allgatherv(run->layout->layer[n],
                             cp_factor_row(run, n, run->layout->own_offset[n]),
@@ -497,7 +497,7 @@ static tp_status cp_share_rows(cp_run *run, int n) {
 static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
   const int64_t R = run->R;
   void *own = cp_factor_row(run, n, cp_own_offset(run, n));
-  tp_cp_column_op op = first_iteration ? TP_CP_COLUMN_NORM2 : TP_CP_COLUMN_MAXABS;
+  tpi_cp_column_op op = first_iteration ? TP_CP_COLUMN_NORM2 : TP_CP_COLUMN_MAXABS;
   TP_TRY(cp_owned_columns(run, op, own, NULL, n, run->lambda));
   for (int64_t r = 0; r < R; ++r) {
     if (!isfinite(run->lambda[r]))
@@ -507,24 +507,24 @@ static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
   }
   if (cp_own_rows(run, n) == 0)
     return TP_SUCCESS;
-  return tp_cp_columns_scale(run->space, run->dtype, own, cp_own_rows(run, n), R, run->scale);
+  return tpi_cp_columns_scale(run->space, run->dtype, own, cp_own_rows(run, n), R, run->scale);
 }
 
 /* U_n V = G with V and the solve in the space; a V that is not numerically positive
  * definite goes to the host solve's pivoted Cholesky. */
 static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, int *fallback) {
   const int64_t R = run->R, rows = cp_own_rows(run, n);
-  TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->opts->reg,
+  TP_TRY(tpi_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->opts->reg,
                                  run->V_space));
   if (rows == 0)
     return TP_SUCCESS;
   int solved = 0;
-  TP_TRY(tp_cp_spd_solve_device(run->space, run->dtype, G, U, rows, R, run->V_space, 0,
+  TP_TRY(tpi_cp_spd_solve_device(run->space, run->dtype, G, U, rows, R, run->V_space, 0,
                                 &solved));
   if (solved)
     return TP_SUCCESS;
   TP_TRY(tp_copy_to_host(run->space, run->V, run->V_space, sizeof(double) * (size_t)(R * R)));
-  return tp_cp_solve_in_space(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
+  return tpi_cp_solve_in_space(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
                               fallback);
 }
 
@@ -537,7 +537,7 @@ static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fa
   } else {
     cp_hadamard(run, n, run->opts->reg, run->V);
     if (cp_own_rows(run, n) > 0)
-      TP_TRY(tp_cp_solve_in_space(run->space, run->dtype, G, U, cp_own_rows(run, n), run->R,
+      TP_TRY(tpi_cp_solve_in_space(run->space, run->dtype, G, U, cp_own_rows(run, n), run->R,
                                   run->V, run->host_buf, &fallback));
   }
   *fallbacks += fallback;
@@ -551,7 +551,7 @@ static tp_status cp_grams_times_lambda(cp_run *run, double *out) {
   const int64_t R = run->R;
   if (run->grams_in_space) {
     double *V = run->V_space, *lambda = V + R * R, *product = lambda + R;
-    TP_TRY(tp_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, -1, 0.0, V));
+    TP_TRY(tpi_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, -1, 0.0, V));
     TP_TRY(tp_copy_to_device(run->space, lambda, run->lambda, sizeof(double) * (size_t)R));
     TP_TRY(tp_gemm_f64(run->space, TP_NO_TRANS, TP_NO_TRANS, R, 1, R, 1.0, V, R, lambda, 1, 0.0,
                        product, 1));
@@ -570,7 +570,7 @@ static tp_status cp_grams_times_lambda(cp_run *run, double *out) {
 /* fit = 1 - ||X - M|| / ||X|| with ||M||^2 = lambda^T (Hadamard of all Grams) lambda and
  * <X, M> = sum_r lambda_r sum_i G[i, r] U[i, r] for any mode's MTTKRP G (owned rows)
  * and that mode's factor U (lambda holds the rest of the components' scale). */
-tp_status tp_cp_run_fit(cp_run *run, int mode, const void *G, double *fit) {
+tp_status tpi_cp_run_fit(cp_run *run, int mode, const void *G, double *fit) {
   const int64_t R = run->R;
   TP_TRY(cp_owned_columns(run, TP_CP_COLUMN_DOT, G,
                           cp_factor_row(run, mode, cp_own_offset(run, mode)), mode, run->dots));
@@ -620,9 +620,9 @@ static tp_status cp_sweep(cp_run *run, int first_iteration, int *fallbacks, doub
   if (run->X->restart)
     TP_TRY(run->X->restart(run->X->ctx));
   for (int n = 0; n < run->d; ++n)
-    if (!tp_cp_run_fixed(run, n))
+    if (!tpi_cp_run_fixed(run, n))
       TP_TRY(cp_update_mode(run, n, first_iteration, fallbacks));
-  return tp_cp_run_fit(run, run->fit_mode, run->layout ? run->G_own : run->G, fit);
+  return tpi_cp_run_fit(run, run->fit_mode, run->layout ? run->G_own : run->G, fit);
 }
 
 /* Iterates until |delta fit| < tol (from the second iteration on), max_iters, or
@@ -633,10 +633,10 @@ static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
     double t0 = tp_wall_seconds(), fit;
     int fallbacks = 0, kept = 0;
     if (run->search)
-      TP_TRY(tp_cp_line_search_before(run, run->search, it == 1));
+      TP_TRY(tpi_cp_line_search_before(run, run->search, it == 1));
     TP_TRY(cp_sweep(run, it == 1, &fallbacks, &fit));
     if (run->search)
-      TP_TRY(tp_cp_line_search_after(run, run->search, it, &fit, &kept));
+      TP_TRY(tpi_cp_line_search_after(run, run->search, it, &fit, &kept));
     double delta = fit - fit_prev;
     res->iterations = it, res->fit = fit;
     res->fallback_solves += fallbacks, res->extrapolations += kept;
@@ -645,7 +645,7 @@ static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
       res->converged = 1;
       break;
     }
-    if (tp_cp_run_out_of_time(run)) {
+    if (tpi_cp_run_out_of_time(run)) {
       res->stopped_by_time = 1;
       break;
     }
@@ -664,9 +664,9 @@ static tp_status cp_setup(cp_run *run) {
   if (st == TP_SUCCESS)
     st = cp_make_nvecs(run);
   if (st == TP_SUCCESS)
-    st = tp_cp_line_search_create(run, &run->search);
+    st = tpi_cp_line_search_create(run, &run->search);
   if (st == TP_SUCCESS)
-    st = tp_cp_run_initial_guess(run, 0);
+    st = tpi_cp_run_initial_guess(run, 0);
   if (!run->layout)
     return st;
   TP_TRY(tp_comm_agree(run->layout->world, st));
@@ -684,7 +684,7 @@ static double cp_comm_seconds(const cp_run *run) {
 }
 
 /* One start from the factors in the model: Grams, then the iterations. */
-tp_status tp_cp_run_start(cp_run *run, int start, tp_cp_als_result *res) {
+tp_status tpi_cp_run_start(cp_run *run, int start, tp_cp_als_result *res) {
   for (int k = 0; k < run->d; ++k)
     TP_TRY(cp_gram(run, k));
   return cp_iterate(run, start, res);
@@ -696,9 +696,9 @@ static tp_status cp_run_all(cp_run *run, tp_cp_als_result *res) {
   res->setup_seconds = tp_wall_seconds() - run->started;
   double comm0 = cp_comm_seconds(run); /* the warm-up: setup */
   res->passes_per_iteration = run->X->passes(run->X->ctx);
-  TP_TRY(tp_cp_run_starts(run, res));
+  TP_TRY(tpi_cp_run_starts(run, res));
   if (run->opts->normalize)
-    TP_TRY(tp_cp_final_normalise(run));
+    TP_TRY(tpi_cp_final_normalise(run));
   TP_TRY(cp_store_lambda(run));
   TP_TRY(tp_space_fence(run->space));
   res->comm_seconds = cp_comm_seconds(run) - comm0;
@@ -714,7 +714,7 @@ static int cp_last_free_mode(const tp_cp_als_options *opts, int d) {
   return last;
 }
 
-tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X, const tp_cp_als_options *opts,
+tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X, const tp_cp_als_options *opts,
                         tp_kruskal *model, tp_cp_als_result *result) {
   double t0 = tp_wall_seconds();
   TP_TRY(cp_validate(space, X, opts, model));

@@ -116,7 +116,7 @@ static tp_status FN(cp_col_launch)(tp_space *space, FN(cp_col_args) a, double *h
   return st;
 }
 
-tp_status FN(tp_cp_columns_reduce)(tp_space *space, tp_cp_column_op op, const TP_REAL *A,
+tp_status FN(tpi_cp_columns_reduce)(tp_space *space, tpi_cp_column_op op, const TP_REAL *A,
                                    const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
   TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_MIN,
@@ -174,7 +174,7 @@ static tp_status FN(cp_upload_temp)(tp_space *space, const void *host, size_t by
   return st;
 }
 
-tp_status FN(tp_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64_t R,
+tp_status FN(tpi_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64_t R,
                                   const double *host_scale) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
   TP_CHECK_ARG(R == 0 || host_scale, "host_scale must not be NULL");
@@ -190,7 +190,7 @@ tp_status FN(tp_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64_
   return st;
 }
 
-tp_status FN(tp_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL *dst,
+tp_status FN(tpi_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL *dst,
                                    int64_t I, int64_t R, const int64_t *host_perm,
                                    const double *host_scale) {
   TP_TRY(FN(cp_check_matrix)(space, src, I, R));
@@ -235,7 +235,7 @@ TP_RANGE2_KERNEL(FN(cp_col_extrapolate), FN(cp_extrapolate_args), i, r, a) {
   a.dst[i * a.R + r] = (TP_REAL)(c + a.step * (c - p));
 }
 
-tp_status FN(tp_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur,
+tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur,
                                         const TP_REAL *prev, TP_REAL *dst, int64_t I,
                                         int64_t R, double step, const double *host_scales) {
   TP_TRY(FN(cp_check_matrix)(space, cur, I, R));
@@ -257,13 +257,13 @@ tp_status FN(tp_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur,
 
 #ifndef TP_CP_STATS_JOIN
 #define TP_CP_STATS_JOIN
-TP_INLINE tp_cp_array_stats tp_cp_stats_zero(void) {
-  tp_cp_array_stats s;
+TP_INLINE tpi_cp_array_stats tpi_cp_stats_zero(void) {
+  tpi_cp_array_stats s;
   s.sumsq = 0.0;
   s.nonfinite = 0;
   return s;
 }
-TP_INLINE tp_cp_array_stats tp_cp_stats_join(tp_cp_array_stats a, tp_cp_array_stats b) {
+TP_INLINE tpi_cp_array_stats tpi_cp_stats_join(tpi_cp_array_stats a, tpi_cp_array_stats b) {
   a.sumsq += b.sumsq;
   a.nonfinite += b.nonfinite;
   return a;
@@ -275,8 +275,8 @@ typedef struct FN(cp_values) {
 } FN(cp_values);
 
 /* x - x is 0 exactly for finite x and NaN otherwise. */
-TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tp_cp_array_stats, tp_cp_stats_join,
-                       tp_cp_stats_zero(), i, a, acc) {
+TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tpi_cp_array_stats, tpi_cp_stats_join,
+                       tpi_cp_stats_zero(), i, a, acc) {
   double v = (double)a.x[i];
   if (v - v == 0)
     acc->sumsq += v * v;
@@ -284,16 +284,16 @@ TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tp_cp_array_stats, tp_
     acc->nonfinite += 1;
 }
 
-tp_status FN(tp_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
-                                tp_cp_array_stats *host_stats) {
+tp_status FN(tpi_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
+                                tpi_cp_array_stats *host_stats) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
   TP_CHECK_ARG(n == 0 || x, "the array must not be NULL");
   TP_CHECK_ARG(host_stats, "host_stats must not be NULL");
-  *host_stats = tp_cp_stats_zero();
+  *host_stats = tpi_cp_stats_zero();
   if (n == 0)
     return TP_SUCCESS;
-  tp_cp_array_stats *dev = NULL;
+  tpi_cp_array_stats *dev = NULL;
   TP_TRY(tp_temp_alloc(space, sizeof *dev, (void **)&dev));
   FN(cp_values) a;
   a.x = x;
@@ -313,53 +313,53 @@ static tp_status cp_check_dtype(tp_dtype dtype) {
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_columns_reduce(tp_space *space, tp_dtype dtype, tp_cp_column_op op,
+tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op,
                                const void *A, const void *B, int64_t I, int64_t R,
                                double *host_out) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tp_cp_columns_reduce_f32(space, op, (const float *)A, (const float *)B, I, R,
+    return tpi_cp_columns_reduce_f32(space, op, (const float *)A, (const float *)B, I, R,
                                     host_out);
-  return tp_cp_columns_reduce_f64(space, op, (const double *)A, (const double *)B, I, R,
+  return tpi_cp_columns_reduce_f64(space, op, (const double *)A, (const double *)B, I, R,
                                   host_out);
 }
 
-tp_status tp_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
+tp_status tpi_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
                               const double *host_scale) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tp_cp_columns_scale_f32(space, (float *)A, I, R, host_scale);
-  return tp_cp_columns_scale_f64(space, (double *)A, I, R, host_scale);
+    return tpi_cp_columns_scale_f32(space, (float *)A, I, R, host_scale);
+  return tpi_cp_columns_scale_f64(space, (double *)A, I, R, host_scale);
 }
 
-tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
+tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
                                int64_t I, int64_t R, const int64_t *host_perm,
                                const double *host_scale) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tp_cp_columns_gather_f32(space, (const float *)src, (float *)dst, I, R, host_perm,
+    return tpi_cp_columns_gather_f32(space, (const float *)src, (float *)dst, I, R, host_perm,
                                     host_scale);
-  return tp_cp_columns_gather_f64(space, (const double *)src, (double *)dst, I, R, host_perm,
+  return tpi_cp_columns_gather_f64(space, (const double *)src, (double *)dst, I, R, host_perm,
                                   host_scale);
 }
 
-tp_status tp_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
+tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
                                     const void *prev, void *dst, int64_t I, int64_t R,
                                     double step, const double *host_scales) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tp_cp_columns_extrapolate_f32(space, (const float *)cur, (const float *)prev,
+    return tpi_cp_columns_extrapolate_f32(space, (const float *)cur, (const float *)prev,
                                          (float *)dst, I, R, step, host_scales);
-  return tp_cp_columns_extrapolate_f64(space, (const double *)cur, (const double *)prev,
+  return tpi_cp_columns_extrapolate_f64(space, (const double *)cur, (const double *)prev,
                                        (double *)dst, I, R, step, host_scales);
 }
 
-tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
-                               tp_cp_array_stats *host_stats) {
+tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                               tpi_cp_array_stats *host_stats) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tp_cp_array_stats_f32(space, (const float *)x, n, host_stats);
-  return tp_cp_array_stats_f64(space, (const double *)x, n, host_stats);
+    return tpi_cp_array_stats_f32(space, (const float *)x, n, host_stats);
+  return tpi_cp_array_stats_f64(space, (const double *)x, n, host_stats);
 }
 #endif
 

@@ -6,7 +6,7 @@
 #include "algorithms/cp_als/tp_cp_internal.h"
 #include "portable/tp_error.h"
 
-typedef tp_cp_dense_source cp_dense;
+typedef tpi_cp_dense_source cp_dense;
 
 static tp_status cp_dense_prepare(void *ctx, tp_space *space, int64_t rank,
                                   const tp_cp_als_options *opts) {
@@ -55,10 +55,10 @@ static void cp_dense_release(void *ctx) {
     tp_mttkrp_sweep_destroy(&c->sweep);
 }
 
-tp_cp_tensor tp_cp_dense_tensor(tp_cp_dense_source *c, const tp_dense *X,
+tpi_cp_tensor tpi_cp_dense_tensor(tpi_cp_dense_source *c, const tp_dense *X,
                                 const tp_mttkrp_options *mttkrp) {
   c->X = X, c->mttkrp = mttkrp, c->sweep = NULL;
-  tp_cp_tensor t;
+  tpi_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = X->dtype, t.order = X->order, t.dims = X->dims;
   t.values = X->data, t.count = tp_dense_count(X), t.norm2 = -1;
@@ -75,6 +75,6 @@ tp_status tp_cp_als(tp_space *space, const tp_dense *X, const tp_cp_als_options 
   TP_TRY(tp_dense_check(X));
   TP_CHECK_ARG(X->data, "X->data must not be NULL");
   cp_dense c;
-  tp_cp_tensor t = tp_cp_dense_tensor(&c, X, &opts->mttkrp);
-  return tp_cp_als_run(space, &t, opts, model, result);
+  tpi_cp_tensor t = tpi_cp_dense_tensor(&c, X, &opts->mttkrp);
+  return tpi_cp_als_run(space, &t, opts, model, result);
 }

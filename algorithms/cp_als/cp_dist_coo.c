@@ -37,8 +37,8 @@ static tp_status check_same_shape(tp_comm *comm, const tp_coo *share) {
 static tp_status check_grid(const tp_comm *comm, const tp_coo *share, const tp_grid *grid) {
   TP_CHECK_ARG(grid->order == share->order, "the grid has %d modes, the tensor %d",
                grid->order, share->order);
-  TP_CHECK_ARG(tp_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
-               "communicator %d", (long long)tp_grid_size(grid), tp_comm_size(comm));
+  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
+               "communicator %d", (long long)tpi_grid_size(grid), tp_comm_size(comm));
   return TP_SUCCESS;
 }
 
@@ -73,7 +73,7 @@ static tp_status slab_bounds(tp_dist_coo *X, const tp_coo *share, int m) {
                     "indices)", m, (long long)n);
   }
   for (int64_t k = 0; k < share->nnz; ++k)
-    ++count[tp_cp_relabel_row(&X->relabel[m], share->indices[m][k])];
+    ++count[tpi_cp_relabel_row(&X->relabel[m], share->indices[m][k])];
   tp_status st = tp_comm_allreduce_host(X->comm, count, n, TP_DTYPE_I64, TP_COMM_SUM);
   if (st == TP_SUCCESS)
     cut(count, n, X->grid.parts[m], X->bounds[m]);
@@ -103,8 +103,8 @@ static int owner(const tp_dist_coo *X, const tp_coo *share, int64_t k) {
   int c[TP_COO_MAX_ORDER];
   for (int m = 0; m < X->order; ++m)
     c[m] = slab_of(X->bounds[m], X->grid.parts[m],
-                   tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]));
-  return tp_grid_rank(&X->grid, c);
+                   tpi_cp_relabel_row(&X->relabel[m], share->indices[m][k]));
+  return tpi_grid_rank(&X->grid, c);
 }
 
 /* The share is packed in chunks on all host cores: chunk c's records for rank r follow
@@ -197,8 +197,8 @@ static void pack(const tp_dist_coo *X, const tp_coo *share, exchange *x) {
       int64_t *rec = x->send + at[x->dest[k]];
       at[x->dest[k]] += w;
       for (int m = 0; m < X->order; ++m)
-        rec[m] = tp_cp_relabel_row(&X->relabel[m], share->indices[m][k]);
-      double v = tp_coo_value(share, k);
+        rec[m] = tpi_cp_relabel_row(&X->relabel[m], share->indices[m][k]);
+      double v = tpi_coo_value(share, k);
       memcpy(rec + X->order, &v, sizeof v);
     }
   }
@@ -224,10 +224,10 @@ static tp_status send_all(tp_dist_coo *X, const tp_coo *share, exchange *x) {
  * falls in it. */
 static tp_status unpack(tp_dist_coo *X, const exchange *x) {
   int64_t dims[TP_COO_MAX_ORDER];
-  const tp_cp_layout *l = &X->layout;
+  const tpi_cp_layout *l = &X->layout;
   for (int m = 0; m < X->order; ++m)
     dims[m] = l->rows[m] > 0 ? l->rows[m] : 1;
-  TP_TRY(tp_coo_host_alloc(X->dtype, X->order, dims, x->received, &X->block));
+  TP_TRY(tpi_coo_host_alloc(X->dtype, X->order, dims, x->received, &X->block));
   size_t w = record_words(X->order);
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < x->received; ++k) {
@@ -236,7 +236,7 @@ static tp_status unpack(tp_dist_coo *X, const exchange *x) {
       X->block.indices[m][k] = rec[m] - l->slab_begin[m];
     double v;
     memcpy(&v, rec + X->order, sizeof v);
-    tp_coo_set_value(&X->block, k, v);
+    tpi_coo_set_value(&X->block, k, v);
   }
   int64_t merged = 0;
   return tp_coo_sum_duplicates(&X->block, &merged);
@@ -259,18 +259,18 @@ static tp_status totals(tp_dist_coo *X) {
 
 static tp_status check_share(const tp_coo *share) {
   TP_CHECK_ARG(share, "share is NULL");
-  TP_TRY(tp_coo_check_arrays(share));
-  TP_CHECK_ARG(tp_coo_dtype_ok(share->dtype), "the share is %s: CP-ALS takes float32 or "
+  TP_TRY(tpi_coo_check_arrays(share));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(share->dtype), "the share is %s: CP-ALS takes float32 or "
                "float64", tp_dtype_name(share->dtype));
-  return tp_coo_check_indices(share);
+  return tpi_coo_check_indices(share);
 }
 
 /* The split modes are relabelled unless some rank was told not to. */
 static tp_status choose_relabelling(tp_dist_coo *X) {
-  int64_t wanted = tp_cp_relabel_wanted();
+  int64_t wanted = tpi_cp_relabel_wanted();
   TP_TRY(tp_comm_allreduce_host(X->comm, &wanted, 1, TP_DTYPE_I64, TP_COMM_MIN));
   for (int m = 0; m < X->order; ++m)
-    tp_cp_relabel_make(X->dims[m], wanted && X->grid.parts[m] > 1, &X->relabel[m]);
+    tpi_cp_relabel_make(X->dims[m], wanted && X->grid.parts[m] > 1, &X->relabel[m]);
   return TP_SUCCESS;
 }
 
@@ -282,12 +282,12 @@ static tp_status spread(tp_dist_coo *X, const tp_coo *share, const tp_grid *grid
   memcpy(X->dims, share->dims, sizeof X->dims);
   TP_TRY(check_grid(X->comm, share, grid)); /* the same verdict on every rank */
   X->grid = *grid;
-  tp_grid_coords(&X->grid, tp_comm_rank(X->comm), X->coords);
+  tpi_grid_coords(&X->grid, tp_comm_rank(X->comm), X->coords);
   double t0 = tp_wall_seconds();
   TP_TRY(choose_relabelling(X));
   for (int m = 0; m < X->order; ++m)
     TP_TRY(tp_comm_agree(X->comm, slab_bounds(X, share, m)));
-  TP_TRY(tp_cp_layout_create(X->comm, &X->grid, X->bounds, &X->layout));
+  TP_TRY(tpi_cp_layout_create(X->comm, &X->grid, X->bounds, &X->layout));
   memcpy(X->layout.relabel, X->relabel, sizeof X->relabel);
   exchange x;
   memset(&x, 0, sizeof x);
@@ -339,8 +339,8 @@ void tp_dist_coo_destroy(tp_dist_coo **X) {
     return;
   tp_dist_coo *d = *X;
   tp_flycoo_destroy(&d->fly);
-  tp_coo_host_free(&d->block);
-  tp_cp_layout_free(&d->layout);
+  tpi_coo_host_free(&d->block);
+  tpi_cp_layout_free(&d->layout);
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m)
     free(d->bounds[m]);
   free(d);
@@ -357,7 +357,7 @@ tp_status tp_dist_coo_get_info(const tp_dist_coo *X, tp_dist_coo_info *info) {
   info->nnz = X->nnz, info->local_nnz = X->local_nnz;
   info->min_local_nnz = X->min_local_nnz, info->max_local_nnz = X->max_local_nnz;
   for (int m = 0; m < X->order; ++m) {
-    const tp_cp_layout *l = &X->layout;
+    const tpi_cp_layout *l = &X->layout;
     info->slab_begin[m] = l->slab_begin[m], info->slab_end[m] = l->slab_begin[m] + l->rows[m];
     info->own_begin[m] = l->slab_begin[m] + l->own_offset[m];
     info->own_end[m] = info->own_begin[m] + l->own_rows[m];

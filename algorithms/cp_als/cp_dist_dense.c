@@ -21,7 +21,7 @@ struct tp_dist_dense {
   int order;
   int64_t dims[TP_DENSE_MAX_ORDER];
   int64_t *bounds[TP_DENSE_MAX_ORDER];
-  tp_cp_layout layout;
+  tpi_cp_layout layout;
   tp_dense block;                     /* in the space; a slab without rows holds one zero row */
   double fill_seconds;
 };
@@ -63,8 +63,8 @@ static tp_status check_shape(tp_comm *comm, tp_dtype dtype, int order, const int
     TP_CHECK_ARG(dims[m] >= 1, "dims[%d] = %lld, must be at least 1", m, (long long)dims[m]);
   TP_CHECK_ARG(grid->order == order, "the grid has %d modes, the tensor %d", grid->order,
                order);
-  TP_CHECK_ARG(tp_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
-               "communicator %d", (long long)tp_grid_size(grid), tp_comm_size(comm));
+  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
+               "communicator %d", (long long)tpi_grid_size(grid), tp_comm_size(comm));
   return TP_SUCCESS;
 }
 
@@ -89,7 +89,7 @@ tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, i
   memcpy(d->dims, dims, sizeof(int64_t) * (size_t)order);
   st = tp_comm_agree(comm, even_bounds(d));
   if (st == TP_SUCCESS)
-    st = tp_cp_layout_create(comm, &d->grid, d->bounds, &d->layout);
+    st = tpi_cp_layout_create(comm, &d->grid, d->bounds, &d->layout);
   if (st == TP_SUCCESS)
     st = tp_comm_agree(comm, alloc_block(d, layout));
   if (st != TP_SUCCESS) {
@@ -106,7 +106,7 @@ void tp_dist_dense_destroy(tp_dist_dense **X) {
   tp_dist_dense *d = *X;
   if (d->block.data)
     tp_dense_free(d->space, &d->block);
-  tp_cp_layout_free(&d->layout);
+  tpi_cp_layout_free(&d->layout);
   for (int m = 0; m < TP_DENSE_MAX_ORDER; ++m)
     free(d->bounds[m]);
   free(d);
@@ -120,9 +120,9 @@ tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *inf
   memset(info, 0, sizeof *info);
   info->grid = X->grid, info->dtype = X->dtype, info->order = X->order;
   memcpy(info->dims, X->dims, sizeof info->dims);
-  tp_grid_coords(&X->grid, tp_comm_rank(X->comm), info->coords);
+  tpi_grid_coords(&X->grid, tp_comm_rank(X->comm), info->coords);
   for (int m = 0; m < X->order; ++m) {
-    const tp_cp_layout *l = &X->layout;
+    const tpi_cp_layout *l = &X->layout;
     info->slab_begin[m] = l->slab_begin[m], info->slab_end[m] = l->slab_begin[m] + l->rows[m];
     info->own_begin[m] = l->slab_begin[m] + l->own_offset[m];
     info->own_end[m] = info->own_begin[m] + l->own_rows[m];
@@ -183,7 +183,7 @@ static tp_status plant_my_block(tp_dist_dense *X, int64_t rank, double noise, ui
   if (st == TP_SUCCESS && has_rows(X))
     st = tp_dense_alloc(NULL, X->dtype, X->order, X->block.dims, X->block.layout, &host);
   if (st == TP_SUCCESS && has_rows(X))
-    st = tp_dense_random_planted_block(&host, X->layout.slab_begin, &truth, noise, seed);
+    st = tpi_dense_random_planted_block(&host, X->layout.slab_begin, &truth, noise, seed);
   if (st == TP_SUCCESS && has_rows(X))
     st = upload(X, host.data);
   if (host.data)
@@ -239,15 +239,15 @@ tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_al
   memset(&local, 0, sizeof local);
   TP_TRY(tp_comm_agree(X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims,
                                                  opts->rank, &local)));
-  tp_cp_dense_source source;
-  tp_cp_tensor t = tp_cp_dense_tensor(&source, &X->block, &opts->mttkrp);
+  tpi_cp_dense_source source;
+  tpi_cp_tensor t = tpi_cp_dense_tensor(&source, &X->block, &opts->mttkrp);
   t.layout = &X->layout;
   t.nvecs = NULL; /* of the block only: the start is given (opts->init) instead */
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
-  tp_status st = tp_cp_als_run(space, &t, opts, &local, &res);
+  tp_status st = tpi_cp_als_run(space, &t, opts, &local, &res);
   if (st == TP_SUCCESS)
-    st = tp_cp_layout_gather(space, &X->layout, &local, model);
+    st = tpi_cp_layout_gather(space, &X->layout, &local, model);
   tp_kruskal_free(space, &local);
   if (st == TP_SUCCESS && result)
     *result = res;

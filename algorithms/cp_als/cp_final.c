@@ -36,7 +36,7 @@ typedef struct cp_final {
 } cp_final;
 
 static void *cp_factor_rows(tp_cp_run *run, int k) {
-  return tp_cp_run_row(run, run->M, k, tp_cp_run_own_offset(run, k));
+  return tpi_cp_run_row(run, run->M, k, tpi_cp_run_own_offset(run, k));
 }
 
 /* Free factors to unit 2-norm columns, their norms into lambda. */
@@ -44,12 +44,12 @@ static tp_status cp_unit_columns(tp_cp_run *run, cp_final *f) {
   const int64_t R = run->R;
   for (int k = 0; k < run->d; ++k) {
     double *sk = f->scale + (size_t)k * (size_t)R;
-    if (tp_cp_run_fixed(run, k)) {
+    if (tpi_cp_run_fixed(run, k)) {
       for (int64_t r = 0; r < R; ++r)
         sk[r] = 1.0;
       continue;
     }
-    TP_TRY(tp_cp_run_owned_columns(run, TP_CP_COLUMN_NORM2, cp_factor_rows(run, k), NULL, k,
+    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_NORM2, cp_factor_rows(run, k), NULL, k,
                                    sk));
     for (int64_t r = 0; r < R; ++r) {
       run->lambda[r] *= sk[r];
@@ -62,7 +62,7 @@ static tp_status cp_unit_columns(tp_cp_run *run, cp_final *f) {
 /* lambda >= 0, its sign moved into the first free factor. */
 static void cp_positive_lambda(tp_cp_run *run, cp_final *f) {
   int first_free = 0;
-  while (tp_cp_run_fixed(run, first_free))
+  while (tpi_cp_run_fixed(run, first_free))
     ++first_free;
   double *s = f->scale + (size_t)first_free * (size_t)run->R;
   for (int64_t r = 0; r < run->R; ++r)
@@ -75,11 +75,11 @@ static void cp_positive_lambda(tp_cp_run *run, cp_final *f) {
 static tp_status cp_leading_signs(tp_cp_run *run, cp_final *f, unsigned char *negative) {
   const int64_t R = run->R;
   for (int k = 0; k < run->d; ++k) {
-    if (tp_cp_run_fixed(run, k))
+    if (tpi_cp_run_fixed(run, k))
       continue;
     void *U = cp_factor_rows(run, k);
-    TP_TRY(tp_cp_run_owned_columns(run, TP_CP_COLUMN_MAX, U, NULL, k, f->high));
-    TP_TRY(tp_cp_run_owned_columns(run, TP_CP_COLUMN_MIN, U, NULL, k, f->low));
+    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_MAX, U, NULL, k, f->high));
+    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_MIN, U, NULL, k, f->low));
     const double *s = f->scale + (size_t)k * (size_t)R;
     for (int64_t r = 0; r < R; ++r) {
       int leading_negative = f->high[r] < -f->low[r];
@@ -123,18 +123,18 @@ static void cp_order(tp_cp_run *run, cp_final *f) {
 static tp_status cp_apply(tp_cp_run *run, cp_final *f) {
   const int64_t R = run->R;
   for (int k = 0; k < run->d; ++k) {
-    if (tp_cp_run_fixed(run, k))
+    if (tpi_cp_run_fixed(run, k))
       continue;
-    const int64_t rows = tp_cp_run_slab_rows(run, k);
-    TP_TRY(tp_cp_columns_gather(run->space, run->dtype, run->M->factors[k], run->G, rows, R,
+    const int64_t rows = tpi_cp_run_slab_rows(run, k);
+    TP_TRY(tpi_cp_columns_gather(run->space, run->dtype, run->M->factors[k], run->G, rows, R,
                                 f->perm, f->scale + (size_t)k * (size_t)R));
     TP_TRY(tp_copy_on_device(run->space, run->M->factors[k], run->G,
-                             tp_cp_run_elem(run) * (size_t)(rows * R)));
+                             tpi_cp_run_elem(run) * (size_t)(rows * R)));
   }
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_final_normalise(tp_cp_run *run) {
+tp_status tpi_cp_final_normalise(tp_cp_run *run) {
   const size_t R = (size_t)run->R;
   cp_final f;
   f.scale = (double *)malloc(sizeof(double) * (size_t)run->d * R);

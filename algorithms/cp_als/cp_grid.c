@@ -57,21 +57,21 @@ tp_status tp_grid_parse(const char *text, tp_grid *grid) {
   }
 }
 
-int64_t tp_grid_size(const tp_grid *grid) {
+int64_t tpi_grid_size(const tp_grid *grid) {
   int64_t n = 1;
   for (int m = 0; m < grid->order; ++m)
     n *= grid->parts[m];
   return n;
 }
 
-void tp_grid_coords(const tp_grid *grid, int rank, int *coords) {
+void tpi_grid_coords(const tp_grid *grid, int rank, int *coords) {
   for (int m = grid->order - 1; m >= 0; --m) {
     coords[m] = rank % grid->parts[m];
     rank /= grid->parts[m];
   }
 }
 
-int tp_grid_rank(const tp_grid *grid, const int *coords) {
+int tpi_grid_rank(const tp_grid *grid, const int *coords) {
   int rank = 0;
   for (int m = 0; m < grid->order; ++m)
     rank = rank * grid->parts[m] + coords[m];

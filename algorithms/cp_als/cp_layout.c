@@ -13,7 +13,7 @@
 static int64_t run_begin(int64_t rows, int j, int q) { return rows * j / q; }
 
 static tp_status layer_of(tp_comm *world, const int *coords, int m, int64_t rows,
-                          tp_cp_layout *l) {
+                          tpi_cp_layout *l) {
   TP_TRY(tp_comm_split(world, coords[m], tp_comm_rank(world), &l->layer[m]));
   int q = tp_comm_size(l->layer[m]), j = tp_comm_rank(l->layer[m]);
   l->layer_rows[m] = (int64_t *)malloc(sizeof(int64_t) * (size_t)q);
@@ -26,27 +26,27 @@ static tp_status layer_of(tp_comm *world, const int *coords, int m, int64_t rows
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_layout_create(tp_comm *world, const tp_grid *grid,
-                              int64_t *const *bounds, tp_cp_layout *layout) {
+tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid,
+                              int64_t *const *bounds, tpi_cp_layout *layout) {
   memset(layout, 0, sizeof *layout);
   layout->world = world;
   layout->order = grid->order;
   int coords[TP_COO_MAX_ORDER];
-  tp_grid_coords(grid, tp_comm_rank(world), coords);
+  tpi_grid_coords(grid, tp_comm_rank(world), coords);
   tp_status st = TP_SUCCESS;
   for (int m = 0; m < grid->order && st == TP_SUCCESS; ++m) {
     layout->dims[m] = bounds[m][grid->parts[m]];
     layout->slab_begin[m] = bounds[m][coords[m]];
     layout->rows[m] = bounds[m][coords[m] + 1] - bounds[m][coords[m]];
-    tp_cp_relabel_make(layout->dims[m], 0, &layout->relabel[m]);
+    tpi_cp_relabel_make(layout->dims[m], 0, &layout->relabel[m]);
     st = layer_of(world, coords, m, layout->rows[m], layout);
   }
   if (st != TP_SUCCESS)
-    tp_cp_layout_free(layout);
+    tpi_cp_layout_free(layout);
   return st;
 }
 
-void tp_cp_layout_free(tp_cp_layout *layout) {
+void tpi_cp_layout_free(tpi_cp_layout *layout) {
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m) {
     tp_comm_destroy(&layout->layer[m]);
     free(layout->layer_rows[m]);
@@ -58,7 +58,7 @@ void tp_cp_layout_free(tp_cp_layout *layout) {
 
 /* Every rank's owned rows of factor k (their global first rows and counts gathered first)
  * into the host model's factor k. */
-static tp_status gather_factor(tp_space *space, const tp_cp_layout *l, const tp_kruskal *local,
+static tp_status gather_factor(tp_space *space, const tpi_cp_layout *l, const tp_kruskal *local,
                                int k, tp_kruskal *model, void *buf) {
   const int P = tp_comm_size(l->world);
   const int64_t R = model->rank;
@@ -79,7 +79,7 @@ static tp_status gather_factor(tp_space *space, const tp_cp_layout *l, const tp_
   char *all = (char *)buf + elem * (size_t)(l->own_rows[k] * R);
   if (st == TP_SUCCESS)
     st = tp_comm_allgatherv_host(l->world, buf, all, counts, model->dtype);
-  const tp_cp_relabel *relabel = &l->relabel[k];
+  const tpi_cp_relabel *relabel = &l->relabel[k];
   for (int64_t r = 0, at = 0; st == TP_SUCCESS && r < P; at += counts[r++]) {
     const char *from = all + elem * (size_t)at;
     if (relabel->step == 1) {
@@ -88,14 +88,14 @@ static tp_status gather_factor(tp_space *space, const tp_cp_layout *l, const tp_
       continue;
     }
     for (int64_t row = first[r]; row < first[r] + counts[r] / R; ++row, from += elem * (size_t)R)
-      memcpy((char *)model->factors[k] + elem * (size_t)(tp_cp_relabel_index(relabel, row) * R),
+      memcpy((char *)model->factors[k] + elem * (size_t)(tpi_cp_relabel_index(relabel, row) * R),
              from, elem * (size_t)R);
   }
   free(first);
   return st;
 }
 
-tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *l, const tp_kruskal *local,
+tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *l, const tp_kruskal *local,
                               tp_kruskal *model) {
   const size_t elem = tp_dtype_size(model->dtype);
   int64_t most = 0;

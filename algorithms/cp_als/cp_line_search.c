@@ -21,7 +21,7 @@
 enum { LS_FIRST_ITERATION = 3, LS_PATIENCE = 4 };
 #define LS_FIRST_POWER 3.0
 
-struct tp_cp_line_search {
+struct tpi_cp_line_search {
   void *prev[TP_COO_MAX_ORDER];  /* space: the free factors the sweep started from */
   void *trial[TP_COO_MAX_ORDER]; /* space: the extrapolated free factors */
   tp_kruskal trial_model;        /* the model with the trial's free factors */
@@ -31,11 +31,11 @@ struct tp_cp_line_search {
 };
 
 static size_t factor_bytes(const tp_cp_run *run, int k) {
-  return tp_cp_run_elem(run) * (size_t)(tp_cp_run_slab_rows(run, k) * run->R);
+  return tpi_cp_run_elem(run) * (size_t)(tpi_cp_run_slab_rows(run, k) * run->R);
 }
 
-void tp_cp_line_search_destroy(tp_cp_run *run, tp_cp_line_search **search) {
-  tp_cp_line_search *ls = search ? *search : NULL;
+void tpi_cp_line_search_destroy(tp_cp_run *run, tpi_cp_line_search **search) {
+  tpi_cp_line_search *ls = search ? *search : NULL;
   if (!ls)
     return;
   for (int k = 0; k < TP_COO_MAX_ORDER; ++k) {
@@ -47,7 +47,7 @@ void tp_cp_line_search_destroy(tp_cp_run *run, tp_cp_line_search **search) {
   *search = NULL;
 }
 
-static tp_status alloc_copies(tp_cp_run *run, tp_cp_line_search *ls) {
+static tp_status alloc_copies(tp_cp_run *run, tpi_cp_line_search *ls) {
   const size_t R = (size_t)run->R;
   ls->lambda_prev = (double *)malloc(sizeof(double) * R);
   ls->lambda_cur = (double *)malloc(sizeof(double) * R);
@@ -57,7 +57,7 @@ static tp_status alloc_copies(tp_cp_run *run, tp_cp_line_search *ls) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for the line search");
   ls->trial_model = *run->model;
   for (int k = 0; k < run->d; ++k) {
-    if (tp_cp_run_fixed(run, k))
+    if (tpi_cp_run_fixed(run, k))
       continue;
     tp_status st = tp_alloc(run->space, factor_bytes(run, k), &ls->prev[k]);
     if (st == TP_SUCCESS)
@@ -71,18 +71,18 @@ static tp_status alloc_copies(tp_cp_run *run, tp_cp_line_search *ls) {
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_line_search_create(tp_cp_run *run, tp_cp_line_search **search) {
+tp_status tpi_cp_line_search_create(tp_cp_run *run, tpi_cp_line_search **search) {
   *search = NULL;
   if (!run->opts->line_search || !run->X->mttkrp_trial || run->opts->max_iters < LS_FIRST_ITERATION)
     return TP_SUCCESS;
-  tp_cp_line_search *ls = (tp_cp_line_search *)calloc(1, sizeof *ls);
+  tpi_cp_line_search *ls = (tpi_cp_line_search *)calloc(1, sizeof *ls);
   if (!ls)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for the line search");
   *search = ls;
   return alloc_copies(run, ls);
 }
 
-tp_status tp_cp_line_search_before(tp_cp_run *run, tp_cp_line_search *ls, int new_start) {
+tp_status tpi_cp_line_search_before(tp_cp_run *run, tpi_cp_line_search *ls, int new_start) {
   if (new_start)
     ls->power = LS_FIRST_POWER, ls->failures = 0;
   for (int k = 0; k < run->d; ++k)
@@ -94,7 +94,7 @@ tp_status tp_cp_line_search_before(tp_cp_run *run, tp_cp_line_search *ls, int ne
 }
 
 /* trial[k] = C_k + step (C_k - P_k), lambda folded into the last free mode's. */
-static tp_status extrapolate(tp_cp_run *run, tp_cp_line_search *ls, double step) {
+static tp_status extrapolate(tp_cp_run *run, tpi_cp_line_search *ls, double step) {
   const int64_t R = run->R;
   for (int k = 0; k < run->d; ++k) {
     if (!ls->trial[k])
@@ -104,15 +104,15 @@ static tp_status extrapolate(tp_cp_run *run, tp_cp_line_search *ls, double step)
       ls->scales[r] = carries ? ls->lambda_cur[r] : 1.0;
       ls->scales[R + r] = carries ? ls->lambda_prev[r] : 1.0;
     }
-    TP_TRY(tp_cp_columns_extrapolate(run->space, run->dtype, run->model->factors[k],
-                                     ls->prev[k], ls->trial[k], tp_cp_run_slab_rows(run, k),
+    TP_TRY(tpi_cp_columns_extrapolate(run->space, run->dtype, run->model->factors[k],
+                                     ls->prev[k], ls->trial[k], tpi_cp_run_slab_rows(run, k),
                                      R, step, ls->scales));
   }
   return TP_SUCCESS;
 }
 
 /* The trial's free factors to max-norm columns, their norms into lambda_trial. */
-static tp_status renormalise(tp_cp_run *run, tp_cp_line_search *ls) {
+static tp_status renormalise(tp_cp_run *run, tpi_cp_line_search *ls) {
   const int64_t R = run->R;
   double *norms = ls->scales; /* R of its 2R */
   for (int64_t r = 0; r < R; ++r)
@@ -120,8 +120,8 @@ static tp_status renormalise(tp_cp_run *run, tp_cp_line_search *ls) {
   for (int k = 0; k < run->d; ++k) {
     if (!ls->trial[k])
       continue;
-    const void *own = tp_cp_run_row(run, &ls->trial_model, k, tp_cp_run_own_offset(run, k));
-    TP_TRY(tp_cp_run_owned_columns(run, TP_CP_COLUMN_MAXABS, own, NULL, k, norms));
+    const void *own = tpi_cp_run_row(run, &ls->trial_model, k, tpi_cp_run_own_offset(run, k));
+    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_MAXABS, own, NULL, k, norms));
     for (int64_t r = 0; r < R; ++r) {
       if (!isfinite(norms[r]))
         return TP_ERROR(TP_ERROR_NUMERICAL, "the line search's extrapolation of factor %d "
@@ -129,32 +129,32 @@ static tp_status renormalise(tp_cp_run *run, tp_cp_line_search *ls) {
       ls->lambda_trial[r] *= norms[r];
       norms[r] = norms[r] > 0 ? 1.0 / norms[r] : 1.0;
     }
-    TP_TRY(tp_cp_columns_scale(run->space, run->dtype, ls->trial[k],
-                               tp_cp_run_slab_rows(run, k), R, norms));
+    TP_TRY(tpi_cp_columns_scale(run->space, run->dtype, ls->trial[k],
+                               tpi_cp_run_slab_rows(run, k), R, norms));
   }
   return TP_SUCCESS;
 }
 
 /* The fit of the trial: its Grams (kept where the run keeps its own) and one MTTKRP. */
-static tp_status trial_fit(tp_cp_run *run, tp_cp_line_search *ls, double *fit) {
+static tp_status trial_fit(tp_cp_run *run, tpi_cp_line_search *ls, double *fit) {
   run->M = &ls->trial_model;
   memcpy(run->lambda, ls->lambda_trial, sizeof(double) * (size_t)run->R);
   tp_status st = TP_SUCCESS;
   for (int k = 0; k < run->d && st == TP_SUCCESS; ++k)
     if (ls->trial[k])
-      st = tp_cp_run_gram(run, k);
+      st = tpi_cp_run_gram(run, k);
   int mode = 0;
   void *G_own = NULL;
   if (st == TP_SUCCESS)
-    st = tp_cp_run_mttkrp_trial(run, &mode, &G_own);
+    st = tpi_cp_run_mttkrp_trial(run, &mode, &G_own);
   if (st == TP_SUCCESS)
-    st = tp_cp_run_fit(run, mode, G_own, fit);
+    st = tpi_cp_run_fit(run, mode, G_own, fit);
   run->M = run->model;
   return st;
 }
 
 /* Keeps the trial (its Grams are in place), or goes back to the sweep's model. */
-static tp_status settle(tp_cp_run *run, tp_cp_line_search *ls, int keep) {
+static tp_status settle(tp_cp_run *run, tpi_cp_line_search *ls, int keep) {
   const size_t R = (size_t)run->R;
   memcpy(run->lambda, keep ? ls->lambda_trial : ls->lambda_cur, sizeof(double) * R);
   for (int k = 0; k < run->d; ++k) {
@@ -164,19 +164,19 @@ static tp_status settle(tp_cp_run *run, tp_cp_line_search *ls, int keep) {
       TP_TRY(tp_copy_on_device(run->space, run->model->factors[k], ls->trial[k],
                                factor_bytes(run, k)));
     else
-      TP_TRY(tp_cp_run_gram(run, k));
+      TP_TRY(tpi_cp_run_gram(run, k));
   }
   return TP_SUCCESS;
 }
 
 /* Four rejections in a row shorten the steps. */
-static void count(tp_cp_line_search *ls, int kept) {
+static void count(tpi_cp_line_search *ls, int kept) {
   ls->failures = kept ? 0 : ls->failures + 1;
   if (ls->failures == LS_PATIENCE)
     ls->power += 1.0, ls->failures = 0;
 }
 
-tp_status tp_cp_line_search_after(tp_cp_run *run, tp_cp_line_search *ls, int it, double *fit,
+tp_status tpi_cp_line_search_after(tp_cp_run *run, tpi_cp_line_search *ls, int it, double *fit,
                                   int *kept) {
   *kept = 0;
   if (it < LS_FIRST_ITERATION)

@@ -6,7 +6,7 @@
  *   Sparse: Y_k is applied without being formed: the nonzeros that share all their
  *   other indices form a group g, and (Y_k Q)[i, :] = sum over g's nonzeros a with index
  *   i of x_a sum_{b in g} x_b Q[i_b, :]. No MTTKRP is involved.
- * The eigenvectors come from tp_cp_top_eigenvectors; columns beyond I_k stay those of
+ * The eigenvectors come from tpi_cp_top_eigenvectors; columns beyond I_k stay those of
  * tp_kruskal_random's factors (the random start's). */
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +34,14 @@ static tp_status check_start(const tp_kruskal *K, tp_dtype dtype, int order, con
 }
 
 /* The leading min(I_k, rank) eigenvectors of op into factor k's first columns. */
-static tp_status fill_factor(const tp_cp_gram_operator *op, tp_kruskal *K, int k,
+static tp_status fill_factor(const tpi_cp_gram_operator *op, tp_kruskal *K, int k,
                              uint64_t seed) {
   const int64_t I = K->dims[k], R = K->rank, want = R < I ? R : I;
   double *vectors = (double *)malloc(sizeof(double) * (size_t)(I * want));
   if (!vectors)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for %lld x %lld eigenvectors",
                     (long long)I, (long long)want);
-  tp_status st = tp_cp_top_eigenvectors(op, I, want, seed + (uint64_t)k, vectors);
+  tp_status st = tpi_cp_top_eigenvectors(op, I, want, seed + (uint64_t)k, vectors);
   for (int64_t i = 0; st == TP_SUCCESS && i < I; ++i)
     for (int64_t r = 0; r < want; ++r) {
       double v = vectors[i * want + r];
@@ -59,7 +59,7 @@ static tp_status fill_factor(const tp_cp_gram_operator *op, tp_kruskal *K, int k
 typedef struct dense_gram {
   tp_space *space;
   int64_t I;
-  double *Y, *Q, *Z; /* space: I x I, and two blocks of I x tp_cp_eigen_block vectors */
+  double *Y, *Q, *Z; /* space: I x I, and two blocks of I x tpi_cp_eigen_block vectors */
 } dense_gram;
 
 /* Products of the dims stored faster (inner) and slower (outer) than mode k. */
@@ -95,7 +95,7 @@ static tp_status form_dense_gram(tp_space *space, const tp_dense *X, int k, doub
       TP_TRY(tp_gemm_f64(space, ta, tb, I, I, depth, 1.0, B, ld, B, ld, J ? 1.0 : 0.0, Y, I));
     }
   }
-  return f32 ? tp_cp_to_double(space, TP_DTYPE_F32, Y32, Y, I * I) : TP_SUCCESS;
+  return f32 ? tpi_cp_to_double(space, TP_DTYPE_F32, Y32, Y, I * I) : TP_SUCCESS;
 }
 
 static tp_status dense_apply(void *ctx, const double *Q, int64_t b, double *Z) {
@@ -112,7 +112,7 @@ static tp_status dense_mode(tp_space *space, const tp_dense *X, int k, uint64_t 
                             tp_kruskal *K) {
   const int64_t I = X->dims[k], want = K->rank < I ? K->rank : I;
   const size_t square = sizeof(double) * (size_t)(I * I);
-  const size_t block = sizeof(double) * (size_t)(I * tp_cp_eigen_block(I, want));
+  const size_t block = sizeof(double) * (size_t)(I * tpi_cp_eigen_block(I, want));
   const size_t half = X->dtype == TP_DTYPE_F32 ? square / 2 : 0;
   dense_gram g;
   memset(&g, 0, sizeof g);
@@ -132,7 +132,7 @@ static tp_status dense_mode(tp_space *space, const tp_dense *X, int k, uint64_t 
     st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "nvecs of mode %d forms its %lld x %lld Gram (%zu "
                   "bytes) and two blocks of %zu bytes in the space: they do not fit", k,
                   (long long)I, (long long)I, square, block);
-  tp_cp_gram_operator op = {dense_apply, &g};
+  tpi_cp_gram_operator op = {dense_apply, &g};
   if (st == TP_SUCCESS)
     st = fill_factor(&op, K, k, seed);
   tp_free(space, g.Y), tp_free(space, g.Q), tp_free(space, g.Z);
@@ -171,12 +171,12 @@ static tp_status sorted_copy(const tp_coo *X, int k, tp_coo *c) {
   from[n] = k;
   for (int m = 0; m < X->order; ++m)
     dims[m] = X->dims[from[m]];
-  TP_TRY(tp_coo_host_alloc(TP_DTYPE_F64, X->order, dims, X->nnz, c));
+  TP_TRY(tpi_coo_host_alloc(TP_DTYPE_F64, X->order, dims, X->nnz, c));
   for (int m = 0; m < X->order; ++m)
     memcpy(c->indices[m], X->indices[from[m]], sizeof(int64_t) * (size_t)X->nnz);
   for (int64_t a = 0; a < X->nnz; ++a)
-    ((double *)c->values)[a] = tp_coo_value(X, a);
-  return tp_coo_sort(c);
+    ((double *)c->values)[a] = tpi_coo_value(X, a);
+  return tpi_coo_sort(c);
 }
 
 /* Offsets of the runs of nonzeros with equal indices in every mode but the last. */
@@ -222,10 +222,10 @@ static tp_status coo_mode(const tp_coo *X, int k, uint64_t seed, tp_kruskal *K) 
   tp_status st = sorted_copy(X, k, &g.sorted);
   if (st == TP_SUCCESS)
     st = find_groups(&g);
-  tp_cp_gram_operator op = {coo_apply, &g};
+  tpi_cp_gram_operator op = {coo_apply, &g};
   if (st == TP_SUCCESS)
     st = fill_factor(&op, K, k, seed);
-  tp_coo_host_free(&g.sorted);
+  tpi_coo_host_free(&g.sorted);
   free(g.group_start);
   return st;
 }

@@ -25,7 +25,7 @@ static uint64_t inverse_mod(uint64_t a, uint64_t n) {
   return (uint64_t)(t0 < 0 ? t0 + (int64_t)n : t0);
 }
 
-void tp_cp_relabel_make(int64_t count, int spread, tp_cp_relabel *r) {
+void tpi_cp_relabel_make(int64_t count, int spread, tpi_cp_relabel *r) {
   r->count = (uint64_t)(count > 0 ? count : 1), r->step = 1, r->inverse = 1;
   if (!spread || count <= 2 || (uint64_t)count > ((uint64_t)1 << 32))
     return; /* past 2^32 the product of two labels would not fit 64 bits */
@@ -36,7 +36,7 @@ void tp_cp_relabel_make(int64_t count, int spread, tp_cp_relabel *r) {
   r->step = step, r->inverse = inverse_mod(step, r->count);
 }
 
-int tp_cp_relabel_wanted(void) {
+int tpi_cp_relabel_wanted(void) {
   const char *v = getenv("TENPORT_RELABEL");
   return !(v && strcmp(v, "0") == 0);
 }

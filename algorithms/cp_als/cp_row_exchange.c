@@ -20,7 +20,7 @@ static int forced_choice(void) {
   return -1;
 }
 
-static void plan_free(tp_space *space, tp_cp_row_plan *p) {
+static void plan_free(tp_space *space, tpi_cp_row_plan *p) {
   if (!p)
     return;
   tp_free(space, p->touched_rows), tp_free(space, p->received_rows);
@@ -29,7 +29,7 @@ static void plan_free(tp_space *space, tp_cp_row_plan *p) {
   free(p);
 }
 
-void tp_cp_row_plans_free(tp_space *space, tp_cp_layout *layout) {
+void tpi_cp_row_plans_free(tp_space *space, tpi_cp_layout *layout) {
   for (int m = 0; m < TP_COO_MAX_ORDER; ++m) {
     plan_free(space, layout->plan[m]);
     layout->plan[m] = NULL;
@@ -78,7 +78,7 @@ static void parts_free(plan_parts *p) {
 
 /* Rows to each owner (owners hold consecutive runs in layer-rank order), and from each
  * rank, exchanged. */
-static tp_status count_rows(const tp_cp_layout *l, int n, plan_parts *p) {
+static tp_status count_rows(const tpi_cp_layout *l, int n, plan_parts *p) {
   tp_comm *layer = l->layer[n];
   p->send_rows = (int64_t *)calloc((size_t)p->q, sizeof(int64_t));
   p->recv_rows = (int64_t *)calloc((size_t)p->q, sizeof(int64_t));
@@ -101,7 +101,7 @@ static tp_status count_rows(const tp_cp_layout *l, int n, plan_parts *p) {
 }
 
 /* The owners learn which rows each rank sends them. */
-static tp_status exchange_row_numbers(const tp_cp_layout *l, int n, plan_parts *p) {
+static tp_status exchange_row_numbers(const tpi_cp_layout *l, int n, plan_parts *p) {
   p->total_received = 0;
   for (int j = 0; j < p->q; ++j)
     p->total_received += p->recv_rows[j];
@@ -118,7 +118,7 @@ static tp_status exchange_row_numbers(const tp_cp_layout *l, int n, plan_parts *
  * owners add the sparse exchange's rows in the space. On 4 ranks x 4 threads
  * (relabelled slabs, where the rows moved exceed half a slab) the sparse exchange took a
  * third of the whole slabs' communication time. */
-static tp_status choose(const tp_cp_layout *l, int n, const plan_parts *p, int *sparse) {
+static tp_status choose(const tpi_cp_layout *l, int n, const plan_parts *p, int *sparse) {
   double moved = (double)p->count;
   for (int j = 0; j < p->q; ++j)
     moved += (double)p->recv_rows[j];
@@ -142,8 +142,8 @@ static tp_status upload_rows(tp_space *space, const int64_t *host, int64_t count
                    : TP_SUCCESS;
 }
 
-static tp_status plan_from_parts(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
-                                 int64_t R, plan_parts *p, tp_cp_row_plan *plan) {
+static tp_status plan_from_parts(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
+                                 int64_t R, plan_parts *p, tpi_cp_row_plan *plan) {
   const size_t elem = tp_dtype_size(dtype);
   plan->touched = p->count, plan->received = p->total_received;
   plan->received_from = (int64_t *)malloc(sizeof(int64_t) * (size_t)(p->q + 1));
@@ -168,8 +168,8 @@ static tp_status plan_from_parts(tp_space *space, const tp_cp_layout *l, int n, 
 
 /* Mode n's plan, or NULL when the layer keeps to whole slabs. Collective over the layer. */
 static tp_status plan_mode(tp_space *space, tp_dist_coo *X, int n, int64_t R,
-                           tp_cp_row_plan **out) {
-  const tp_cp_layout *l = &X->layout;
+                           tpi_cp_row_plan **out) {
+  const tpi_cp_layout *l = &X->layout;
   *out = NULL;
   plan_parts p;
   memset(&p, 0, sizeof p);
@@ -185,9 +185,9 @@ static tp_status plan_mode(tp_space *space, tp_dist_coo *X, int n, int64_t R,
     st = choose(l, n, &p, &sparse);
   if (st == TP_SUCCESS && sparse)
     st = tp_comm_agree(l->layer[n], exchange_row_numbers(l, n, &p));
-  tp_cp_row_plan *plan = NULL;
+  tpi_cp_row_plan *plan = NULL;
   if (st == TP_SUCCESS && sparse) {
-    plan = (tp_cp_row_plan *)calloc(1, sizeof *plan);
+    plan = (tpi_cp_row_plan *)calloc(1, sizeof *plan);
     st = plan ? plan_from_parts(space, l, n, X->dtype, R, &p, plan)
               : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for an exchange plan");
     st = tp_comm_agree(l->layer[n], st);
@@ -201,44 +201,44 @@ static tp_status plan_mode(tp_space *space, tp_dist_coo *X, int n, int64_t R,
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_row_plans_create(tp_space *space, tp_dist_coo *X, int64_t R) {
+tp_status tpi_cp_row_plans_create(tp_space *space, tp_dist_coo *X, int64_t R) {
   for (int n = 0; n < X->order; ++n) {
     tp_status st = plan_mode(space, X, n, R, &X->layout.plan[n]);
     if (st != TP_SUCCESS) {
-      tp_cp_row_plans_free(space, &X->layout);
+      tpi_cp_row_plans_free(space, &X->layout);
       return st;
     }
   }
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_rows_reduce(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
                             int64_t R, const void *G, void *G_own) {
-  const tp_cp_row_plan *p = l->plan[n];
+  const tpi_cp_row_plan *p = l->plan[n];
   const size_t elem = tp_dtype_size(dtype);
-  TP_TRY(tp_cp_rows_gather(space, dtype, G, p->touched_rows, p->touched, R, p->touched_buf));
+  TP_TRY(tpi_cp_rows_gather(space, dtype, G, p->touched_rows, p->touched, R, p->touched_buf));
   TP_TRY(tp_comm_alltoallv(l->layer[n], p->touched_buf, p->send_elems, p->received_buf,
                            p->recv_elems, dtype));
   TP_TRY(tp_memset(space, G_own, 0, elem * (size_t)(l->own_rows[n] * R)));
   const int q = tp_comm_size(l->layer[n]);
   for (int s = 0; s < q; ++s) { /* one source at a time: its rows are distinct */
     const int64_t first = p->received_from[s];
-    TP_TRY(tp_cp_rows_scatter(space, dtype, (const char *)p->received_buf + elem * (size_t)(first * R),
+    TP_TRY(tpi_cp_rows_scatter(space, dtype, (const char *)p->received_buf + elem * (size_t)(first * R),
                               p->received_rows + first, p->received_from[s + 1] - first, R,
                               G_own, 1));
   }
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_rows_share(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+tp_status tpi_cp_rows_share(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
                            int64_t R, void *factor) {
-  const tp_cp_row_plan *p = l->plan[n];
+  const tpi_cp_row_plan *p = l->plan[n];
   const size_t elem = tp_dtype_size(dtype);
   const void *own = (const char *)factor + elem * (size_t)(l->own_offset[n] * R);
-  TP_TRY(tp_cp_rows_gather(space, dtype, own, p->received_rows, p->received, R,
+  TP_TRY(tpi_cp_rows_gather(space, dtype, own, p->received_rows, p->received, R,
                            p->received_buf));
   TP_TRY(tp_comm_alltoallv(l->layer[n], p->received_buf, p->recv_elems, p->touched_buf,
                            p->send_elems, dtype));
-  return tp_cp_rows_scatter(space, dtype, p->touched_buf, p->touched_rows, p->touched, R,
+  return tpi_cp_rows_scatter(space, dtype, p->touched_buf, p->touched_rows, p->touched, R,
                             factor, 0);
 }

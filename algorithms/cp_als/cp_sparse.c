@@ -44,11 +44,11 @@ tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_option
   tp_flycoo_stats s;
   TP_TRY(tp_flycoo_get_stats(X, &s));
   cp_sparse c = {X, s.order};
-  tp_cp_tensor t;
+  tpi_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = s.dtype, t.order = s.order, t.dims = s.dims;
   t.count = s.nnz, t.norm2 = s.norm2;
   t.mttkrp = cp_sparse_mttkrp, t.passes = cp_sparse_passes, t.ctx = &c;
   t.mttkrp_trial = cp_sparse_mttkrp_trial, t.nvecs = cp_sparse_nvecs;
-  return tp_cp_als_run(space, &t, opts, model, result);
+  return tpi_cp_als_run(space, &t, opts, model, result);
 }

@@ -44,8 +44,8 @@ static tp_status check_model(const tp_dist_coo *X, const tp_cp_als_options *opts
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
-static tp_cp_tensor dist_tensor(tp_dist_coo *X) {
-  tp_cp_tensor t;
+static tpi_cp_tensor dist_tensor(tp_dist_coo *X) {
+  tpi_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = X->dtype, t.order = X->order, t.dims = X->block.dims;
   t.count = X->nnz, t.norm2 = X->norm2;
@@ -63,15 +63,15 @@ tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als
   memset(&local, 0, sizeof local);
   TP_TRY(tp_comm_agree(X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims,
                                                  opts->rank, &local)));
-  tp_cp_tensor t = dist_tensor(X);
+  tpi_cp_tensor t = dist_tensor(X);
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
-  tp_status st = tp_cp_row_plans_create(space, X, opts->rank);
+  tp_status st = tpi_cp_row_plans_create(space, X, opts->rank);
   if (st == TP_SUCCESS)
-    st = tp_cp_als_run(space, &t, opts, &local, &res);
-  tp_cp_row_plans_free(space, &X->layout);
+    st = tpi_cp_als_run(space, &t, opts, &local, &res);
+  tpi_cp_row_plans_free(space, &X->layout);
   if (st == TP_SUCCESS)
-    st = tp_cp_layout_gather(space, &X->layout, &local, model);
+    st = tpi_cp_layout_gather(space, &X->layout, &local, model);
   tp_kruskal_free(space, &local);
   if (st == TP_SUCCESS && result)
     *result = res;

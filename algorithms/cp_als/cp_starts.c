@@ -15,7 +15,7 @@ typedef struct cp_kept {
 } cp_kept;
 
 static size_t kept_bytes(const tp_cp_run *run, int k) {
-  return tp_cp_run_elem(run) * (size_t)(tp_cp_run_slab_rows(run, k) * run->R);
+  return tpi_cp_run_elem(run) * (size_t)(tpi_cp_run_slab_rows(run, k) * run->R);
 }
 
 static void kept_free(cp_kept *kept) {
@@ -61,15 +61,15 @@ static tp_status run_each(tp_cp_run *run, cp_kept *kept, tp_cp_als_result *res, 
   const int starts = 1 + run->opts->restarts;
   int fallbacks = 0;
   for (int s = 0; s < starts; ++s) {
-    if (s > 0 && tp_cp_run_out_of_time(run)) {
+    if (s > 0 && tpi_cp_run_out_of_time(run)) {
       res->stopped_by_time = 1;
       break;
     }
     if (s > 0)
-      TP_TRY(tp_cp_run_initial_guess(run, s));
+      TP_TRY(tpi_cp_run_initial_guess(run, s));
     tp_cp_als_result one;
     memset(&one, 0, sizeof one);
-    TP_TRY(tp_cp_run_start(run, s, &one));
+    TP_TRY(tpi_cp_run_start(run, s, &one));
     fallbacks += one.fallback_solves;
     res->starts = s + 1;
     if (s == 0 || one.fit > res->fit) {
@@ -88,10 +88,10 @@ static tp_status run_each(tp_cp_run *run, cp_kept *kept, tp_cp_als_result *res, 
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_run_starts(tp_cp_run *run, tp_cp_als_result *res) {
+tp_status tpi_cp_run_starts(tp_cp_run *run, tp_cp_als_result *res) {
   if (run->opts->restarts == 0) {
     res->starts = 1;
-    return tp_cp_run_start(run, 0, res);
+    return tpi_cp_run_start(run, 0, res);
   }
   cp_kept kept;
   TP_TRY(kept_alloc(run, &kept));

@@ -20,7 +20,7 @@ TP_RANGE_KERNEL(gram_product, gram_product_args, i, a) {
   a.V[i] = i % (a.R + 1) == 0 ? v + a.shift : v; /* the diagonal */
 }
 
-tp_status tp_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
+tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
                                   int skip, double shift, double *V) {
   TP_CHECK_ARG(space && grams && V, "space, grams and V must not be NULL");
   TP_CHECK_ARG(d >= 1 && R >= 1 && skip >= -1 && skip < d,

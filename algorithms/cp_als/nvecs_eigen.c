@@ -17,7 +17,7 @@ enum { EIGEN_DIRECT_MAX = 256, EIGEN_EXTRA = 10, EIGEN_MAX_STEPS = 500 };
 #define EIGEN_TOL 1e-10
 
 typedef struct eigen_work {
-  const tp_cp_gram_operator *op;
+  const tpi_cp_gram_operator *op;
   int64_t I, b;
   double *Q, *Z, *T, *W, *theta; /* I x b, I x b, b x b, b x b, b */
 } eigen_work;
@@ -186,13 +186,13 @@ static void take_vector(const double *Q, int64_t I, int64_t b, int64_t j, double
     out[i * want + j] = sign * Q[i * b + j];
 }
 
-int64_t tp_cp_eigen_block(int64_t I, int64_t want) {
+int64_t tpi_cp_eigen_block(int64_t I, int64_t want) {
   if (I <= EIGEN_DIRECT_MAX)
     return I;
   return want + EIGEN_EXTRA < I ? want + EIGEN_EXTRA : I;
 }
 
-tp_status tp_cp_top_eigenvectors(const tp_cp_gram_operator *op, int64_t I, int64_t want,
+tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
                                  uint64_t seed, double *out) {
   TP_CHECK_ARG(op && op->apply && out, "op, op->apply and out must not be NULL");
   TP_CHECK_ARG(I >= 1 && want >= 1 && want <= I, "%lld eigenvectors of an operator of order "
@@ -200,7 +200,7 @@ tp_status tp_cp_top_eigenvectors(const tp_cp_gram_operator *op, int64_t I, int64
   eigen_work e;
   memset(&e, 0, sizeof e);
   e.op = op, e.I = I;
-  e.b = tp_cp_eigen_block(I, want);
+  e.b = tpi_cp_eigen_block(I, want);
   const size_t block = (size_t)(I * e.b), small = (size_t)(e.b * e.b);
   e.Q = (double *)malloc(sizeof(double) * block);
   e.Z = (double *)malloc(sizeof(double) * block);

@@ -114,12 +114,12 @@ static tp_status spd_convert(tp_space *space, tp_dtype from, tp_dtype to, const 
   return TP_LAUNCHER(spd_narrow)(space, n, a);
 }
 
-tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
+tp_status tpi_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
                           int64_t n) {
   return spd_convert(space, dtype, TP_DTYPE_F64, src, dst, n);
 }
 
-tp_status tp_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
+tp_status tpi_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
                             int64_t n) {
   return spd_convert(space, TP_DTYPE_F64, dtype, src, dst, n);
 }
@@ -201,11 +201,11 @@ static tp_status spd_solve_chunks(const spd_work *w, tp_dtype dtype, const void 
   for (int64_t first = 0; first < I && st == TP_SUCCESS; first += chunk_rows) {
     const int64_t rows = tp_min_i64(chunk_rows, I - first);
     const size_t offset = elem * (size_t)(first * R);
-    st = tp_cp_to_double(w->space, dtype, (const char *)G + offset, buf, rows * R);
+    st = tpi_cp_to_double(w->space, dtype, (const char *)G + offset, buf, rows * R);
     if (st == TP_SUCCESS)
       st = spd_solve_rows(w, buf, buf + chunk_rows * R, rows);
     if (st == TP_SUCCESS)
-      st = tp_cp_from_double(w->space, dtype, buf, (char *)U + offset, rows * R);
+      st = tpi_cp_from_double(w->space, dtype, buf, (char *)U + offset, rows * R);
   }
   tp_temp_release(w->space, buf);
   return st;
@@ -265,7 +265,7 @@ static tp_status spd_factor_and_solve(spd_work *w, tp_dtype dtype, const void *G
   return TP_SUCCESS;
 }
 
-tp_status tp_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
+tp_status tpi_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                  int64_t I, int64_t R, const double *V, int64_t chunk_rows,
                                  int *solved) {
   TP_CHECK_ARG(space && V && solved, "space, V and solved must not be NULL");

@@ -257,7 +257,7 @@ static void factor(const double *V, int64_t R, double tau, double *W, int64_t *p
   }
 }
 
-tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
+tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
                           int64_t *rank) {
   TP_CHECK_ARG(R >= 1 && I >= 0, "system of %lld rows and rank %lld: need rank >= 1 and "
                "rows >= 0", (long long)I, (long long)R);
@@ -331,7 +331,7 @@ static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G
   const size_t rr = (size_t)(R * R);
   for (size_t k = 0; k < rr; ++k)
     host[k] = k % (size_t)(R + 1) == 0 ? 1.0 : 0.0;
-  TP_TRY(tp_cp_spd_solve(V, R, host, R, fallback, NULL));
+  TP_TRY(tpi_cp_spd_solve(V, R, host, R, fallback, NULL));
   const size_t elem = dtype == TP_DTYPE_F64 ? sizeof(double) : sizeof(float);
   void *W;
   TP_TRY(tp_temp_alloc(space, elem * rr, &W));
@@ -346,7 +346,7 @@ static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G
   return st;
 }
 
-tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
+tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
                                int *fallback) {
   TP_CHECK_ARG(space && V && host, "space, V and the host buffer must not be NULL");
@@ -358,6 +358,6 @@ tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, v
     return solve_by_product(space, dtype, G, U, I, R, V, host, fallback);
   size_t n = (size_t)I * (size_t)R;
   TP_TRY(download(space, dtype, G, n, host));
-  TP_TRY(tp_cp_spd_solve(V, R, host, I, fallback, NULL));
+  TP_TRY(tpi_cp_spd_solve(V, R, host, I, fallback, NULL));
   return upload(space, dtype, host, n, U);
 }

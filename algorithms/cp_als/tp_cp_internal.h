@@ -16,7 +16,7 @@ TP_EXTERN_C_BEGIN
 struct tp_cp_als_options;
 struct tp_kruskal;
 struct tp_cp_als_result;
-struct tp_cp_layout;
+struct tpi_cp_layout;
 
 /* What the iteration needs of a tensor: its shape, ||X||^2 (norm2 >= 0 when the source
  * knows it, else the sum of squares of `count` stored values in the space, checked
@@ -28,7 +28,7 @@ struct tp_cp_layout;
  * picks the mode it reaches at least cost, says which, and leaves the next sweep to
  * start afresh. nvecs (NULL: not offered) fills a host Kruskal tensor with the nvecs
  * start (tp_cp_nvecs_dense, _coo). */
-typedef struct tp_cp_tensor {
+typedef struct tpi_cp_tensor {
   tp_dtype dtype;
   int order;
   const int64_t *dims;
@@ -48,24 +48,24 @@ typedef struct tp_cp_tensor {
   /* Distributed (tp_dist_internal.h): dims are this rank's slab rows (at least 1), norm2
    * the whole tensor's, and the layout says which rows the rank owns and with whom it
    * shares them. NULL: one process. */
-  const struct tp_cp_layout *layout;
-} tp_cp_tensor;
+  const struct tpi_cp_layout *layout;
+} tpi_cp_tensor;
 
 /* A dense tensor as a source (cp_dense.c): tp_mttkrp, or a sweep that reuses partial
  * contractions across the modes when the options ask for it; c holds its state. */
 struct tp_dense;
 struct tp_mttkrp_options;
 struct tp_mttkrp_sweep;
-typedef struct tp_cp_dense_source {
+typedef struct tpi_cp_dense_source {
   const struct tp_dense *X;
   const struct tp_mttkrp_options *mttkrp;
   struct tp_mttkrp_sweep *sweep;
-} tp_cp_dense_source;
-tp_cp_tensor tp_cp_dense_tensor(tp_cp_dense_source *c, const struct tp_dense *X,
+} tpi_cp_dense_source;
+tpi_cp_tensor tpi_cp_dense_tensor(tpi_cp_dense_source *c, const struct tp_dense *X,
                                 const struct tp_mttkrp_options *mttkrp);
 
 /* CP-ALS of any tensor source (cp_als.c). */
-tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X,
+tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X,
                         const struct tp_cp_als_options *opts, struct tp_kruskal *model,
                         struct tp_cp_als_result *result);
 
@@ -78,7 +78,7 @@ tp_status tp_cp_als_run(tp_space *space, const tp_cp_tensor *X,
  * basic solution on the numerical rank (the other unknowns are 0). *fallback (may be
  * NULL) is set to 1 when that path ran, else 0; *rank (may be NULL) receives the
  * numerical rank (R when Cholesky succeeded). Rows are solved in parallel. */
-tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
+tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
                           int64_t *rank);
 
 /* The same for G and U in the space, of dtype f32 or f64 (they may be the same array):
@@ -89,10 +89,10 @@ tp_status tp_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int 
  * microseconds on a GPU. */
 #define TP_CP_SOLVE_PRODUCT_MIN_ROWS 4096
 /* On a GPU, CP-ALS (cp_als.c) keeps the Grams in the space and solves there
- * (tp_cp_spd_solve_device) from this rank on, and calls the above only when a pivot is
+ * (tpi_cp_spd_solve_device) from this rank on, and calls the above only when a pivot is
  * too small. */
 #define TP_CP_DEVICE_SOLVE_MIN_RANK 256
-tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
+tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                int64_t I, int64_t R, const double *V, double *host,
                                int *fallback);
 
@@ -102,37 +102,37 @@ tp_status tp_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, v
  * values allow). *solved is 0, with U untouched, when V is not numerically positive
  * definite (a pivot at most R eps max_i V_ii, or a diagonal entry not finite and
  * positive): the host solve's pivoted Cholesky is then the answer. */
-tp_status tp_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
+tp_status tpi_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
                                  int64_t I, int64_t R, const double *V, int64_t chunk_rows,
                                  int *solved);
 
 /* n values between the dtype (f32 or f64) and double, both arrays in the space. */
-tp_status tp_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
+tp_status tpi_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
                           int64_t n);
-tp_status tp_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
+tp_status tpi_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
                             int64_t n);
 
 /* V = the elementwise product of the d R x R Grams at grams (d x R x R doubles in the
  * space) but skip's (skip = -1: all of them), multiplied in mode order as the host's
  * product is, plus shift on the diagonal (gram_products.c). */
-tp_status tp_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
+tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
                                   int skip, double shift, double *V);
 
 /* ---- the nvecs start (cp_nvecs.c, nvecs_eigen.c) ----------------------------------- */
 
 /* A symmetric positive semidefinite I x I operator Y by its products: Z = Y Q for Q and
  * Z row-major I x b on the host. */
-typedef struct tp_cp_gram_operator {
+typedef struct tpi_cp_gram_operator {
   tp_status (*apply)(void *ctx, const double *Q, int64_t b, double *Z);
   void *ctx;
-} tp_cp_gram_operator;
+} tpi_cp_gram_operator;
 
-/* The widest block of vectors tp_cp_top_eigenvectors applies the operator to. */
-int64_t tp_cp_eigen_block(int64_t I, int64_t want);
+/* The widest block of vectors tpi_cp_top_eigenvectors applies the operator to. */
+int64_t tpi_cp_eigen_block(int64_t I, int64_t want);
 
 /* The eigenvectors of Y's `want` largest eigenvalues into out (I x want, row-major,
  * host), largest first, each with its entry of largest magnitude positive. */
-tp_status tp_cp_top_eigenvectors(const tp_cp_gram_operator *op, int64_t I, int64_t want,
+tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
                                  uint64_t seed, double *out);
 
 /* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
@@ -140,69 +140,69 @@ tp_status tp_cp_top_eigenvectors(const tp_cp_gram_operator *op, int64_t I, int64
 /* Per-column reductions of an I x R row-major matrix A in the space, accumulated in
  * double and returned on the host (R values). The order of summation depends only on
  * I and R, so results are reproducible run to run on every backend. */
-typedef enum tp_cp_column_op {
+typedef enum tpi_cp_column_op {
   TP_CP_COLUMN_NORM2 = 0, /* sqrt(sum_i A[i,r]^2) */
   TP_CP_COLUMN_MAXABS,    /* max_i |A[i,r]| (NaN wins) */
   TP_CP_COLUMN_DOT,       /* sum_i A[i,r] B[i,r] */
   TP_CP_COLUMN_MAX,       /* max_i A[i,r] (NaN wins; -inf without rows) */
   TP_CP_COLUMN_MIN        /* min_i A[i,r] (NaN wins; +inf without rows) */
-} tp_cp_column_op;
+} tpi_cp_column_op;
 
 /* Sum of squares and number of non-finite values of an array in the space (the sum
  * leaves the non-finite values out). */
-typedef struct tp_cp_array_stats {
+typedef struct tpi_cp_array_stats {
   double sumsq;
   int64_t nonfinite;
-} tp_cp_array_stats;
+} tpi_cp_array_stats;
 
-tp_status tp_cp_columns_reduce_f32(tp_space *space, tp_cp_column_op op, const float *A,
+tp_status tpi_cp_columns_reduce_f32(tp_space *space, tpi_cp_column_op op, const float *A,
                                    const float *B, int64_t I, int64_t R, double *host_out);
-tp_status tp_cp_columns_reduce_f64(tp_space *space, tp_cp_column_op op, const double *A,
+tp_status tpi_cp_columns_reduce_f64(tp_space *space, tpi_cp_column_op op, const double *A,
                                    const double *B, int64_t I, int64_t R, double *host_out);
 
 /* A[i, r] *= scale[r] (scale: R doubles on the host). */
-tp_status tp_cp_columns_scale_f32(tp_space *space, float *A, int64_t I, int64_t R,
+tp_status tpi_cp_columns_scale_f32(tp_space *space, float *A, int64_t I, int64_t R,
                                   const double *host_scale);
-tp_status tp_cp_columns_scale_f64(tp_space *space, double *A, int64_t I, int64_t R,
+tp_status tpi_cp_columns_scale_f64(tp_space *space, double *A, int64_t I, int64_t R,
                                   const double *host_scale);
 
 /* dst[i, r] = src[i, perm[r]] * scale[perm[r]] (perm, scale: R values on the host);
  * dst and src must not overlap. */
-tp_status tp_cp_columns_gather_f32(tp_space *space, const float *src, float *dst, int64_t I,
+tp_status tpi_cp_columns_gather_f32(tp_space *space, const float *src, float *dst, int64_t I,
                                    int64_t R, const int64_t *host_perm,
                                    const double *host_scale);
-tp_status tp_cp_columns_gather_f64(tp_space *space, const double *src, double *dst, int64_t I,
+tp_status tpi_cp_columns_gather_f64(tp_space *space, const double *src, double *dst, int64_t I,
                                    int64_t R, const int64_t *host_perm,
                                    const double *host_scale);
 
 /* dst[i, r] = c + step (c - p) with c = cur[i, r] scales[r] and p = prev[i, r]
  * scales[R + r] (scales: 2R doubles on the host); dst may be cur or prev. */
-tp_status tp_cp_columns_extrapolate_f32(tp_space *space, const float *cur, const float *prev,
+tp_status tpi_cp_columns_extrapolate_f32(tp_space *space, const float *cur, const float *prev,
                                         float *dst, int64_t I, int64_t R, double step,
                                         const double *host_scales);
-tp_status tp_cp_columns_extrapolate_f64(tp_space *space, const double *cur, const double *prev,
+tp_status tpi_cp_columns_extrapolate_f64(tp_space *space, const double *cur, const double *prev,
                                         double *dst, int64_t I, int64_t R, double step,
                                         const double *host_scales);
 
-tp_status tp_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
-                                tp_cp_array_stats *host_stats);
-tp_status tp_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
-                                tp_cp_array_stats *host_stats);
+tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
+                                tpi_cp_array_stats *host_stats);
+tp_status tpi_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
+                                tpi_cp_array_stats *host_stats);
 
 /* The same on untyped data of dtype TP_DTYPE_F32 or TP_DTYPE_F64. */
-tp_status tp_cp_columns_reduce(tp_space *space, tp_dtype dtype, tp_cp_column_op op,
+tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op,
                                const void *A, const void *B, int64_t I, int64_t R,
                                double *host_out);
-tp_status tp_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
+tp_status tpi_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
                               const double *host_scale);
-tp_status tp_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
+tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
                                int64_t I, int64_t R, const int64_t *host_perm,
                                const double *host_scale);
-tp_status tp_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
+tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
                                     const void *prev, void *dst, int64_t I, int64_t R,
                                     double step, const double *host_scales);
-tp_status tp_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
-                               tp_cp_array_stats *host_stats);
+tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                               tpi_cp_array_stats *host_stats);
 
 TP_EXTERN_C_END
 #endif

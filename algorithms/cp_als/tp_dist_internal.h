@@ -12,10 +12,10 @@ TP_EXTERN_C_BEGIN
 
 /* ---- the grid (cp_grid.c) ---------------------------------------------------------- */
 
-int64_t tp_grid_size(const tp_grid *grid);
+int64_t tpi_grid_size(const tp_grid *grid);
 /* Mode 0 varies slowest. */
-void tp_grid_coords(const tp_grid *grid, int rank, int *coords);
-int tp_grid_rank(const tp_grid *grid, const int *coords);
+void tpi_grid_coords(const tp_grid *grid, int rank, int *coords);
+int tpi_grid_rank(const tp_grid *grid, const int *coords);
 
 /* ---- relabelled indices (cp_relabel.c) ----------------------------------------------
  * A distributed sparse tensor's split modes number their indices anew before they are
@@ -27,20 +27,20 @@ int tp_grid_rank(const tp_grid *grid, const int *coords);
  * consecutive indices evenly over the slabs. Only the edges translate: the nonzeros'
  * exchange, the starting factors and the gathered answer. step 1 is the identity (modes
  * not split, or of more than 2^32 indices, or TENPORT_RELABEL=0). */
-typedef struct tp_cp_relabel {
+typedef struct tpi_cp_relabel {
   uint64_t count, step, inverse; /* inverse: step's inverse modulo count */
-} tp_cp_relabel;
+} tpi_cp_relabel;
 
 /* The relabelling of a mode of count indices; spread = 0 gives the identity. */
-void tp_cp_relabel_make(int64_t count, int spread, tp_cp_relabel *r);
+void tpi_cp_relabel_make(int64_t count, int spread, tpi_cp_relabel *r);
 /* Whether distributed sparse tensors spread their split modes (TENPORT_RELABEL=0: not). */
-int tp_cp_relabel_wanted(void);
+int tpi_cp_relabel_wanted(void);
 
 /* The row inside CP-ALS of the tensor's index i, and back. */
-static inline int64_t tp_cp_relabel_row(const tp_cp_relabel *r, int64_t i) {
+static inline int64_t tpi_cp_relabel_row(const tpi_cp_relabel *r, int64_t i) {
   return r->step == 1 ? i : (int64_t)(((uint64_t)i * r->step) % r->count);
 }
-static inline int64_t tp_cp_relabel_index(const tp_cp_relabel *r, int64_t row) {
+static inline int64_t tpi_cp_relabel_index(const tpi_cp_relabel *r, int64_t row) {
   return r->step == 1 ? row : (int64_t)(((uint64_t)row * r->inverse) % r->count);
 }
 
@@ -48,7 +48,7 @@ static inline int64_t tp_cp_relabel_index(const tp_cp_relabel *r, int64_t row) {
  * For each mode: the rows this rank holds (its slab: global rows slab_begin ..
  * slab_begin + rows - 1), the run of them it owns (solves and sends), and the layer
  * (the ranks holding the same slab), with every layer rank's owned row count. */
-typedef struct tp_cp_layout {
+typedef struct tpi_cp_layout {
   tp_comm *world;
   int order;
   int64_t dims[TP_COO_MAX_ORDER]; /* the whole tensor's */
@@ -56,21 +56,21 @@ typedef struct tp_cp_layout {
   int64_t own_offset[TP_COO_MAX_ORDER], own_rows[TP_COO_MAX_ORDER]; /* within the slab */
   tp_comm *layer[TP_COO_MAX_ORDER];
   int64_t *layer_rows[TP_COO_MAX_ORDER]; /* owned rows of each layer rank */
-  struct tp_cp_row_plan *plan[TP_COO_MAX_ORDER]; /* sparse row exchange; NULL: whole slabs */
-  tp_cp_relabel relabel[TP_COO_MAX_ORDER]; /* rows are relabelled indices (identity: dense) */
-} tp_cp_layout;
+  struct tpi_cp_row_plan *plan[TP_COO_MAX_ORDER]; /* sparse row exchange; NULL: whole slabs */
+  tpi_cp_relabel relabel[TP_COO_MAX_ORDER]; /* rows are relabelled indices (identity: dense) */
+} tpi_cp_layout;
 
 /* The layout of a grid for a tensor whose slab boundaries per mode are bounds[m]
  * (parts[m] + 1 values): the layers are split from world. Collective. Rows are indices
  * (identity relabellings) unless the caller sets layout->relabel after. */
-tp_status tp_cp_layout_create(tp_comm *world, const tp_grid *grid,
-                              int64_t *const *bounds, tp_cp_layout *layout);
-void tp_cp_layout_free(tp_cp_layout *layout);
+tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid,
+                              int64_t *const *bounds, tpi_cp_layout *layout);
+void tpi_cp_layout_free(tpi_cp_layout *layout);
 
 /* Every rank's owned rows of the local model (this rank's slabs, in the space) into the
  * host model of the whole dims on every rank, each row at its index; lambda is copied.
  * Collective. */
-tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
+tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *layout,
                               const tp_kruskal *local, tp_kruskal *model);
 
 /* ---- the sparse row exchange (cp_row_exchange.c, cp_rows.c) ---------------------------
@@ -80,7 +80,7 @@ tp_status tp_cp_layout_gather(tp_space *space, const tp_cp_layout *layout,
  * it moves less than half of what a whole slab does over NCCL, and always through MPI,
  * whose reductions run on one thread (TENPORT_ROW_EXCHANGE=sparse or dense forces the
  * choice). */
-typedef struct tp_cp_row_plan {
+typedef struct tpi_cp_row_plan {
   int64_t touched;            /* rows of the slab this rank touches (sorted, by owner) */
   int64_t received;           /* rows it receives as owner, grouped by source rank */
   int64_t *touched_rows;      /* space: slab rows */
@@ -88,26 +88,26 @@ typedef struct tp_cp_row_plan {
   int64_t *received_from;     /* host, q + 1: where each source's rows start */
   int64_t *send_elems, *recv_elems; /* host, q each: rows x R per layer rank */
   void *touched_buf, *received_buf; /* space: touched x R, received x R values */
-} tp_cp_row_plan;
+} tpi_cp_row_plan;
 
 /* The plans of every mode of X's layout for rank R (collective over the layers). */
 struct tp_dist_coo;
-tp_status tp_cp_row_plans_create(tp_space *space, struct tp_dist_coo *X, int64_t R);
-void tp_cp_row_plans_free(tp_space *space, tp_cp_layout *layout);
+tp_status tpi_cp_row_plans_create(tp_space *space, struct tp_dist_coo *X, int64_t R);
+void tpi_cp_row_plans_free(tp_space *space, tpi_cp_layout *layout);
 
 /* G (the slab's partial MTTKRP rows) summed into G_own (own_rows rows) on their owners. */
-tp_status tp_cp_rows_reduce(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
                             int64_t R, const void *G, void *G_own);
 /* The owners' rows of factor n (the slab's rows, this rank's own run at own_offset) to
  * every rank of the layer that touches them. */
-tp_status tp_cp_rows_share(tp_space *space, const tp_cp_layout *l, int n, tp_dtype dtype,
+tp_status tpi_cp_rows_share(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
                            int64_t R, void *factor);
 
 /* Row moves in the space (cp_rows.c): packed row k = src row rows[k]; dst row rows[k] =
  * (add: +=) packed row k. Rows of R values of dtype f32 or f64. */
-tp_status tp_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src,
+tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src,
                             const int64_t *rows, int64_t count, int64_t R, void *packed);
-tp_status tp_cp_rows_scatter(tp_space *space, tp_dtype dtype, const void *packed,
+tp_status tpi_cp_rows_scatter(tp_space *space, tp_dtype dtype, const void *packed,
                              const int64_t *rows, int64_t count, int64_t R, void *dst, int add);
 
 /* ---- a distributed sparse tensor (cp_dist_coo.c) ------------------------------------ */
@@ -122,8 +122,8 @@ struct tp_dist_coo {
   int64_t nnz, local_nnz, min_local_nnz, max_local_nnz;
   double norm2;                       /* ||X||^2 of the whole tensor */
   int64_t *bounds[TP_COO_MAX_ORDER];  /* slab boundaries (of rows), parts[m] + 1 each */
-  tp_cp_relabel relabel[TP_COO_MAX_ORDER];
-  tp_cp_layout layout;
+  tpi_cp_relabel relabel[TP_COO_MAX_ORDER];
+  tpi_cp_layout layout;
   tp_coo block;                       /* host: the block, local indices */
   tp_flycoo *fly;                     /* the block in the space */
   double exchange_seconds, build_seconds;

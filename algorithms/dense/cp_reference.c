@@ -32,15 +32,15 @@ tp_status tp_cp_residual_reference(const tp_dense *host_X, const tp_kruskal *hos
   if (!p)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld doubles",
                     (long long)host_model->rank);
-  int f = tp_dense_fast_mode(x);
+  int f = tpi_dense_fast_mode(x);
   int64_t len = x->dims[f], fibers = tp_dense_count(x) / len;
   int64_t idx[TP_DENSE_MAX_ORDER] = {0};
   double sum = 0.0;
-  for (int64_t j = 0; j < fibers; ++j, tp_dense_next_fiber(x, idx)) {
-    tp_kruskal_partial(host_model, idx, f, -1, 1, p);
+  for (int64_t j = 0; j < fibers; ++j, tpi_dense_next_fiber(x, idx)) {
+    tpi_kruskal_partial(host_model, idx, f, -1, 1, p);
     for (int64_t i = 0; i < len; ++i) {
-      double d = tp_dense_load(x->data, x->dtype, j * len + i) -
-                 tp_kruskal_fiber_value(host_model, f, p, i);
+      double d = tpi_dense_load(x->data, x->dtype, j * len + i) -
+                 tpi_kruskal_fiber_value(host_model, f, p, i);
       sum += d * d;
     }
   }

@@ -115,7 +115,7 @@ tp_status tp_kruskal_check(const tp_kruskal *k) {
 
 /* ---- allocation -------------------------------------------------------------------- */
 
-void tp_dense_format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
+void tpi_dense_format_dims(int order, const int64_t *dims, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
   for (int k = 0; k < order && n < cap; ++k)
@@ -125,13 +125,13 @@ void tp_dense_format_dims(int order, const int64_t *dims, char *buf, size_t cap)
 /* "dense tensor 1000x1000x1000 (float64)": what the memory checks name. */
 static void dense_what(const tp_dense *t, char *buf, size_t cap) {
   char dims[TP_DENSE_MAX_ORDER * 21];
-  tp_dense_format_dims(t->order, t->dims, dims, sizeof dims);
+  tpi_dense_format_dims(t->order, t->dims, dims, sizeof dims);
   snprintf(buf, cap, "dense tensor %s (%s)", dims, tp_dtype_name(t->dtype));
 }
 
 static void kruskal_what(const tp_kruskal *k, char *buf, size_t cap) {
   char dims[TP_DENSE_MAX_ORDER * 21];
-  tp_dense_format_dims(k->order, k->dims, dims, sizeof dims);
+  tpi_dense_format_dims(k->order, k->dims, dims, sizeof dims);
   snprintf(buf, cap, "Kruskal tensor %s, rank %lld (%s)", dims, (long long)k->rank,
            tp_dtype_name(k->dtype));
 }

@@ -35,8 +35,8 @@ tp_status tp_dense_peek_header(tp_input *in, tp_dense_header *h) {
   }
   if (format != TP_FILE_DENSE_TEXT)
     return tp_input_wrong_format(in, format, WANTED);
-  tp_dense_text_header text;
-  TP_TRY(tp_dense_text_peek_header(in, &text));
+  tpi_dense_text_header text;
+  TP_TRY(tpi_dense_text_peek_header(in, &text));
   h->format = format, h->dtype = TP_DTYPE_F64, h->order = text.order;
   memcpy(h->dims, text.dims, sizeof(int64_t) * (size_t)text.order);
   return TP_SUCCESS;

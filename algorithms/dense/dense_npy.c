@@ -20,7 +20,7 @@ static int is_float(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64;
 /* Offset of the first non-finite of n values in memory order, or -1. */
 static int64_t first_nonfinite(const void *data, tp_dtype dtype, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    if (!isfinite(tp_dense_load(data, dtype, i)))
+    if (!isfinite(tpi_dense_load(data, dtype, i)))
       return i;
   return -1;
 }
@@ -50,7 +50,7 @@ static tp_status convert(const char *path, tp_dense *t, tp_dtype want) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s copy of %lld elements",
                     path, tp_dtype_name(want), (long long)n);
   for (int64_t i = 0; i < n; ++i)
-    tp_dense_store(dst, want, i, tp_dense_load(t->data, t->dtype, i));
+    tpi_dense_store(dst, want, i, tpi_dense_load(t->data, t->dtype, i));
   free(t->data);
   t->data = dst;
   t->dtype = want;
@@ -65,9 +65,9 @@ static tp_status check_finite(const char *path, const tp_dense *t, const char *n
     return TP_SUCCESS;
   int64_t idx[TP_DENSE_MAX_ORDER];
   char text[INDEX_TEXT];
-  tp_dense_unravel(t, off, idx);
-  tp_dense_format_index(t->order, idx, text, sizeof text);
-  double v = tp_dense_load(t->data, t->dtype, off);
+  tpi_dense_unravel(t, off, idx);
+  tpi_dense_format_index(t->order, idx, text, sizeof text);
+  double v = tpi_dense_load(t->data, t->dtype, off);
   return TP_ERROR(TP_ERROR_NUMERICAL, "%s: element %s is %s%s; dense tensors must be finite",
                   path, text, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", note);
 }
@@ -198,7 +198,7 @@ tp_status tp_kruskal_write_npy(const char *prefix, const tp_kruskal *host) {
 
 /* "(5, 3)" or "(5,)", as NumPy prints shapes. */
 static void format_shape(int ndim, const int64_t *shape, char *buf, size_t cap) {
-  tp_dense_format_index(ndim, shape, buf, cap);
+  tpi_dense_format_index(ndim, shape, buf, cap);
   if (ndim == 1)
     snprintf(buf + strlen(buf) - 1, cap - (strlen(buf) - 1), ",)");
 }
@@ -210,7 +210,7 @@ static void format_c_index(const tp_npy_array *a, int64_t off, char *buf, size_t
     idx[k] = off % a->shape[k];
     off /= a->shape[k];
   }
-  tp_dense_format_index(a->ndim, idx, buf, cap);
+  tpi_dense_format_index(a->ndim, idx, buf, cap);
 }
 
 /* Checks a converted C-order array against the expected shape and finiteness. */
@@ -260,7 +260,7 @@ static tp_status read_lambda(const char *prefix, tp_kruskal *u) {
   tp_status st = TP_SUCCESS;
   if (file_missing(path))
     for (int64_t r = 0; r < u->rank; ++r)
-      tp_dense_store(u->lambda, u->dtype, r, 1.0);
+      tpi_dense_store(u->lambda, u->dtype, r, 1.0);
   else
     st = read_part(path, u->dtype, 1, &u->rank, u->lambda);
   free(path);

@@ -34,7 +34,7 @@ typedef struct fiber_plan {
 
 static fiber_plan plan_fibers(const tp_dense *t) {
   fiber_plan p;
-  p.fast = tp_dense_fast_mode(t);
+  p.fast = tpi_dense_fast_mode(t);
   p.len = t->dims[p.fast];
   p.fibers = tp_dense_count(t) / p.len;
   p.chunks = p.fibers < MAX_CHUNKS ? p.fibers : MAX_CHUNKS;
@@ -59,19 +59,19 @@ static tp_status check_host(const tp_dense *host) {
 
 static void uniform_chunk(tp_dense *t, const fiber_plan *p, uint64_t key, int64_t c) {
   int64_t idx[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
-  tp_dense_unravel(t, chunk_first(p, c) * p->len, idx);
-  for (int64_t j = chunk_first(p, c); j < end; ++j, tp_dense_next_fiber(t, idx)) {
-    int64_t n = tp_dense_left_offset(t, idx);
+  tpi_dense_unravel(t, chunk_first(p, c) * p->len, idx);
+  for (int64_t j = chunk_first(p, c); j < end; ++j, tpi_dense_next_fiber(t, idx)) {
+    int64_t n = tpi_dense_left_offset(t, idx);
     for (int64_t i = 0; i < p->len; ++i, n += p->step)
-      tp_dense_store(t->data, t->dtype, j * p->len + i,
-                     tp_rng_uniform(tp_rng_draw(key, (uint64_t)n), t->dtype));
+      tpi_dense_store(t->data, t->dtype, j * p->len + i,
+                     tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)n), t->dtype));
   }
 }
 
 tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
   TP_TRY(check_host(host));
   fiber_plan p = plan_fibers(host);
-  uint64_t key = tp_rng_stream_key(seed, STREAM_UNIFORM);
+  uint64_t key = tpi_rng_stream_key(seed, STREAM_UNIFORM);
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < p.chunks; ++c)
     uniform_chunk(host, &p, key, c);
@@ -80,13 +80,13 @@ tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
 
 /* ---- Kruskal tensors ------------------------------------------------------------------- */
 
-void tp_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
+void tpi_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
                             int64_t rows, int64_t rank, void *out) {
-  uint64_t key = tp_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)mode);
+  uint64_t key = tpi_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)mode);
   int64_t first = first_row * rank, n = rows * rank;
   for (int64_t e = 0; e < n; ++e)
-    tp_dense_store(out, dtype, e,
-                   tp_rng_uniform(tp_rng_draw(key, (uint64_t)(first + e)), dtype));
+    tpi_dense_store(out, dtype, e,
+                   tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)(first + e)), dtype));
 }
 
 tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
@@ -95,9 +95,9 @@ tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
   for (int k = 0; k < host->order; ++k)
     TP_CHECK_ARG(host->factors[k], "factors[%d] is NULL", k);
   for (int64_t r = 0; r < host->rank; ++r)
-    tp_dense_store(host->lambda, host->dtype, r, 1.0);
+    tpi_dense_store(host->lambda, host->dtype, r, 1.0);
   for (int k = 0; k < host->order; ++k)
-    tp_kruskal_random_rows(host->dtype, seed, k, 0, host->dims[k], host->rank,
+    tpi_kruskal_random_rows(host->dtype, seed, k, 0, host->dims[k], host->rank,
                            host->factors[k]);
   return TP_SUCCESS;
 }
@@ -108,12 +108,12 @@ static double kruskal_norm2(const tp_kruskal *u) {
   double total = 0.0;
   for (int64_t r = 0; r < u->rank; ++r)
     for (int64_t s = 0; s < u->rank; ++s) {
-      double prod = tp_dense_load(u->lambda, u->dtype, r) * tp_dense_load(u->lambda, u->dtype, s);
+      double prod = tpi_dense_load(u->lambda, u->dtype, r) * tpi_dense_load(u->lambda, u->dtype, s);
       for (int k = 0; k < u->order; ++k) {
         double dot = 0.0;
         for (int64_t i = 0; i < u->dims[k]; ++i)
-          dot += tp_dense_load(u->factors[k], u->dtype, i * u->rank + r) *
-                 tp_dense_load(u->factors[k], u->dtype, i * u->rank + s);
+          dot += tpi_dense_load(u->factors[k], u->dtype, i * u->rank + r) *
+                 tpi_dense_load(u->factors[k], u->dtype, i * u->rank + s);
         prod *= dot;
       }
       total += prod;
@@ -146,17 +146,17 @@ static int planted_chunk(tp_dense *t, const tp_kruskal *u, const fiber_plan *p,
   if (!partial)
     return 0;
   int64_t idx[TP_DENSE_MAX_ORDER], g[TP_DENSE_MAX_ORDER], end = chunk_first(p, c + 1);
-  tp_dense_unravel(t, chunk_first(p, c) * p->len, idx);
-  for (int64_t j = chunk_first(p, c); j < end; ++j, tp_dense_next_fiber(t, idx)) {
+  tpi_dense_unravel(t, chunk_first(p, c) * p->len, idx);
+  for (int64_t j = chunk_first(p, c); j < end; ++j, tpi_dense_next_fiber(t, idx)) {
     for (int k = 0; k < t->order; ++k)
       g[k] = b->first[k] + idx[k];
-    tp_kruskal_partial(u, g, p->fast, -1, 1, partial);
+    tpi_kruskal_partial(u, g, p->fast, -1, 1, partial);
     int64_t n = whole_left_offset(u, g);
     for (int64_t i = 0; i < p->len; ++i, n += b->step) {
-      double v = tp_kruskal_fiber_value(u, p->fast, partial, g[p->fast] + i);
+      double v = tpi_kruskal_fiber_value(u, p->fast, partial, g[p->fast] + i);
       if (sigma > 0.0)
-        v += sigma * tp_rng_normal(key, (uint64_t)n);
-      tp_dense_store(t->data, t->dtype, j * p->len + i, v);
+        v += sigma * tpi_rng_normal(key, (uint64_t)n);
+      tpi_dense_store(t->data, t->dtype, j * p->len + i, v);
     }
   }
   free(partial);
@@ -174,7 +174,7 @@ static tp_status fill_planted(tp_dense *host, const int64_t *first, const tp_kru
     b.step *= k < p.fast ? u->dims[k] : 1;
   }
   double sigma = noise > 0.0 ? noise * sqrt(kruskal_norm2(u) / n) : 0.0;
-  uint64_t key = tp_rng_stream_key(seed, STREAM_NOISE);
+  uint64_t key = tpi_rng_stream_key(seed, STREAM_NOISE);
   int failed = 0;
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < p.chunks; ++c)
@@ -208,7 +208,7 @@ tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, ui
   return st;
 }
 
-tp_status tp_dense_random_planted_block(tp_dense *block, const int64_t *first,
+tp_status tpi_dense_random_planted_block(tp_dense *block, const int64_t *first,
                                         const tp_kruskal *truth, double noise,
                                         uint64_t seed) {
   TP_TRY(check_host(block));

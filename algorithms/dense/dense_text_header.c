@@ -115,7 +115,7 @@ static tp_status take_type_line(const char *name, const text_line *l) {
                   "indices-start-at-zero or indices-start-at-one", name, (long long)l->no);
 }
 
-static tp_status take_order_line(const char *name, const text_line *l, tp_dense_text_header *h) {
+static tp_status take_order_line(const char *name, const text_line *l, tpi_dense_text_header *h) {
   char text[FIELD_TEXT];
   int64_t order = positive(l->begin, l->end);
   if (count_fields(l->begin, l->end) != 1 || order < 1 || order > TP_DENSE_MAX_ORDER)
@@ -127,7 +127,7 @@ static tp_status take_order_line(const char *name, const text_line *l, tp_dense_
   return TP_SUCCESS;
 }
 
-static tp_status take_dims_line(const char *name, const text_line *l, tp_dense_text_header *h) {
+static tp_status take_dims_line(const char *name, const text_line *l, tpi_dense_text_header *h) {
   int fields = count_fields(l->begin, l->end);
   if (fields != h->order)
     return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d dim%s, and the order (line %lld) is "
@@ -143,7 +143,7 @@ static tp_status take_dims_line(const char *name, const text_line *l, tp_dense_t
                       "integer", name, (long long)l->no, k, field_text(p, l->end, text));
     if (h->count > INT64_MAX / h->dims[k]) {
       char dims[TP_DENSE_DIMS_TEXT];
-      tp_dense_format_dims(h->order, h->dims, dims, sizeof dims);
+      tpi_dense_format_dims(h->order, h->dims, dims, sizeof dims);
       return TP_ERROR(TP_ERROR_OVERFLOW, "%s, line %lld: the dims %s%s hold more than 2^63 "
                       "elements", name, (long long)l->no, dims, k + 1 < h->order ? "x..." : "");
     }
@@ -153,12 +153,12 @@ static tp_status take_dims_line(const char *name, const text_line *l, tp_dense_t
   return TP_SUCCESS;
 }
 
-tp_status tp_dense_text_peek_header(tp_input *in, tp_dense_text_header *h) {
+tp_status tpi_dense_text_peek_header(tp_input *in, tpi_dense_text_header *h) {
   TP_CHECK_ARG(in && h, "in and h must not be NULL");
   memset(h, 0, sizeof *h);
   const unsigned char *bytes;
   size_t got, end = 0;
-  TP_TRY(tp_input_peek(in, HEADER_PEEK, &bytes, &got));
+  TP_TRY(tpi_input_peek(in, HEADER_PEEK, &bytes, &got));
   text_line lines[HEADER_LINES];
   int64_t no;
   int found = content_lines((const char *)bytes, got, got < HEADER_PEEK, lines, &end, &no);

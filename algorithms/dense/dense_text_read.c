@@ -19,7 +19,7 @@ enum { CHUNK_BYTES = 1 << 22, FIRST_VALUES = 1 << 16, FIELD_TEXT = 40 };
 typedef struct values_reader {
   const char *name;
   tp_dtype dtype;
-  const tp_dense_text_header *h;
+  const tpi_dense_text_header *h;
   int64_t line;      /* lines read so far, the header's included */
   int64_t have, cap; /* values stored, room for values */
   void *data;
@@ -80,7 +80,7 @@ static tp_status fields_error(const values_reader *r, const char *p, const char 
 
 static tp_status too_many(const values_reader *r) {
   char dims[TP_DENSE_DIMS_TEXT];
-  tp_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
+  tpi_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: a value beyond the %lld that the dims %s "
                   "(line %lld) hold", r->name, (long long)r->line, (long long)r->h->count, dims,
                   (long long)r->h->dims_line);
@@ -113,7 +113,7 @@ static tp_status parse_line(values_reader *r, const char *p, const char *end) {
   if (p == end)
     return TP_SUCCESS;
   double v;
-  const char *q = tp_text_number(p, end, r->dtype, &v);
+  const char *q = tpi_text_number(p, end, r->dtype, &v);
   if (q == p || (q < end && !is_blank(*q)))
     return value_error(r, p, end, "is not a number");
   if (skip_blanks(q, end) != end)
@@ -124,7 +124,7 @@ static tp_status parse_line(values_reader *r, const char *p, const char *end) {
     return too_many(r);
   if (r->have == r->cap)
     TP_TRY(grow(r));
-  tp_dense_store(r->data, r->dtype, r->have++, v);
+  tpi_dense_store(r->data, r->dtype, r->have++, v);
   return TP_SUCCESS;
 }
 
@@ -152,7 +152,7 @@ static tp_status parse_last_lines(values_reader *r, const char *text, size_t len
 /* Reads the source to its end, a chunk at a time; the incomplete last line of a chunk
  * moves to the front of the buffer before the next read. */
 static tp_status read_values(tp_input *in, values_reader *r, char **buf) {
-  uint64_t remaining = tp_input_remaining(in);
+  uint64_t remaining = tpi_input_remaining(in);
   size_t cap = remaining < CHUNK_BYTES ? (size_t)remaining + 1 : (size_t)CHUNK_BYTES, have = 0;
   for (;;) {
     char *grown = (char *)realloc(*buf, cap + 1);
@@ -161,7 +161,7 @@ static tp_status read_values(tp_input *in, values_reader *r, char **buf) {
                       r->name, cap + 1);
     *buf = grown;
     size_t got;
-    TP_TRY(tp_input_read(in, *buf + have, cap - have, &got));
+    TP_TRY(tpi_input_read(in, *buf + have, cap - have, &got));
     have += got;
     if (have < cap) { /* the end of the source */
       (*buf)[have] = '\0';
@@ -184,9 +184,9 @@ static tp_status read_values(tp_input *in, values_reader *r, char **buf) {
 
 /* The whole array's size is checked against the memory available before the first
  * value is stored. */
-static tp_status check_size(const char *name, const tp_dense_text_header *h, tp_dtype dtype) {
+static tp_status check_size(const char *name, const tpi_dense_text_header *h, tp_dtype dtype) {
   char dims[TP_DENSE_DIMS_TEXT], what[TP_DENSE_DIMS_TEXT + 64];
-  tp_dense_format_dims(h->order, h->dims, dims, sizeof dims);
+  tpi_dense_format_dims(h->order, h->dims, dims, sizeof dims);
   if ((uint64_t)h->count > SIZE_MAX / tp_dtype_size(dtype))
     return TP_ERROR(TP_ERROR_OVERFLOW, "%s, line %lld: the dims %s hold more bytes of %s than "
                     "memory can address", name, (long long)h->dims_line, dims,
@@ -196,10 +196,10 @@ static tp_status check_size(const char *name, const tp_dense_text_header *h, tp_
   return bytes >= TP_HOST_MEMORY_CHECK_FROM ? tp_host_memory_check(bytes, what) : TP_SUCCESS;
 }
 
-static tp_status skip_header(tp_input *in, const tp_dense_text_header *h) {
+static tp_status skip_header(tp_input *in, const tpi_dense_text_header *h) {
   char skip[4096];
   for (size_t left = h->bytes, got = 0; left; left -= got) {
-    TP_TRY(tp_input_read(in, skip, left < sizeof skip ? left : sizeof skip, &got));
+    TP_TRY(tpi_input_read(in, skip, left < sizeof skip ? left : sizeof skip, &got));
     if (got == 0)
       return TP_ERROR(TP_ERROR_INTERNAL, "%s: the header peeked is gone", in->name);
   }
@@ -210,7 +210,7 @@ static tp_status end_of_values(const values_reader *r) {
   if (r->have == r->h->count)
     return TP_SUCCESS;
   char dims[TP_DENSE_DIMS_TEXT];
-  tp_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
+  tpi_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
   return TP_ERROR(TP_ERROR_FORMAT, "%s: the values end at line %lld after %lld of the %lld "
                   "that the dims %s (line %lld) hold", r->name, (long long)r->line,
                   (long long)r->have, (long long)r->h->count, dims, (long long)r->h->dims_line);
@@ -218,8 +218,8 @@ static tp_status end_of_values(const values_reader *r) {
 
 /* The header and then the values of dense text, of any order from 1. */
 static tp_status read_text(tp_input *in, tp_dtype dtype, tp_dense *t) {
-  tp_dense_text_header h;
-  TP_TRY(tp_dense_text_peek_header(in, &h));
+  tpi_dense_text_header h;
+  TP_TRY(tpi_dense_text_peek_header(in, &h));
   if (h.order < 2)
     return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: order %d; a dense tensor has 2 to %d "
                     "modes", in->name, (long long)h.order_line, h.order, TP_DENSE_MAX_ORDER);

@@ -1,6 +1,6 @@
 /* Writing a host tensor as dense text: "tensor", the order, the dims, then the values one
  * per line, first index fastest whatever the tensor's layout, each with digits that read
- * back exactly (15 or 17, tp_text_format_number). Formatting dominates,
+ * back exactly (15 or 17, tpi_text_format_number). Formatting dominates,
  * so batches of values are formatted in parallel pieces, which are then written in
  * order. */
 #include <math.h>
@@ -28,7 +28,7 @@ static void walk_start(left_walk *w, const tp_dense *t, int64_t first) {
   w->order = t->order;
   int64_t s = 1;
   for (int p = 0; p < t->order; ++p) { /* p = 0 is the fastest in memory */
-    int k = tp_dense_mode_at(t, p);
+    int k = tpi_dense_mode_at(t, p);
     w->dims[k] = t->dims[k], w->stride[k] = s;
     s *= t->dims[k];
   }
@@ -51,7 +51,7 @@ static void walk_next(left_walk *w) {
 }
 
 static size_t format_value(const tp_dense *t, int64_t offset, char *p) {
-  size_t n = tp_text_format_number(p, VALUE_BYTES, tp_dense_load(t->data, t->dtype, offset),
+  size_t n = tpi_text_format_number(p, VALUE_BYTES, tpi_dense_load(t->data, t->dtype, offset),
                                    t->dtype);
   p[n] = '\n';
   return n + 1;
@@ -59,7 +59,7 @@ static size_t format_value(const tp_dense *t, int64_t offset, char *p) {
 
 /* Formats the values at positions [first, first + PIECES * PIECE_VALUES) into the pieces,
  * then writes them out in order. */
-static void write_batch(tp_output *f, const tp_dense *t, int64_t count, int64_t first,
+static void write_batch(tpi_output *f, const tp_dense *t, int64_t count, int64_t first,
                         char *text) {
   size_t len[PIECES];
   const size_t piece_bytes = (size_t)PIECE_VALUES * VALUE_BYTES;
@@ -76,29 +76,29 @@ static void write_batch(tp_output *f, const tp_dense *t, int64_t count, int64_t 
     len[i] = (size_t)(p - begin);
   }
   for (int i = 0; i < PIECES; ++i)
-    tp_output_write(f, text + (size_t)i * piece_bytes, len[i]);
+    tpi_output_write(f, text + (size_t)i * piece_bytes, len[i]);
 }
 
-static void write_header(tp_output *f, const tp_dense *t) {
+static void write_header(tpi_output *f, const tp_dense *t) {
   char line[TP_DENSE_DIMS_TEXT + 32];
   snprintf(line, sizeof line, "tensor\n%d\n", t->order);
-  tp_output_text(f, line);
+  tpi_output_text(f, line);
   for (int k = 0; k < t->order; ++k) {
     snprintf(line, sizeof line, "%s%lld", k ? " " : "", (long long)t->dims[k]);
-    tp_output_text(f, line);
+    tpi_output_text(f, line);
   }
-  tp_output_text(f, "\n");
+  tpi_output_text(f, "\n");
 }
 
-static tp_status write_text(tp_output *f, const void *what) {
+static tp_status write_text(tpi_output *f, const void *what) {
   const tp_dense *t = (const tp_dense *)what;
   char *text = (char *)malloc((size_t)PIECES * PIECE_VALUES * VALUE_BYTES);
   if (!text)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the text buffers",
-                    tp_output_path(f));
+                    tpi_output_path(f));
   write_header(f, t);
   int64_t count = tp_dense_count(t);
-  for (int64_t k = 0; !tp_output_failed(f) && k < count; k += PIECES * PIECE_VALUES)
+  for (int64_t k = 0; !tpi_output_failed(f) && k < count; k += PIECES * PIECE_VALUES)
     write_batch(f, t, count, k, text);
   free(text);
   return TP_SUCCESS;
@@ -110,12 +110,12 @@ static tp_status check_writable(const tp_dense *host) {
   TP_CHECK_ARG(host->data, "the tensor's data is NULL");
   int64_t count = tp_dense_count(host);
   for (int64_t i = 0; i < count; ++i) {
-    if (isfinite(tp_dense_load(host->data, host->dtype, i)))
+    if (isfinite(tpi_dense_load(host->data, host->dtype, i)))
       continue;
     int64_t idx[TP_DENSE_MAX_ORDER];
     char text[INDEX_TEXT];
-    tp_dense_unravel(host, i, idx);
-    tp_dense_format_index(host->order, idx, text, sizeof text);
+    tpi_dense_unravel(host, i, idx);
+    tpi_dense_format_index(host->order, idx, text, sizeof text);
     return TP_ERROR(TP_ERROR_NUMERICAL, "element %s is not finite; dense text holds finite "
                     "values", text);
   }
@@ -124,11 +124,11 @@ static tp_status check_writable(const tp_dense *host) {
 
 tp_status tp_dense_write_text(const char *path, const tp_dense *host) {
   TP_TRY(check_writable(host));
-  return tp_output_write_one(path, write_text, host);
+  return tpi_output_write_one(path, write_text, host);
 }
 
 tp_status tp_dense_write_text_to(tp_output_set *set, const char *path, const tp_dense *host) {
   TP_CHECK_ARG(set, "set is NULL");
   TP_TRY(check_writable(host));
-  return tp_output_write_in(set, path, write_text, host);
+  return tpi_output_write_in(set, path, write_text, host);
 }

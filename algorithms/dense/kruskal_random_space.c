@@ -18,14 +18,14 @@ TP_RANGE_KERNEL(kruskal_random_elements, random_rows_args, e, a) {
   int64_t i = e / a.rank, c = e % a.rank, row = a.first + i;
   if (a.step != 1) /* row and step are below count <= 2^32: the product fits */
     row = (int64_t)(((uint64_t)row * a.step) % a.count);
-  uint64_t bits = tp_rng_draw(a.key, (uint64_t)(row * a.rank + c));
+  uint64_t bits = tpi_rng_draw(a.key, (uint64_t)(row * a.rank + c));
   if (a.single)
-    ((float *)a.out)[e] = (float)tp_rng_uniform(bits, TP_DTYPE_F32);
+    ((float *)a.out)[e] = (float)tpi_rng_uniform(bits, TP_DTYPE_F32);
   else
-    ((double *)a.out)[e] = tp_rng_uniform(bits, TP_DTYPE_F64);
+    ((double *)a.out)[e] = tpi_rng_uniform(bits, TP_DTYPE_F64);
 }
 
-tp_status tp_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
+tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
                                                   uint64_t seed, int mode, int64_t first_row,
                                                   int64_t rows, int64_t rank, uint64_t step,
                                                   uint64_t count, void *out) {
@@ -42,15 +42,15 @@ tp_status tp_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtyp
   if (rows == 0 || rank == 0)
     return TP_SUCCESS;
   random_rows_args a;
-  a.key = tp_rng_stream_key(seed, TP_RNG_STREAM_FACTOR + (uint64_t)mode);
+  a.key = tpi_rng_stream_key(seed, TP_RNG_STREAM_FACTOR + (uint64_t)mode);
   a.first = first_row, a.rank = rank, a.step = step, a.count = count;
   a.single = dtype == TP_DTYPE_F32, a.out = out;
   return TP_LAUNCHER(kruskal_random_elements)(space, rows * rank, a);
 }
 
-tp_status tp_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
+tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
                                           int mode, int64_t first_row, int64_t rows,
                                           int64_t rank, void *out) {
-  return tp_kruskal_random_rows_stepped_in_space(space, dtype, seed, mode, first_row, rows,
+  return tpi_kruskal_random_rows_stepped_in_space(space, dtype, seed, mode, first_row, rows,
                                                  rank, 1, 0, out);
 }

@@ -32,7 +32,7 @@ static void add_fiber(const tp_dense *x, const tp_kruskal *u, int mode, int f, i
   int64_t len = x->dims[f], rank = u->rank;
   if (f == mode) {
     for (int64_t i = 0; i < len; ++i) {
-      double v = tp_dense_load(x->data, x->dtype, j * len + i);
+      double v = tpi_dense_load(x->data, x->dtype, j * len + i);
       for (int64_t r = 0; r < rank; ++r)
         g[i * rank + r] += v * p[r];
     }
@@ -42,8 +42,8 @@ static void add_fiber(const tp_dense *x, const tp_kruskal *u, int mode, int f, i
   for (int64_t r = 0; r < rank; ++r) {
     double s = 0.0;
     for (int64_t i = 0; i < len; ++i)
-      s += tp_dense_load(x->data, x->dtype, j * len + i) *
-           tp_dense_load(u->factors[f], u->dtype, i * rank + r);
+      s += tpi_dense_load(x->data, x->dtype, j * len + i) *
+           tpi_dense_load(u->factors[f], u->dtype, i * rank + r);
     row[r] += p[r] * s;
   }
 }
@@ -56,11 +56,11 @@ tp_status tp_mttkrp_reference(const tp_dense *host, const tp_kruskal *host_facto
   if (!p)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld doubles", (long long)u->rank);
   memset(G, 0, sizeof(double) * (size_t)(host->dims[mode] * u->rank));
-  int f = tp_dense_fast_mode(host);
+  int f = tpi_dense_fast_mode(host);
   int64_t fibers = tp_dense_count(host) / host->dims[f];
   int64_t idx[TP_DENSE_MAX_ORDER] = {0};
-  for (int64_t j = 0; j < fibers; ++j, tp_dense_next_fiber(host, idx)) {
-    tp_kruskal_partial(u, idx, f, mode, 0, p);
+  for (int64_t j = 0; j < fibers; ++j, tpi_dense_next_fiber(host, idx)) {
+    tpi_kruskal_partial(u, idx, f, mode, 0, p);
     add_fiber(host, u, mode, f, j, idx, p, G);
   }
   free(p);

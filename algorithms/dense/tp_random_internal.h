@@ -29,31 +29,31 @@
 #define TP_RNG_TWO_POW_M53 (1.0 / 9007199254740992.0)
 #define TP_RNG_TWO_PI 6.283185307179586
 
-TP_RNG_FN uint64_t tp_rng_mix64(uint64_t z) {
+TP_RNG_FN uint64_t tpi_rng_mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
-TP_RNG_FN uint64_t tp_rng_stream_key(uint64_t seed, uint64_t stream) {
-  return tp_rng_mix64(tp_rng_mix64(seed) ^ tp_rng_mix64(stream * TP_RNG_GOLDEN));
+TP_RNG_FN uint64_t tpi_rng_stream_key(uint64_t seed, uint64_t stream) {
+  return tpi_rng_mix64(tpi_rng_mix64(seed) ^ tpi_rng_mix64(stream * TP_RNG_GOLDEN));
 }
 
 /* Value n of the stream with this key: 64 random bits. */
-TP_RNG_FN uint64_t tp_rng_draw(uint64_t key, uint64_t n) {
-  return tp_rng_mix64(key + (n + 1) * TP_RNG_GOLDEN);
+TP_RNG_FN uint64_t tpi_rng_draw(uint64_t key, uint64_t n) {
+  return tpi_rng_mix64(key + (n + 1) * TP_RNG_GOLDEN);
 }
 
 /* Uniform in [0, 1) with as many bits as the dtype holds, so it never rounds up to 1. */
-TP_RNG_FN double tp_rng_uniform(uint64_t bits, tp_dtype dtype) {
+TP_RNG_FN double tpi_rng_uniform(uint64_t bits, tp_dtype dtype) {
   return dtype == TP_DTYPE_F32 ? (double)(bits >> 40) * TP_RNG_TWO_POW_M24
                                : (double)(bits >> 11) * TP_RNG_TWO_POW_M53;
 }
 
 /* Standard normal by Box-Muller from draws 2n and 2n + 1 (u1 in (0, 1], u2 in [0, 1)). */
-TP_RNG_FN double tp_rng_normal(uint64_t key, uint64_t n) {
-  double u1 = ((double)(tp_rng_draw(key, 2 * n) >> 11) + 1.0) * TP_RNG_TWO_POW_M53;
-  double u2 = (double)(tp_rng_draw(key, 2 * n + 1) >> 11) * TP_RNG_TWO_POW_M53;
+TP_RNG_FN double tpi_rng_normal(uint64_t key, uint64_t n) {
+  double u1 = ((double)(tpi_rng_draw(key, 2 * n) >> 11) + 1.0) * TP_RNG_TWO_POW_M53;
+  double u2 = (double)(tpi_rng_draw(key, 2 * n + 1) >> 11) * TP_RNG_TWO_POW_M53;
   return sqrt(-2.0 * log(u1)) * cos(TP_RNG_TWO_PI * u2);
 }
 

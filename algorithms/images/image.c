@@ -48,7 +48,7 @@ enum { SNIFF_BYTES = 348 };
 
 static tp_image_format format_of_bytes(const unsigned char *p, size_t n) {
   int swap;
-  tp_image_format f = tp_nifti_sizeof_hdr(p, n, &swap);
+  tp_image_format f = tpi_nifti_sizeof_hdr(p, n, &swap);
   if (f != TP_IMAGE_NONE)
     return f;
   if (n >= 348 && (memcmp(p + 344, "n+1", 4) == 0 || memcmp(p + 344, "ni1", 4) == 0))
@@ -64,7 +64,7 @@ tp_status tp_image_input_format(tp_input *in, tp_image_format *format) {
   TP_CHECK_ARG(in && format, "in and format must not be NULL");
   const unsigned char *p;
   size_t got = 0;
-  TP_TRY(tp_input_peek(in, SNIFF_BYTES, &p, &got));
+  TP_TRY(tpi_input_peek(in, SNIFF_BYTES, &p, &got));
   *format = format_of_bytes(p, got);
   int gzip = got >= 2 && p[0] == 0x1f && p[1] == 0x8b; /* left compressed: no zlib */
   if (*format == TP_IMAGE_NONE && !gzip)
@@ -82,17 +82,17 @@ static tp_status not_an_image(tp_input *in) {
 
 static tp_status read_image(tp_input *in, tp_image *out) {
   tp_image_format format;
-  tp_image_data d;
+  tpi_image_data d;
   TP_TRY(tp_image_input_format(in, &format));
   if (format == TP_IMAGE_NONE)
     return not_an_image(in);
   if (format == TP_IMAGE_MIF)
-    TP_TRY(tp_mif_read_header(in, &out->geometry, &d));
+    TP_TRY(tpi_mif_read_header(in, &out->geometry, &d));
   else
-    TP_TRY(tp_nifti_read_header(in, &out->geometry, &d));
-  TP_TRY(tp_image_shape(tp_input_name(in), &out->geometry, out));
+    TP_TRY(tpi_nifti_read_header(in, &out->geometry, &d));
+  TP_TRY(tpi_image_shape(tp_input_name(in), &out->geometry, out));
   d.count = out->voxels * out->values;
-  return tp_image_read_data(in, in->consumed, &d, out);
+  return tpi_image_read_data(in, in->consumed, &d, out);
 }
 
 tp_status tp_image_read_input(tp_input *in, tp_image *out) {
@@ -121,9 +121,9 @@ tp_status tp_image_read_buffer(const void *bytes, size_t size, const char *name,
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(bytes || size == 0, "bytes is NULL");
   tp_input in;
-  tp_input_init_buffer(&in, name ? name : "buffer", bytes, size);
+  tpi_input_init_buffer(&in, name ? name : "buffer", bytes, size);
   tp_status st = tp_image_read_input(&in, out);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return st;
 }
 
@@ -169,13 +169,13 @@ static int nifti_version(const tp_image *image) {
   return wide ? 2 : 1;
 }
 
-static tp_status write_file(tp_output *file, const tp_image *image, tp_dtype dtype,
+static tp_status write_file(tpi_output *file, const tp_image *image, tp_dtype dtype,
                             tp_image_format format, int gzip) {
-  tp_image_sink s;
-  TP_TRY(tp_image_sink_open(&s, file, gzip));
-  tp_status st = format == TP_IMAGE_MIF ? tp_mif_write(&s, image, dtype)
-                                        : tp_nifti_write(&s, image, dtype, nifti_version(image));
-  tp_status closed = tp_image_sink_close(&s);
+  tpi_image_sink s;
+  TP_TRY(tpi_image_sink_open(&s, file, gzip));
+  tp_status st = format == TP_IMAGE_MIF ? tpi_mif_write(&s, image, dtype)
+                                        : tpi_nifti_write(&s, image, dtype, nifti_version(image));
+  tp_status closed = tpi_image_sink_close(&s);
   return st != TP_SUCCESS ? st : closed;
 }
 
@@ -187,10 +187,10 @@ tp_status tp_image_write_to(tp_output_set *set, const char *path, const tp_image
   tp_image_format format = tp_image_path_format(path, &gzip);
   TP_CHECK_ARG(format != TP_IMAGE_NONE, "%s: the name asks for no image format: it must end "
                "in .nii, .nii.gz, .mif or .mif.gz", path);
-  tp_output *file;
-  TP_TRY(tp_output_open(set, path, &file));
+  tpi_output *file;
+  TP_TRY(tpi_output_open(set, path, &file));
   tp_status st = write_file(file, image, dtype, format, gzip);
-  tp_status done = tp_output_finish(file); /* closes the file in every case */
+  tp_status done = tpi_output_finish(file); /* closes the file in every case */
   return st != TP_SUCCESS ? st : done;
 }
 

@@ -17,12 +17,12 @@ static const struct {
 } types[] = {{1, "int8"},  {1, "uint8"},  {2, "int16"},   {2, "uint16"},  {4, "int32"},
              {4, "uint32"}, {8, "int64"}, {8, "uint64"},  {4, "float32"}, {8, "float64"}};
 
-size_t tp_image_type_size(tp_image_type type) { return types[type].size; }
+size_t tpi_image_type_size(tpi_image_type type) { return types[type].size; }
 
-const char *tp_image_type_name(tp_image_type type) { return types[type].name; }
+const char *tpi_image_type_name(tpi_image_type type) { return types[type].name; }
 
 /* The element at p (size bytes, reversed first when swap) as a double. */
-static double decode_one(const unsigned char *p, tp_image_type type, int swap) {
+static double decode_one(const unsigned char *p, tpi_image_type type, int swap) {
   unsigned char b[8];
   size_t size = types[type].size;
   for (size_t i = 0; i < size; ++i)
@@ -57,7 +57,7 @@ void tp_image_spatial_dims(const tp_image_geometry *g, int64_t dims[3]) {
     dims[a] = a < g->ndim ? g->dim[a] : 1;
 }
 
-tp_status tp_image_shape(const char *name, const tp_image_geometry *g, tp_image *out) {
+tp_status tpi_image_shape(const char *name, const tp_image_geometry *g, tp_image *out) {
   int n = g->ndim;
   while (n > 4 && g->dim[n - 1] == 1) /* axes of size 1 after the layout's */
     --n;
@@ -95,7 +95,7 @@ static tp_status skip_to(tp_input *in, uint64_t at, uint64_t offset) {
   unsigned char scratch[SKIP_CHUNK];
   while (at < offset) {
     size_t want = offset - at < SKIP_CHUNK ? (size_t)(offset - at) : SKIP_CHUNK, got = 0;
-    TP_TRY(tp_input_read(in, scratch, want, &got));
+    TP_TRY(tpi_input_read(in, scratch, want, &got));
     if (got == 0)
       return TP_ERROR(TP_ERROR_FORMAT, "%s ends at byte %llu, before its data at byte %llu",
                       tp_input_name(in), (unsigned long long)at, (unsigned long long)offset);
@@ -104,7 +104,7 @@ static tp_status skip_to(tp_input *in, uint64_t at, uint64_t offset) {
   return TP_SUCCESS;
 }
 
-static tp_status truncated(tp_input *in, const tp_image_data *d, uint64_t got, uint64_t want) {
+static tp_status truncated(tp_input *in, const tpi_image_data *d, uint64_t got, uint64_t want) {
   return TP_ERROR(TP_ERROR_FORMAT, "%s: the data end after %llu of their %llu bytes (%lld "
                   "values of %s from byte %llu; a truncated file?)", tp_input_name(in),
                   (unsigned long long)got, (unsigned long long)want, (long long)d->count,
@@ -114,11 +114,11 @@ static tp_status truncated(tp_input *in, const tp_image_data *d, uint64_t got, u
 /* All of the data's bytes. With the source's size unknown (a pipe, gzip data) the
  * buffer grows with what arrives, so a header that claims more than the source holds
  * costs no more memory than the source. */
-static tp_status read_raw(tp_input *in, const tp_image_data *d, unsigned char **raw) {
+static tp_status read_raw(tp_input *in, const tpi_image_data *d, unsigned char **raw) {
   uint64_t want = (uint64_t)d->count * types[d->type].size, have = 0;
-  int known = tp_input_remaining(in) != UINT64_MAX;
-  if (known && tp_input_remaining(in) < want)
-    return truncated(in, d, tp_input_remaining(in), want);
+  int known = tpi_input_remaining(in) != UINT64_MAX;
+  if (known && tpi_input_remaining(in) < want)
+    return truncated(in, d, tpi_input_remaining(in), want);
   size_t cap = known ? (size_t)want : (size_t)(want < GROW_FIRST ? want : GROW_FIRST);
   unsigned char *buf = (unsigned char *)malloc(cap ? cap : 1);
   while (buf && have < want) {
@@ -130,7 +130,7 @@ static tp_status read_raw(tp_input *in, const tp_image_data *d, unsigned char **
       buf = p, cap = more;
     }
     size_t got = 0;
-    tp_status st = tp_input_read(in, buf + have, cap - have, &got);
+    tp_status st = tpi_input_read(in, buf + have, cap - have, &got);
     have += got;
     if (st != TP_SUCCESS || got == 0) {
       free(buf);
@@ -147,7 +147,7 @@ static tp_status read_raw(tp_input *in, const tp_image_data *d, unsigned char **
 }
 
 /* Where stored axis a's index moves an element in the output (voxels x values). */
-static void output_strides(const tp_image_data *d, const tp_image *out, int64_t stride[]) {
+static void output_strides(const tpi_image_data *d, const tp_image *out, int64_t stride[]) {
   int64_t spatial = out->values, value = 1;
   for (int a = 0; a < d->ndim; ++a) {
     if (a < 3)
@@ -159,7 +159,7 @@ static void output_strides(const tp_image_data *d, const tp_image *out, int64_t 
 
 /* Puts the elements, in stored order, at their places: an odometer over the axes from
  * the fastest stored one, each step moving the output position by its axis' stride. */
-static void scatter(const tp_image_data *d, const unsigned char *raw, const tp_image *out,
+static void scatter(const tpi_image_data *d, const unsigned char *raw, const tp_image *out,
                     double slope, double inter) {
   int64_t stride[TP_IMAGE_MAX_DIMS], step[TP_IMAGE_MAX_DIMS], counter[TP_IMAGE_MAX_DIMS];
   int64_t pos = 0;
@@ -186,7 +186,7 @@ static void scatter(const tp_image_data *d, const unsigned char *raw, const tp_i
   }
 }
 
-tp_status tp_image_read_data(tp_input *in, uint64_t at, const tp_image_data *d, tp_image *out) {
+tp_status tpi_image_read_data(tp_input *in, uint64_t at, const tpi_image_data *d, tp_image *out) {
   unsigned char *raw = NULL;
   TP_TRY(skip_to(in, at, d->offset));
   TP_TRY(read_raw(in, d, &raw));

@@ -43,7 +43,7 @@ static void quaternion_rotation(const double q[3], double R[3][3]) {
   R[2][2] = a * a + d * d - c * c - b * b;
 }
 
-void tp_nifti_qform_affine(const double quatern[3], const double qoffset[3],
+void tpi_nifti_qform_affine(const double quatern[3], const double qoffset[3],
                            const double pixdim[8], double affine[3][4]) {
   double R[3][3], qfac = pixdim[0] < 0 ? -1.0 : 1.0;
   quaternion_rotation(quatern, R);
@@ -58,7 +58,7 @@ void tp_nifti_qform_affine(const double quatern[3], const double qoffset[3],
     affine[r][3] = qoffset[r];
 }
 
-void tp_image_set_affine(tp_image_geometry *g, const double affine[3][4]) {
+void tpi_image_set_affine(tp_image_geometry *g, const double affine[3][4]) {
   for (int c = 0; c < 3; ++c) {
     double n = hypot(hypot(affine[0][c], affine[1][c]), affine[2][c]); /* no overflow */
     for (int r = 0; r < 3; ++r)
@@ -100,7 +100,7 @@ static void rotation_quaternion(double R[3][3], double q[4]) {
       q[i] = -q[i];
 }
 
-void tp_nifti_qform_of(const double transform[3][4], double quatern[3], double qoffset[3],
+void tpi_nifti_qform_of(const double transform[3][4], double quatern[3], double qoffset[3],
                        double *qfac) {
   double R[3][3], q[4];
   for (int r = 0; r < 3; ++r)

@@ -11,7 +11,7 @@ static double unscale(double v, double slope, double inter) {
   return slope == 1.0 && inter == 0.0 ? v : (v - inter) / slope;
 }
 
-static void put_values(tp_image_sink *s, const double *v, size_t n, tp_dtype dtype) {
+static void put_values(tpi_image_sink *s, const double *v, size_t n, tp_dtype dtype) {
   unsigned char bytes[CHUNK * 8];
   size_t size = dtype == TP_DTYPE_F32 ? 4 : 8;
   for (size_t i = 0; i < n; ++i) {
@@ -22,11 +22,11 @@ static void put_values(tp_image_sink *s, const double *v, size_t n, tp_dtype dty
       memcpy(bytes + 8 * i, &v[i], 8);
     }
   }
-  tp_npy_to_little(bytes, (int64_t)n, size);
-  tp_image_sink_write(s, bytes, n * size);
+  tpi_npy_to_little(bytes, (int64_t)n, size);
+  tpi_image_sink_write(s, bytes, n * size);
 }
 
-void tp_image_write_values(tp_image_sink *s, const tp_image *image, tp_dtype dtype,
+void tpi_image_write_values(tpi_image_sink *s, const tp_image *image, tp_dtype dtype,
                            const int order[4]) {
   const tp_image_geometry *g = &image->geometry;
   int64_t dims[4], stride[4], counter[4] = {0, 0, 0, 0}, pos = 0;

@@ -134,7 +134,7 @@ static const char *const type_names[] = {"int8",   "uint8", "int16",  "uint16", 
                                          "uint32", "int64", "uint64", "float32", "float64"};
 
 /* Int16LE, float32be, UInt8, ...: a type, then LE or BE (none: the host's order). */
-static tp_status parse_type(const mif_line *l, tp_image_data *d) {
+static tp_status parse_type(const mif_line *l, tpi_image_data *d) {
   for (int t = TP_IMG_I8; t <= TP_IMG_F64; ++t) {
     size_t len = strlen(type_names[t]);
     if (l->value_len < len || strncasecmp(l->value, type_names[t], len) != 0)
@@ -142,7 +142,7 @@ static tp_status parse_type(const mif_line *l, tp_image_data *d) {
     const char *suffix = l->value + len;
     size_t rest = l->value_len - len;
     int big = 0, little = 0;
-    if (rest == 2 && tp_image_type_size((tp_image_type)t) > 1) {
+    if (rest == 2 && tpi_image_type_size((tpi_image_type)t) > 1) {
       big = strncasecmp(suffix, "be", 2) == 0;
       little = strncasecmp(suffix, "le", 2) == 0;
     }
@@ -151,7 +151,7 @@ static tp_status parse_type(const mif_line *l, tp_image_data *d) {
     const uint16_t one = 1;
     unsigned char first;
     memcpy(&first, &one, 1);
-    d->type = (tp_image_type)t;
+    d->type = (tpi_image_type)t;
     d->swap = (big && first == 1) || (little && first == 0);
     return TP_SUCCESS;
   }
@@ -161,7 +161,7 @@ static tp_status parse_type(const mif_line *l, tp_image_data *d) {
 }
 
 /* "file: . OFFSET": the data in this file, OFFSET bytes from its start. */
-static tp_status parse_file(const mif_line *l, tp_image_data *d) {
+static tp_status parse_file(const mif_line *l, tpi_image_data *d) {
   char text[VALUE_MAX], *end;
   if (!value_text(l, text))
     return line_error(l, "too long");
@@ -198,7 +198,7 @@ static tp_status once(const mif_line *l, int *seen) {
 }
 
 /* One "key: value" line into the entries. */
-static tp_status take_line(const mif_line *l, tp_image_geometry *g, tp_image_data *d,
+static tp_status take_line(const mif_line *l, tp_image_geometry *g, tpi_image_data *d,
                            mif_entries *e) {
   if (key_is(l, "dim")) {
     TP_TRY(once(l, &e->dim_line));
@@ -239,7 +239,7 @@ static tp_status take_line(const mif_line *l, tp_image_geometry *g, tp_image_dat
 static tp_status peek_header(tp_input *in, const unsigned char **p, size_t *end) {
   size_t want = HEADER_FIRST, got = 0;
   for (;;) {
-    TP_TRY(tp_input_peek(in, want, p, &got));
+    TP_TRY(tpi_input_peek(in, want, p, &got));
     for (size_t i = 0; i + 3 <= got; ++i) /* "END" alone on its line, after a newline */
       if ((*p)[i] == 'E' && i > 0 && (*p)[i - 1] == '\n' && memcmp(*p + i, "END", 3) == 0) {
         size_t j = i + 3;
@@ -287,7 +287,7 @@ static int split_line(const char *text, size_t n, mif_line *l) {
 }
 
 static tp_status read_lines(const char *name, const char *text, size_t size,
-                            tp_image_geometry *g, tp_image_data *d, mif_entries *e) {
+                            tp_image_geometry *g, tpi_image_data *d, mif_entries *e) {
   const char *line = text, *stop = text + size;
   mif_line l;
   memset(&l, 0, sizeof l);
@@ -320,7 +320,7 @@ static tp_status missing(const char *name, const char *key) {
   return TP_ERROR(TP_ERROR_FORMAT, "%s: the .mif header has no '%s' entry", name, key);
 }
 
-static tp_status set_layout(const char *name, const mif_entries *e, tp_image_data *d, int ndim) {
+static tp_status set_layout(const char *name, const mif_entries *e, tpi_image_data *d, int ndim) {
   if (e->layout_count != ndim)
     return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the layout has %d axes, dim %d", name,
                     e->layout_line, e->layout_count, ndim);
@@ -358,7 +358,7 @@ static tp_status set_geometry(const char *name, const mif_entries *e, tp_image_g
   return TP_SUCCESS;
 }
 
-tp_status tp_mif_read_header(tp_input *in, tp_image_geometry *g, tp_image_data *d) {
+tp_status tpi_mif_read_header(tp_input *in, tp_image_geometry *g, tpi_image_data *d) {
   const char *name = tp_input_name(in);
   const unsigned char *p;
   size_t end = 0;
@@ -378,7 +378,7 @@ tp_status tp_mif_read_header(tp_input *in, tp_image_geometry *g, tp_image_data *
     return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the data offset %llu lies inside the "
                     "header (it ends at byte %zu)", name, e.file_line,
                     (unsigned long long)d->offset, end);
-  uint64_t size = tp_input_remaining(in);
+  uint64_t size = tpi_input_remaining(in);
   if (size != UINT64_MAX && d->offset >= size)
     return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the data offset %llu is beyond the end of "
                     "the file (%llu bytes)", name, e.file_line, (unsigned long long)d->offset,

@@ -55,22 +55,22 @@ static int digits(unsigned long long v) {
   return n;
 }
 
-tp_status tp_mif_write(tp_image_sink *s, const tp_image *image, tp_dtype dtype) {
+tp_status tpi_mif_write(tpi_image_sink *s, const tp_image *image, tp_dtype dtype) {
   static const int voxel_order[4] = {3, 0, 1, 2}; /* the values fastest, then x, y, z */
   static const char zeros[ALIGN] = {0};
   char text[HEADER_CAP + 64];
   size_t len = header_text(image, dtype, text);
   if (len >= HEADER_CAP)
     return TP_ERROR(TP_ERROR_INTERNAL, "%s: the .mif header does not fit %d bytes",
-                    tp_output_path(s->file), HEADER_CAP);
+                    tpi_output_path(s->file), HEADER_CAP);
   /* "\nfile: . OFFSET\nEND\n", OFFSET the first multiple of ALIGN past it */
   size_t base = len + strlen("\nfile: . \nEND\n");
   unsigned long long offset = base + 1;
   while (offset < base + (size_t)digits(offset) || offset % ALIGN)
     ++offset;
   len += (size_t)snprintf(text + len, sizeof text - len, "\nfile: . %llu\nEND\n", offset);
-  tp_image_sink_write(s, text, len);
-  tp_image_sink_write(s, zeros, (size_t)(offset - len));
-  tp_image_write_values(s, image, dtype, voxel_order);
+  tpi_image_sink_write(s, text, len);
+  tpi_image_sink_write(s, zeros, (size_t)(offset - len));
+  tpi_image_write_values(s, image, dtype, voxel_order);
   return s->status;
 }

@@ -54,7 +54,7 @@ static int host_is_big_endian(void) {
   return first == 0;
 }
 
-tp_image_format tp_nifti_sizeof_hdr(const unsigned char *p, size_t n, int *swap) {
+tp_image_format tpi_nifti_sizeof_hdr(const unsigned char *p, size_t n, int *swap) {
   if (n < 4)
     return TP_IMAGE_NONE;
   for (int be = 0; be < 2; ++be) {
@@ -134,7 +134,7 @@ static tp_status read_dims(const char *name, const header_bytes *h, const nifti_
 
 typedef struct nifti_type {
   int code, bits;
-  tp_image_type type;
+  tpi_image_type type;
 } nifti_type;
 
 static const nifti_type nifti_types[] = {
@@ -156,7 +156,7 @@ static const char *unsupported_type(int64_t code) {
 }
 
 static tp_status read_type(const char *name, const header_bytes *h, const nifti_fields *f,
-                           tp_image_data *d) {
+                           tpi_image_data *d) {
   int64_t code = get_i16(h, f->datatype), bits = get_i16(h, f->bitpix);
   for (size_t i = 0; i < sizeof nifti_types / sizeof nifti_types[0]; ++i) {
     if (nifti_types[i].code != code)
@@ -164,7 +164,7 @@ static tp_status read_type(const char *name, const header_bytes *h, const nifti_
     if (bits != nifti_types[i].bits)
       return TP_ERROR(TP_ERROR_FORMAT, "%s: bitpix is %lld, but datatype %lld (%s) has %d "
                       "bits", name, (long long)bits, (long long)code,
-                      tp_image_type_name(nifti_types[i].type), nifti_types[i].bits);
+                      tpi_image_type_name(nifti_types[i].type), nifti_types[i].bits);
     d->type = nifti_types[i].type;
     return TP_SUCCESS;
   }
@@ -175,14 +175,14 @@ static tp_status read_type(const char *name, const header_bytes *h, const nifti_
 }
 
 static tp_status read_offset(tp_input *in, const header_bytes *h, const nifti_fields *f,
-                             tp_image_data *d) {
+                             tpi_image_data *d) {
   const char *name = tp_input_name(in);
   double v = f->wide ? (double)get_i64(h, f->vox_offset) : get_f32(h, f->vox_offset);
   if (!(v >= (double)f->size && v <= 0x1p62 && v == floor(v)))
     return TP_ERROR(TP_ERROR_FORMAT, "%s: vox_offset is %.17g: it must be a whole number "
                     "of bytes from %zu (the header's size) on", name, v, f->size);
   d->offset = f->wide ? (uint64_t)get_i64(h, f->vox_offset) : (uint64_t)v;
-  uint64_t size = tp_input_remaining(in);
+  uint64_t size = tpi_input_remaining(in);
   if (size != UINT64_MAX && d->offset >= size)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: vox_offset %llu is beyond the end of the file "
                     "(%llu bytes)", name, (unsigned long long)d->offset,
@@ -227,12 +227,12 @@ static tp_status set_geometry(const char *name, tp_image_geometry *g) {
   } else if (g->qform_code > 0) {
     TP_TRY(check_finite(name, "the qform (quatern_b to qoffset_z)", g->quatern, 3));
     TP_TRY(check_finite(name, "the qform (quatern_b to qoffset_z)", g->qoffset, 3));
-    tp_nifti_qform_affine(g->quatern, g->qoffset, g->pixdim, affine);
+    tpi_nifti_qform_affine(g->quatern, g->qoffset, g->pixdim, affine);
   } else {
     for (int c = 0; c < 3; ++c)
       affine[c][c] = c < spatial && g->pixdim[c + 1] != 0 ? fabs(g->pixdim[c + 1]) : 1.0;
   }
-  tp_image_set_affine(g, affine);
+  tpi_image_set_affine(g, affine);
   for (int a = 3; a < g->ndim; ++a)
     g->vox[a] = g->pixdim[a + 1];
   return TP_SUCCESS;
@@ -240,13 +240,13 @@ static tp_status set_geometry(const char *name, tp_image_geometry *g) {
 
 /* ---- the header ------------------------------------------------------------------------- */
 
-tp_status tp_nifti_read_header(tp_input *in, tp_image_geometry *g, tp_image_data *d) {
+tp_status tpi_nifti_read_header(tp_input *in, tp_image_geometry *g, tpi_image_data *d) {
   const char *name = tp_input_name(in);
   const unsigned char *p;
   size_t got = 0;
   int swap = 0;
-  TP_TRY(tp_input_peek(in, NIFTI2_SIZE, &p, &got));
-  tp_image_format format = tp_nifti_sizeof_hdr(p, got, &swap);
+  TP_TRY(tpi_input_peek(in, NIFTI2_SIZE, &p, &got));
+  tp_image_format format = tpi_nifti_sizeof_hdr(p, got, &swap);
   if (format == TP_IMAGE_NONE)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: sizeof_hdr (bytes 0-3) is not 348 (NIfTI-1) or "
                     "540 (NIfTI-2) in either byte order%s", name,

@@ -36,7 +36,7 @@ typedef struct nifti_out {
 /* Whether the qform of quatern, qoffset and pixdim is the affine (to 1e-6 of its size). */
 static int qform_holds(const nifti_out *h, const double affine[3][4]) {
   double q[3][4], scale = 1e-300;
-  tp_nifti_qform_affine(h->quatern, h->qoffset, h->pixdim, q);
+  tpi_nifti_qform_affine(h->quatern, h->qoffset, h->pixdim, q);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c)
       scale = fmax(scale, fabs(affine[r][c]));
@@ -60,7 +60,7 @@ static void set_transforms(const tp_image_geometry *g, nifti_out *h) {
   double affine[3][4];
   tp_image_affine(g, affine);
   memcpy(h->srow, affine, sizeof h->srow);
-  tp_nifti_qform_of(g->transform, h->quatern, h->qoffset, &h->pixdim[0]);
+  tpi_nifti_qform_of(g->transform, h->quatern, h->qoffset, &h->pixdim[0]);
   h->sform_code = 1;
   h->qform_code = qform_holds(h, affine) ? 1 : 0;
 }
@@ -141,7 +141,7 @@ static void header2(const nifti_out *h, unsigned char *p) {
   put_uint(p, 500, (uint64_t)h->xyzt_units, 4);
 }
 
-tp_status tp_nifti_write(tp_image_sink *s, const tp_image *image, tp_dtype dtype, int version) {
+tp_status tpi_nifti_write(tpi_image_sink *s, const tp_image *image, tp_dtype dtype, int version) {
   static const int nifti_order[4] = {0, 1, 2, 3}; /* x fastest, the values slowest */
   unsigned char head[NIFTI2_SIZE + EXTENSION_FLAG];
   nifti_out h;
@@ -151,7 +151,7 @@ tp_status tp_nifti_write(tp_image_sink *s, const tp_image *image, tp_dtype dtype
     header2(&h, head);
   else
     header1(&h, head);
-  tp_image_sink_write(s, head, (version == 2 ? NIFTI2_SIZE : NIFTI1_SIZE) + EXTENSION_FLAG);
-  tp_image_write_values(s, image, dtype, nifti_order);
+  tpi_image_sink_write(s, head, (version == 2 ? NIFTI2_SIZE : NIFTI1_SIZE) + EXTENSION_FLAG);
+  tpi_image_write_values(s, image, dtype, nifti_order);
   return s->status;
 }

@@ -94,7 +94,7 @@ static tp_status dense_text_word(tp_input *in, const unsigned char *p, size_t go
   int is_tensor = first_word_is_tensor(p, got, got < asked);
   while (is_tensor < 0 && asked < WORD_SNIFF_MAX) {
     asked *= 2;
-    TP_TRY(tp_input_peek(in, asked, &p, &got));
+    TP_TRY(tpi_input_peek(in, asked, &p, &got));
     is_tensor = first_word_is_tensor(p, got, got < asked);
   }
   if (is_tensor > 0)
@@ -106,7 +106,7 @@ tp_status tp_input_format(tp_input *in, tp_file_format *format) {
   TP_CHECK_ARG(in && format, "in and format must not be NULL");
   const unsigned char *p;
   size_t got;
-  TP_TRY(tp_input_peek(in, SNIFF_BYTES, &p, &got));
+  TP_TRY(tpi_input_peek(in, SNIFF_BYTES, &p, &got));
   *format = classify(p, got);
   if (*format == TP_FILE_TEXT)
     TP_TRY(dense_text_word(in, p, got, SNIFF_BYTES, format));
@@ -118,7 +118,7 @@ static void first_bytes(tp_input *in, char *text, size_t cap) {
   const unsigned char *p;
   size_t got = 0, len = 0;
   text[0] = '\0';
-  if (tp_input_peek(in, 8, &p, &got) != TP_SUCCESS)
+  if (tpi_input_peek(in, 8, &p, &got) != TP_SUCCESS)
     return;
   for (size_t i = 0; i < got && len + 4 < cap; ++i)
     len += (size_t)snprintf(text + len, cap - len, "%s%02x", i ? " " : "", p[i]);

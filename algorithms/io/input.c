@@ -58,7 +58,7 @@ tp_status tp_input_open(tp_input **in, const char *path) {
   return TP_SUCCESS;
 }
 
-void tp_input_init_buffer(tp_input *in, const char *name, const void *bytes, size_t size) {
+void tpi_input_init_buffer(tp_input *in, const char *name, const void *bytes, size_t size) {
   memset(in, 0, sizeof *in);
   in->fd = -1;
   in->name = (char *)(name ? name : "buffer");
@@ -67,21 +67,21 @@ void tp_input_init_buffer(tp_input *in, const char *name, const void *bytes, siz
   in->known_size = in->size;
 }
 
-void tp_input_release(tp_input *in) {
+void tpi_input_release(tp_input *in) {
   if (in->fd >= 0 && in->owns_fd)
     close(in->fd);
   free(in->ahead);
   free(in->pieces);
-  tp_input_gzip_end(in);
+  tpi_input_gzip_end(in);
   in->fd = -1, in->ahead = NULL, in->pieces = NULL;
 }
 
-tp_status tp_input_open_pieces(tp_input **in, const char *path, const tp_input_piece *pieces,
+tp_status tpi_input_open_pieces(tp_input **in, const char *path, const tpi_input_piece *pieces,
                                int count) {
   TP_CHECK_ARG(pieces && count >= 1, "no pieces");
   TP_TRY(tp_input_open(in, path));
   tp_input *p = *in;
-  p->pieces = (tp_input_piece *)malloc(sizeof *pieces * (size_t)count);
+  p->pieces = (tpi_input_piece *)malloc(sizeof *pieces * (size_t)count);
   if (!p->pieces) {
     tp_input_close(in);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the pieces of %s", path);
@@ -97,7 +97,7 @@ tp_status tp_input_open_pieces(tp_input **in, const char *path, const tp_input_p
 void tp_input_close(tp_input **in) {
   if (!in || !*in)
     return;
-  tp_input_release(*in);
+  tpi_input_release(*in);
   free((*in)->name);
   free(*in);
   *in = NULL;
@@ -113,7 +113,7 @@ int tp_input_is_file(const tp_input *in, const char *path) {
          st.st_ino == in->ino;
 }
 
-uint64_t tp_input_remaining(const tp_input *in) {
+uint64_t tpi_input_remaining(const tp_input *in) {
   if (in->known_size == UINT64_MAX)
     return UINT64_MAX;
   return in->known_size > in->consumed ? in->known_size - in->consumed : 0;
@@ -124,7 +124,7 @@ uint64_t tp_input_remaining(const tp_input *in) {
 /* Up to n bytes from the current piece on, by positioned reads. */
 static tp_status read_pieces(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
   while (*got < n && in->piece < in->piece_count) {
-    const tp_input_piece *p = &in->pieces[in->piece];
+    const tpi_input_piece *p = &in->pieces[in->piece];
     uint64_t left = p->length - in->piece_pos;
     size_t take = left < n - *got ? (size_t)left : n - *got;
     ssize_t r = (ssize_t)take;
@@ -148,7 +148,7 @@ static tp_status read_pieces(tp_input *in, unsigned char *dst, size_t n, size_t 
 
 /* Up to n bytes from the source itself as stored (not the look-ahead), stopping early
  * only at its end. */
-tp_status tp_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+tp_status tpi_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
   *got = 0;
   if (in->pieces)
     return read_pieces(in, dst, n, got);
@@ -177,12 +177,12 @@ tp_status tp_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_
 static tp_status check_head(tp_input *in) {
   size_t got = 0;
   in->head_checked = 1;
-  TP_TRY(tp_input_read_stored(in, in->head, sizeof in->head, &got));
+  TP_TRY(tpi_input_read_stored(in, in->head, sizeof in->head, &got));
   in->head_len = (int)got;
   if (got != 2 || in->head[0] != 0x1f || in->head[1] != 0x8b)
     return TP_SUCCESS;
   int started = 0;
-  TP_TRY(tp_input_gzip_start(in, in->head, got, &started));
+  TP_TRY(tpi_input_gzip_start(in, in->head, got, &started));
   if (started)
     in->head_pos = in->head_len, in->known_size = UINT64_MAX;
   return TP_SUCCESS;
@@ -193,23 +193,23 @@ static tp_status check_head(tp_input *in) {
 static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
   *got = 0;
   if (in->pieces)
-    return tp_input_read_stored(in, dst, n, got);
+    return tpi_input_read_stored(in, dst, n, got);
   if (!in->head_checked)
     TP_TRY(check_head(in));
   if (in->gzip)
-    return tp_input_gzip_read(in, dst, n, got);
+    return tpi_input_gzip_read(in, dst, n, got);
   size_t take = (size_t)(in->head_len - in->head_pos) < n ? (size_t)(in->head_len - in->head_pos)
                                                           : n;
   if (take)
     memcpy(dst, in->head + in->head_pos, take);
   in->head_pos += (int)take;
   size_t more = 0;
-  tp_status st = take < n ? tp_input_read_stored(in, dst + take, n - take, &more) : TP_SUCCESS;
+  tp_status st = take < n ? tpi_input_read_stored(in, dst + take, n - take, &more) : TP_SUCCESS;
   *got = take + more;
   return st;
 }
 
-tp_status tp_input_read(tp_input *in, void *dst, size_t n, size_t *got) {
+tp_status tpi_input_read(tp_input *in, void *dst, size_t n, size_t *got) {
   unsigned char *out = (unsigned char *)dst;
   size_t ahead = in->ahead_len - in->ahead_pos, take = ahead < n ? ahead : n, more = 0;
   if (take)
@@ -240,7 +240,7 @@ static tp_status make_room(tp_input *in, size_t n) {
   return TP_SUCCESS;
 }
 
-tp_status tp_input_peek(tp_input *in, size_t n, const unsigned char **bytes, size_t *got) {
+tp_status tpi_input_peek(tp_input *in, size_t n, const unsigned char **bytes, size_t *got) {
   TP_CHECK_ARG(n <= TP_INPUT_PEEK_MAX, "%s: cannot look %zu bytes ahead (at most %d)", in->name,
                n, TP_INPUT_PEEK_MAX);
   if (in->ahead_len - in->ahead_pos < n) {

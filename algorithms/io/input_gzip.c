@@ -10,15 +10,15 @@
 
 enum { GZIP_STORED_CHUNK = 1 << 18 };
 
-struct tp_input_gzip {
+struct tpi_input_gzip {
   z_stream z;
   unsigned char stored[GZIP_STORED_CHUNK];
   int at_end;      /* the stored bytes are all read */
   int member_done; /* the last inflate ended a member, and nothing followed yet */
 };
 
-tp_status tp_input_gzip_start(tp_input *in, const unsigned char *head, size_t len, int *started) {
-  struct tp_input_gzip *g = (struct tp_input_gzip *)calloc(1, sizeof *g);
+tp_status tpi_input_gzip_start(tp_input *in, const unsigned char *head, size_t len, int *started) {
+  struct tpi_input_gzip *g = (struct tpi_input_gzip *)calloc(1, sizeof *g);
   if (!g)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to decompress gzip data", in->name);
   if (inflateInit2(&g->z, 16 + MAX_WBITS) != Z_OK) { /* 16: a gzip header and trailer */
@@ -33,18 +33,18 @@ tp_status tp_input_gzip_start(tp_input *in, const unsigned char *head, size_t le
 }
 
 /* More stored bytes when zlib has used those it had. */
-static tp_status refill(tp_input *in, struct tp_input_gzip *g) {
+static tp_status refill(tp_input *in, struct tpi_input_gzip *g) {
   if (g->z.avail_in || g->at_end)
     return TP_SUCCESS;
   size_t got = 0;
-  TP_TRY(tp_input_read_stored(in, g->stored, sizeof g->stored, &got));
+  TP_TRY(tpi_input_read_stored(in, g->stored, sizeof g->stored, &got));
   g->z.next_in = g->stored, g->z.avail_in = (uInt)got;
   g->at_end = got == 0;
   return TP_SUCCESS;
 }
 
-tp_status tp_input_gzip_read(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
-  struct tp_input_gzip *g = in->gzip;
+tp_status tpi_input_gzip_read(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
+  struct tpi_input_gzip *g = in->gzip;
   *got = 0;
   while (*got < n) {
     TP_TRY(refill(in, g));
@@ -72,7 +72,7 @@ tp_status tp_input_gzip_read(tp_input *in, unsigned char *dst, size_t n, size_t 
   return TP_SUCCESS;
 }
 
-void tp_input_gzip_end(tp_input *in) {
+void tpi_input_gzip_end(tp_input *in) {
   if (!in->gzip)
     return;
   inflateEnd(&in->gzip->z);

@@ -376,14 +376,14 @@ static tp_status header_too_long(const char *name, size_t header_len) {
 static tp_status peek_layout(tp_input *in, npy_layout *l, size_t *start) {
   const unsigned char *p;
   size_t got, prefix_len = 0, header_len = 0;
-  TP_TRY(tp_input_peek(in, NPY_PREFIX_MAX, &p, &got));
+  TP_TRY(tpi_input_peek(in, NPY_PREFIX_MAX, &p, &got));
   TP_TRY(parse_prefix(p, got, in->name, &prefix_len, &header_len));
-  uint64_t avail = tp_input_remaining(in);
+  uint64_t avail = tpi_input_remaining(in);
   if (avail != UINT64_MAX && header_len > avail - prefix_len)
     return truncated_header(in->name, header_len, (size_t)(avail - prefix_len));
   if (header_len > (size_t)TP_INPUT_PEEK_MAX - prefix_len)
     return header_too_long(in->name, header_len);
-  TP_TRY(tp_input_peek(in, prefix_len + header_len, &p, &got));
+  TP_TRY(tpi_input_peek(in, prefix_len + header_len, &p, &got));
   if (got < prefix_len + header_len)
     return truncated_header(in->name, header_len, got - prefix_len);
   TP_TRY(parse_header((const char *)p + prefix_len, header_len, in->name, l));
@@ -395,7 +395,7 @@ static tp_status skip(tp_input *in, size_t n) {
   unsigned char buf[256];
   while (n > 0) {
     size_t take = n < sizeof buf ? n : sizeof buf, got;
-    TP_TRY(tp_input_read(in, buf, take, &got));
+    TP_TRY(tpi_input_read(in, buf, take, &got));
     if (got < take)
       return TP_ERROR(TP_ERROR_INTERNAL, "%s: %zu bytes looked at could not be read", in->name,
                       take);
@@ -405,12 +405,12 @@ static tp_status skip(tp_input *in, size_t n) {
 }
 
 static tp_status read_data(tp_input *in, const npy_layout *l, void **data) {
-  uint64_t avail = tp_input_remaining(in);
+  uint64_t avail = tpi_input_remaining(in);
   if (avail != UINT64_MAX && l->nbytes > avail)
     return truncated_data(in->name, l->nbytes, (size_t)avail);
   TP_TRY(alloc_data(in->name, l->nbytes, data));
   size_t got;
-  tp_status st = tp_input_read(in, *data, l->nbytes, &got);
+  tp_status st = tpi_input_read(in, *data, l->nbytes, &got);
   if (st == TP_SUCCESS && got < l->nbytes)
     st = truncated_data(in->name, l->nbytes, got);
   if (st != TP_SUCCESS) {
@@ -453,9 +453,9 @@ tp_status tp_npy_read_buffer(const void *bytes, size_t size, tp_npy_array *out) 
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(bytes || size == 0, "bytes is NULL but size is %zu", size);
   tp_input in;
-  tp_input_init_buffer(&in, "npy buffer", bytes, size);
+  tpi_input_init_buffer(&in, "npy buffer", bytes, size);
   tp_status st = tp_npy_read_input(&in, out);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return st;
 }
 
@@ -479,7 +479,7 @@ void tp_npy_free(tp_npy_array *a) {
 /* ---- conversion ------------------------------------------------------------- */
 static double load_f64(const void *data, tp_dtype dtype, int64_t i);
 
-void tp_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
+void tpi_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
                    void *out) {
   const size_t size = npy_dtypes[dtype].size;
   for (int64_t i = 0; i < n; ++i) {
@@ -511,7 +511,7 @@ static double load_f64(const void *data, tp_dtype dtype, int64_t i) {
 
 /* Converts a's elements to float64 or float32 in C order. Fortran-order data is visited
  * with a C-order index (last dimension fastest) that tracks its Fortran offset. */
-void tp_npy_c_order(const tp_npy_array *a, void *dst, int to_f32) {
+void tpi_npy_c_order(const tp_npy_array *a, void *dst, int to_f32) {
   int n = a->fortran_order && a->count > 0 ? a->ndim : 0; /* 0: read straight through */
   int64_t index[TP_NPY_MAX_DIMS] = {0}, stride[TP_NPY_MAX_DIMS];
   for (int k = 0; k < n; ++k)
@@ -557,7 +557,7 @@ static tp_status read_converted(tp_input *in, int required_ndim, tp_dtype to,
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s copy of %lld elements",
                       in->name, npy_dtypes[to].name, (long long)a.count);
     }
-    tp_npy_c_order(&a, dst, to == TP_DTYPE_F32);
+    tpi_npy_c_order(&a, dst, to == TP_DTYPE_F32);
     free(a.data);
     a.data = dst;
     a.dtype = to;
@@ -597,7 +597,7 @@ tp_status tp_npy_read_f32(const char *path, int required_ndim, tp_npy_array *out
 /* Magic, version, header length and the dict padded with spaces and a final '\n' to a
  * multiple of NPY_ALIGN bytes (so the data can be memory-mapped aligned). Returns its
  * length. */
-size_t tp_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
+size_t tpi_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
                        char buf[NPY_PREAMBLE_MAX]) {
   char shape_text[NPY_SHAPE_TEXT], dict[NPY_SHAPE_TEXT + 64];
   const npy_dtype_info *t = &npy_dtypes[dtype];
@@ -622,23 +622,23 @@ size_t tp_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortr
 }
 
 /* Writes count elements little-endian, through a small swapped copy on big-endian hosts. */
-static void write_data(tp_output *f, const void *data, int64_t count, size_t size) {
+static void write_data(tpi_output *f, const void *data, int64_t count, size_t size) {
   if (size == 1 || host_is_little()) {
-    tp_output_write(f, data, (size_t)count * size);
+    tpi_output_write(f, data, (size_t)count * size);
     return;
   }
   unsigned char chunk[4096];
   const unsigned char *p = data;
   int64_t per = (int64_t)(sizeof chunk / size);
-  for (int64_t done = 0; done < count && !tp_output_failed(f); done += per) {
+  for (int64_t done = 0; done < count && !tpi_output_failed(f); done += per) {
     int64_t n = count - done < per ? count - done : per;
     memcpy(chunk, p + (size_t)done * size, (size_t)n * size);
     swap_bytes(chunk, n, size);
-    tp_output_write(f, chunk, (size_t)n * size);
+    tpi_output_write(f, chunk, (size_t)n * size);
   }
 }
 
-void tp_npy_to_little(void *bytes, int64_t count, size_t size) {
+void tpi_npy_to_little(void *bytes, int64_t count, size_t size) {
   if (size > 1 && !host_is_little())
     swap_bytes((unsigned char *)bytes, count, size);
 }
@@ -652,11 +652,11 @@ typedef struct npy_out {
   int64_t count;
 } npy_out;
 
-static tp_status write_array(tp_output *f, const void *what) {
+static tp_status write_array(tpi_output *f, const void *what) {
   const npy_out *a = (const npy_out *)what;
   char preamble[NPY_PREAMBLE_MAX];
-  size_t len = tp_npy_preamble(a->dtype, a->ndim, a->shape, a->fortran_order != 0, preamble);
-  tp_output_write(f, preamble, len);
+  size_t len = tpi_npy_preamble(a->dtype, a->ndim, a->shape, a->fortran_order != 0, preamble);
+  tpi_output_write(f, preamble, len);
   write_data(f, a->data, a->count, npy_dtypes[a->dtype].size);
   return TP_SUCCESS;
 }
@@ -688,12 +688,12 @@ tp_status tp_npy_write_to(tp_output_set *set, const char *path, tp_dtype dtype, 
   TP_CHECK_ARG(set, "set is NULL");
   npy_out a;
   TP_TRY(check_array(path, dtype, ndim, shape, fortran_order, data, &a));
-  return tp_output_write_in(set, path, write_array, &a);
+  return tpi_output_write_in(set, path, write_array, &a);
 }
 
 tp_status tp_npy_write(const char *path, tp_dtype dtype, int ndim, const int64_t *shape,
                        int fortran_order, const void *data) {
   npy_out a;
   TP_TRY(check_array(path, dtype, ndim, shape, fortran_order, data, &a));
-  return tp_output_write_one(path, write_array, &a);
+  return tpi_output_write_one(path, write_array, &a);
 }

@@ -68,7 +68,7 @@ static tp_status read_run(block_read *b, uint64_t offset, int64_t n, char *dst) 
                         r < 0 ? strerror(errno) : "it ends before the array does");
       got += (size_t)r;
     }
-    tp_npy_decode(b->buf, b->h->dtype, b->h->byte_swapped, (int64_t)(want / b->elem), b->to,
+    tpi_npy_decode(b->buf, b->h->dtype, b->h->byte_swapped, (int64_t)(want / b->elem), b->to,
                   dst + (size_t)done * b->out_elem);
   }
   return TP_SUCCESS;
@@ -195,7 +195,7 @@ static tp_status fortran_rows(const char *path, const tp_npy_header *h, int64_t 
     memset(&a, 0, sizeof a);
     a.dtype = to, a.ndim = h->ndim, a.fortran_order = 1, a.count = (int64_t)box, a.data = raw;
     memcpy(a.shape, count, sizeof count);
-    tp_npy_c_order(&a, c, to == TP_DTYPE_F32);
+    tpi_npy_c_order(&a, c, to == TP_DTYPE_F32);
     memcpy(dst, c + (size_t)((first - at[0] * inner) * len) * size, (size_t)(n * len) * size);
   }
   free(raw), free(c);

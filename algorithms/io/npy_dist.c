@@ -125,7 +125,7 @@ static tp_status write_slab(const char *tmp, uint64_t offset, const void *data, 
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a little-endian copy of %llu "
                     "bytes", (unsigned long long)n);
   memcpy(copy, data, (size_t)n);
-  tp_npy_to_little(copy, (int64_t)(n / elem), elem);
+  tpi_npy_to_little(copy, (int64_t)(n / elem), elem);
   tp_status st = tp_output_write_at(tmp, offset, copy, (size_t)n);
   free(copy);
   return st;
@@ -162,7 +162,7 @@ tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *
   /* rank 0: the temporary with the header, sized for the data */
   const char *tmp = NULL;
   if (root) {
-    head_len = tp_npy_preamble(dtype, ndim, shape, 0, head);
+    head_len = tpi_npy_preamble(dtype, ndim, shape, 0, head);
     st = tp_output_set_share(set, path, head, head_len, head_len + data_bytes, &tmp);
   }
   TP_TRY_GOTO(st, agree(comm, st), done);

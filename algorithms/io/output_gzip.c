@@ -11,13 +11,13 @@
 
 enum { DEFLATE_OUT_BYTES = 1 << 18 };
 
-struct tp_output_deflate {
+struct tpi_output_deflate {
   z_stream z;
   unsigned char out[DEFLATE_OUT_BYTES];
 };
 
-tp_status tp_output_deflate_start(tp_output_deflate **d, const char *path) {
-  *d = (tp_output_deflate *)calloc(1, sizeof **d);
+tp_status tpi_output_deflate_start(tpi_output_deflate **d, const char *path) {
+  *d = (tpi_output_deflate *)calloc(1, sizeof **d);
   if (!*d)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to compress with gzip", path);
   /* 16 + MAX_WBITS: a gzip header and trailer around the deflate data */
@@ -30,8 +30,8 @@ tp_status tp_output_deflate_start(tp_output_deflate **d, const char *path) {
   return TP_SUCCESS;
 }
 
-int tp_output_deflate_push(tp_output_deflate *d, const void *bytes, size_t n, int finish,
-                           tp_output_sink sink, void *ctx) {
+int tpi_output_deflate_push(tpi_output_deflate *d, const void *bytes, size_t n, int finish,
+                           tpi_output_sink sink, void *ctx) {
   const unsigned char *p = (const unsigned char *)bytes;
   do {
     uInt take = n < (size_t)1 << 30 ? (uInt)n : (uInt)1 << 30; /* zlib counts in uInt */
@@ -53,7 +53,7 @@ int tp_output_deflate_push(tp_output_deflate *d, const void *bytes, size_t n, in
   return 0;
 }
 
-void tp_output_deflate_end(tp_output_deflate **d) {
+void tpi_output_deflate_end(tpi_output_deflate **d) {
   if (!d || !*d)
     return;
   deflateEnd(&(*d)->z);

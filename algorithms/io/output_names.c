@@ -21,7 +21,7 @@
 enum { NAME_KEPT = 128, /* bytes of NAME in a temporary's name: NAME_MAX is 255 */
        TRIES = 64 };
 
-char *tp_output_folder_of(const char *path) {
+char *tpi_output_folder_of(const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash)
     return strdup(".");
@@ -37,7 +37,7 @@ static const char *base_of(const char *path) {
 
 /* Linux reports the umask in /proc/self/status; elsewhere it is read by setting it,
  * which is not thread-safe, so that is only the fallback. */
-mode_t tp_output_umask(void) {
+mode_t tpi_output_umask(void) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   unsigned mask;
@@ -63,7 +63,7 @@ static uint64_t random_u64(void) {
   return (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)t.tv_sec ^ ++counter;
 }
 
-tp_status tp_output_create_temporary(const char *folder, const char *path, char **tmp_path,
+tp_status tpi_output_create_temporary(const char *folder, const char *path, char **tmp_path,
                                      int *fd) {
   const char *base = base_of(path);
   size_t cap = strlen(folder) + NAME_KEPT + 64;
@@ -112,7 +112,7 @@ static void remove_if_stale(int dir_fd, const char *name, const char *prefix) {
     unlinkat(dir_fd, name, 0);
 }
 
-void tp_output_remove_stale(const char *folder, const char *path) {
+void tpi_output_remove_stale(const char *folder, const char *path) {
   char prefix[NAME_KEPT + 3];
   snprintf(prefix, sizeof prefix, ".%.*s.", NAME_KEPT, base_of(path));
   DIR *d = opendir(folder);
@@ -124,7 +124,7 @@ void tp_output_remove_stale(const char *folder, const char *path) {
   closedir(d);
 }
 
-void tp_output_sync_folder(const char *folder) {
+void tpi_output_sync_folder(const char *folder) {
   int fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     fsync(fd);

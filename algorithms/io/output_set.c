@@ -14,7 +14,7 @@
 #include "algorithms/io/tp_io_internal.h"
 #include "algorithms/io/tp_output_names.h"
 
-struct tp_output {
+struct tpi_output {
   char *path, *folder, *tmp_path;
   int fd, err;          /* err: the first errno of a failed write, kept until finish */
   int finished;         /* written completely and synced: may be committed */
@@ -23,7 +23,7 @@ struct tp_output {
   char *buf;
   size_t len;
   int gzip;             /* written gzip-compressed (tp_output_set_gzip) */
-  tp_output_deflate *deflate; /* the compressor of the current write, when gzip */
+  tpi_output_deflate *deflate; /* the compressor of the current write, when gzip */
 };
 
 typedef struct file_id {
@@ -32,7 +32,7 @@ typedef struct file_id {
 } file_id;
 
 struct tp_output_set {
-  tp_output **files;
+  tpi_output **files;
   size_t count, cap;
   file_id *inputs;
   size_t input_count, input_cap;
@@ -56,12 +56,12 @@ tp_status tp_output_set_create(tp_output_set **set) {
 }
 
 /* Closes f's temporary, removes it unless it replaced its target, and frees f. */
-static void output_free(tp_output *f, int committed) {
+static void output_free(tpi_output *f, int committed) {
   if (f->fd >= 0)
     close(f->fd);
   if (!committed && f->tmp_path)
     unlink(f->tmp_path);
-  tp_output_deflate_end(&f->deflate);
+  tpi_output_deflate_end(&f->deflate);
   free(f->path), free(f->folder), free(f->tmp_path), free(f->buf);
   free(f);
 }
@@ -115,7 +115,7 @@ static int is_protected(const tp_output_set *set, const struct stat *st) {
 
 /* ---- adding a file ------------------------------------------------------------------ */
 
-static tp_output *find(const tp_output_set *set, const char *path) {
+static tpi_output *find(const tp_output_set *set, const char *path) {
   for (size_t i = 0; i < set->count; ++i)
     if (strcmp(set->files[i]->path, path) == 0)
       return set->files[i];
@@ -129,7 +129,7 @@ static tp_status check_target(const tp_output_set *set, const char *path, mode_t
   if (lstat(path, &st) != 0) {
     if (errno != ENOENT)
       return TP_ERROR(TP_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
-    *mode = 0666 & ~tp_output_umask();
+    *mode = 0666 & ~tpi_output_umask();
     return TP_SUCCESS;
   }
   if (S_ISLNK(st.st_mode))
@@ -161,7 +161,7 @@ static tp_status check_folder(const char *folder, const char *path) {
 
 tp_status tp_output_check_folder(const char *path) {
   TP_CHECK_ARG(path && *path, "the path is NULL or empty");
-  char *folder = tp_output_folder_of(path);
+  char *folder = tpi_output_folder_of(path);
   if (!folder)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a folder name");
   tp_status st = check_folder(folder, path);
@@ -172,10 +172,10 @@ tp_status tp_output_check_folder(const char *path) {
   return st;
 }
 
-static tp_status push(tp_output_set *set, tp_output *f) {
+static tp_status push(tp_output_set *set, tpi_output *f) {
   if (set->count == set->cap) {
     size_t cap = set->cap ? 2 * set->cap : 8;
-    tp_output **p = (tp_output **)realloc(set->files, cap * sizeof *p);
+    tpi_output **p = (tpi_output **)realloc(set->files, cap * sizeof *p);
     if (!p)
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to add %s to the output set", f->path);
     set->files = p, set->cap = cap;
@@ -184,14 +184,14 @@ static tp_status push(tp_output_set *set, tp_output *f) {
   return TP_SUCCESS;
 }
 
-static tp_status prepare(tp_output_set *set, tp_output *f) {
-  f->folder = f->path ? tp_output_folder_of(f->path) : NULL;
+static tp_status prepare(tp_output_set *set, tpi_output *f) {
+  f->folder = f->path ? tpi_output_folder_of(f->path) : NULL;
   if (!f->folder)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for an output name");
   TP_TRY(check_target(set, f->path, &f->mode));
   TP_TRY(check_folder(f->folder, f->path));
-  tp_output_remove_stale(f->folder, f->path);
-  return tp_output_create_temporary(f->folder, f->path, &f->tmp_path, &f->fd);
+  tpi_output_remove_stale(f->folder, f->path);
+  return tpi_output_create_temporary(f->folder, f->path, &f->tmp_path, &f->fd);
 }
 
 tp_status tp_output_set_keep_existing(tp_output_set *set, const char *advice) {
@@ -208,7 +208,7 @@ tp_status tp_output_set_add(tp_output_set *set, const char *path) {
   TP_CHECK_ARG(set && path && *path, "set and path must not be NULL or empty");
   TP_CHECK_ARG(!set->committed, "the output set was committed already");
   TP_CHECK_ARG(!find(set, path), "%s is in the output set twice", path);
-  tp_output *f = (tp_output *)calloc(1, sizeof *f);
+  tpi_output *f = (tpi_output *)calloc(1, sizeof *f);
   if (!f)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to add %s to the output set", path);
   f->path = strdup(path);
@@ -223,9 +223,9 @@ tp_status tp_output_set_add(tp_output_set *set, const char *path) {
 
 tp_status tp_output_set_gzip(tp_output_set *set, const char *path) {
   TP_CHECK_ARG(set && path && *path, "set and path must not be NULL or empty");
-  tp_output_deflate *probe; /* refused at once in a build without zlib */
-  TP_TRY(tp_output_deflate_start(&probe, path));
-  tp_output_deflate_end(&probe);
+  tpi_output_deflate *probe; /* refused at once in a build without zlib */
+  TP_TRY(tpi_output_deflate_start(&probe, path));
+  tpi_output_deflate_end(&probe);
   if (!find(set, path))
     TP_TRY(tp_output_set_add(set, path));
   find(set, path)->gzip = 1;
@@ -234,7 +234,7 @@ tp_status tp_output_set_gzip(tp_output_set *set, const char *path) {
 
 /* ---- writing a file ------------------------------------------------------------------ */
 
-static tp_status restart(tp_output *f) {
+static tp_status restart(tpi_output *f) {
   if (f->fd < 0)
     f->fd = open(f->tmp_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (f->fd < 0 || ftruncate(f->fd, 0) != 0 || lseek(f->fd, 0, SEEK_SET) != 0)
@@ -243,13 +243,13 @@ static tp_status restart(tp_output *f) {
   if (!f->buf && !(f->buf = (char *)malloc(TP_OUTPUT_BUFFER_BYTES)))
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the write buffer of %s", f->path);
   f->err = 0, f->len = 0, f->finished = 0, f->shared = 0;
-  tp_output_deflate_end(&f->deflate);
-  return f->gzip ? tp_output_deflate_start(&f->deflate, f->path) : TP_SUCCESS;
+  tpi_output_deflate_end(&f->deflate);
+  return f->gzip ? tpi_output_deflate_start(&f->deflate, f->path) : TP_SUCCESS;
 }
 
-tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file) {
+tp_status tpi_output_open(tp_output_set *set, const char *path, tpi_output **file) {
   TP_CHECK_ARG(set && path && file, "set, path and file must not be NULL");
-  tp_output *f = find(set, path);
+  tpi_output *f = find(set, path);
   if (!f) {
     TP_TRY(tp_output_set_add(set, path));
     f = set->files[set->count - 1];
@@ -261,7 +261,7 @@ tp_status tp_output_open(tp_output_set *set, const char *path, tp_output **file)
 
 /* Writes n bytes to the file; 0 or the errno value of the failure. */
 static int write_all(void *file, const void *bytes, size_t n) {
-  tp_output *f = (tp_output *)file;
+  tpi_output *f = (tpi_output *)file;
   const char *p = (const char *)bytes;
   while (n > 0) {
     ssize_t w = write(f->fd, p, n);
@@ -276,25 +276,25 @@ static int write_all(void *file, const void *bytes, size_t n) {
 
 /* Writes the buffer out (compressed for a gzip file; finish: the end of the file); a
  * failure is kept in f->err. */
-static void flush_as(tp_output *f, int finish) {
+static void flush_as(tpi_output *f, int finish) {
   if (!f->err && f->deflate)
-    f->err = tp_output_deflate_push(f->deflate, f->buf, f->len, finish, write_all, f);
+    f->err = tpi_output_deflate_push(f->deflate, f->buf, f->len, finish, write_all, f);
   else if (!f->err)
     f->err = write_all(f, f->buf, f->len);
   f->len = 0;
 }
 
-static void flush(tp_output *f) { flush_as(f, 0); }
+static void flush(tpi_output *f) { flush_as(f, 0); }
 
-char *tp_output_reserve(tp_output *f, size_t n) {
+char *tpi_output_reserve(tpi_output *f, size_t n) {
   if (TP_OUTPUT_BUFFER_BYTES - f->len < n)
     flush(f);
   return f->err || n > TP_OUTPUT_BUFFER_BYTES ? NULL : f->buf + f->len;
 }
 
-void tp_output_advance(tp_output *f, size_t n) { f->len += n; }
+void tpi_output_advance(tpi_output *f, size_t n) { f->len += n; }
 
-void tp_output_write(tp_output *f, const void *bytes, size_t n) {
+void tpi_output_write(tpi_output *f, const void *bytes, size_t n) {
   const char *p = (const char *)bytes;
   while (n > 0 && !f->err) {
     if (f->len == TP_OUTPUT_BUFFER_BYTES)
@@ -305,15 +305,15 @@ void tp_output_write(tp_output *f, const void *bytes, size_t n) {
   }
 }
 
-void tp_output_text(tp_output *f, const char *text) { tp_output_write(f, text, strlen(text)); }
+void tpi_output_text(tpi_output *f, const char *text) { tpi_output_write(f, text, strlen(text)); }
 
-int tp_output_failed(const tp_output *f) { return f->err != 0; }
+int tpi_output_failed(const tpi_output *f) { return f->err != 0; }
 
-const char *tp_output_path(const tp_output *f) { return f->path; }
+const char *tpi_output_path(const tpi_output *f) { return f->path; }
 
-tp_status tp_output_finish(tp_output *f) {
+tp_status tpi_output_finish(tpi_output *f) {
   flush_as(f, 1);
-  tp_output_deflate_end(&f->deflate);
+  tpi_output_deflate_end(&f->deflate);
   if (!f->err && fchmod(f->fd, f->mode) != 0)
     f->err = errno;
   if (!f->err && fsync(f->fd) != 0)
@@ -338,9 +338,9 @@ tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *
   TP_CHECK_ARG(total_bytes >= head_bytes && total_bytes <= (uint64_t)INT64_MAX,
                "%s: total_bytes %llu is below the head's %zu bytes or too large", path,
                (unsigned long long)total_bytes, head_bytes);
-  tp_output *f = find(set, path);
+  tpi_output *f = find(set, path);
   TP_CHECK_ARG(!f || !f->gzip, "%s is written gzip-compressed and cannot be shared", path);
-  TP_TRY(tp_output_open(set, path, &f)); /* emptied, with its write buffer */
+  TP_TRY(tpi_output_open(set, path, &f)); /* emptied, with its write buffer */
   free(f->buf);
   f->buf = NULL;
   const char *p = (const char *)head;
@@ -398,7 +398,7 @@ tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *
 
 tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
   TP_CHECK_ARG(set && path, "set and path must not be NULL");
-  tp_output *f = find(set, path);
+  tpi_output *f = find(set, path);
   TP_CHECK_ARG(f && f->shared && f->fd >= 0, "%s is not a shared file of the output set "
                "(tp_output_set_share), or it is done already", path);
   if (!f->err && fchmod(f->fd, f->mode) != 0)
@@ -418,7 +418,7 @@ tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
 
 static tp_status rename_all(tp_output_set *set) {
   for (size_t i = 0; i < set->count; ++i) {
-    tp_output *f = set->files[i];
+    tpi_output *f = set->files[i];
     if (rename(f->tmp_path, f->path) == 0)
       continue;
     int err = errno;
@@ -440,18 +440,18 @@ tp_status tp_output_set_commit(tp_output_set *set) {
                       "replaced", set->files[i]->path);
   TP_TRY(rename_all(set));
   for (size_t i = 0; i < set->count; ++i)
-    tp_output_sync_folder(set->files[i]->folder);
+    tpi_output_sync_folder(set->files[i]->folder);
   return TP_SUCCESS;
 }
 
 /* ---- one-file writes ------------------------------------------------------------------- */
 
-tp_status tp_output_write_in(tp_output_set *set, const char *path, tp_output_writer write,
+tp_status tpi_output_write_in(tp_output_set *set, const char *path, tpi_output_writer write,
                              const void *what) {
-  tp_output *f;
-  TP_TRY(tp_output_open(set, path, &f));
+  tpi_output *f;
+  TP_TRY(tpi_output_open(set, path, &f));
   tp_status st = write(f, what);
-  tp_status done = tp_output_finish(f); /* closes the file in every case */
+  tp_status done = tpi_output_finish(f); /* closes the file in every case */
   return st != TP_SUCCESS ? st : done;
 }
 
@@ -460,9 +460,9 @@ typedef struct bytes_out {
   size_t n;
 } bytes_out;
 
-static tp_status write_bytes(tp_output *f, const void *what) {
+static tp_status write_bytes(tpi_output *f, const void *what) {
   const bytes_out *b = (const bytes_out *)what;
-  tp_output_write(f, b->bytes, b->n);
+  tpi_output_write(f, b->bytes, b->n);
   return TP_SUCCESS;
 }
 
@@ -470,14 +470,14 @@ tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *
                               size_t n) {
   TP_CHECK_ARG(set && path && (bytes || n == 0), "set, path and bytes must not be NULL");
   bytes_out b = {bytes, n};
-  return tp_output_write_in(set, path, write_bytes, &b);
+  return tpi_output_write_in(set, path, write_bytes, &b);
 }
 
-tp_status tp_output_write_one(const char *path, tp_output_writer write, const void *what) {
+tp_status tpi_output_write_one(const char *path, tpi_output_writer write, const void *what) {
   TP_CHECK_ARG(path && *path, "the path is NULL or empty");
   tp_output_set *set;
   TP_TRY(tp_output_set_create(&set));
-  tp_status st = tp_output_write_in(set, path, write, what);
+  tp_status st = tpi_output_write_in(set, path, write, what);
   if (st == TP_SUCCESS)
     st = tp_output_set_commit(set);
   tp_output_set_destroy(&set);

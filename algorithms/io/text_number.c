@@ -85,7 +85,7 @@ static int ends_number(const char *p, const char *end) {
          *p == '\n' || *p == '#' || *p == '\0';
 }
 
-const char *tp_text_number(const char *p, const char *end, tp_dtype dtype, double *v) {
+const char *tpi_text_number(const char *p, const char *end, tp_dtype dtype, double *v) {
   uint64_t m;
   int e, negative;
   const char *q = scan_decimal(p, end, &m, &e, &negative);
@@ -96,7 +96,7 @@ const char *tp_text_number(const char *p, const char *end, tp_dtype dtype, doubl
   return stop;
 }
 
-size_t tp_text_format_number(char *p, size_t cap, double v, tp_dtype dtype) {
+size_t tpi_text_format_number(char *p, size_t cap, double v, tp_dtype dtype) {
   const int fewer = dtype == TP_DTYPE_F32 ? 6 : 15, enough = dtype == TP_DTYPE_F32 ? 9 : 17;
   int n = snprintf(p, cap, "%.*g", fewer, v);
   int exact = n > 0 && (size_t)n < cap &&

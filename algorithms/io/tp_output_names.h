@@ -8,22 +8,22 @@
 #include "tenport/status.h"
 
 /* The folder holding path ("." for a bare name), malloc'ed; NULL when out of memory. */
-char *tp_output_folder_of(const char *path);
+char *tpi_output_folder_of(const char *path);
 
 /* The process's file-creation mask. */
-mode_t tp_output_umask(void);
+mode_t tpi_output_umask(void);
 
 /* Creates ".NAME.PID.RANDOM.tenport-tmp" in folder for the target path, exclusively and
  * without following a link, mode 0600; *tmp_path is malloc'ed. */
-tp_status tp_output_create_temporary(const char *folder, const char *path, char **tmp_path,
+tp_status tpi_output_create_temporary(const char *folder, const char *path, char **tmp_path,
                                      int *fd);
 
 /* Removes the temporaries for path's NAME in folder whose process no longer runs (regular
  * files of this user only). Failures are ignored: they are only clutter. */
-void tp_output_remove_stale(const char *folder, const char *path);
+void tpi_output_remove_stale(const char *folder, const char *path);
 
 /* Makes the renames in folder durable (fsync of the folder); failures are ignored, as
  * some file systems cannot sync a folder. */
-void tp_output_sync_folder(const char *folder);
+void tpi_output_sync_folder(const char *folder);
 
 #endif

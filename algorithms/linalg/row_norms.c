@@ -3,6 +3,7 @@
  * vector lanes take columns; team scratch stages the block's results, a team reduction
  * forms the block's total and one atomic adds it to the global total. */
 /* generates: row_norms2_kernel */
+#include "tenport/linalg.h"
 #include "portable/tp_portable.h"
 
 enum { ROWS_PER_TEAM = 16 };

@@ -24,7 +24,7 @@ tp_status tp_coo_check(const tp_coo *t) {
   TP_CHECK_ARG(t, "the COO descriptor is NULL");
   TP_CHECK_ARG(!coo_cleared(t), "COO tensor: order 0 is outside [1, %d] and there are no "
                "arrays: the tensor has been freed or was never allocated", TP_COO_MAX_ORDER);
-  TP_CHECK_ARG(tp_coo_dtype_ok(t->dtype), "COO tensor: dtype %s (%d) is not float32 or float64",
+  TP_CHECK_ARG(tpi_coo_dtype_ok(t->dtype), "COO tensor: dtype %s (%d) is not float32 or float64",
                tp_dtype_name(t->dtype), (int)t->dtype);
   TP_CHECK_ARG(t->order >= 1 && t->order <= TP_COO_MAX_ORDER,
                "COO tensor: order %d is outside [1, %d]", t->order, TP_COO_MAX_ORDER);
@@ -46,7 +46,7 @@ static tp_status coo_not_freed(const tp_coo *t) {
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_check_arrays(const tp_coo *t) {
+tp_status tpi_coo_check_arrays(const tp_coo *t) {
   TP_TRY(tp_coo_check(t));
   if (t->nnz == 0)
     return coo_not_freed(t);
@@ -57,7 +57,7 @@ tp_status tp_coo_check_arrays(const tp_coo *t) {
   return coo_not_freed(t);
 }
 
-void tp_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
+void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
   size_t n = (size_t)snprintf(buf, cap, "(");
   for (int m = 0; m < t->order && n < cap; ++m)
     n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? ", " : "",
@@ -83,7 +83,7 @@ static int64_t first_bad_index(const tp_coo *t, int64_t before, int *mode) {
 
 static int64_t first_bad_value(const tp_coo *t, int64_t before) {
   for (int64_t k = 0; k < before; ++k)
-    if (!isfinite(tp_coo_value(t, k)))
+    if (!isfinite(tpi_coo_value(t, k)))
       return k;
   return before;
 }
@@ -94,21 +94,21 @@ static tp_status bad_index(const tp_coo *t, int64_t k, int m) {
                   (long long)k, m, (long long)t->indices[m][k], (long long)t->dims[m]);
 }
 
-tp_status tp_coo_check_indices(const tp_coo *host) {
+tp_status tpi_coo_check_indices(const tp_coo *host) {
   int m = 0;
   int64_t k = first_bad_index(host, host->nnz, &m);
   return k < host->nnz ? bad_index(host, k, m) : TP_SUCCESS;
 }
 
 tp_status tp_coo_validate(const tp_coo *host) {
-  TP_TRY(tp_coo_check_arrays(host));
+  TP_TRY(tpi_coo_check_arrays(host));
   int m = 0;
   int64_t k_index = first_bad_index(host, host->nnz, &m);
   int64_t k_value = first_bad_value(host, k_index);
   if (k_value < k_index) {
     char at[TP_COO_COORD_TEXT];
-    double v = tp_coo_value(host, k_value);
-    tp_coo_format_coordinate(host, k_value, at, sizeof at);
+    double v = tpi_coo_value(host, k_value);
+    tpi_coo_format_coordinate(host, k_value, at, sizeof at);
     return TP_ERROR(TP_ERROR_NUMERICAL, "COO tensor: nonzero %lld at %s: value %s is not finite",
                     (long long)k_value, at, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
   }
@@ -156,7 +156,7 @@ static tp_status coo_memory_check(const tp_coo *t, size_t total) {
   return tp_host_memory_check(total, what);
 }
 
-tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                           tp_coo *t) {
   TP_CHECK_ARG(t, "t is NULL");
   memset(t, 0, sizeof *t);
@@ -170,10 +170,10 @@ tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_
   return tp_coo_check(t);
 }
 
-tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+tp_status tpi_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                             tp_coo *t) {
   size_t index_bytes = 0, value_bytes = 0, total = 0;
-  tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
+  tp_status st = tpi_coo_describe(dtype, order, dims, nnz, t);
   if (st == TP_SUCCESS)
     st = coo_bytes(t, &index_bytes, &value_bytes, &total);
   if (st == TP_SUCCESS)
@@ -183,7 +183,7 @@ tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int6
   if (st == TP_SUCCESS)
     st = tp_host_alloc(value_bytes, NULL, &t->values);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(t);
+    tpi_coo_host_free(t);
     memset(t, 0, sizeof *t);
   }
   return st;
@@ -191,7 +191,7 @@ tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int6
 
 /* The arrays of a host tensor, whatever allocated them (a refusal frees nothing of that
  * array: tp_coo_free checks first). */
-void tp_coo_host_free(tp_coo *t) {
+void tpi_coo_host_free(tp_coo *t) {
   if (!t)
     return;
   int order = t->order < 0 ? 0 : t->order > TP_COO_MAX_ORDER ? TP_COO_MAX_ORDER : t->order;
@@ -207,11 +207,11 @@ void tp_coo_host_free(tp_coo *t) {
 /* ---- norm ------------------------------------------------------------------------------ */
 
 double tp_coo_norm2(const tp_coo *host) {
-  if (tp_coo_check_arrays(host) != TP_SUCCESS)
+  if (tpi_coo_check_arrays(host) != TP_SUCCESS)
     return NAN;
   double s = 0.0;
   for (int64_t k = 0; k < host->nnz; ++k) {
-    double v = tp_coo_value(host, k);
+    double v = tpi_coo_value(host, k);
     s += v * v;
   }
   return s;

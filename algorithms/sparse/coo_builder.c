@@ -10,7 +10,7 @@
 
 enum { MIN_CAPACITY = 1024 };
 
-void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz) {
+void tpi_coo_builder_init(tpi_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz) {
   memset(b, 0, sizeof *b);
   b->t.dtype = dtype;
   b->t.order = order;
@@ -30,7 +30,7 @@ static int resize(void **p, int64_t n, size_t size) {
   return 1;
 }
 
-tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *name) {
+tp_status tpi_coo_builder_reserve(tpi_coo_builder *b, int64_t more, const char *name) {
   if (more <= b->capacity - b->t.nnz)
     return TP_SUCCESS;
   int64_t c = b->capacity;
@@ -50,20 +50,20 @@ tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *na
 }
 
 /* Copies the arrays of `from` to nonzero `at` of b (room reserved). */
-static void copy_into(tp_coo_builder *b, int64_t at, const tp_coo_builder *from) {
+static void copy_into(tpi_coo_builder *b, int64_t at, const tpi_coo_builder *from) {
   const size_t size = tp_dtype_size(b->t.dtype), n = (size_t)from->t.nnz;
   for (int m = 0; m < b->t.order; ++m)
     memcpy(b->t.indices[m] + at, from->t.indices[m], sizeof(int64_t) * n);
   memcpy((char *)b->t.values + (size_t)at * size, from->t.values, size * n);
 }
 
-tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *parts, int count,
+tp_status tpi_coo_builder_append_all(tpi_coo_builder *b, const tpi_tns_parser *parts, int count,
                                     const char *name) {
   int64_t at[TP_TNS_PIECES + 1];
   at[0] = b->t.nnz;
   for (int i = 0; i < count; ++i)
     at[i + 1] = at[i] + parts[i].b.t.nnz;
-  TP_TRY(tp_coo_builder_reserve(b, at[count] - b->t.nnz, name));
+  TP_TRY(tpi_coo_builder_reserve(b, at[count] - b->t.nnz, name));
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
   for (int i = 0; i < count; ++i)
     copy_into(b, at[i], &parts[i].b);
@@ -75,8 +75,8 @@ tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *part
   return TP_SUCCESS;
 }
 
-void tp_coo_builder_free(tp_coo_builder *b) {
-  tp_coo_host_free(&b->t);
+void tpi_coo_builder_free(tpi_coo_builder *b) {
+  tpi_coo_host_free(&b->t);
   b->t.nnz = 0;
   b->capacity = 0;
 }

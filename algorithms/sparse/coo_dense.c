@@ -11,7 +11,7 @@
 static void layout_strides(const tp_dense *t, int64_t *stride) {
   int64_t s = 1;
   for (int p = 0; p < t->order; ++p) {
-    int k = tp_dense_mode_at(t, p);
+    int k = tpi_dense_mode_at(t, p);
     stride[k] = s;
     s *= t->dims[k];
   }
@@ -23,7 +23,7 @@ static tp_status dense_count(const tp_coo *t, int64_t *count) {
   for (int m = 0; m < t->order; ++m) {
     if (*count > INT64_MAX / t->dims[m]) {
       char dims[TP_DENSE_DIMS_TEXT];
-      tp_dense_format_dims(t->order, t->dims, dims, sizeof dims);
+      tpi_dense_format_dims(t->order, t->dims, dims, sizeof dims);
       return TP_ERROR(TP_ERROR_OVERFLOW, "the dense form of a %s tensor would hold more than "
                       "2^63 elements", dims);
     }
@@ -49,8 +49,8 @@ tp_status tp_coo_to_dense(const tp_coo *host, tp_dense *dense) {
     int64_t off = 0;
     for (int m = 0; m < host->order; ++m)
       off += host->indices[m][k] * stride[m];
-    double sum = tp_dense_load(dense->data, dense->dtype, off) + tp_coo_value(host, k);
-    tp_dense_store(dense->data, dense->dtype, off, sum); /* duplicates add up */
+    double sum = tpi_dense_load(dense->data, dense->dtype, off) + tpi_coo_value(host, k);
+    tpi_dense_store(dense->data, dense->dtype, off, sum); /* duplicates add up */
   }
   return TP_SUCCESS;
 }
@@ -79,7 +79,7 @@ tp_status tp_coo_from_dense(const tp_dense *host, double drop_below, tp_coo *coo
                ">= 0", drop_below);
   int64_t count = tp_dense_count(host), nnz = 0, small = 0;
   for (int64_t i = 0; i < count; ++i) {
-    double v = tp_dense_load(host->data, host->dtype, i);
+    double v = tpi_dense_load(host->data, host->dtype, i);
     nnz += kept(v, drop_below);
     small += v != 0 && !kept(v, drop_below);
   }
@@ -87,12 +87,12 @@ tp_status tp_coo_from_dense(const tp_dense *host, double drop_below, tp_coo *coo
   int64_t stride[TP_DENSE_MAX_ORDER], idx[TP_DENSE_MAX_ORDER] = {0}, off = 0, k = 0;
   layout_strides(host, stride);
   for (int64_t i = 0; i < count; ++i, next_index(host, stride, idx, &off)) {
-    double v = tp_dense_load(host->data, host->dtype, off);
+    double v = tpi_dense_load(host->data, host->dtype, off);
     if (!kept(v, drop_below))
       continue;
     for (int m = 0; m < host->order; ++m)
       coo->indices[m][k] = idx[m];
-    tp_coo_set_value(coo, k++, v);
+    tpi_coo_set_value(coo, k++, v);
   }
   if (dropped)
     *dropped = small;

@@ -51,7 +51,7 @@ static int64_t count_heads(const tp_coo *t, int64_t *first) {
 
 /* The merged tensor's arrays, kept entries each. */
 static tp_status alloc_merged(const tp_coo *t, int64_t kept, tp_coo *out) {
-  return tp_coo_host_alloc(t->dtype, t->order, t->dims, kept, out);
+  return tpi_coo_host_alloc(t->dtype, t->order, t->dims, kept, out);
 }
 
 /* Each block's runs, summed in order, to their ranks in out. */
@@ -63,12 +63,12 @@ static void sum_runs_into(const tp_coo *t, const int64_t *first, tp_coo *out) {
     for (int64_t k = b * MERGE_BLOCK; k < block_end(t->nnz, b); ++k) {
       if (k > 0 && same_coordinate(t, k - 1, k))
         continue; /* summed with its run's head */
-      double sum = tp_coo_value(t, k);
+      double sum = tpi_coo_value(t, k);
       for (int64_t j = k + 1; j < t->nnz && same_coordinate(t, k, j); ++j)
-        sum += tp_coo_value(t, j);
+        sum += tpi_coo_value(t, j);
       for (int m = 0; m < t->order; ++m)
         out->indices[m][r] = t->indices[m][k];
-      tp_coo_set_value(out, r++, sum);
+      tpi_coo_set_value(out, r++, sum);
     }
   }
 }
@@ -101,7 +101,7 @@ static tp_status sum_runs(tp_coo *t, int64_t *kept) {
   if (st == TP_SUCCESS) {
     sum_runs_into(t, first, &out);
     copy_back(&out, t);
-    tp_coo_host_free(&out);
+    tpi_coo_host_free(&out);
   }
   free(first);
   return st;
@@ -119,12 +119,12 @@ static int strictly_increasing(const tp_coo *t) {
   return !bad;
 }
 
-tp_status tp_coo_merge_duplicates(tp_coo *host, int64_t *merged) {
+tp_status tpi_coo_merge_duplicates(tp_coo *host, int64_t *merged) {
   if (merged)
     *merged = 0;
   if (strictly_increasing(host))
     return TP_SUCCESS;
-  TP_TRY(tp_coo_sort(host));
+  TP_TRY(tpi_coo_sort(host));
   int64_t kept = 0;
   TP_TRY(sum_runs(host, &kept));
   if (merged)
@@ -136,7 +136,7 @@ tp_status tp_coo_merge_duplicates(tp_coo *host, int64_t *merged) {
 tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged) {
   if (merged)
     *merged = 0;
-  TP_TRY(tp_coo_check_arrays(host));
-  TP_TRY(tp_coo_check_indices(host));
-  return tp_coo_merge_duplicates(host, merged);
+  TP_TRY(tpi_coo_check_arrays(host));
+  TP_TRY(tpi_coo_check_indices(host));
+  return tpi_coo_merge_duplicates(host, merged);
 }

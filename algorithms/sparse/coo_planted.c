@@ -22,7 +22,7 @@ enum { STREAM_NOISE = 4, STREAM_SUPPORT = 64 /* + mode */, STREAM_FACTOR = 96 /*
 
 static tp_status check_args(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
                             int64_t support, double noise) {
-  TP_CHECK_ARG(tp_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
   TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER, "order %d is outside [2, %d] (a "
                "planted tensor has at least 2 modes)", order, TP_COO_MAX_ORDER);
   TP_CHECK_ARG(dims, "dims is NULL");
@@ -44,7 +44,7 @@ typedef struct row_set {
 
 /* Inserts row; returns 0 if it was already there. */
 static int set_insert(row_set *s, int64_t row) {
-  for (uint64_t h = tp_rng_mix64((uint64_t)row) & s->mask;; h = (h + 1) & s->mask) {
+  for (uint64_t h = tpi_rng_mix64((uint64_t)row) & s->mask;; h = (h + 1) & s->mask) {
     if (s->slots[h] == row)
       return 0;
     if (s->slots[h] < 0) {
@@ -65,7 +65,7 @@ static void choose_rows(uint64_t key, int64_t r, int64_t dim, int64_t k, row_set
   memset(set->slots, 0xff, sizeof(int64_t) * (size_t)(set->mask + 1));
   int64_t n = 0;
   for (int64_t j = dim - k; j < dim; ++j) {
-    uint64_t bits = tp_rng_draw(key, (uint64_t)(r * k + n));
+    uint64_t bits = tpi_rng_draw(key, (uint64_t)(r * k + n));
     int64_t pick = (int64_t)(bits % (uint64_t)(j + 1));
     if (!set_insert(set, pick)) { /* taken: j itself cannot be, as picks so far are < j */
       set_insert(set, j);
@@ -89,7 +89,7 @@ static tp_status choose_supports(uint64_t seed, int order, const int64_t *dims, 
       free(set.slots);
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate the supports of mode %d", m);
     }
-    uint64_t key = tp_rng_stream_key(seed, STREAM_SUPPORT + (uint64_t)m);
+    uint64_t key = tpi_rng_stream_key(seed, STREAM_SUPPORT + (uint64_t)m);
     for (int64_t r = 0; r < rank; ++r)
       choose_rows(key, r, dims[m], k[m], &set, rows[m] + r * k[m]);
     free(set.slots);
@@ -101,15 +101,15 @@ static tp_status choose_supports(uint64_t seed, int order, const int64_t *dims, 
 
 static void fill_factors(uint64_t seed, tp_kruskal *u, const int64_t *k, int64_t *const *rows) {
   for (int64_t r = 0; r < u->rank; ++r)
-    tp_dense_store(u->lambda, u->dtype, r, 1.0);
+    tpi_dense_store(u->lambda, u->dtype, r, 1.0);
   for (int m = 0; m < u->order; ++m) {
-    uint64_t key = tp_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)m);
+    uint64_t key = tpi_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)m);
     memset(u->factors[m], 0, (size_t)(u->dims[m] * u->rank) * tp_dtype_size(u->dtype));
     for (int64_t r = 0; r < u->rank; ++r)
       for (int64_t j = 0; j < k[m]; ++j) {
         int64_t e = rows[m][r * k[m] + j] * u->rank + r;
-        double x = 0.5 + tp_rng_uniform(tp_rng_draw(key, (uint64_t)e), u->dtype);
-        tp_dense_store(u->factors[m], u->dtype, e, x);
+        double x = 0.5 + tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)e), u->dtype);
+        tpi_dense_store(u->factors[m], u->dtype, e, x);
       }
   }
 }
@@ -133,22 +133,22 @@ static void enumerate_blocks(int order, int64_t rank, const int64_t *k, int64_t 
 static double model_value(const tp_kruskal *u, const tp_coo *t, int64_t p) {
   double s = 0.0;
   for (int64_t r = 0; r < u->rank; ++r) {
-    double x = tp_dense_load(u->lambda, u->dtype, r);
+    double x = tpi_dense_load(u->lambda, u->dtype, r);
     for (int m = 0; m < u->order; ++m)
-      x *= tp_dense_load(u->factors[m], u->dtype, t->indices[m][p] * u->rank + r);
+      x *= tpi_dense_load(u->factors[m], u->dtype, t->indices[m][p] * u->rank + r);
     s += x;
   }
   return s;
 }
 
 static void evaluate(const tp_kruskal *u, double noise, uint64_t seed, tp_coo *t) {
-  uint64_t key = tp_rng_stream_key(seed, STREAM_NOISE);
+  uint64_t key = tpi_rng_stream_key(seed, STREAM_NOISE);
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t p = 0; p < t->nnz; ++p) {
     double v = model_value(u, t, p);
     if (noise > 0)
-      v *= 1.0 + noise * tp_rng_normal(key, (uint64_t)p);
-    tp_coo_set_value(t, p, v);
+      v *= 1.0 + noise * tpi_rng_normal(key, (uint64_t)p);
+    tpi_coo_set_value(t, p, v);
   }
 }
 
@@ -173,12 +173,12 @@ static tp_status build(tp_kruskal *u, int64_t support, double noise, uint64_t se
   tp_status st = total < 0 ? TP_ERROR(TP_ERROR_OVERFLOW, "rank * support^order overflows int64")
                            : choose_supports(seed, u->order, u->dims, u->rank, k, rows);
   if (st == TP_SUCCESS)
-    st = tp_coo_host_alloc(u->dtype, u->order, u->dims, total, host);
+    st = tpi_coo_host_alloc(u->dtype, u->order, u->dims, total, host);
   if (st == TP_SUCCESS) {
     fill_factors(seed, u, k, rows);
     enumerate_blocks(u->order, u->rank, k, rows, host);
     memset(host->values, 0, (size_t)total * tp_dtype_size(u->dtype));
-    st = tp_coo_merge_duplicates(host, NULL);
+    st = tpi_coo_merge_duplicates(host, NULL);
   }
   if (st == TP_SUCCESS)
     evaluate(u, noise, seed, host);
@@ -199,7 +199,7 @@ tp_status tp_coo_random_planted(tp_dtype dtype, int order, const int64_t *dims, 
   TP_TRY(tp_kruskal_alloc(NULL, dtype, order, dims, rank, &u));
   tp_status st = build(&u, support, noise, seed, host);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
+    tpi_coo_host_free(host);
     memset(host, 0, sizeof *host);
   }
   if (st == TP_SUCCESS && truth)

@@ -39,7 +39,7 @@ static tp_status check_options(const tp_coo_random_options *o) {
 }
 
 static int64_t draw_index(uint64_t key, int64_t n, double skew, int64_t dim) {
-  double u = (double)(tp_rng_draw(key, (uint64_t)n) >> 11) * TP_RNG_TWO_POW_M53;
+  double u = (double)(tpi_rng_draw(key, (uint64_t)n) >> 11) * TP_RNG_TWO_POW_M53;
   double x = skew == 1.0 ? u : pow(u, skew);
   int64_t i = (int64_t)(x * (double)dim);
   return i < dim - 1 ? i : dim - 1;
@@ -49,7 +49,7 @@ static int64_t draw_index(uint64_t key, int64_t n, double skew, int64_t dim) {
 static double draw_value(const tp_coo_random_options *o, uint64_t key, int64_t n) {
   if (o->values == TP_COO_VALUES_ONES)
     return 1.0;
-  double u = tp_rng_uniform(tp_rng_draw(key, (uint64_t)n), o->dtype);
+  double u = tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)n), o->dtype);
   if (o->values == TP_COO_VALUES_UNIFORM)
     return u;
   double v = pow(1.0 - u, -1.0 / o->alpha);
@@ -59,9 +59,9 @@ static double draw_value(const tp_coo_random_options *o, uint64_t key, int64_t n
 
 /* Draws first .. first + t->nnz - 1 into t. */
 static void draw_nonzeros(const tp_coo_random_options *o, int64_t first, tp_coo *t) {
-  uint64_t value_key = tp_rng_stream_key(o->seed, STREAM_VALUES);
+  uint64_t value_key = tpi_rng_stream_key(o->seed, STREAM_VALUES);
   for (int m = 0; m < o->order; ++m) {
-    uint64_t key = tp_rng_stream_key(o->seed, STREAM_INDEX + (uint64_t)m);
+    uint64_t key = tpi_rng_stream_key(o->seed, STREAM_INDEX + (uint64_t)m);
     double skew = skew_of(o, m);
     int64_t *idx = t->indices[m];
     TP_HOST_OMP(omp parallel for schedule(static))
@@ -70,18 +70,18 @@ static void draw_nonzeros(const tp_coo_random_options *o, int64_t first, tp_coo 
   }
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t n = 0; n < t->nnz; ++n)
-    tp_coo_set_value(t, n, draw_value(o, value_key, first + n));
+    tpi_coo_set_value(t, n, draw_value(o, value_key, first + n));
 }
 
 /* After merging: binary tensors back to 1, sums past the dtype's range clamped. */
 static void fix_merged_values(const tp_coo_random_options *o, tp_coo *t) {
   double top = o->dtype == TP_DTYPE_F32 ? FLT_MAX : DBL_MAX;
   for (int64_t k = 0; k < t->nnz; ++k) {
-    double v = tp_coo_value(t, k);
+    double v = tpi_coo_value(t, k);
     if (o->values == TP_COO_VALUES_ONES)
-      tp_coo_set_value(t, k, 1.0);
+      tpi_coo_set_value(t, k, 1.0);
     else if (!isfinite(v))
-      tp_coo_set_value(t, k, top);
+      tpi_coo_set_value(t, k, top);
   }
 }
 
@@ -99,11 +99,11 @@ tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, in
   TP_CHECK_ARG(first >= 0 && count >= 0 && first <= opt->nnz - count, "draws [%lld, %lld) "
                "are not within the %lld draws", (long long)first, (long long)(first + count),
                (long long)opt->nnz);
-  TP_TRY(tp_coo_host_alloc(opt->dtype, opt->order, opt->dims, count, host));
+  TP_TRY(tpi_coo_host_alloc(opt->dtype, opt->order, opt->dims, count, host));
   draw_nonzeros(opt, first, host);
-  tp_status st = tp_coo_merge_duplicates(host, merged);
+  tp_status st = tpi_coo_merge_duplicates(host, merged);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
+    tpi_coo_host_free(host);
     memset(host, 0, sizeof *host);
     return st;
   }

@@ -14,19 +14,19 @@ static tp_status check_sums(const char *name, const tp_coo *host) {
   int64_t k = INT64_MAX; /* the first sum out of range */
   TP_HOST_OMP(omp parallel for schedule(static) reduction(min : k))
   for (int64_t j = 0; j < host->nnz; ++j)
-    if (!isfinite(tp_coo_value(host, j)) && j < k)
+    if (!isfinite(tpi_coo_value(host, j)) && j < k)
       k = j;
   if (k == INT64_MAX)
     return TP_SUCCESS;
   char at[TP_COO_COORD_TEXT];
-  tp_coo_format_coordinate(host, k, at, sizeof at);
+  tpi_coo_format_coordinate(host, k, at, sizeof at);
   return TP_ERROR(TP_ERROR_FORMAT, "%s: the duplicates of nonzero %s (zero-based) sum to a "
                   "value beyond the %s range", name, at, tp_dtype_name(host->dtype));
 }
 
 static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_info *info) {
   int64_t merged = 0;
-  TP_TRY(tp_coo_merge_duplicates(host, &merged));
+  TP_TRY(tpi_coo_merge_duplicates(host, &merged));
   if (info)
     info->duplicates = merged;
   if (merged > 0)
@@ -34,12 +34,12 @@ static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_inf
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_finish_read(tp_status st, const char *name, tp_coo *host,
+tp_status tpi_coo_finish_read(tp_status st, const char *name, tp_coo *host,
                              tp_coo_read_info *info) {
   if (st == TP_SUCCESS)
     st = merge_and_check(name, host, info);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
+    tpi_coo_host_free(host);
     memset(host, 0, sizeof *host);
   }
   return st;
@@ -73,10 +73,10 @@ static tp_status check_binary_shape(const char *name, int order, const int64_t *
 
 static tp_status read_binary(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
                              tp_coo *host, tp_coo_read_info *info) {
-  TP_TRY(tp_coo_read_binary_input(in, dtype, host, info));
+  TP_TRY(tpi_coo_read_binary_input(in, dtype, host, info));
   tp_status st = check_binary_shape(in->name, order, dims, host);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(host);
+    tpi_coo_host_free(host);
     memset(host, 0, sizeof *host);
   }
   return st;
@@ -100,7 +100,7 @@ tp_status tp_coo_read_input_with(tp_input *in, tp_dtype dtype, int order, const 
   if (format == TP_FILE_TPB)
     return read_binary(in, dtype, order, dims, host, info);
   if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
-    return tp_coo_read_tns_input_with(in, 0, dtype, order, dims, opts, host, info);
+    return tpi_coo_read_tns_input_with(in, 0, dtype, order, dims, opts, host, info);
   return tp_input_wrong_format(in, format, "a sparse tensor (.tns text or .tpb)");
 }
 
@@ -111,7 +111,7 @@ tp_status tp_coo_input_dtype(tp_input *in, tp_dtype *dtype) {
   TP_TRY(tp_input_format(in, &format));
   const unsigned char *p;
   size_t got;
-  TP_TRY(tp_input_peek(in, TP_TPB_FIXED_HEADER, &p, &got));
+  TP_TRY(tpi_input_peek(in, TP_TPB_FIXED_HEADER, &p, &got));
   if (format == TP_FILE_TPB && got == TP_TPB_FIXED_HEADER && p[16] == 4 && !p[17] && !p[18] &&
       !p[19])
     *dtype = TP_DTYPE_F32;
@@ -131,14 +131,14 @@ tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_rea
   return st;
 }
 
-tp_status tp_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
+tp_status tpi_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
                              tp_coo *host, tp_coo_read_info *info) {
   if (host)
     memset(host, 0, sizeof *host);
   TP_CHECK_ARG(host, "host is NULL");
   tp_input in;
-  tp_input_init_buffer(&in, name, bytes, size);
+  tpi_input_init_buffer(&in, name, bytes, size);
   tp_status st = tp_coo_read_input(&in, dtype, 0, NULL, host, info);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return st;
 }

@@ -70,7 +70,7 @@ static void put_le(unsigned char *p, uint64_t v, int bytes) {
 /* The share's pieces: its header, then its range of each index array and of the values.
  * The reader checks the header; the widths and order read here only place the ranges,
  * and a file whose size disagrees with them is refused first. */
-static tp_status tpb_pieces(const share_file *f, unsigned char *head, tp_input_piece *pieces,
+static tp_status tpb_pieces(const share_file *f, unsigned char *head, tpi_input_piece *pieces,
                             int *count) {
   size_t got;
   TP_TRY(read_at(f, head, TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER, 0, &got));
@@ -104,13 +104,13 @@ static tp_status tpb_pieces(const share_file *f, unsigned char *head, tp_input_p
 static tp_status read_tpb_share(const share_file *f, tp_dtype dtype, tp_coo *share,
                                 tp_coo_read_info *info) {
   unsigned char head[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
-  tp_input_piece pieces[TP_COO_MAX_ORDER + 2];
+  tpi_input_piece pieces[TP_COO_MAX_ORDER + 2];
   int count = 0;
   memset(head, 0, sizeof head);
   TP_TRY(tpb_pieces(f, head, pieces, &count));
   tp_input *in;
-  TP_TRY(tp_input_open_pieces(&in, f->path, pieces, count));
-  tp_status st = tp_coo_read_binary_input(in, dtype, share, info);
+  TP_TRY(tpi_input_open_pieces(&in, f->path, pieces, count));
+  tp_status st = tpi_coo_read_binary_input(in, dtype, share, info);
   tp_input_close(&in);
   return st;
 }
@@ -207,16 +207,16 @@ static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end,
   if (!dims)
     TP_TRY(has_nonzero_line(f, begin, end, &found));
   if (begin == end || !found)
-    return tp_coo_host_alloc(dtype, order, dims ? dims : ones, 0, share);
-  tp_input_piece piece = {NULL, begin, end - begin};
+    return tpi_coo_host_alloc(dtype, order, dims ? dims : ones, 0, share);
+  tpi_input_piece piece = {NULL, begin, end - begin};
   tp_input *in;
-  TP_TRY(tp_input_open_pieces(&in, f->path, &piece, 1));
+  TP_TRY(tpi_input_open_pieces(&in, f->path, &piece, 1));
   in->first_line = first_line;
   /* Each rank reads its range alone: plain FROSTT text, 1-based, no header (a base found
    * in one range would differ from another's). */
   tp_tns_options plain = tp_tns_options_default();
   plain.index_base = 1, plain.no_header = 1;
-  tp_status st = tp_coo_read_tns_input_with(in, 0, dtype, order, dims, &plain, share, info);
+  tp_status st = tpi_coo_read_tns_input_with(in, 0, dtype, order, dims, &plain, share, info);
   tp_input_close(&in);
   return st;
 }
@@ -343,7 +343,7 @@ tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int
   memset(share, 0, sizeof *share);
   if (info)
     memset(info, 0, sizeof *info);
-  TP_CHECK_ARG(tp_coo_dtype_ok(dtype), "dtype %s is not float32 or float64",
+  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64",
                tp_dtype_name(dtype));
   TP_CHECK_ARG(!dims || order > 0, "dims are given but the order is not");
   share_file f = {path, -1, 0, tp_comm_rank(comm), tp_comm_size(comm)};
@@ -351,7 +351,7 @@ tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int
   if (f.fd >= 0)
     close(f.fd);
   if (st != TP_SUCCESS) {
-    tp_coo_host_free(share);
+    tpi_coo_host_free(share);
     memset(share, 0, sizeof *share);
   }
   return st;

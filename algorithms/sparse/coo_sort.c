@@ -136,7 +136,7 @@ typedef struct sort_arrays {
 static tp_status sort_one_key(tp_coo *t, const key_group *g, sort_arrays *a) {
   group_keys(t, g, NULL, a->keys);
   pack_values(t, a->payload);
-  TP_TRY(tp_radix_sort_u64(a->keys, a->payload, a->keys_tmp, a->payload_tmp, t->nnz, g->bits));
+  TP_TRY(tpi_radix_sort_u64(a->keys, a->payload, a->keys_tmp, a->payload_tmp, t->nnz, g->bits));
   unpack(t, a->keys, a->payload);
   return TP_SUCCESS;
 }
@@ -150,15 +150,15 @@ static tp_status sort_by_groups(tp_coo *t, const key_group *groups, int count,
     perm[k] = k;
   for (int g = count - 1; g >= 0; --g) {
     group_keys(t, &groups[g], perm, a->keys);
-    TP_TRY(tp_radix_sort_u64(a->keys, perm, a->keys_tmp, a->payload_tmp, t->nnz,
+    TP_TRY(tpi_radix_sort_u64(a->keys, perm, a->keys_tmp, a->payload_tmp, t->nnz,
                              groups[g].bits));
   }
   apply_permutation(t, perm, a->keys);
   return TP_SUCCESS;
 }
 
-tp_status tp_coo_sort(tp_coo *host) {
-  TP_TRY(tp_coo_check_arrays(host));
+tp_status tpi_coo_sort(tp_coo *host) {
+  TP_TRY(tpi_coo_check_arrays(host));
   if (is_sorted(host))
     return TP_SUCCESS;
   key_group groups[TP_COO_MAX_ORDER];

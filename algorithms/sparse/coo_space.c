@@ -39,8 +39,8 @@ static tp_status space_memory_check(tp_space *space, const tp_coo *t) {
 tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
                        int64_t nnz, tp_coo *t) {
   if (!space)
-    return tp_coo_host_alloc(dtype, order, dims, nnz, t);
-  tp_status st = tp_coo_describe(dtype, order, dims, nnz, t);
+    return tpi_coo_host_alloc(dtype, order, dims, nnz, t);
+  tp_status st = tpi_coo_describe(dtype, order, dims, nnz, t);
   if (st == TP_SUCCESS)
     st = space_memory_check(space, t);
   for (int m = 0; m < order && st == TP_SUCCESS; ++m)
@@ -85,7 +85,7 @@ tp_status tp_coo_free(tp_space *space, tp_coo *t) {
   if (space)
     st = free_space_arrays(space, t, order);
   else
-    tp_coo_host_free(t);
+    tpi_coo_host_free(t);
   memset(t, 0, sizeof *t);
   return st;
 }
@@ -111,7 +111,7 @@ static tp_status copy_array(tp_space *space, direction dir, void *dst, const voi
 static tp_status copy_tensor(tp_space *space, direction dir, tp_coo *dst, const tp_coo *src) {
   TP_CHECK_ARG(dst && dst != src, "dst is NULL or the source itself");
   memset(dst, 0, sizeof *dst);
-  TP_TRY(tp_coo_check_arrays(src));
+  TP_TRY(tpi_coo_check_arrays(src));
   tp_space *dst_space = dir == TO_SPACE ? space : NULL;
   TP_TRY(tp_coo_alloc(dst_space, src->dtype, src->order, src->dims, src->nnz, dst));
   size_t index_bytes = (size_t)src->nnz * sizeof(int64_t);

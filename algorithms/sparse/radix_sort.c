@@ -142,7 +142,7 @@ static tp_status msd_then_lsd(uint64_t *keys, int64_t *values, uint64_t *keys_tm
   return TP_SUCCESS;
 }
 
-tp_status tp_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
+tp_status tpi_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
                             int64_t *values_tmp, int64_t n, int key_bits) {
   if (n < 2)
     return TP_SUCCESS;

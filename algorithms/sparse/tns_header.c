@@ -106,7 +106,7 @@ static int all_positive(const header_line *l, int from) {
 
 static int order_ok(int64_t n) { return n >= 1 && n <= TP_COO_MAX_ORDER; }
 
-static void take_dims(tp_tns_header *h, const header_line *l, int from) {
+static void take_dims(tpi_tns_header *h, const header_line *l, int from) {
   for (int m = 0; m < h->order; ++m)
     h->dims[m] = l->field[from + m];
 }
@@ -125,7 +125,7 @@ static int fits_dims(const char *text, size_t len, size_t from, int order, const
 /* Recognises a header in lines[0, n); sets h (h->lines 0 when there is none). */
 static tp_status recognise(const char *name, const char *text, size_t len,
                            const header_line *lines, const int64_t *no, int n,
-                           tp_tns_header *h) {
+                           tpi_tns_header *h) {
   if (n >= 1 && lines[0].is_sptensor) {
     if (lines[0].fields > 2 || lines[0].base == -2)
       return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: the word after sptensor may only be "
@@ -161,12 +161,12 @@ static tp_status recognise(const char *name, const char *text, size_t len,
   return TP_SUCCESS;
 }
 
-tp_status tp_tns_take_header(tp_input *in, tp_tns_header *h) {
+tp_status tpi_tns_take_header(tp_input *in, tpi_tns_header *h) {
   memset(h, 0, sizeof *h);
   h->nnz = -1, h->index_base = TP_TNS_INDEX_AUTO;
   const unsigned char *bytes;
   size_t got;
-  TP_TRY(tp_input_peek(in, HEADER_PEEK, &bytes, &got));
+  TP_TRY(tpi_input_peek(in, HEADER_PEEK, &bytes, &got));
   header_line lines[HEADER_LINES];
   int64_t no[HEADER_LINES];
   int n = first_lines((const char *)bytes, got, lines, no);
@@ -175,7 +175,7 @@ tp_status tp_tns_take_header(tp_input *in, tp_tns_header *h) {
     return TP_SUCCESS;
   unsigned char skip[4096]; /* the header's bytes, peeked already: consumed */
   for (size_t left = h->bytes, read = 0; left; left -= read)
-    TP_TRY(tp_input_read(in, skip, left < sizeof skip ? left : sizeof skip, &read));
+    TP_TRY(tpi_input_read(in, skip, left < sizeof skip ? left : sizeof skip, &read));
   in->first_line += h->lines;
   return TP_SUCCESS;
 }

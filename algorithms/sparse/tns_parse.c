@@ -2,7 +2,7 @@
  * line, separated by blanks; `#` starts a comment; blank lines are skipped. Every error
  * names the file, the line and the problem.
  *
- * Indices are parsed by hand, values by tp_text_number (by hand when they are short
+ * Indices are parsed by hand, values by tpi_text_number (by hand when they are short
  * decimals, else by strtod or strtof). */
 #include <errno.h>
 #include <math.h>
@@ -50,7 +50,7 @@ static const char *field_text(const char *p, const char *end, char buf[FIELD_TEX
 }
 
 /* With dims given, the count they imply may be what is wrong, not the file. */
-static tp_status field_count_error(const tp_tns_parser *ps, const char *line, const char *end) {
+static tp_status field_count_error(const tpi_tns_parser *ps, const char *line, const char *end) {
   int64_t found = count_fields(line, end);
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld field%s, expected %d (%d ind%s and a "
                   "value%s)", ps->name, (long long)ps->line, (long long)found,
@@ -60,7 +60,7 @@ static tp_status field_count_error(const tp_tns_parser *ps, const char *line, co
 
 /* ---- the order, from the first nonzero line ------------------------------------------- */
 
-static tp_status take_order(tp_tns_parser *ps, const char *line, const char *end) {
+static tp_status take_order(tpi_tns_parser *ps, const char *line, const char *end) {
   int64_t fields = count_fields(line, end);
   if (fields < 2)
     return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: 1 field; a nonzero is its indices "
@@ -70,13 +70,13 @@ static tp_status take_order(tp_tns_parser *ps, const char *line, const char *end
                     "%d modes are read", ps->name, (long long)ps->line, (long long)fields,
                     (long long)fields - 1, TP_COO_MAX_ORDER);
   ps->order = (int)fields - 1;
-  tp_coo_builder_init(&ps->b, ps->dtype, ps->order, ps->expected_nnz);
+  tpi_coo_builder_init(&ps->b, ps->dtype, ps->order, ps->expected_nnz);
   return TP_SUCCESS;
 }
 
 /* ---- indices ------------------------------------------------------------------------------ */
 
-static tp_status index_error(const tp_tns_parser *ps, int m, const char *field, const char *end,
+static tp_status index_error(const tpi_tns_parser *ps, int m, const char *field, const char *end,
                              const char *problem) {
   char text[FIELD_TEXT];
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: index '%s' of mode %d (field %d) %s",
@@ -86,7 +86,7 @@ static tp_status index_error(const tp_tns_parser *ps, int m, const char *field, 
 /* An index of mode m at *pp, stored zero-based in *out: 1-based files (index_base 1), or
  * 0-based ones (0); with TP_TNS_INDEX_AUTO, 1-based as stored (an index 0 is stored as
  * -1 and noted in saw_zero: the reader then shifts every index up by one). */
-static tp_status parse_index(tp_tns_parser *ps, int m, const char **pp, const char *end,
+static tp_status parse_index(tpi_tns_parser *ps, int m, const char **pp, const char *end,
                              int64_t *out) {
   const char *field = *pp, *p = field;
   int negative = *p == '-';
@@ -130,7 +130,7 @@ static tp_status parse_index(tp_tns_parser *ps, int m, const char **pp, const ch
 
 /* ---- values ------------------------------------------------------------------------------- */
 
-static tp_status value_error(const tp_tns_parser *ps, const char *field, const char *end,
+static tp_status value_error(const tpi_tns_parser *ps, const char *field, const char *end,
                              const char *problem) {
   char text[FIELD_TEXT];
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: value '%s' (field %d) %s", ps->name,
@@ -138,7 +138,7 @@ static tp_status value_error(const tp_tns_parser *ps, const char *field, const c
 }
 
 /* Why a value parsed as v (not finite) is rejected. */
-static tp_status nonfinite_error(const tp_tns_parser *ps, const char *field, const char *end) {
+static tp_status nonfinite_error(const tpi_tns_parser *ps, const char *field, const char *end) {
   errno = 0;
   double d = strtod(field, NULL);
   if (isfinite(d))
@@ -146,15 +146,15 @@ static tp_status nonfinite_error(const tp_tns_parser *ps, const char *field, con
   return value_error(ps, field, end, errno == ERANGE ? "overflows float64" : "is not finite");
 }
 
-static tp_status parse_value(tp_tns_parser *ps, const char **pp, const char *end, int64_t k) {
+static tp_status parse_value(tpi_tns_parser *ps, const char **pp, const char *end, int64_t k) {
   const char *field = *pp;
   double v;
-  const char *p = tp_text_number(field, end, ps->b.t.dtype, &v);
+  const char *p = tpi_text_number(field, end, ps->b.t.dtype, &v);
   if (p == field || !at_field_end(p, end))
     return value_error(ps, field, end, "is not a number");
   if (!isfinite(v))
     return nonfinite_error(ps, field, end);
-  tp_coo_set_value(&ps->b.t, k, v);
+  tpi_coo_set_value(&ps->b.t, k, v);
   *pp = p;
   return TP_SUCCESS;
 }
@@ -162,7 +162,7 @@ static tp_status parse_value(tp_tns_parser *ps, const char **pp, const char *end
 /* ---- lines ------------------------------------------------------------------------------- */
 
 /* The fields of a nonzero line starting at p, into nonzero k. */
-static tp_status parse_fields(tp_tns_parser *ps, const char *p, const char *line,
+static tp_status parse_fields(tpi_tns_parser *ps, const char *p, const char *line,
                               const char *end, int64_t k) {
   for (int m = 0; m < ps->order; ++m) {
     if (at_line_end(p, end))
@@ -180,14 +180,14 @@ static tp_status parse_fields(tp_tns_parser *ps, const char *p, const char *line
 
 /* One line in [line, end): nothing for a blank or comment line, else one nonzero. A
  * wrong number of fields is reported before what is wrong with any one field. */
-static tp_status parse_line(tp_tns_parser *ps, const char *line, const char *end) {
+static tp_status parse_line(tpi_tns_parser *ps, const char *line, const char *end) {
   const char *p = skip_blanks(line, end);
   if (at_line_end(p, end))
     return TP_SUCCESS;
   if (ps->order == 0)
     TP_TRY(take_order(ps, p, end));
   if (ps->b.t.nnz == ps->b.capacity)
-    TP_TRY(tp_coo_builder_reserve(&ps->b, 1, ps->name));
+    TP_TRY(tpi_coo_builder_reserve(&ps->b, 1, ps->name));
   tp_status st = parse_fields(ps, p, line, end, ps->b.t.nnz);
   if (st != TP_SUCCESS && count_fields(line, end) != ps->order + 1)
     return field_count_error(ps, line, end);
@@ -195,19 +195,19 @@ static tp_status parse_line(tp_tns_parser *ps, const char *line, const char *end
   return st;
 }
 
-tp_status tp_tns_line_too_long(const char *name, int64_t line) {
+tp_status tpi_tns_line_too_long(const char *name, int64_t line) {
   return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a .tns line holds the "
                   "indices and the value of one nonzero", name, (long long)line,
                   TP_TNS_MAX_LINE_BYTES);
 }
 
-tp_status tp_tns_parse_lines(tp_tns_parser *ps, const char *text, const char *end) {
+tp_status tpi_tns_parse_lines(tpi_tns_parser *ps, const char *text, const char *end) {
   for (const char *p = text; p < end;) {
     const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
     const char *line_end = nl ? nl : end;
     ++ps->line;
     if (line_end - p > TP_TNS_MAX_LINE_BYTES)
-      return tp_tns_line_too_long(ps->name, ps->line);
+      return tpi_tns_line_too_long(ps->name, ps->line);
     TP_TRY(parse_line(ps, p, line_end));
     p = nl ? nl + 1 : end;
   }

@@ -22,12 +22,12 @@ static const char *line_start_after(const char *text, const char *end, size_t at
   return nl ? nl + 1 : end;
 }
 
-static void setup_parts(const tp_tns_parser *ps, tp_tns_pieces *pc, size_t bytes) {
+static void setup_parts(const tpi_tns_parser *ps, tpi_tns_pieces *pc, size_t bytes) {
   for (int i = 0; i < TP_TNS_PIECES; ++i) {
-    tp_tns_parser *part = &pc->part[i];
+    tpi_tns_parser *part = &pc->part[i];
     if (!pc->ready) {
       *part = *ps;
-      tp_coo_builder_init(&part->b, ps->dtype, ps->order,
+      tpi_coo_builder_init(&part->b, ps->dtype, ps->order,
                           (int64_t)(bytes / TP_TNS_PIECES / 16));
     }
     part->line = 0;
@@ -37,31 +37,31 @@ static void setup_parts(const tp_tns_parser *ps, tp_tns_pieces *pc, size_t bytes
 }
 
 /* Parses piece `failed` again from its first line, on this thread. */
-static tp_status report(tp_tns_parser *ps, tp_tns_pieces *pc, const char *const *cut,
+static tp_status report(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *const *cut,
                         int failed) {
   int64_t line = ps->line;
   for (int i = 0; i < failed; ++i)
     line += pc->part[i].line;
-  tp_tns_parser *part = &pc->part[failed];
+  tpi_tns_parser *part = &pc->part[failed];
   part->line = line;
   part->b.t.nnz = 0;
-  tp_status st = tp_tns_parse_lines(part, cut[failed], cut[failed + 1]);
+  tp_status st = tpi_tns_parse_lines(part, cut[failed], cut[failed + 1]);
   return st != TP_SUCCESS ? st : TP_ERROR(TP_ERROR_INTERNAL, "%s: a piece parsed twice "
                                           "differently", ps->name);
 }
 
 /* Runs the side job, if any, into *side_st. */
-static void run_side(tp_tns_side_job side, void *ctx, tp_status *side_st) {
+static void run_side(tpi_tns_side_job side, void *ctx, tp_status *side_st) {
   if (side)
     *side_st = side(ctx);
 }
 
-tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
-                             const char *end, tp_tns_side_job side, void *ctx,
+tp_status tpi_tns_parse_block(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *text,
+                             const char *end, tpi_tns_side_job side, void *ctx,
                              tp_status *side_st) {
   size_t bytes = (size_t)(end - text);
   if (ps->order == 0 || bytes < PARALLEL_MIN_BYTES) {
-    tp_status st = tp_tns_parse_lines(ps, text, end);
+    tp_status st = tpi_tns_parse_lines(ps, text, end);
     run_side(side, ctx, side_st);
     return st;
   }
@@ -76,19 +76,19 @@ tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *t
     if (i < 0)
       run_side(side, ctx, side_st);
     else
-      st[i] = tp_tns_parse_lines(&pc->part[i], cut[i], cut[i + 1]);
+      st[i] = tpi_tns_parse_lines(&pc->part[i], cut[i], cut[i + 1]);
   }
   for (int i = 0; i < TP_TNS_PIECES; ++i)
     if (st[i] != TP_SUCCESS)
       return report(ps, pc, cut, i);
-  TP_TRY(tp_coo_builder_append_all(&ps->b, pc->part, TP_TNS_PIECES, ps->name));
+  TP_TRY(tpi_coo_builder_append_all(&ps->b, pc->part, TP_TNS_PIECES, ps->name));
   for (int i = 0; i < TP_TNS_PIECES; ++i)
     ps->line += pc->part[i].line, ps->saw_zero |= pc->part[i].saw_zero;
   return TP_SUCCESS;
 }
 
-void tp_tns_pieces_free(tp_tns_pieces *pc) {
+void tpi_tns_pieces_free(tpi_tns_pieces *pc) {
   for (int i = 0; pc->ready && i < TP_TNS_PIECES; ++i)
-    tp_coo_builder_free(&pc->part[i].b);
+    tpi_coo_builder_free(&pc->part[i].b);
   pc->ready = 0;
 }

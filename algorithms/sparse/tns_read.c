@@ -14,7 +14,7 @@ enum { BYTES_PER_LINE_GUESS = 48 };
 static tp_status check_args(tp_dtype dtype, int order, const int64_t *dims, tp_coo *host) {
   TP_CHECK_ARG(host, "host is NULL");
   memset(host, 0, sizeof *host);
-  TP_CHECK_ARG(tp_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
   TP_CHECK_ARG(order >= 0 && order <= TP_COO_MAX_ORDER, "order %d is outside [0, %d]", order,
                TP_COO_MAX_ORDER);
   TP_CHECK_ARG(!dims || order > 0, "dims are given but the order is not (order 0)");
@@ -37,9 +37,9 @@ typedef struct tns_buffers {
   size_t cap;
 } tns_buffers;
 
-static tp_status grow(tns_buffers *b, const tp_tns_parser *ps) {
+static tp_status grow(tns_buffers *b, const tpi_tns_parser *ps) {
   if (b->cap > TP_TNS_MAX_LINE_BYTES) /* every line before this one is counted */
-    return tp_tns_line_too_long(ps->name, ps->line + 1);
+    return tpi_tns_line_too_long(ps->name, ps->line + 1);
   size_t want = b->cap > (SIZE_MAX - 1) / 2 ? 0 : b->cap * 2;
   for (int i = 0; i < 2; ++i) {
     char *p = want ? (char *)realloc(b->buf[i], want + 1) : NULL;
@@ -62,15 +62,15 @@ typedef struct tns_next {
 static tp_status read_next(void *ctx) {
   tns_next *n = (tns_next *)ctx;
   size_t got;
-  TP_TRY(tp_input_read(n->in, n->buf + n->have, n->cap - n->have, &got));
+  TP_TRY(tpi_input_read(n->in, n->buf + n->have, n->cap - n->have, &got));
   n->have += got;
   return TP_SUCCESS;
 }
 
 /* Parses the complete lines of the current buffer while the next chunk is read into the
  * other one, after the current buffer's incomplete last line. */
-static tp_status parse_chunks(tp_input *in, tns_buffers *b, tp_tns_parser *ps,
-                              tp_tns_pieces *pieces) {
+static tp_status parse_chunks(tp_input *in, tns_buffers *b, tpi_tns_parser *ps,
+                              tpi_tns_pieces *pieces) {
   int cur = 0;
   tns_next next = {in, b->buf[cur], 0, b->cap};
   TP_TRY(read_next(&next));
@@ -79,7 +79,7 @@ static tp_status parse_chunks(tp_input *in, tns_buffers *b, tp_tns_parser *ps,
     size_t len = next.have;
     if (len < b->cap) { /* the end of the source */
       text[len] = '\0';
-      return tp_tns_parse_block(ps, pieces, text, text + len, NULL, NULL, NULL);
+      return tpi_tns_parse_block(ps, pieces, text, text + len, NULL, NULL, NULL);
     }
     size_t done = complete_lines(text, len);
     if (done == 0) {
@@ -91,16 +91,16 @@ static tp_status parse_chunks(tp_input *in, tns_buffers *b, tp_tns_parser *ps,
     next.buf = b->buf[1 - cur], next.have = len - done, next.cap = b->cap;
     memcpy(next.buf, text + done, len - done);
     tp_status read_st = TP_SUCCESS;
-    TP_TRY(tp_tns_parse_block(ps, pieces, text, text + done, read_next, &next, &read_st));
+    TP_TRY(tpi_tns_parse_block(ps, pieces, text, text + done, read_next, &next, &read_st));
     TP_TRY(read_st);
     cur = 1 - cur;
   }
 }
 
-static tp_status parse_source(tp_input *in, size_t chunk, tp_tns_parser *ps) {
+static tp_status parse_source(tp_input *in, size_t chunk, tpi_tns_parser *ps) {
   tns_buffers b;
   b.cap = chunk ? chunk : TP_TNS_CHUNK_BYTES;
-  uint64_t remaining = tp_input_remaining(in);
+  uint64_t remaining = tpi_input_remaining(in);
   if (remaining < b.cap) /* small files: no larger buffer than needed, and only one */
     b.cap = (size_t)remaining + 1;
   b.buf[0] = (char *)malloc(b.cap + 1);
@@ -109,17 +109,17 @@ static tp_status parse_source(tp_input *in, size_t chunk, tp_tns_parser *ps) {
   if (!b.buf[0] || !b.buf[1])
     st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate two %zu-byte read buffers",
                   in->name, b.cap + 1);
-  tp_tns_pieces pieces;
+  tpi_tns_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
   if (st == TP_SUCCESS)
     st = parse_chunks(in, &b, ps, &pieces);
-  tp_tns_pieces_free(&pieces);
+  tpi_tns_pieces_free(&pieces);
   free(b.buf[0]), free(b.buf[1]);
   return st;
 }
 
 /* The parsed nonzeros as a tensor of the given or inferred dims. */
-static tp_status take_tensor(tp_tns_parser *ps, const int64_t *dims, tp_coo *host) {
+static tp_status take_tensor(tpi_tns_parser *ps, const int64_t *dims, tp_coo *host) {
   if (!dims && ps->b.t.nnz == 0)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: no nonzeros and no dims (%lld lines of blanks and "
                     "comments); give the dims to read an empty tensor", ps->name,
@@ -131,8 +131,8 @@ static tp_status take_tensor(tp_tns_parser *ps, const int64_t *dims, tp_coo *hos
   if (host->nnz > 0)
     return TP_SUCCESS;
   tp_coo shape = *host; /* an empty tensor still gets valid (1-byte) arrays */
-  tp_coo_host_free(host);
-  return tp_coo_host_alloc(shape.dtype, shape.order, shape.dims, 0, host);
+  tpi_coo_host_free(host);
+  return tpi_coo_host_alloc(shape.dtype, shape.order, shape.dims, 0, host);
 }
 
 tp_tns_options tp_tns_options_default(void) {
@@ -144,7 +144,7 @@ tp_tns_options tp_tns_options_default(void) {
 
 /* The order and dims a header gives, against those the caller gave (order 0 and dims
  * NULL: none). */
-static tp_status agree_with_header(const char *name, const tp_tns_header *h, int order,
+static tp_status agree_with_header(const char *name, const tpi_tns_header *h, int order,
                                    const int64_t *dims) {
   int same = order == 0 || order == h->order;
   for (int m = 0; same && dims && m < order; ++m)
@@ -156,7 +156,7 @@ static tp_status agree_with_header(const char *name, const tp_tns_header *h, int
 }
 
 /* The index base a header names (GenTen's sptensor line), against the one asked for. */
-static tp_status take_header_base(const char *name, const tp_tns_header *h, tp_tns_options *o) {
+static tp_status take_header_base(const char *name, const tpi_tns_header *h, tp_tns_options *o) {
   if (h->index_base == TP_TNS_INDEX_AUTO)
     return TP_SUCCESS;
   if (o->index_base != TP_TNS_INDEX_AUTO && o->index_base != h->index_base)
@@ -168,7 +168,7 @@ static tp_status take_header_base(const char *name, const tp_tns_header *h, tp_t
 
 /* A text read with TP_TNS_INDEX_AUTO in which an index 0 appeared: every index was
  * stored one too low; shifted up, each must lie within the given dims. */
-static tp_status make_zero_based(tp_tns_parser *ps, const int64_t *dims) {
+static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
   for (int m = 0; m < ps->order; ++m) {
     if (ps->b.max_index[m] >= INT64_MAX - 1) /* its dim would be 2^63 */
       return TP_ERROR(TP_ERROR_FORMAT, "%s: an index 0 makes the file's indices 0-based, and "
@@ -187,7 +187,7 @@ static tp_status make_zero_based(tp_tns_parser *ps, const int64_t *dims) {
 }
 
 /* After the lines: the count an sptensor header announced, and the index base. */
-static tp_status settle_indices(tp_tns_parser *ps, const tp_tns_header *h, const int64_t *dims) {
+static tp_status settle_indices(tpi_tns_parser *ps, const tpi_tns_header *h, const int64_t *dims) {
   if (h->nnz >= 0 && ps->b.t.nnz != h->nnz)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: its sptensor header (line %lld) announces %lld "
                     "nonzeros, and the file has %lld", ps->name, (long long)h->lines,
@@ -196,12 +196,12 @@ static tp_status settle_indices(tp_tns_parser *ps, const tp_tns_header *h, const
                                                               : TP_SUCCESS;
 }
 
-tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
-  return tp_coo_read_tns_input_with(in, chunk, dtype, order, dims, NULL, host, info);
+  return tpi_coo_read_tns_input_with(in, chunk, dtype, order, dims, NULL, host, info);
 }
 
-tp_status tp_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                      const int64_t *dims, const tp_tns_options *opts,
                                      tp_coo *host, tp_coo_read_info *info) {
   if (info)
@@ -210,38 +210,38 @@ tp_status tp_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype,
   tp_tns_options o = opts ? *opts : tp_tns_options_default();
   TP_CHECK_ARG(o.index_base == TP_TNS_INDEX_AUTO || o.index_base == 0 || o.index_base == 1,
                "index_base %d is not TP_TNS_INDEX_AUTO, 0 or 1", o.index_base);
-  tp_tns_header h;
+  tpi_tns_header h;
   memset(&h, 0, sizeof h);
   h.nnz = -1, h.index_base = TP_TNS_INDEX_AUTO;
   if (!o.no_header) {
-    TP_TRY(tp_tns_take_header(in, &h));
+    TP_TRY(tpi_tns_take_header(in, &h));
     if (h.lines) {
       TP_TRY(agree_with_header(in->name, &h, order, dims));
       TP_TRY(take_header_base(in->name, &h, &o));
       order = h.order, dims = h.dims;
     }
   }
-  tp_tns_parser ps;
+  tpi_tns_parser ps;
   memset(&ps, 0, sizeof ps);
   ps.name = in->name, ps.dtype = dtype, ps.order = order, ps.dims = dims;
   ps.index_base = o.index_base;
   ps.line = in->first_line; /* a range of a file's lines counts from its first */
-  uint64_t remaining = tp_input_remaining(in);
+  uint64_t remaining = tpi_input_remaining(in);
   ps.expected_nnz = remaining == UINT64_MAX ? 0 : (int64_t)(remaining / BYTES_PER_LINE_GUESS);
-  tp_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
+  tpi_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
   tp_status st = parse_source(in, chunk, &ps);
   if (st == TP_SUCCESS)
     st = settle_indices(&ps, &h, dims);
   if (st == TP_SUCCESS)
     st = take_tensor(&ps, dims, host);
-  tp_coo_builder_free(&ps.b);
+  tpi_coo_builder_free(&ps.b);
   if (info) {
     info->lines = ps.line - in->first_line + h.lines;
     info->index_base = o.index_base == 0 || (o.index_base != 1 && ps.saw_zero) ? 0 : 1;
     info->header_lines = h.lines;
     info->header_kind = h.lines ? h.kind : NULL;
   }
-  return tp_coo_finish_read(st, in->name, host, info);
+  return tpi_coo_finish_read(st, in->name, host, info);
 }
 
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,
@@ -250,17 +250,17 @@ tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int
     memset(host, 0, sizeof *host);
   tp_input *in;
   TP_TRY(tp_input_open(&in, path));
-  tp_status st = tp_coo_read_tns_input(in, 0, dtype, order, dims, host, info);
+  tp_status st = tpi_coo_read_tns_input(in, 0, dtype, order, dims, host, info);
   tp_input_close(&in);
   return st;
 }
 
-tp_status tp_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
+tp_status tpi_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
                                  tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
                                  tp_coo_read_info *info) {
   tp_input in;
-  tp_input_init_buffer(&in, name, bytes, size);
-  tp_status st = tp_coo_read_tns_input(&in, chunk, dtype, order, dims, host, info);
-  tp_input_release(&in);
+  tpi_input_init_buffer(&in, name, bytes, size);
+  tp_status st = tpi_coo_read_tns_input(&in, chunk, dtype, order, dims, host, info);
+  tpi_input_release(&in);
   return st;
 }

@@ -42,7 +42,7 @@ static char *format_line(const tp_coo *t, int64_t k, int base, char *p) {
 
 /* Formats nonzeros [first, first + PIECES * PIECE_NONZEROS) into the pieces, then writes
  * them out in order. */
-static void write_batch(tp_output *s, const tp_coo *t, int base, int64_t first, char *text,
+static void write_batch(tpi_output *s, const tp_coo *t, int base, int64_t first, char *text,
                         size_t piece_bytes) {
   size_t len[PIECES];
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
@@ -54,22 +54,22 @@ static void write_batch(tp_output *s, const tp_coo *t, int base, int64_t first, 
     len[i] = (size_t)(p - begin);
   }
   for (int i = 0; i < PIECES; ++i)
-    tp_output_write(s, text + (size_t)i * piece_bytes, len[i]);
+    tpi_output_write(s, text + (size_t)i * piece_bytes, len[i]);
 }
 
 /* "sptensor" (1-based, as the Tensor Toolbox writes it) or GenTen's "sptensor
  * indices-start-at-zero", then the order, the dims and the number of nonzeros. */
-static void write_sptensor_header(tp_output *f, const tp_coo *t, int base) {
+static void write_sptensor_header(tpi_output *f, const tp_coo *t, int base) {
   char line[64];
-  tp_output_text(f, base == 0 ? "sptensor indices-start-at-zero\n" : "sptensor\n");
+  tpi_output_text(f, base == 0 ? "sptensor indices-start-at-zero\n" : "sptensor\n");
   snprintf(line, sizeof line, "%d\n", t->order);
-  tp_output_text(f, line);
+  tpi_output_text(f, line);
   for (int m = 0; m < t->order; ++m) {
     snprintf(line, sizeof line, "%s%lld", m ? " " : "", (long long)t->dims[m]);
-    tp_output_text(f, line);
+    tpi_output_text(f, line);
   }
   snprintf(line, sizeof line, "\n%lld\n", (long long)t->nnz);
-  tp_output_text(f, line);
+  tpi_output_text(f, line);
 }
 
 typedef struct text_job {
@@ -77,17 +77,17 @@ typedef struct text_job {
   tp_tns_write_options opts;
 } text_job;
 
-static tp_status write_tns(tp_output *f, const void *what) {
+static tp_status write_tns(tpi_output *f, const void *what) {
   const text_job *job = (const text_job *)what;
   const tp_coo *host = job->host;
   size_t piece_bytes = line_bytes(host->order) * PIECE_NONZEROS;
   char *text = (char *)malloc(piece_bytes * PIECES);
   if (!text)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the text buffers",
-                    tp_output_path(f));
+                    tpi_output_path(f));
   if (job->opts.sptensor)
     write_sptensor_header(f, host, job->opts.index_base);
-  for (int64_t k = 0; !tp_output_failed(f) && k < host->nnz; k += PIECES * PIECE_NONZEROS)
+  for (int64_t k = 0; !tpi_output_failed(f) && k < host->nnz; k += PIECES * PIECE_NONZEROS)
     write_batch(f, host, job->opts.index_base, k, text, piece_bytes);
   free(text);
   return TP_SUCCESS;
@@ -113,7 +113,7 @@ static tp_status make_job(const tp_coo *host, const tp_tns_write_options *opts, 
 tp_status tp_coo_write_tns(const char *path, const tp_coo *host) {
   text_job job;
   TP_TRY(make_job(host, NULL, &job));
-  return tp_output_write_one(path, write_tns, &job);
+  return tpi_output_write_one(path, write_tns, &job);
 }
 
 tp_status tp_coo_write_tns_to(tp_output_set *set, const char *path, const tp_coo *host) {
@@ -125,5 +125,5 @@ tp_status tp_coo_write_text_to(tp_output_set *set, const char *path, const tp_co
   TP_CHECK_ARG(set, "set is NULL");
   text_job job;
   TP_TRY(make_job(host, opts, &job));
-  return tp_output_write_in(set, path, write_tns, &job);
+  return tpi_output_write_in(set, path, write_tns, &job);
 }

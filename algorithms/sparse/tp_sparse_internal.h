@@ -12,14 +12,14 @@
 
 /* ---- values --------------------------------------------------------------------- */
 
-static inline int tp_coo_dtype_ok(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64; }
+static inline int tpi_coo_dtype_ok(tp_dtype d) { return d == TP_DTYPE_F32 || d == TP_DTYPE_F64; }
 
-static inline double tp_coo_value(const tp_coo *t, int64_t k) {
+static inline double tpi_coo_value(const tp_coo *t, int64_t k) {
   return t->dtype == TP_DTYPE_F32 ? (double)((const float *)t->values)[k]
                                   : ((const double *)t->values)[k];
 }
 
-static inline void tp_coo_set_value(tp_coo *t, int64_t k, double v) {
+static inline void tpi_coo_set_value(tp_coo *t, int64_t k, double v) {
   if (t->dtype == TP_DTYPE_F32)
     ((float *)t->values)[k] = (float)v;
   else
@@ -30,54 +30,54 @@ static inline void tp_coo_set_value(tp_coo *t, int64_t k, double v) {
 
 /* tp_coo_alloc / tp_coo_free on the host (malloc), without a space. */
 /* Fills *t's descriptor (no arrays) and checks it; the error names the field. */
-tp_status tp_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                           tp_coo *t);
 
-tp_status tp_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+tp_status tpi_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                             tp_coo *t);
-void tp_coo_host_free(tp_coo *t);
+void tpi_coo_host_free(tp_coo *t);
 
 /* tp_coo_check, and every array pointer non-NULL when nnz > 0. */
-tp_status tp_coo_check_arrays(const tp_coo *t);
+tp_status tpi_coo_check_arrays(const tp_coo *t);
 
 /* Every index of a host tensor within its dims (the first half of tp_coo_validate). */
-tp_status tp_coo_check_indices(const tp_coo *host);
+tp_status tpi_coo_check_indices(const tp_coo *host);
 
 /* "(i0, i1, ...)" of nonzero k, zero-based. */
-void tp_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap);
+void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap);
 enum { TP_COO_COORD_TEXT = TP_COO_MAX_ORDER * 22 + 4 };
 
 /* ---- sorting (radix_sort.c, coo_sort.c) --------------------------------------------- */
 
 /* Stable LSD radix sort of n (key, value) pairs on the low key_bits bits of the keys;
  * the tmp arrays hold n entries each. The result is in keys and values. */
-tp_status tp_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
+tp_status tpi_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
                        int64_t *values_tmp, int64_t n, int key_bits);
 
 /* Sorts a host tensor's nonzeros by coordinate (mode 0 slowest), stably and in place.
  * Indices must be within dims. */
-tp_status tp_coo_sort(tp_coo *host);
+tp_status tpi_coo_sort(tp_coo *host);
 
 /* tp_coo_sum_duplicates for a tensor whose arrays and indices are known to be valid. */
-tp_status tp_coo_merge_duplicates(tp_coo *host, int64_t *merged);
+tp_status tpi_coo_merge_duplicates(tp_coo *host, int64_t *merged);
 
 /* ---- a tensor filled one nonzero at a time (coo_builder.c) ------------------------------ */
 
-typedef struct tp_coo_builder {
+typedef struct tpi_coo_builder {
   tp_coo t;            /* t.nnz nonzeros so far; arrays hold capacity entries */
   int64_t capacity, first_capacity;
   int64_t max_index[TP_COO_MAX_ORDER]; /* largest zero-based index of each mode, or -1 */
-} tp_coo_builder;
+} tpi_coo_builder;
 
 /* Starts an empty builder; expected_nnz sizes the first arrays. */
-void tp_coo_builder_init(tp_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz);
+void tpi_coo_builder_init(tpi_coo_builder *b, tp_dtype dtype, int order, int64_t expected_nnz);
 /* Room for `more` nonzeros, growing the arrays geometrically. */
-tp_status tp_coo_builder_reserve(tp_coo_builder *b, int64_t more, const char *name);
-void tp_coo_builder_free(tp_coo_builder *b);
+tp_status tpi_coo_builder_reserve(tpi_coo_builder *b, int64_t more, const char *name);
+void tpi_coo_builder_free(tpi_coo_builder *b);
 
 /* ---- .tns text (tns_parse.c, tns_pieces.c, tns_read.c) ------------------------------ */
 
-typedef struct tp_tns_parser {
+typedef struct tpi_tns_parser {
   const char *name;
   tp_dtype dtype;
   int order;               /* 0 until the first nonzero line when not given */
@@ -86,12 +86,12 @@ typedef struct tp_tns_parser {
   int64_t expected_nnz;    /* sizes the builder's first arrays */
   int index_base;          /* 1, 0 or TP_TNS_INDEX_AUTO (1-based unless a 0 appears) */
   int saw_zero;            /* an index 0 was read (TP_TNS_INDEX_AUTO) */
-  tp_coo_builder b;        /* set up once the order is known */
-} tp_tns_parser;
+  tpi_coo_builder b;        /* set up once the order is known */
+} tpi_tns_parser;
 
 /* A header at the top of the text (tns_header.c): the lines it took, comments before it
  * included (0: none), and what it says. */
-typedef struct tp_tns_header {
+typedef struct tpi_tns_header {
   int64_t lines;
   size_t bytes;
   const char *kind;                /* "sptensor", "order and dims lines", ... */
@@ -99,16 +99,16 @@ typedef struct tp_tns_header {
   int64_t dims[TP_COO_MAX_ORDER];
   int64_t nnz;                     /* the nonzeros an sptensor header announces, or -1 */
   int index_base;                  /* 0 or 1 as the header says, else TP_TNS_INDEX_AUTO */
-} tp_tns_header;
+} tpi_tns_header;
 
 /* Recognises and consumes a header at the input's start (its first 64 KiB, peeked). */
-tp_status tp_tns_take_header(tp_input *in, tp_tns_header *h);
+tp_status tpi_tns_take_header(tp_input *in, tpi_tns_header *h);
 
 /* Parses the lines in [text, end), counting them in p->line: the text ends with '\n', or
  * *end is '\0' (so that strtod stops there). */
-tp_status tp_tns_parse_lines(tp_tns_parser *p, const char *text, const char *end);
+tp_status tpi_tns_parse_lines(tpi_tns_parser *p, const char *text, const char *end);
 /* The error of a line longer than TP_TNS_MAX_LINE_BYTES. */
-tp_status tp_tns_line_too_long(const char *name, int64_t line);
+tp_status tpi_tns_line_too_long(const char *name, int64_t line);
 
 /* Text is read TP_TNS_CHUNK_BYTES at a time and each chunk parsed in TP_TNS_PIECES pieces
  * (1 MiB each) that threads take one at a time: enough pieces for 16 threads to stay busy
@@ -119,52 +119,52 @@ enum { TP_TNS_CHUNK_BYTES = 64 << 20, TP_TNS_PIECES = 64 };
 enum { TP_TNS_MAX_LINE_BYTES = TP_TNS_MAX_LINE };
 
 /* Parsers of the pieces of a block (tns_pieces.c); zero-initialise, free when done. */
-typedef struct tp_tns_pieces {
-  tp_tns_parser part[TP_TNS_PIECES];
+typedef struct tpi_tns_pieces {
+  tpi_tns_parser part[TP_TNS_PIECES];
   int ready;
-} tp_tns_pieces;
+} tpi_tns_pieces;
 
 /* Work done beside a block's parsing (reading the next chunk), by one thread while the
  * others parse; it returns its own status. */
-typedef tp_status (*tp_tns_side_job)(void *ctx);
+typedef tp_status (*tpi_tns_side_job)(void *ctx);
 
-/* tp_tns_parse_lines on [text, end), which ends with '\n' or at the text's NUL; large
+/* tpi_tns_parse_lines on [text, end), which ends with '\n' or at the text's NUL; large
  * blocks are parsed in parallel pieces once the order is known. side (may be NULL) runs
  * once, beside the pieces; its status goes to *side_st. */
-tp_status tp_tns_parse_block(tp_tns_parser *ps, tp_tns_pieces *pc, const char *text,
-                             const char *end, tp_tns_side_job side, void *ctx,
+tp_status tpi_tns_parse_block(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *text,
+                             const char *end, tpi_tns_side_job side, void *ctx,
                              tp_status *side_st);
-void tp_tns_pieces_free(tp_tns_pieces *pc);
+void tpi_tns_pieces_free(tpi_tns_pieces *pc);
 
 /* Appends the nonzeros of count parsers' builders to b, in order, copying on every core,
  * and takes their maximum indices. */
-tp_status tp_coo_builder_append_all(tp_coo_builder *b, const tp_tns_parser *parts, int count,
+tp_status tpi_coo_builder_append_all(tpi_coo_builder *b, const tpi_tns_parser *parts, int count,
                                     const char *name);
 
 /* Readers of an input; on failure *host is zeroed and owns nothing. chunk: bytes read at
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */
-tp_status tp_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
 /* The same with text options (NULL: tp_tns_options_default()). */
-tp_status tp_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
                                      const int64_t *dims, const tp_tns_options *opts,
                                      tp_coo *host, tp_coo_read_info *info);
-tp_status tp_coo_read_binary_input(tp_input *in, tp_dtype dtype, tp_coo *host,
+tp_status tpi_coo_read_binary_input(tp_input *in, tp_dtype dtype, tp_coo *host,
                                    tp_coo_read_info *info);
 
 /* The same on a memory buffer, name standing for the file in messages. */
-tp_status tp_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
+tp_status tpi_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
                                  tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
                                  tp_coo_read_info *info);
-tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
+tp_status tpi_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
                                     tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
 /* Either format, binary when the buffer starts with the magic. */
-tp_status tp_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
+tp_status tpi_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
                              tp_coo *host, tp_coo_read_info *info);
 
 /* Ends a read whose status so far is st: on success sums duplicates and checks that
  * float32 sums stayed finite; on any failure frees host and clears it. */
-tp_status tp_coo_finish_read(tp_status st, const char *name, tp_coo *host,
+tp_status tpi_coo_finish_read(tp_status st, const char *name, tp_coo *host,
                              tp_coo_read_info *info);
 
 /* ---- the binary format (tpb.c) ---------------------------------------------------------

@@ -53,7 +53,7 @@ static uint32_t index_width(const tp_coo *t) {
   return 4;
 }
 
-static void write_header(tp_output *s, const tp_coo *t) {
+static void write_header(tpi_output *s, const tp_coo *t) {
   unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
   memcpy(h, TP_TPB_MAGIC, TP_TPB_MAGIC_BYTES);
   put_u32(h + 8, TP_TPB_VERSION);
@@ -63,7 +63,7 @@ static void write_header(tp_output *s, const tp_coo *t) {
   put_u64(h + 24, (uint64_t)t->nnz);
   for (int m = 0; m < t->order; ++m)
     put_u64(h + TP_TPB_FIXED_HEADER + 8 * m, (uint64_t)t->dims[m]);
-  tp_output_write(s, h, TP_TPB_FIXED_HEADER + 8 * (size_t)t->order);
+  tpi_output_write(s, h, TP_TPB_FIXED_HEADER + 8 * (size_t)t->order);
 }
 
 /* Element k of the index array (width w) or of the values, as little-endian bytes. */
@@ -87,12 +87,12 @@ static void put_value(unsigned char *p, const tp_coo *t, int64_t k) {
 }
 
 /* One array (mode m, or the values for m = -1) in blocks that fit the output's buffer. */
-static void write_array(tp_output *s, const tp_coo *t, int m) {
+static void write_array(tpi_output *s, const tp_coo *t, int m) {
   uint32_t w = m >= 0 ? index_width(t) : (uint32_t)tp_dtype_size(t->dtype);
   int64_t per_block = (int64_t)(TP_OUTPUT_BUFFER_BYTES / w);
   for (int64_t k0 = 0; k0 < t->nnz; k0 += per_block) {
     int64_t n = t->nnz - k0 < per_block ? t->nnz - k0 : per_block;
-    unsigned char *p = (unsigned char *)tp_output_reserve(s, (size_t)n * w);
+    unsigned char *p = (unsigned char *)tpi_output_reserve(s, (size_t)n * w);
     if (!p)
       return; /* the output keeps the error */
     for (int64_t k = 0; k < n; ++k, p += w)
@@ -100,11 +100,11 @@ static void write_array(tp_output *s, const tp_coo *t, int m) {
         put_index(p, w, t->indices[m][k0 + k]);
       else
         put_value(p, t, k0 + k);
-    tp_output_advance(s, (size_t)n * w);
+    tpi_output_advance(s, (size_t)n * w);
   }
 }
 
-static tp_status write_tpb(tp_output *f, const void *what) {
+static tp_status write_tpb(tpi_output *f, const void *what) {
   const tp_coo *host = (const tp_coo *)what;
   write_header(f, host);
   for (int m = 0; m < host->order; ++m)
@@ -115,13 +115,13 @@ static tp_status write_tpb(tp_output *f, const void *what) {
 
 tp_status tp_coo_write_binary(const char *path, const tp_coo *host) {
   TP_TRY(tp_coo_validate(host));
-  return tp_output_write_one(path, write_tpb, host);
+  return tpi_output_write_one(path, write_tpb, host);
 }
 
 tp_status tp_coo_write_binary_to(tp_output_set *set, const char *path, const tp_coo *host) {
   TP_CHECK_ARG(set, "set is NULL");
   TP_TRY(tp_coo_validate(host));
-  return tp_output_write_in(set, path, write_tpb, host);
+  return tpi_output_write_in(set, path, write_tpb, host);
 }
 
 /* ---- reading ----------------------------------------------------------------------------- */
@@ -179,7 +179,7 @@ static tp_status check_size(const tp_input *src, tpb_header *t) {
     return bad_header(src->name, "nnz is too large: the file size would overflow 64 bits",
                       t->nnz);
   t->data_bytes = t->nnz * per_nonzero;
-  uint64_t expected = t->header_bytes + t->data_bytes, after = tp_input_remaining(src);
+  uint64_t expected = t->header_bytes + t->data_bytes, after = tpi_input_remaining(src);
   uint64_t total = after == UINT64_MAX ? after : after + t->header_bytes; /* header read */
   if (total == UINT64_MAX || total == expected)
     return TP_SUCCESS;
@@ -194,10 +194,10 @@ static tp_status read_header(tp_input *src, tpb_header *t) {
   unsigned char h[TP_TPB_FIXED_HEADER + 8 * TP_COO_MAX_ORDER];
   size_t got;
   memset(t, 0, sizeof *t);
-  TP_TRY(tp_input_read(src, h, TP_TPB_FIXED_HEADER, &got));
+  TP_TRY(tpi_input_read(src, h, TP_TPB_FIXED_HEADER, &got));
   TP_TRY(parse_fixed(src->name, h, got, t));
   size_t dims_bytes = 8 * (size_t)t->order;
-  TP_TRY(tp_input_read(src, h + TP_TPB_FIXED_HEADER, dims_bytes, &got));
+  TP_TRY(tpi_input_read(src, h + TP_TPB_FIXED_HEADER, dims_bytes, &got));
   if (got < dims_bytes)
     return bad_header(src->name, "truncated header: bytes read of the dims", (uint64_t)got);
   TP_TRY(parse_dims(src->name, h + TP_TPB_FIXED_HEADER, t));
@@ -263,8 +263,8 @@ static int64_t decode_values(const unsigned char *p, uint32_t w, int64_t k0, int
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t end = (b + 1) * TPB_BLOCK < n ? (b + 1) * TPB_BLOCK : n;
     for (int64_t k = b * TPB_BLOCK; k < end; ++k) {
-      tp_coo_set_value(t, k0 + k, get_value(p, w, k));
-      if (!isfinite(tp_coo_value(t, k0 + k)) && k < first_bad)
+      tpi_coo_set_value(t, k0 + k, get_value(p, w, k));
+      if (!isfinite(tpi_coo_value(t, k0 + k)) && k < first_bad)
         first_bad = k;
     }
   }
@@ -286,7 +286,7 @@ static tp_status bad_value(const char *name, int64_t k, double v) {
 /* Reads n elements of width w into p; anything less is a truncated file. */
 static tp_status read_elements(tp_input *src, void *p, uint32_t w, int64_t n) {
   size_t got;
-  TP_TRY(tp_input_read(src, p, (size_t)n * w, &got));
+  TP_TRY(tpi_input_read(src, p, (size_t)n * w, &got));
   return got < (size_t)n * w ? truncated(src->name) : TP_SUCCESS;
 }
 
@@ -310,7 +310,7 @@ static tp_status read_array(tp_input *src, const tpb_header *h, int m, unsigned 
     } else {
       int64_t bad = decode_values(p, w, k0, n, t);
       if (bad >= 0) /* in place, the bytes now hold the tensor's value: the same number */
-        return bad_value(src->name, bad, in_place ? tp_coo_value(t, bad)
+        return bad_value(src->name, bad, in_place ? tpi_coo_value(t, bad)
                                                   : get_value(p, w, bad - k0));
     }
   }
@@ -335,20 +335,20 @@ static tp_status read_arrays(tp_input *src, const tpb_header *h, tp_coo *t) {
   return st;
 }
 
-tp_status tp_coo_read_binary_input(tp_input *src, tp_dtype dtype, tp_coo *host,
+tp_status tpi_coo_read_binary_input(tp_input *src, tp_dtype dtype, tp_coo *host,
                                    tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_CHECK_ARG(host, "host is NULL");
   memset(host, 0, sizeof *host);
-  TP_CHECK_ARG(tp_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
   tpb_header h;
   TP_TRY(read_header(src, &h));
   int64_t dims[TP_COO_MAX_ORDER];
   for (uint32_t m = 0; m < h.order; ++m)
     dims[m] = (int64_t)h.dims[m];
-  TP_TRY(tp_coo_host_alloc(dtype, (int)h.order, dims, (int64_t)h.nnz, host));
-  return tp_coo_finish_read(read_arrays(src, &h, host), src->name, host, info);
+  TP_TRY(tpi_coo_host_alloc(dtype, (int)h.order, dims, (int64_t)h.nnz, host));
+  return tpi_coo_finish_read(read_arrays(src, &h, host), src->name, host, info);
 }
 
 tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
@@ -356,16 +356,16 @@ tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
     memset(host, 0, sizeof *host);
   tp_input *in;
   TP_TRY(tp_input_open(&in, path));
-  tp_status st = tp_coo_read_binary_input(in, dtype, host, NULL);
+  tp_status st = tpi_coo_read_binary_input(in, dtype, host, NULL);
   tp_input_close(&in);
   return st;
 }
 
-tp_status tp_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
+tp_status tpi_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
                                     tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
   tp_input in;
-  tp_input_init_buffer(&in, name, bytes, size);
-  tp_status st = tp_coo_read_binary_input(&in, dtype, host, info);
-  tp_input_release(&in);
+  tpi_input_init_buffer(&in, name, bytes, size);
+  tp_status st = tpi_coo_read_binary_input(&in, dtype, host, info);
+  tpi_input_release(&in);
   return st;
 }

@@ -250,7 +250,7 @@ static tp_status flycoo_host_checks(const tp_coo *host, uint32_t *const *out, do
 }
 
 tp_status flycoo_stage_host(tp_space *space, const tp_coo *host, flycoo_staged *s, double *norm2) {
-  TP_TRY(tp_coo_check_arrays(host));
+  TP_TRY(tpi_coo_check_arrays(host));
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   TP_TRY(flycoo_stage_alloc(space, host, s));

@@ -64,24 +64,24 @@ static tp_status one_tensor(const batch_job *b, int64_t t, tp_eigenpairs *w,
 
 /* Every tensor's pairs into kept[t]; the first failure by tensor index is reported. */
 static tp_status merge_all(const batch_job *b, int64_t tensors, tensor_pairs *kept) {
-  tp_loop_error err;
+  tpi_loop_error err;
   memset(&err, 0, sizeof err);
 TP_HOST_OMP(omp parallel)
   {
     tp_eigenpairs w;
     int ok = pairs_alloc(&w, b->starts, b->dim);
     if (!ok)
-      tp_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
+      tpi_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
                                           "eigenpairs of %d starts", b->starts), 0);
 TP_HOST_OMP(omp for schedule(dynamic, 16))
     for (int64_t t = 0; t < tensors; ++t) {
       tp_status st = ok ? one_tensor(b, t, &w, &kept[t]) : TP_SUCCESS;
       if (st != TP_SUCCESS)
-        tp_loop_error_record(&err, st, t);
+        tpi_loop_error_record(&err, st, t);
     }
     pairs_free(&w);
   }
-  return tp_loop_error_raise(&err, "tensor");
+  return tpi_loop_error_raise(&err, "tensor");
 }
 
 /* The kept pairs packed into out, tensor by tensor. */

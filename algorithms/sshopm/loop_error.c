@@ -11,7 +11,7 @@
  * a global symbol, which the shared library would export. */
 static pthread_mutex_t loop_error_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tp_loop_error_record(tp_loop_error *e, tp_status st, int64_t item) {
+void tpi_loop_error_record(tpi_loop_error *e, tp_status st, int64_t item) {
   pthread_mutex_lock(&loop_error_lock);
   if (e->status == TP_SUCCESS || item < e->item) {
     e->status = st;
@@ -21,7 +21,7 @@ void tp_loop_error_record(tp_loop_error *e, tp_status st, int64_t item) {
   pthread_mutex_unlock(&loop_error_lock);
 }
 
-tp_status tp_loop_error_raise(const tp_loop_error *e, const char *what) {
+tp_status tpi_loop_error_raise(const tpi_loop_error *e, const char *what) {
   if (e->status == TP_SUCCESS)
     return TP_SUCCESS;
   return TP_ERROR(e->status, "%s %lld: %s", what, (long long)e->item, e->message);

@@ -360,14 +360,14 @@ static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, doubl
 static tp_status batch_peaks(const peaks_run *r, int64_t first, int64_t count,
                              double *directions, double *amplitudes, int32_t *counts) {
   const int k = r->opt->max_peaks;
-  tp_loop_error err;
+  tpi_loop_error err;
   memset(&err, 0, sizeof err);
 TP_HOST_OMP(omp parallel)
   {
     voxel_work w;
     int ok = work_alloc(&w, r->starts);
     if (!ok)
-      tp_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
+      tpi_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
                                           "eigenpairs of %d starts", r->starts), first);
 TP_HOST_OMP(omp for schedule(dynamic, 64))
     for (int64_t i = 0; i < count; ++i) {
@@ -377,11 +377,11 @@ TP_HOST_OMP(omp for schedule(dynamic, 64))
       tp_status st = voxel_peaks(r, i, &w, directions + g * k * 3, amplitudes + g * k,
                                  counts + g);
       if (st != TP_SUCCESS)
-        tp_loop_error_record(&err, st, g);
+        tpi_loop_error_record(&err, st, g);
     }
     work_free(&w);
   }
-  return tp_loop_error_raise(&err, "voxel");
+  return tpi_loop_error_raise(&err, "voxel");
 }
 
 tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, const double *sh,

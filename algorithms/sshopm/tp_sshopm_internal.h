@@ -25,13 +25,13 @@ int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, d
 /* The first failure of a parallel host loop over items (loop_error.c): record keeps the
  * status and message of the smallest item that failed; raise re-raises it as
  * "WHAT ITEM: message" (TP_SUCCESS when nothing failed). Zero-initialise it. */
-typedef struct tp_loop_error {
+typedef struct tpi_loop_error {
   tp_status status;
   int64_t item;
   char message[512];
-} tp_loop_error;
-void tp_loop_error_record(tp_loop_error *e, tp_status st, int64_t item);
-tp_status tp_loop_error_raise(const tp_loop_error *e, const char *what);
+} tpi_loop_error;
+void tpi_loop_error_record(tpi_loop_error *e, tp_status st, int64_t item);
+tp_status tpi_loop_error_raise(const tpi_loop_error *e, const char *what);
 
 /* Checks a problem and options (shapes, limits, finite and sensible options). */
 tp_status tp_sshopm_validate(const tp_sshopm_problem *problem, const tp_sshopm_options *options);

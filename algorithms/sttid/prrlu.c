@@ -33,7 +33,7 @@ typedef struct prrlu_run {
   tp_recording *batch;
   int64_t batch_league;
   int store_changed, no_recording;
-  const tp_prrlu_observer *observer; /* may be NULL */
+  const tpi_prrlu_observer *observer; /* may be NULL */
 } prrlu_run;
 
 static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
@@ -250,7 +250,7 @@ static tp_status pivot_loop(prrlu_run *r, int64_t *syncs) {
 }
 
 /* Device arrays and the initial state for the compressed matrix. */
-static tp_status setup_run(prrlu_run *r, const tp_sttid_compressed *cm, int64_t limit,
+static tp_status setup_run(prrlu_run *r, const tpi_sttid_compressed *cm, int64_t limit,
                            int64_t room, const tp_prrlu_options *opt) {
   tp_space *s = r->space;
   const int64_t nnz = cm->nnz, cap = tp_max_i64(2 * nnz, 1024);
@@ -288,7 +288,7 @@ static tp_status setup_run(prrlu_run *r, const tp_sttid_compressed *cm, int64_t 
 }
 
 /* Pivots back in the matrix's indices, and the statistics. */
-static tp_status collect(prrlu_run *r, const tp_sttid_compressed *cm, tp_prrlu_result *out) {
+static tp_status collect(prrlu_run *r, const tpi_sttid_compressed *cm, tp_prrlu_result *out) {
   const int64_t rank = r->host.rank;
   TP_TRY(tp_copy_to_host(r->space, out->rows, r->a.piv_rows, (size_t)rank * sizeof(int64_t)));
   TP_TRY(tp_copy_to_host(r->space, out->cols, r->a.piv_cols, (size_t)rank * sizeof(int64_t)));
@@ -308,22 +308,22 @@ static tp_status collect(prrlu_run *r, const tp_sttid_compressed *cm, tp_prrlu_r
 
 tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
                    tp_prrlu_result *result) {
-  return tp_prrlu_observed(space, host, opt, NULL, result);
+  return tpi_prrlu_observed(space, host, opt, NULL, result);
 }
 
-tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
-                            const tp_prrlu_observer *observer, tp_prrlu_result *result) {
+tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
+                            const tpi_prrlu_observer *observer, tp_prrlu_result *result) {
   TP_CHECK_ARG(space && host && result, "tp_prrlu: space, matrix and result must not be NULL");
   memset(result, 0, sizeof *result);
   int64_t limit;
-  TP_TRY(tp_prrlu_check_options(opt, host->rows, host->cols, &limit));
+  TP_TRY(tpi_prrlu_check_options(opt, host->rows, host->cols, &limit));
   double start = tp_wall_seconds();
-  tp_sttid_compressed cm;
+  tpi_sttid_compressed cm;
   TP_TRY(tp_sttid_compress(host, &cm));
   /* no more pivots than occupied rows or columns: the arrays need no more room, but the
    * stop stays the dense one's (an exhausted matrix, unless the limit itself is hit) */
   int64_t room = tp_min_i64(limit, tp_min_i64(cm.rows, cm.cols));
-  tp_status st = tp_prrlu_result_init(result, room);
+  tp_status st = tpi_prrlu_result_init(result, room);
   prrlu_run r;
   memset(&r, 0, sizeof r);
   r.space = space, r.rows_c = cm.rows, r.cols_c = cm.cols, r.observer = observer;
@@ -342,7 +342,7 @@ tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrl
   if (st == TP_SUCCESS)
     st = collect(&r, &cm, result);
   run_release(&r);
-  tp_sttid_compressed_free(&cm);
+  tpi_sttid_compressed_free(&cm);
   if (st != TP_SUCCESS) {
     tp_prrlu_result_free(result);
     return st;

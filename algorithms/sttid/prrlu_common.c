@@ -14,7 +14,7 @@ const char *tp_prrlu_stop_name(tp_prrlu_stop stop) {
   return "unknown";
 }
 
-tp_status tp_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
+tp_status tpi_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
                                  int64_t *limit) {
   TP_CHECK_ARG(opt, "PRRLU options are NULL");
   TP_CHECK_ARG(opt->rmax >= 1, "PRRLU: rmax %lld must be at least 1", (long long)opt->rmax);
@@ -29,7 +29,7 @@ tp_status tp_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int6
   return TP_SUCCESS;
 }
 
-tp_status tp_prrlu_result_init(tp_prrlu_result *r, int64_t capacity) {
+tp_status tpi_prrlu_result_init(tp_prrlu_result *r, int64_t capacity) {
   memset(r, 0, sizeof *r);
   size_t n = (size_t)(capacity > 0 ? capacity : 1);
   r->rows = (int64_t *)malloc(n * sizeof(int64_t));

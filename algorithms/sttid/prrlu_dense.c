@@ -37,14 +37,14 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
                          tp_prrlu_result *result) {
   TP_CHECK_ARG(result, "PRRLU result is NULL");
   int64_t limit;
-  TP_TRY(tp_prrlu_check_options(opt, rows, cols, &limit));
+  TP_TRY(tpi_prrlu_check_options(opt, rows, cols, &limit));
   TP_CHECK_ARG(a, "PRRLU: the matrix is NULL");
   for (int64_t k = 0; k < rows * cols; ++k)
     if (!isfinite(a[k]))
       return TP_ERROR(TP_ERROR_NUMERICAL, "PRRLU: entry (%lld, %lld) is not finite",
                       (long long)(k / cols), (long long)(k % cols));
   double start = tp_wall_seconds();
-  TP_TRY(tp_prrlu_result_init(result, limit));
+  TP_TRY(tpi_prrlu_result_init(result, limit));
   char *row_done = (char *)calloc((size_t)rows, 1), *col_done = (char *)calloc((size_t)cols, 1);
   if (!row_done || !col_done) {
     free(row_done), free(col_done), tp_prrlu_result_free(result);
@@ -61,7 +61,7 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     }
     const double p = a[pi * cols + pj];
     if (s == 0)
-      result->first_pivot = fabs(p), result->threshold = tp_prrlu_threshold(opt, fabs(p));
+      result->first_pivot = fabs(p), result->threshold = tpi_prrlu_threshold(opt, fabs(p));
     if (fabs(p) <= result->threshold) {
       result->stop = TP_PRRLU_STOP_TOLERANCE;
       break;

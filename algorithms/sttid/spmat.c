@@ -60,7 +60,7 @@ static int64_t linear_index(const tp_coo *t, int first, int last, int64_t e) {
 tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out) {
   TP_CHECK_ARG(out, "the output matrix is NULL");
   memset(out, 0, sizeof *out);
-  TP_TRY(tp_coo_check_arrays(host));
+  TP_TRY(tpi_coo_check_arrays(host));
   TP_CHECK_ARG(row_modes >= 1 && row_modes < host->order,
                "reshape: row_modes %d is outside [1, %d) for an order-%d tensor", row_modes,
                host->order, host->order);
@@ -69,14 +69,14 @@ tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out) {
   TP_TRY(tp_checked_product(host->dims, row_modes, "reshape (rows)", &rows));
   TP_TRY(tp_checked_product(host->dims + row_modes, host->order - row_modes,
                             "reshape (columns)", &cols));
-  TP_TRY(tp_coo_check_indices(host));
+  TP_TRY(tpi_coo_check_indices(host));
   TP_TRY(tp_spmat_alloc(rows, cols, host->nnz, out));
   const int64_t nnz = host->nnz;
   TP_HOST_OMP(omp parallel for schedule(static) if (nnz > 65536))
   for (int64_t e = 0; e < nnz; ++e) {
     out->row[e] = linear_index(host, 0, row_modes, e);
     out->col[e] = linear_index(host, row_modes, host->order, e);
-    out->values[e] = tp_coo_value(host, e);
+    out->values[e] = tpi_coo_value(host, e);
   }
   return TP_SUCCESS;
 }

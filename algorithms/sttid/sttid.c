@@ -11,26 +11,26 @@
 
 /* An f64 copy of the input without repeated coordinates, validated. */
 static tp_status prepare_input(const tp_coo *host, tp_coo *t) {
-  TP_TRY(tp_coo_check_arrays(host));
+  TP_TRY(tpi_coo_check_arrays(host));
   TP_CHECK_ARG(host->order >= 2, "STTID: the tensor has order %d; a tensor train needs 2 or more",
                host->order);
   int64_t total;
   TP_TRY(tp_checked_product(host->dims, host->order, "STTID input", &total));
   TP_CHECK_ARG(host->nnz > 0, "STTID: the tensor has no nonzeros, so there is nothing to decompose");
   TP_TRY(tp_coo_validate(host));
-  TP_TRY(tp_coo_host_alloc(TP_DTYPE_F64, host->order, host->dims, host->nnz, t));
+  TP_TRY(tpi_coo_host_alloc(TP_DTYPE_F64, host->order, host->dims, host->nnz, t));
   for (int m = 0; m < host->order; ++m)
     memcpy(t->indices[m], host->indices[m], (size_t)host->nnz * sizeof(int64_t));
   for (int64_t e = 0; e < host->nnz; ++e)
-    ((double *)t->values)[e] = tp_coo_value(host, e);
+    ((double *)t->values)[e] = tpi_coo_value(host, e);
   int64_t merged = 0;
-  tp_status st = tp_coo_merge_duplicates(t, &merged);
+  tp_status st = tpi_coo_merge_duplicates(t, &merged);
   if (st == TP_SUCCESS && merged > 0)
     st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                   "STTID: the tensor repeats %lld coordinates; sum duplicates first "
                   "(tp_coo_sum_duplicates)", (long long)merged);
   if (st != TP_SUCCESS)
-    tp_coo_host_free(t);
+    tpi_coo_host_free(t);
   return st;
 }
 
@@ -55,7 +55,7 @@ static void record_bond(tp_sttid_bond *b, const tp_spmat *m, const tp_prrlu_resu
 typedef struct ttid_sweep {
   const tp_coo *t;
   tp_prrlu_options popt;
-  tp_ttid_factor_fn factor;
+  tpi_ttid_factor_fn factor;
   void *ctx;
   tp_sttid_progress_fn progress; /* may be NULL */
   void *progress_user;
@@ -81,7 +81,7 @@ static tp_status factor_bond(ttid_sweep *s, int k, const tp_spmat *m, tp_prrlu_r
   s->now.bond = k;
   int64_t limit = m->rows < m->cols ? m->rows : m->cols;
   s->now.rank_limit = s->popt.rmax < limit ? s->popt.rmax : limit;
-  tp_prrlu_observer observer;
+  tpi_prrlu_observer observer;
   observer.pivots = report_pivots, observer.ctx = s;
   return s->factor(s->ctx, m, &s->popt, &observer, piv);
 }
@@ -93,14 +93,14 @@ static void finish_bond(ttid_sweep *s, int64_t rank) {
 }
 
 /* One bond: factor M_k, keep its pivots, cut core k and the next residual. */
-static tp_status sweep_bond(ttid_sweep *s, int k, tp_ttid_residual *res, tp_tci *out,
+static tp_status sweep_bond(ttid_sweep *s, int k, tpi_ttid_residual *res, tp_tci *out,
                             tp_sttid_bond *b) {
   const tp_coo *t = s->t;
   tp_spmat m;
   tp_prrlu_result piv;
   memset(&piv, 0, sizeof piv);
   double t0 = tp_wall_seconds();
-  TP_TRY(tp_ttid_bond_matrix(t, k, res, &m));
+  TP_TRY(tpi_ttid_bond_matrix(t, k, res, &m));
   double t1 = tp_wall_seconds();
   tp_status st = factor_bond(s, k, &m, &piv);
   double t2 = tp_wall_seconds();
@@ -108,18 +108,18 @@ static tp_status sweep_bond(ttid_sweep *s, int k, tp_ttid_residual *res, tp_tci 
     st = TP_ERROR(TP_ERROR_NUMERICAL,
                   "STTID: bond %d has no pivot above the threshold %g (largest |entry| %g), "
                   "so the approximation would be zero", k, piv.threshold, piv.first_pivot);
-  tp_ttid_residual next;
+  tpi_ttid_residual next;
   memset(&next, 0, sizeof next);
   if (st == TP_SUCCESS)
-    st = tp_ttid_core(t, k, res, &m, &piv, &out->cores[k]);
+    st = tpi_ttid_core(t, k, res, &m, &piv, &out->cores[k]);
   if (st == TP_SUCCESS)
-    st = tp_ttid_next_residual(res, &m, &piv, &next);
+    st = tpi_ttid_next_residual(res, &m, &piv, &next);
   if (st == TP_SUCCESS) {
     record_bond(b, &m, &piv);
     out->ranks[k + 1] = piv.rank;
     out->pivot_rows[k] = piv.rows, out->pivot_cols[k] = piv.cols;
     piv.rows = piv.cols = NULL;
-    tp_ttid_residual_free(res);
+    tpi_ttid_residual_free(res);
     *res = next;
   }
   b->seconds_reshape = t1 - t0, b->seconds_prrlu = t2 - t1;
@@ -131,12 +131,12 @@ static tp_status sweep_bond(ttid_sweep *s, int k, tp_ttid_residual *res, tp_tci 
   return st;
 }
 
-static tp_status first_residual(const tp_coo *t, tp_ttid_residual *res) {
+static tp_status first_residual(const tp_coo *t, tpi_ttid_residual *res) {
   memset(res, 0, sizeof *res);
   res->entry = (int64_t *)malloc((size_t)t->nnz * sizeof(int64_t));
   res->left = (int64_t *)calloc((size_t)t->nnz, sizeof(int64_t));
   if (!res->entry || !res->left) {
-    tp_ttid_residual_free(res);
+    tpi_ttid_residual_free(res);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for the residual");
   }
   for (int64_t e = 0; e < t->nnz; ++e)
@@ -146,7 +146,7 @@ static tp_status first_residual(const tp_coo *t, tp_ttid_residual *res) {
 }
 
 static void sweep_init(ttid_sweep *s, const tp_coo *t, const tp_sttid_options *opt,
-                       tp_ttid_factor_fn factor, void *ctx) {
+                       tpi_ttid_factor_fn factor, void *ctx) {
   memset(s, 0, sizeof *s);
   s->t = t, s->factor = factor, s->ctx = ctx;
   s->popt.rmax = opt->rmax, s->popt.eps = opt->eps, s->popt.eps_relative = opt->eps_relative;
@@ -155,7 +155,7 @@ static void sweep_init(ttid_sweep *s, const tp_coo *t, const tp_sttid_options *o
   s->start = tp_wall_seconds();
 }
 
-tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_factor_fn factor,
+tp_status tpi_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tpi_ttid_factor_fn factor,
                         void *ctx, tp_tci *out, tp_sttid_info *info) {
   ttid_sweep s;
   sweep_init(&s, t, opt, factor, ctx);
@@ -166,14 +166,14 @@ tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_fa
   memcpy(out->dims, t->dims, (size_t)t->order * sizeof(int64_t));
   out->ranks[0] = out->ranks[t->order] = 1;
   local.bonds = t->order - 1;
-  tp_ttid_residual res;
+  tpi_ttid_residual res;
   TP_TRY(first_residual(t, &res));
   tp_status st = TP_SUCCESS;
   for (int k = 0; k + 1 < t->order && st == TP_SUCCESS; ++k)
     st = sweep_bond(&s, k, &res, out, &local.bond[k]);
   if (st == TP_SUCCESS)
-    st = tp_ttid_last_core(t, &res, &out->cores[t->order - 1]);
-  tp_ttid_residual_free(&res);
+    st = tpi_ttid_last_core(t, &res, &out->cores[t->order - 1]);
+  tpi_ttid_residual_free(&res);
   if (st != TP_SUCCESS) {
     tp_tci_free(out);
     return st;
@@ -185,8 +185,8 @@ tp_status tp_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tp_ttid_fa
 }
 
 static tp_status factor_sparse(void *ctx, const tp_spmat *m, const tp_prrlu_options *opt,
-                               const tp_prrlu_observer *observer, tp_prrlu_result *res) {
-  return tp_prrlu_observed((tp_space *)ctx, m, opt, observer, res);
+                               const tpi_prrlu_observer *observer, tp_prrlu_result *res) {
+  return tpi_prrlu_observed((tp_space *)ctx, m, opt, observer, res);
 }
 
 tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
@@ -196,8 +196,8 @@ tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *
   TP_TRY(check_options(opt));
   tp_coo t;
   TP_TRY(prepare_input(host, &t));
-  tp_status st = tp_ttid_sweep(&t, opt, factor_sparse, space, out, info);
-  tp_coo_host_free(&t);
+  tp_status st = tpi_ttid_sweep(&t, opt, factor_sparse, space, out, info);
+  tpi_coo_host_free(&t);
   return st;
 }
 
@@ -208,7 +208,7 @@ typedef struct dense_ctx {
 } dense_ctx;
 
 static tp_status factor_dense(void *ctx, const tp_spmat *m, const tp_prrlu_options *opt,
-                              const tp_prrlu_observer *observer, tp_prrlu_result *res) {
+                              const tpi_prrlu_observer *observer, tp_prrlu_result *res) {
   (void)observer; /* a reference for tests: it reports finished bonds only */
   const dense_ctx *c = (const dense_ctx *)ctx;
   if (m->rows > c->max_elements / m->cols)
@@ -237,7 +237,7 @@ tp_status tp_ttid_dense(const tp_coo *host, const tp_sttid_options *opt, int64_t
   TP_TRY(prepare_input(host, &t));
   dense_ctx c;
   c.max_elements = max_elements;
-  tp_status st = tp_ttid_sweep(&t, opt, factor_dense, &c, out, info);
-  tp_coo_host_free(&t);
+  tp_status st = tpi_ttid_sweep(&t, opt, factor_dense, &c, out, info);
+  tpi_coo_host_free(&t);
   return st;
 }

@@ -26,7 +26,7 @@ static tp_status sort_with_positions(const uint64_t *keys_in, int64_t n, uint64_
   }
   for (int64_t e = 0; e < n; ++e)
     k[e] = keys_in[e], p[e] = e;
-  tp_status st = tp_radix_sort_u64(k, p, k + n + 1, p + n + 1, n, bits_for(bound));
+  tp_status st = tpi_radix_sort_u64(k, p, k + n + 1, p + n + 1, n, bits_for(bound));
   if (st != TP_SUCCESS) {
     free(k), free(p);
     return st;
@@ -80,7 +80,7 @@ static tp_status check_entries(const tp_spmat *m) {
 }
 
 /* A repeated (row, col) would make two entries share one hash key. */
-static tp_status check_unique(const tp_sttid_compressed *c, const tp_spmat *m) {
+static tp_status check_unique(const tpi_sttid_compressed *c, const tp_spmat *m) {
   uint64_t *keys = (uint64_t *)malloc((size_t)(c->nnz + 1) * sizeof *keys), *k;
   int64_t *p;
   if (!keys)
@@ -102,7 +102,7 @@ static tp_status check_unique(const tp_sttid_compressed *c, const tp_spmat *m) {
   return TP_SUCCESS;
 }
 
-tp_status tp_sttid_compress(const tp_spmat *m, tp_sttid_compressed *out) {
+tp_status tp_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out) {
   TP_CHECK_ARG(m && out, "PRRLU: matrix and output must not be NULL");
   memset(out, 0, sizeof *out);
   TP_TRY(check_entries(m));
@@ -123,11 +123,11 @@ tp_status tp_sttid_compress(const tp_spmat *m, tp_sttid_compressed *out) {
     st = check_unique(out, m);
   }
   if (st != TP_SUCCESS)
-    tp_sttid_compressed_free(out);
+    tpi_sttid_compressed_free(out);
   return st;
 }
 
-void tp_sttid_compressed_free(tp_sttid_compressed *c) {
+void tpi_sttid_compressed_free(tpi_sttid_compressed *c) {
   if (!c)
     return;
   free(c->row), free(c->col), free(c->values), free(c->row_ids), free(c->col_ids);

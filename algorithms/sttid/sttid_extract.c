@@ -53,7 +53,7 @@ static int64_t lookup_find(const pivot_lookup *lk, int64_t x) {
 
 static void lookup_free(pivot_lookup *lk) { free(lk->key), free(lk->pos); }
 
-tp_status tp_ttid_bond_matrix(const tp_coo *t, int k, const tp_ttid_residual *res,
+tp_status tpi_ttid_bond_matrix(const tp_coo *t, int k, const tpi_ttid_residual *res,
                               tp_spmat *m) {
   int64_t cols = 1;
   if (k + 1 < t->order)
@@ -76,13 +76,13 @@ tp_status tp_ttid_bond_matrix(const tp_coo *t, int k, const tp_ttid_residual *re
 
 /* Fills a core from the residual entries selected by pos (position of their column among
  * the pivots, or -1 to skip). */
-static tp_status core_from(const tp_coo *t, int k, const tp_ttid_residual *res,
+static tp_status core_from(const tp_coo *t, int k, const tpi_ttid_residual *res,
                            const int64_t *right, int64_t rank_right, tp_coo *core) {
   int64_t count = 0;
   for (int64_t q = 0; q < res->n; ++q)
     count += right[q] >= 0;
   int64_t dims[3] = {res->rank_left, t->dims[k], rank_right};
-  TP_TRY(tp_coo_host_alloc(TP_DTYPE_F64, 3, dims, count, core));
+  TP_TRY(tpi_coo_host_alloc(TP_DTYPE_F64, 3, dims, count, core));
   const double *val = (const double *)t->values;
   double *out = (double *)core->values;
   int64_t c = 0;
@@ -94,13 +94,13 @@ static tp_status core_from(const tp_coo *t, int k, const tp_ttid_residual *res,
     core->indices[2][c] = right[q];
     out[c++] = val[res->entry[q]];
   }
-  tp_status st = tp_coo_sort(core);
+  tp_status st = tpi_coo_sort(core);
   if (st != TP_SUCCESS)
-    tp_coo_host_free(core);
+    tpi_coo_host_free(core);
   return st;
 }
 
-tp_status tp_ttid_core(const tp_coo *t, int k, const tp_ttid_residual *res, const tp_spmat *m,
+tp_status tpi_ttid_core(const tp_coo *t, int k, const tpi_ttid_residual *res, const tp_spmat *m,
                        const tp_prrlu_result *piv, tp_coo *core) {
   pivot_lookup lk;
   TP_TRY(lookup_make(piv->cols, piv->rank, &lk));
@@ -118,7 +118,7 @@ tp_status tp_ttid_core(const tp_coo *t, int k, const tp_ttid_residual *res, cons
   return st;
 }
 
-tp_status tp_ttid_last_core(const tp_coo *t, const tp_ttid_residual *res, tp_coo *core) {
+tp_status tpi_ttid_last_core(const tp_coo *t, const tpi_ttid_residual *res, tp_coo *core) {
   int64_t *right = (int64_t *)calloc((size_t)(res->n + 1), sizeof *right);
   if (!right)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for the last core");
@@ -127,8 +127,8 @@ tp_status tp_ttid_last_core(const tp_coo *t, const tp_ttid_residual *res, tp_coo
   return st;
 }
 
-tp_status tp_ttid_next_residual(const tp_ttid_residual *res, const tp_spmat *m,
-                                const tp_prrlu_result *piv, tp_ttid_residual *next) {
+tp_status tpi_ttid_next_residual(const tpi_ttid_residual *res, const tp_spmat *m,
+                                const tp_prrlu_result *piv, tpi_ttid_residual *next) {
   memset(next, 0, sizeof *next);
   pivot_lookup lk;
   TP_TRY(lookup_make(piv->rows, piv->rank, &lk));
@@ -136,7 +136,7 @@ tp_status tp_ttid_next_residual(const tp_ttid_residual *res, const tp_spmat *m,
   next->entry = (int64_t *)malloc((size_t)(res->n + 1) * sizeof(int64_t));
   next->left = (int64_t *)malloc((size_t)(res->n + 1) * sizeof(int64_t));
   if (!left || !next->entry || !next->left) {
-    free(left), lookup_free(&lk), tp_ttid_residual_free(next);
+    free(left), lookup_free(&lk), tpi_ttid_residual_free(next);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for the residual");
   }
   TP_HOST_OMP(omp parallel for schedule(static) if (res->n > 65536))
@@ -153,7 +153,7 @@ tp_status tp_ttid_next_residual(const tp_ttid_residual *res, const tp_spmat *m,
   return TP_SUCCESS;
 }
 
-void tp_ttid_residual_free(tp_ttid_residual *r) {
+void tpi_ttid_residual_free(tpi_ttid_residual *r) {
   if (!r)
     return;
   free(r->entry), free(r->left);

@@ -83,13 +83,13 @@ typedef struct drawer {
 static void drawer_init(drawer *g, tp_sttid_random_kind kind, int order, const int64_t *dims,
                         double alpha, uint64_t seed) {
   g->kind = kind, g->order = order, g->dims = dims, g->alpha = alpha;
-  g->value_key = tp_rng_stream_key(seed, STREAM_VALUES);
+  g->value_key = tpi_rng_stream_key(seed, STREAM_VALUES);
   for (int m = 0; m < order; ++m)
-    g->index_key[m] = tp_rng_stream_key(seed, STREAM_INDEX + (uint64_t)m);
+    g->index_key[m] = tpi_rng_stream_key(seed, STREAM_INDEX + (uint64_t)m);
 }
 
 static int64_t draw_index(const drawer *g, int m, int64_t n) {
-  double u = tp_rng_uniform(tp_rng_draw(g->index_key[m], (uint64_t)n), TP_DTYPE_F64);
+  double u = tpi_rng_uniform(tpi_rng_draw(g->index_key[m], (uint64_t)n), TP_DTYPE_F64);
   if (g->kind == TP_STTID_RANDOM_KNOWLEDGE && m > 0)
     u = u * u * u; /* entity popularity: index i comes up about as often as i^(-2/3) */
   int64_t i = (int64_t)(u * (double)g->dims[m]);
@@ -99,7 +99,7 @@ static int64_t draw_index(const drawer *g, int m, int64_t n) {
 static double draw_value(const drawer *g, int64_t n) {
   if (g->kind == TP_STTID_RANDOM_KNOWLEDGE)
     return 1.0;
-  double u = tp_rng_uniform(tp_rng_draw(g->value_key, (uint64_t)n), TP_DTYPE_F64);
+  double u = tpi_rng_uniform(tpi_rng_draw(g->value_key, (uint64_t)n), TP_DTYPE_F64);
   double v = pow(1.0 - u, -1.0 / g->alpha);
   return v < DBL_MAX ? v : DBL_MAX; /* a tiny alpha reaches past the largest double */
 }
@@ -129,7 +129,7 @@ static tp_status coord_set_init(coord_set *s, int64_t nnz) {
 static uint64_t coord_hash(const tp_coo *t, int64_t e) {
   uint64_t h = 0;
   for (int m = 0; m < t->order; ++m)
-    h = tp_rng_mix64(h ^ ((uint64_t)t->indices[m][e] + (uint64_t)m * TP_RNG_GOLDEN));
+    h = tpi_rng_mix64(h ^ ((uint64_t)t->indices[m][e] + (uint64_t)m * TP_RNG_GOLDEN));
   return h;
 }
 

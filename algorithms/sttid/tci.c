@@ -34,10 +34,10 @@ static tp_status check_core(const tp_tci *t, int k) {
                "TCI: core %d has shape %lld x %lld x %lld; ranks and dims say %lld x %lld x %lld",
                k, (long long)g->dims[0], (long long)g->dims[1], (long long)g->dims[2],
                (long long)t->ranks[k], (long long)t->dims[k], (long long)t->ranks[k + 1]);
-  return tp_coo_check_arrays(g);
+  return tpi_coo_check_arrays(g);
 }
 
-tp_status tp_tci_check(const tp_tci *t) {
+tp_status tpi_tci_check(const tp_tci *t) {
   TP_CHECK_ARG(t, "the TCI is NULL");
   int d = t->order;
   TP_CHECK_ARG(d >= 2 && d <= TP_COO_MAX_ORDER, "TCI: order %d is outside [2, %d]", d,
@@ -102,7 +102,7 @@ static int64_t bond_cols(const tp_tci *t, int k) {
 }
 
 /* The pivots of bond k: rows in [0, ranks[k] * dims[k]), columns in [0, cols). A pivot row
- * given twice or without core entries makes the cross singular, which tp_tci_prepare
+ * given twice or without core entries makes the cross singular, which tpi_tci_prepare
  * reports when it marks the pivots. */
 static tp_status check_bond_pivots(const tp_tci *t, int k) {
   int64_t rows = t->ranks[k] * t->dims[k], cols = bond_cols(t, k), r = t->ranks[k + 1];
@@ -117,8 +117,8 @@ static tp_status check_bond_pivots(const tp_tci *t, int k) {
   return TP_SUCCESS;
 }
 
-tp_status tp_tci_check_contents(const tp_tci *t) {
-  TP_TRY(tp_tci_check(t));
+tp_status tpi_tci_check_contents(const tp_tci *t) {
+  TP_TRY(tpi_tci_check(t));
   for (int k = 0; k < t->order; ++k)
     TP_TRY(check_core_contents(t, k));
   for (int k = 0; k + 1 < t->order; ++k)
@@ -129,7 +129,7 @@ tp_status tp_tci_check_contents(const tp_tci *t) {
 /* ---- pivot multi-indices ------------------------------------------------------------- */
 
 static tp_status check_pivot_query(const tp_tci *t, int bond, int64_t a, const int64_t *index) {
-  TP_TRY(tp_tci_check(t));
+  TP_TRY(tpi_tci_check(t));
   TP_CHECK_ARG(index, "TCI pivot index: the output array is NULL");
   TP_CHECK_ARG(bond >= 0 && bond + 1 < t->order, "TCI: bond %d is outside [0, %d)", bond,
                t->order - 1);
@@ -181,8 +181,8 @@ static int bits_for(int64_t max_value) {
 }
 
 /* by_slice and the slices: the rows sorted by u * ranks + left, unique and within 64
- * bits (tp_tci_check bounds ranks * dims), then cut into runs of equal u. */
-static tp_status order_by_slice(tp_tci_core_rows *rows, int64_t r, int64_t n) {
+ * bits (tpi_tci_check bounds ranks * dims), then cut into runs of equal u. */
+static tp_status order_by_slice(tpi_tci_core_rows *rows, int64_t r, int64_t n) {
   int64_t m = rows->n;
   uint64_t *keys = (uint64_t *)malloc((size_t)(2 * m + 1) * sizeof(uint64_t));
   int64_t *tmp = (int64_t *)malloc((size_t)(m + 1) * sizeof(int64_t));
@@ -193,7 +193,7 @@ static tp_status order_by_slice(tp_tci_core_rows *rows, int64_t r, int64_t n) {
   for (int64_t q = 0; st == TP_SUCCESS && q < m; ++q)
     keys[q] = (uint64_t)((rows->key[q] % n) * r + rows->left[q]), rows->by_slice[q] = q;
   if (st == TP_SUCCESS)
-    st = tp_radix_sort_u64(keys, rows->by_slice, keys + m, tmp, m, bits_for(r * n - 1));
+    st = tpi_radix_sort_u64(keys, rows->by_slice, keys + m, tmp, m, bits_for(r * n - 1));
   for (int64_t i = 0; st == TP_SUCCESS && i < m; ++i)
     if (i == 0 || keys[i] / (uint64_t)r != keys[i - 1] / (uint64_t)r) {
       rows->slice_u[rows->slices] = (int64_t)(keys[i] / (uint64_t)r);
@@ -204,7 +204,7 @@ static tp_status order_by_slice(tp_tci_core_rows *rows, int64_t r, int64_t n) {
   return st;
 }
 
-tp_status tp_tci_core_rows_build(const tp_coo *core, tp_tci_core_rows *rows) {
+tp_status tpi_tci_core_rows_build(const tp_coo *core, tpi_tci_core_rows *rows) {
   memset(rows, 0, sizeof *rows);
   int64_t m = 0;
   for (int64_t e = 0; e < core->nnz; ++e)
@@ -216,7 +216,7 @@ tp_status tp_tci_core_rows_build(const tp_coo *core, tp_tci_core_rows *rows) {
   rows->by_slice = (int64_t *)malloc(bytes);
   if (!rows->key || !rows->left || !rows->ptr || !rows->pivot || !rows->slice_u ||
       !rows->slice_ptr || !rows->by_slice) {
-    tp_tci_core_rows_free(rows);
+    tpi_tci_core_rows_free(rows);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TCI: no host memory to index %lld core rows",
                     (long long)m);
   }
@@ -228,7 +228,7 @@ tp_status tp_tci_core_rows_build(const tp_coo *core, tp_tci_core_rows *rows) {
   rows->ptr[rows->n] = core->nnz;
   tp_status st = order_by_slice(rows, core->dims[0], core->dims[1]);
   if (st != TP_SUCCESS)
-    tp_tci_core_rows_free(rows);
+    tpi_tci_core_rows_free(rows);
   return st;
 }
 
@@ -245,17 +245,17 @@ static int64_t lower_bound(const int64_t *v, int64_t n, int64_t x) {
   return lo;
 }
 
-int64_t tp_tci_core_rows_find(const tp_tci_core_rows *rows, int64_t key) {
+int64_t tpi_tci_core_rows_find(const tpi_tci_core_rows *rows, int64_t key) {
   int64_t q = lower_bound(rows->key, rows->n, key);
   return q < rows->n && rows->key[q] == key ? q : -1;
 }
 
-int64_t tp_tci_core_rows_slice(const tp_tci_core_rows *rows, int64_t u) {
+int64_t tpi_tci_core_rows_slice(const tpi_tci_core_rows *rows, int64_t u) {
   int64_t s = lower_bound(rows->slice_u, rows->slices, u);
   return s < rows->slices && rows->slice_u[s] == u ? s : -1;
 }
 
-void tp_tci_core_rows_free(tp_tci_core_rows *rows) {
+void tpi_tci_core_rows_free(tpi_tci_core_rows *rows) {
   if (!rows)
     return;
   free(rows->key), free(rows->left), free(rows->ptr), free(rows->pivot);

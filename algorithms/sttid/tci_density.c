@@ -12,7 +12,7 @@ static double core_size(const tp_tci *t, int k) {
 
 tp_status tp_tci_density(const tp_tci *t, double *per_core, double *average) {
   TP_CHECK_ARG(average, "tp_tci_density: average must not be NULL");
-  TP_TRY(tp_tci_check(t));
+  TP_TRY(tpi_tci_check(t));
   double stored = 0, size = 0;
   for (int k = 0; k < t->order; ++k) {
     if (per_core)

@@ -54,22 +54,22 @@ static int64_t first_unsorted(const tp_coo *x) {
 }
 
 static tp_status sorted_copy(const tp_coo *host, tp_coo *copy) {
-  TP_TRY(tp_coo_host_alloc(TP_DTYPE_F64, host->order, host->dims, host->nnz, copy));
+  TP_TRY(tpi_coo_host_alloc(TP_DTYPE_F64, host->order, host->dims, host->nnz, copy));
   for (int m = 0; m < host->order; ++m)
     memcpy(copy->indices[m], host->indices[m], (size_t)host->nnz * sizeof(int64_t));
   for (int64_t e = 0; e < host->nnz; ++e)
-    ((double *)copy->values)[e] = tp_coo_value(host, e);
-  tp_status st = tp_coo_sort(copy);
+    ((double *)copy->values)[e] = tpi_coo_value(host, e);
+  tp_status st = tpi_coo_sort(copy);
   int64_t e = st == TP_SUCCESS ? first_unsorted(copy) : 0;
   if (st == TP_SUCCESS && e < copy->nnz) { /* sorted, so only a repeat is left */
     char at[TP_COO_COORD_TEXT];
-    tp_coo_format_coordinate(copy, e, at, sizeof at);
+    tpi_coo_format_coordinate(copy, e, at, sizeof at);
     st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                   "tp_tci_error: the tensor repeats the coordinate %s; sum duplicates first "
                   "(tp_coo_sum_duplicates)", at);
   }
   if (st != TP_SUCCESS)
-    tp_coo_host_free(copy);
+    tpi_coo_host_free(copy);
   return st;
 }
 
@@ -88,7 +88,7 @@ static tp_status sorted_view(const tp_coo *host, tp_coo *view, int *owned) {
 enum { CHUNK_TARGET = 512, CHUNK_MAX = 4096 };
 
 /* Level k's vector w_k (ranks[k+1] values) starts at work + offset[k]; the scratch of
- * tp_tci_interpolate (the largest rank) at work + offset[order - 1]. */
+ * tpi_tci_interpolate (the largest rank) at work + offset[order - 1]. */
 typedef struct walk_layout {
   int64_t offset[TP_COO_MAX_ORDER];
   int64_t total;
@@ -119,18 +119,18 @@ static void sum_add(exact_sum *a, double x) {
 }
 
 /* Adds chunk [begin, end)'s T^2 and T T~ to sums[0] and sums[1]. */
-static void walk_chunk(const tp_tci_prepared *p, const tp_coo *x, int64_t begin, int64_t end,
+static void walk_chunk(const tpi_tci_prepared *p, const tp_coo *x, int64_t begin, int64_t end,
                        const walk_layout *l, double *work, exact_sum *sums) {
   const tp_tci *t = p->t;
   const double one = 1;
   int d = t->order;
   for (int64_t e = begin; e < end; ++e) {
     int increasing, m = e == begin ? 0 : first_difference(x, e, &increasing);
-    double *scratch = work + l->offset[d - 1], approx, v = tp_coo_value(x, e);
+    double *scratch = work + l->offset[d - 1], approx, v = tpi_coo_value(x, e);
     for (int k = m; k + 1 < d; ++k)
-      tp_tci_interpolate(p, k, k ? work + l->offset[k - 1] : &one, x->indices[k][e],
+      tpi_tci_interpolate(p, k, k ? work + l->offset[k - 1] : &one, x->indices[k][e],
                          work + l->offset[k], scratch);
-    tp_tci_interpolate(p, d - 1, work + l->offset[d - 2], x->indices[d - 1][e], &approx,
+    tpi_tci_interpolate(p, d - 1, work + l->offset[d - 2], x->indices[d - 1][e], &approx,
                        scratch);
     sum_add(&sums[0], v * v);
     sum_add(&sums[1], v * approx);
@@ -144,7 +144,7 @@ static int64_t chunk_count(int64_t nnz) {
 
 /* ||T||^2 and <T, T~>, the chunks walked in parallel and their sums added in chunk order
  * (the same result on any thread count). */
-static tp_status walk_nonzeros(const tp_tci_prepared *p, const tp_coo *x, double *norm2,
+static tp_status walk_nonzeros(const tpi_tci_prepared *p, const tp_coo *x, double *norm2,
                                double *inner) {
   walk_layout l = layout_of(p->t);
   int64_t chunks = chunk_count(x->nnz);
@@ -186,7 +186,7 @@ static tp_status walk_nonzeros(const tp_tci_prepared *p, const tp_coo *x, double
 /* One batch of whole slices [s0, s1) of core k: Z's rows, H = E(lefts of the slice, :) Z
  * per slice, and next += Z^T H. Every sum runs in a fixed order, whatever the threads. */
 typedef struct env_batch {
-  const tp_tci_prepared *p;
+  const tpi_tci_prepared *p;
   int k;
   const double *e; /* E_{k-1}, ranks[k]^2 */
   double *next;    /* E_k, ranks[k+1]^2 */
@@ -195,7 +195,7 @@ typedef struct env_batch {
 
 /* H's rows of slice s, whose rows are batch rows [i0, i1) (i - base in z and h). */
 static void slice_h(const env_batch *b, int64_t i0, int64_t i1, int64_t base) {
-  const tp_tci_core_rows *rows = &b->p->rows[b->k];
+  const tpi_tci_core_rows *rows = &b->p->rows[b->k];
   int64_t rr = b->p->t->ranks[b->k + 1], rl = b->p->t->ranks[b->k];
   for (int64_t i = i0; i < i1; ++i) { /* H(i, :) = sum_j E(left_i, left_j) Z(j, :) */
     double *h = b->h + (i - base) * rr;
@@ -212,12 +212,12 @@ static void slice_h(const env_batch *b, int64_t i0, int64_t i1, int64_t base) {
 }
 
 static void batch_slices(const env_batch *b, int64_t s0, int64_t s1) {
-  const tp_tci_core_rows *rows = &b->p->rows[b->k];
+  const tpi_tci_core_rows *rows = &b->p->rows[b->k];
   int64_t rr = b->p->t->ranks[b->k + 1];
   int64_t base = rows->slice_ptr[s0], count = rows->slice_ptr[s1] - base;
   TP_HOST_OMP(omp parallel for schedule(dynamic, 16) if (count * rr > 4096))
   for (int64_t i = base; i < base + count; ++i)
-    tp_tci_interpolation_row(b->p, b->k, rows->by_slice[i], b->z + (i - base) * rr);
+    tpi_tci_interpolation_row(b->p, b->k, rows->by_slice[i], b->z + (i - base) * rr);
   TP_HOST_OMP(omp parallel for schedule(dynamic, 4) if (count * rr > 4096))
   for (int64_t s = s0; s < s1; ++s)
     slice_h(b, rows->slice_ptr[s], rows->slice_ptr[s + 1], base);
@@ -238,9 +238,9 @@ enum { BATCH_VALUES = 1 << 20 };
 
 /* next = sum_u Z_k(:, u, :)^T e Z_k(:, u, :), in batches of whole slices (a slice holds
  * at most ranks[k] rows) of about BATCH_VALUES values. */
-static tp_status environment_step(const tp_tci_prepared *p, int k, const double *e,
+static tp_status environment_step(const tpi_tci_prepared *p, int k, const double *e,
                                   double *next) {
-  const tp_tci_core_rows *rows = &p->rows[k];
+  const tpi_tci_core_rows *rows = &p->rows[k];
   int64_t rr = p->t->ranks[k + 1], rl = p->t->ranks[k];
   int64_t cap = BATCH_VALUES / rr > rl ? BATCH_VALUES / rr : rl;
   cap = cap < rows->n ? cap : rows->n;
@@ -264,7 +264,7 @@ static tp_status environment_step(const tp_tci_prepared *p, int k, const double 
 
 /* ||T~||^2: E_k = Z_k^T E_{k-1} Z_k summed over slices, from E_{-1} = [1]; the last
  * environment is 1 x 1. E_k is symmetrised against rounding. */
-static tp_status tci_norm2(const tp_tci_prepared *p, double *norm2) {
+static tp_status tci_norm2(const tpi_tci_prepared *p, double *norm2) {
   const tp_tci *t = p->t;
   double *e = (double *)calloc(1, sizeof(double));
   tp_status st = e ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_error: no memory");
@@ -317,8 +317,8 @@ static void finish(tp_tci_error_info *info, int order) {
 }
 
 static tp_status error_terms(const tp_tci *t, const tp_coo *host, tp_tci_error_info *info) {
-  tp_tci_prepared p;
-  TP_TRY(tp_tci_prepare(t, &p));
+  tpi_tci_prepared p;
+  TP_TRY(tpi_tci_prepare(t, &p));
   tp_coo view;
   int owned = 0;
   tp_status st = sorted_view(host, &view, &owned);
@@ -327,8 +327,8 @@ static tp_status error_terms(const tp_tci *t, const tp_coo *host, tp_tci_error_i
   if (st == TP_SUCCESS)
     st = tci_norm2(&p, &info->norm2_tci);
   if (owned)
-    tp_coo_host_free(&view);
-  tp_tci_prepared_free(&p);
+    tpi_coo_host_free(&view);
+  tpi_tci_prepared_free(&p);
   return st;
 }
 
@@ -336,11 +336,11 @@ tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *i
   double start = tp_wall_seconds();
   TP_CHECK_ARG(info, "tp_tci_error: info is NULL");
   memset(info, 0, sizeof *info);
-  TP_TRY(tp_tci_check(t));
+  TP_TRY(tpi_tci_check(t));
   TP_TRY(tp_coo_validate(host));
   TP_TRY(check_shapes(t, host));
   int64_t e = 0;
-  while (e < host->nnz && tp_coo_value(host, e) == 0)
+  while (e < host->nnz && tpi_coo_value(host, e) == 0)
     ++e;
   TP_CHECK_ARG(e < host->nnz, "tp_tci_error: the tensor has no nonzero value, so the "
                "relative error is undefined");

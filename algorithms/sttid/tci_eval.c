@@ -12,7 +12,7 @@
  * are (u_0..u_k) with u_0 fastest, so the last A is the tensor in first-index-fastest
  * layout. Rows of Z_k at pivot rows are exactly unit vectors (the paper's identity
  * block), so the rebuilt tensor interpolates the pivots; entries take the same route
- * (tp_tci_interpolate). */
+ * (tpi_tci_interpolate). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,9 +26,9 @@
 
 /* Marks bond k's pivot rows in core k's row index. A pivot row without entries, or one
  * given twice, would make X_k singular. */
-static tp_status mark_pivots(const tp_tci *t, int k, tp_tci_core_rows *rows) {
+static tp_status mark_pivots(const tp_tci *t, int k, tpi_tci_core_rows *rows) {
   for (int64_t a = 0; a < t->ranks[k + 1]; ++a) {
-    int64_t q = tp_tci_core_rows_find(rows, t->pivot_rows[k][a]);
+    int64_t q = tpi_tci_core_rows_find(rows, t->pivot_rows[k][a]);
     if (q < 0)
       return TP_ERROR(TP_ERROR_NUMERICAL, "TCI: bond %d's pivot row %lld (row %lld of M_%d) "
                       "holds no core entry, so the cross matrix is singular", k, (long long)a,
@@ -43,36 +43,36 @@ static tp_status mark_pivots(const tp_tci *t, int k, tp_tci_core_rows *rows) {
   return TP_SUCCESS;
 }
 
-tp_status tp_tci_prepare(const tp_tci *t, tp_tci_prepared *p) {
+tp_status tpi_tci_prepare(const tp_tci *t, tpi_tci_prepared *p) {
   memset(p, 0, sizeof *p);
-  TP_TRY(tp_tci_check_contents(t));
+  TP_TRY(tpi_tci_check_contents(t));
   p->t = t;
   tp_status st = TP_SUCCESS;
   for (int k = 0; k < t->order && st == TP_SUCCESS; ++k)
-    st = tp_tci_core_rows_build(&t->cores[k], &p->rows[k]);
+    st = tpi_tci_core_rows_build(&t->cores[k], &p->rows[k]);
   for (int k = 0; k + 1 < t->order && st == TP_SUCCESS; ++k)
     st = mark_pivots(t, k, &p->rows[k]);
   for (int k = 0; k + 1 < t->order && st == TP_SUCCESS; ++k)
-    st = tp_tci_lu_factor(t, k, &p->rows[k], &p->lu[k]);
+    st = tpi_tci_lu_factor(t, k, &p->rows[k], &p->lu[k]);
   if (st != TP_SUCCESS)
-    tp_tci_prepared_free(p);
+    tpi_tci_prepared_free(p);
   return st;
 }
 
-void tp_tci_prepared_free(tp_tci_prepared *p) {
+void tpi_tci_prepared_free(tpi_tci_prepared *p) {
   if (!p)
     return;
   for (int k = 0; k < TP_COO_MAX_ORDER; ++k)
-    tp_tci_core_rows_free(&p->rows[k]);
+    tpi_tci_core_rows_free(&p->rows[k]);
   for (int k = 0; k + 1 < TP_COO_MAX_ORDER; ++k)
-    tp_tci_lu_free(&p->lu[k]);
+    tpi_tci_lu_free(&p->lu[k]);
   memset(p, 0, sizeof *p);
 }
 
 /* ---- interpolation ------------------------------------------------------------------- */
 
 /* out += x G_k(row q, :). */
-static void add_core_row(const tp_tci_prepared *p, int k, int64_t q, double x, double *out) {
+static void add_core_row(const tpi_tci_prepared *p, int k, int64_t q, double x, double *out) {
   const tp_coo *g = &p->t->cores[k];
   const double *val = (const double *)g->values;
   const int64_t *right = g->indices[2];
@@ -80,7 +80,7 @@ static void add_core_row(const tp_tci_prepared *p, int k, int64_t q, double x, d
     out[right[e]] += x * val[e];
 }
 
-void tp_tci_interpolation_row(const tp_tci_prepared *p, int k, int64_t q, double *row) {
+void tpi_tci_interpolation_row(const tpi_tci_prepared *p, int k, int64_t q, double *row) {
   const tp_tci *t = p->t;
   memset(row, 0, (size_t)t->ranks[k + 1] * sizeof(double));
   int64_t a = p->rows[k].pivot[q];
@@ -90,16 +90,16 @@ void tp_tci_interpolation_row(const tp_tci_prepared *p, int k, int64_t q, double
   }
   add_core_row(p, k, q, 1, row);
   if (k + 1 < t->order)
-    tp_tci_lu_solve_row(&p->lu[k], row);
+    tpi_tci_lu_solve_row(&p->lu[k], row);
 }
 
-void tp_tci_interpolate(const tp_tci_prepared *p, int k, const double *w, int64_t u,
+void tpi_tci_interpolate(const tpi_tci_prepared *p, int k, const double *w, int64_t u,
                         double *out, double *scratch) {
   const tp_tci *t = p->t;
-  const tp_tci_core_rows *rows = &p->rows[k];
+  const tpi_tci_core_rows *rows = &p->rows[k];
   size_t bytes = (size_t)t->ranks[k + 1] * sizeof(double);
   memset(out, 0, bytes);
-  int64_t s = tp_tci_core_rows_slice(rows, u);
+  int64_t s = tpi_tci_core_rows_slice(rows, u);
   if (s < 0)
     return;
   memset(scratch, 0, bytes);
@@ -113,7 +113,7 @@ void tp_tci_interpolate(const tp_tci_prepared *p, int k, const double *w, int64_
       add_core_row(p, k, q, x, out);
   }
   if (k + 1 < t->order)
-    tp_tci_lu_solve_row(&p->lu[k], out);
+    tpi_tci_lu_solve_row(&p->lu[k], out);
   for (int64_t b = 0; units && b < t->ranks[k + 1]; ++b)
     out[b] += scratch[b];
 }
@@ -129,31 +129,31 @@ static int64_t largest_rank(const tp_tci *t) {
 
 tp_status tp_tci_evaluate(const tp_tci *t, const int64_t *index, double *value) {
   TP_CHECK_ARG(index && value, "tp_tci_evaluate: index and value must not be NULL");
-  TP_TRY(tp_tci_check(t));
+  TP_TRY(tpi_tci_check(t));
   for (int m = 0; m < t->order; ++m)
     TP_CHECK_ARG(index[m] >= 0 && index[m] < t->dims[m],
                  "tp_tci_evaluate: mode %d index %lld is outside [0, %lld)", m,
                  (long long)index[m], (long long)t->dims[m]);
-  tp_tci_prepared p;
-  TP_TRY(tp_tci_prepare(t, &p));
+  tpi_tci_prepared p;
+  TP_TRY(tpi_tci_prepare(t, &p));
   int64_t r = largest_rank(t);
   double *w = (double *)calloc((size_t)r, sizeof(double));
   double *v = (double *)calloc((size_t)r, sizeof(double));
   double *scratch = (double *)calloc((size_t)r, sizeof(double));
   if (!w || !v || !scratch) {
-    free(w), free(v), free(scratch), tp_tci_prepared_free(&p);
+    free(w), free(v), free(scratch), tpi_tci_prepared_free(&p);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_evaluate: no host memory for rank %lld",
                     (long long)r);
   }
   w[0] = 1;
   for (int k = 0; k < t->order; ++k) {
-    tp_tci_interpolate(&p, k, w, index[k], v, scratch);
+    tpi_tci_interpolate(&p, k, w, index[k], v, scratch);
     double *swap = w;
     w = v, v = swap;
   }
   *value = w[0];
   free(w), free(v), free(scratch);
-  tp_tci_prepared_free(&p);
+  tpi_tci_prepared_free(&p);
   return TP_SUCCESS;
 }
 
@@ -192,9 +192,9 @@ static double *alloc_zeros(int64_t n) {
 
 /* Z_k dense, row (left, u) at (left * dims[k] + u) * ranks[k+1]. Rows without entries
  * stay zero. */
-static tp_status interpolation_matrix(const tp_tci_prepared *p, int k, double **out) {
+static tp_status interpolation_matrix(const tpi_tci_prepared *p, int k, double **out) {
   const tp_tci *t = p->t;
-  const tp_tci_core_rows *rows = &p->rows[k];
+  const tpi_tci_core_rows *rows = &p->rows[k];
   int64_t r = t->ranks[k + 1];
   double *z = alloc_zeros(t->ranks[k] * t->dims[k] * r);
   if (!z)
@@ -204,7 +204,7 @@ static tp_status interpolation_matrix(const tp_tci_prepared *p, int k, double **
                     (long long)r);
   TP_HOST_OMP(omp parallel for schedule(dynamic, 64) if (rows->n > 256))
   for (int64_t q = 0; q < rows->n; ++q)
-    tp_tci_interpolation_row(p, k, q, z + rows->key[q] * r);
+    tpi_tci_interpolation_row(p, k, q, z + rows->key[q] * r);
   *out = z;
   return TP_SUCCESS;
 }
@@ -230,7 +230,7 @@ static void contract(const double *a, int64_t np, int64_t ra, const double *z, i
 }
 
 /* A_k for k = 1..d-1, the last one written into dst. */
-static tp_status contract_all(const tp_tci_prepared *p, double *a, double *dst) {
+static tp_status contract_all(const tpi_tci_prepared *p, double *a, double *dst) {
   const tp_tci *t = p->t;
   int64_t np = t->dims[0];
   tp_status st = TP_SUCCESS;
@@ -255,7 +255,7 @@ static tp_status contract_all(const tp_tci_prepared *p, double *a, double *dst) 
 tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense *out) {
   TP_CHECK_ARG(out, "tp_tci_to_dense: the output is NULL");
   memset(out, 0, sizeof *out);
-  TP_TRY(tp_tci_check(t));
+  TP_TRY(tpi_tci_check(t));
   TP_CHECK_ARG(max_elements >= 1, "tp_tci_to_dense: max_elements %lld must be positive",
                (long long)max_elements);
   int64_t total;
@@ -264,8 +264,8 @@ tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense *out) 
                "tp_tci_to_dense: the tensor has %lld entries, more than max_elements = %lld",
                (long long)total, (long long)max_elements);
   TP_TRY(check_sizes(t, max_elements));
-  tp_tci_prepared p;
-  TP_TRY(tp_tci_prepare(t, &p));
+  tpi_tci_prepared p;
+  TP_TRY(tpi_tci_prepare(t, &p));
   double *a = NULL;
   tp_status st = tp_dense_alloc(NULL, TP_DTYPE_F64, t->order, t->dims, TP_LAYOUT_LEFT, out);
   if (st == TP_SUCCESS)
@@ -274,7 +274,7 @@ tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense *out) 
     st = interpolation_matrix(&p, 0, &a); /* A_0 = Z_0, its one row block */
   if (st == TP_SUCCESS)
     st = contract_all(&p, a, (double *)out->data);
-  tp_tci_prepared_free(&p);
+  tpi_tci_prepared_free(&p);
   if (st != TP_SUCCESS) {
     tp_dense_free(NULL, out);
     memset(out, 0, sizeof *out);

@@ -89,7 +89,7 @@ static int find_repeat(const int64_t *v, int64_t n, int64_t *twice) {
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-/* What tp_tci_check_contents leaves out: ranks within what the dims allow, and no
+/* What tpi_tci_check_contents leaves out: ranks within what the dims allow, and no
  * pivot row or column taken twice in a bond. */
 static tp_status check_bonds(const tp_tci *t) {
   for (int k = 0; k + 1 < t->order; ++k) {
@@ -108,29 +108,29 @@ static tp_status check_bonds(const tp_tci *t) {
 }
 
 /* " v_0 v_1 ... v_{n-1}\n" */
-static void put_list(tp_output *f, const int64_t *v, int64_t n) {
+static void put_list(tpi_output *f, const int64_t *v, int64_t n) {
   char buf[32];
   for (int64_t a = 0; a < n; ++a) {
     snprintf(buf, sizeof buf, " %lld", (long long)v[a]);
-    tp_output_text(f, buf);
+    tpi_output_text(f, buf);
   }
-  tp_output_text(f, "\n");
+  tpi_output_text(f, "\n");
 }
 
-static tp_status write_manifest(tp_output *f, const void *what) {
+static tp_status write_manifest(tpi_output *f, const void *what) {
   const tp_tci *t = (const tp_tci *)what;
   char buf[64];
   snprintf(buf, sizeof buf, "%s %d\norder %d\ndims", TCI_MAGIC, TCI_VERSION, t->order);
-  tp_output_text(f, buf);
+  tpi_output_text(f, buf);
   put_list(f, t->dims, t->order);
-  tp_output_text(f, "ranks");
+  tpi_output_text(f, "ranks");
   put_list(f, t->ranks, t->order + 1);
   for (int k = 0; k + 1 < t->order; ++k) {
     snprintf(buf, sizeof buf, "bond %d rows", k);
-    tp_output_text(f, buf);
+    tpi_output_text(f, buf);
     put_list(f, t->pivot_rows[k], t->ranks[k + 1]);
     snprintf(buf, sizeof buf, "bond %d cols", k);
-    tp_output_text(f, buf);
+    tpi_output_text(f, buf);
     put_list(f, t->pivot_cols[k], t->ranks[k + 1]);
   }
   return TP_SUCCESS;
@@ -155,7 +155,7 @@ tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order) {
 tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *t) {
   TP_CHECK_ARG(set, "tp_tci_write_to: the set is NULL");
   TP_CHECK_ARG(prefix && *prefix, "tp_tci_write: the prefix is NULL or empty");
-  TP_TRY(tp_tci_check_contents(t));
+  TP_TRY(tpi_tci_check_contents(t));
   TP_TRY(check_bonds(t));
   char *path = NULL;
   tp_status st = TP_SUCCESS;
@@ -169,7 +169,7 @@ tp_status tp_tci_write_to(tp_output_set *set, const char *prefix, const tp_tci *
   if (st == TP_SUCCESS)
     st = tci_path(prefix, -1, &path);
   if (st == TP_SUCCESS)
-    st = tp_output_write_in(set, path, write_manifest, t);
+    st = tpi_output_write_in(set, path, write_manifest, t);
   free(path);
   return st;
 }
@@ -205,7 +205,7 @@ static tp_status manifest_load(manifest *m, const char *path) {
   tp_status st = TP_SUCCESS;
   m->text = (char *)malloc(cap);
   while (m->text && st == TP_SUCCESS) {
-    st = tp_input_read(in, m->text + m->size, cap - m->size, &got);
+    st = tpi_input_read(in, m->text + m->size, cap - m->size, &got);
     m->size += got;
     if (m->size < cap)
       break;
@@ -477,15 +477,15 @@ static tp_status read_all(const char *prefix, tp_tci *t) {
     st = read_core(prefix, t, k);
   /* Everything was checked above; this catches a reader and a checker that disagree. */
   if (st == TP_SUCCESS)
-    st = tp_tci_check_contents(t);
+    st = tpi_tci_check_contents(t);
   return st;
 }
 
-tp_status tp_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
+tp_status tpi_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
                                       tp_tci *t) {
-  TP_CHECK_ARG(t, "tp_tci_read_manifest_buffer: the output is NULL");
+  TP_CHECK_ARG(t, "tpi_tci_read_manifest_buffer: the output is NULL");
   memset(t, 0, sizeof *t);
-  TP_CHECK_ARG(bytes || size == 0, "tp_tci_read_manifest_buffer: bytes is NULL");
+  TP_CHECK_ARG(bytes || size == 0, "tpi_tci_read_manifest_buffer: bytes is NULL");
   manifest m;
   memset(&m, 0, sizeof m);
   m.path = name ? name : "manifest buffer";

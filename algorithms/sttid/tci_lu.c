@@ -42,10 +42,10 @@ static tp_status store_push(lu_store *s, int64_t col, double v) {
 /* ---- factorisation ------------------------------------------------------------------- */
 
 /* acc = row a of X_k (acc is zero on entry). */
-static void scatter_cross_row(const tp_tci *t, int k, const tp_tci_core_rows *rows, int64_t a,
+static void scatter_cross_row(const tp_tci *t, int k, const tpi_tci_core_rows *rows, int64_t a,
                               double *acc) {
   const tp_coo *g = &t->cores[k];
-  int64_t q = tp_tci_core_rows_find(rows, t->pivot_rows[k][a]);
+  int64_t q = tpi_tci_core_rows_find(rows, t->pivot_rows[k][a]);
   if (q < 0)
     return; /* an empty row: the zero diagonal reports it */
   for (int64_t e = rows->ptr[q]; e < rows->ptr[q + 1]; ++e)
@@ -54,7 +54,7 @@ static void scatter_cross_row(const tp_tci *t, int k, const tp_tci_core_rows *ro
 
 /* Subtracts the multiples of U's rows 0..i-1 that zero acc[0..i-1]; the multipliers are
  * left in acc[0..i-1]. Row j of U only touches columns > j, so increasing j is enough. */
-static void eliminate_row(const tp_tci_lu *lu, int64_t i, double *acc) {
+static void eliminate_row(const tpi_tci_lu *lu, int64_t i, double *acc) {
   for (int64_t j = 0; j < i; ++j) {
     if (acc[j] == 0)
       continue;
@@ -67,7 +67,7 @@ static void eliminate_row(const tp_tci_lu *lu, int64_t i, double *acc) {
 
 /* Moves acc's nonzeros into row i of L (columns < i) and U (diagonal, columns > i) and
  * clears acc. */
-static tp_status harvest_row(tp_tci_lu *lu, int64_t i, double *acc, lu_store *l, lu_store *u) {
+static tp_status harvest_row(tpi_tci_lu *lu, int64_t i, double *acc, lu_store *l, lu_store *u) {
   tp_status st = TP_SUCCESS;
   for (int64_t j = 0; j < lu->r && st == TP_SUCCESS; ++j) {
     if (acc[j] != 0 && j != i)
@@ -87,8 +87,8 @@ static tp_status singular(const tp_tci *t, int k, int64_t i, double diag) {
                   (long long)t->pivot_cols[k][i], k);
 }
 
-static tp_status factor_rows(const tp_tci *t, int k, const tp_tci_core_rows *rows,
-                             tp_tci_lu *lu, double *acc) {
+static tp_status factor_rows(const tp_tci *t, int k, const tpi_tci_core_rows *rows,
+                             tpi_tci_lu *lu, double *acc) {
   lu_store l, u;
   memset(&l, 0, sizeof l), memset(&u, 0, sizeof u);
   tp_status st = TP_SUCCESS;
@@ -101,13 +101,13 @@ static tp_status factor_rows(const tp_tci *t, int k, const tp_tci_core_rows *row
     else
       st = harvest_row(lu, i, acc, &l, &u);
   }
-  /* the factor owns the arrays from here, on failure too (tp_tci_lu_free frees them) */
+  /* the factor owns the arrays from here, on failure too (tpi_tci_lu_free frees them) */
   lu->l_col = l.col, lu->l_val = l.val, lu->u_col = u.col, lu->u_val = u.val;
   return st;
 }
 
-tp_status tp_tci_lu_factor(const tp_tci *t, int bond, const tp_tci_core_rows *rows,
-                           tp_tci_lu *lu) {
+tp_status tpi_tci_lu_factor(const tp_tci *t, int bond, const tpi_tci_core_rows *rows,
+                           tpi_tci_lu *lu) {
   memset(lu, 0, sizeof *lu);
   int64_t r = t->ranks[bond + 1];
   lu->r = r;
@@ -123,11 +123,11 @@ tp_status tp_tci_lu_factor(const tp_tci *t, int bond, const tp_tci_core_rows *ro
     st = factor_rows(t, bond, rows, lu, acc);
   free(acc);
   if (st != TP_SUCCESS)
-    tp_tci_lu_free(lu);
+    tpi_tci_lu_free(lu);
   return st;
 }
 
-void tp_tci_lu_free(tp_tci_lu *lu) {
+void tpi_tci_lu_free(tpi_tci_lu *lu) {
   if (!lu)
     return;
   free(lu->l_ptr), free(lu->l_col), free(lu->l_val);
@@ -139,7 +139,7 @@ void tp_tci_lu_free(tp_tci_lu *lu) {
 
 /* y X = w as z U = w, then y L = z. Row i of U is finished once z_i is known, so both
  * sweeps push a solved value along its row (axpy form), reading each factor row-wise. */
-void tp_tci_lu_solve_row(const tp_tci_lu *lu, double *w) {
+void tpi_tci_lu_solve_row(const tpi_tci_lu *lu, double *w) {
   for (int64_t i = 0; i < lu->r; ++i) {
     double z = w[i] / lu->u_diag[i];
     w[i] = z;

@@ -12,28 +12,28 @@
 TP_EXTERN_C_BEGIN
 
 /* Checks the options; *limit receives min(rmax, rows, cols). */
-tp_status tp_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
+tp_status tpi_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
                                  int64_t *limit);
 
 /* Zeroes *r and allocates room for capacity pivots (host). */
-tp_status tp_prrlu_result_init(tp_prrlu_result *r, int64_t capacity);
+tp_status tpi_prrlu_result_init(tp_prrlu_result *r, int64_t capacity);
 
 /* The threshold once the first pivot (magnitude first) is known. */
-static inline double tp_prrlu_threshold(const tp_prrlu_options *opt, double first) {
+static inline double tpi_prrlu_threshold(const tp_prrlu_options *opt, double first) {
   return opt->eps_relative ? opt->eps * first : opt->eps;
 }
 
 /* Told the number of pivots chosen so far each time the sparse PRRLU has read its state
  * back from the space (once per batch of pivot steps): watching costs no extra
  * synchronisation. */
-typedef struct tp_prrlu_observer {
+typedef struct tpi_prrlu_observer {
   void (*pivots)(void *ctx, int64_t rank);
   void *ctx;
-} tp_prrlu_observer;
+} tpi_prrlu_observer;
 
 /* tp_prrlu with an observer (may be NULL). */
-tp_status tp_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
-                            const tp_prrlu_observer *observer, tp_prrlu_result *result);
+tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
+                            const tpi_prrlu_observer *observer, tp_prrlu_result *result);
 
 TP_EXTERN_C_END
 #endif

@@ -12,18 +12,18 @@
 
 TP_EXTERN_C_BEGIN
 
-typedef struct tp_sttid_compressed {
+typedef struct tpi_sttid_compressed {
   int64_t nnz, rows, cols; /* entries, occupied rows, occupied columns */
   uint32_t *row, *col;     /* compressed coordinates of each entry */
   double *values;
   int64_t *row_ids;        /* compressed row -> the matrix's row */
   int64_t *col_ids;
-} tp_sttid_compressed;
+} tpi_sttid_compressed;
 
 /* Validates the matrix (indices in range, values finite, no repeated coordinate, fewer
  * than 2^31 entries) and compresses it. */
-tp_status tp_sttid_compress(const tp_spmat *m, tp_sttid_compressed *out);
-void tp_sttid_compressed_free(tp_sttid_compressed *c);
+tp_status tp_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out);
+void tpi_sttid_compressed_free(tpi_sttid_compressed *c);
 
 TP_EXTERN_C_END
 #endif

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *file = data + 1;
   size_t n = size - 1;
   tp_input in;
-  tp_input_init_buffer(&in, "fuzz.npy", file, n);
+  tpi_input_init_buffer(&in, "fuzz.npy", file, n);
 
   tp_npy_header h;
   tp_clear_error();
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (peeked != TP_SUCCESS)
     check(is_zero(&h, sizeof h) && tp_last_error()[0] != '\0');
   else /* peeking consumes nothing */
-    check(tp_input_remaining(&in) == n && h.data_offset <= n);
+    check(tpi_input_remaining(&in) == n && h.data_offset <= n);
 
   tp_dense t;
   memset(&t, 0x5a, sizeof t); /* whatever the caller's struct held */
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_status st = tp_dense_read_npy_input(&in, want, &t);
   if (st != TP_SUCCESS) {
     check(is_zero(&t, sizeof t) && tp_last_error()[0] != '\0');
-    tp_input_release(&in);
+    tpi_input_release(&in);
     return 0;
   }
   check(peeked == TP_SUCCESS);
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* The data came from the file, and the input is left just after it. */
   uint64_t nbytes = (uint64_t)count * tp_dtype_size(h.dtype);
   check(h.data_offset + nbytes <= n);
-  check(tp_input_remaining(&in) == n - h.data_offset - nbytes);
+  check(tpi_input_remaining(&in) == n - h.data_offset - nbytes);
 
   /* The finiteness promise, in the precision returned (every element read: ASan sees a
    * buffer shorter than the count). */
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   check(tp_dense_free(NULL, &t) == TP_SUCCESS);
   check(t.order == 0 && t.data == NULL);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return 0;
 }
 

@@ -6,7 +6,7 @@
  *           tp_dense_read_text_input
  * The header is peeked first, as the reading will see it: tp_dense_peek_header (which
  * tells the format) before tp_dense_read_input, the text header alone
- * (tp_dense_text_peek_header, which takes any bytes in comments) before the text reader.
+ * (tpi_dense_text_peek_header, which takes any bytes in comments) before the text reader.
  * Either the read fails, leaving its output zeroed with a message, or it returns a tensor
  * that agrees with the header peeked (order, dims; text gives TP_LAYOUT_LEFT), in the
  * precision asked for, every value finite, that tp_dense_check accepts and tp_dense_free
@@ -52,8 +52,8 @@ static int peek(uint8_t select, tp_input *in, tp_dense_header *h) {
     check(ok || (is_zero(h, sizeof *h) && tp_last_error()[0] != '\0'));
     return ok;
   }
-  tp_dense_text_header text;
-  int ok = tp_dense_text_peek_header(in, &text) == TP_SUCCESS;
+  tpi_dense_text_header text;
+  int ok = tpi_dense_text_peek_header(in, &text) == TP_SUCCESS;
   check(ok || (is_zero(&text, sizeof text) && tp_last_error()[0] != '\0'));
   memset(h, 0, sizeof *h);
   h->format = TP_FILE_DENSE_TEXT, h->dtype = TP_DTYPE_F64, h->order = text.order;
@@ -66,7 +66,7 @@ static tp_status peek_and_read(uint8_t select, tp_input *in, tp_dense_header *h,
                                tp_dense *t) {
   tp_dtype want = select & 1 ? TP_DTYPE_F32 : TP_DTYPE_F64;
   *peeked = peek(select, in, h);
-  check(tp_input_remaining(in) == in->known_size); /* peeking consumed nothing */
+  check(tpi_input_remaining(in) == in->known_size); /* peeking consumed nothing */
   memset(t, 0x5a, sizeof *t); /* whatever the caller's struct held */
   tp_clear_error();
   return select & 2 ? tp_dense_read_input(in, want, t) : tp_dense_read_text_input(in, want, t);
@@ -78,14 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
   tp_input in;
-  tp_input_init_buffer(&in, "fuzz.txt", data + 1, size - 1);
+  tpi_input_init_buffer(&in, "fuzz.txt", data + 1, size - 1);
   tp_dense_header h;
   tp_dense t;
   int peeked;
   tp_status st = peek_and_read(data[0], &in, &h, &peeked, &t);
   if (st != TP_SUCCESS) {
     check(is_zero(&t, sizeof t) && tp_last_error()[0] != '\0');
-    tp_input_release(&in);
+    tpi_input_release(&in);
     return 0;
   }
   check(peeked); /* a header that cannot be peeked cannot be read */
@@ -100,12 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   check(count == tp_dense_count(&t) && tp_dense_check(&t) == TP_SUCCESS);
   if (h.format == TP_FILE_DENSE_TEXT) /* text is read to its end */
-    check(tp_input_remaining(&in) == 0 || tp_input_remaining(&in) == UINT64_MAX);
+    check(tpi_input_remaining(&in) == 0 || tpi_input_remaining(&in) == UINT64_MAX);
   for (int64_t i = 0; i < count; ++i) /* every element read: ASan sees a short array */
     check(isfinite(load(t.data, t.dtype, i)));
   check(tp_dense_free(NULL, &t) == TP_SUCCESS);
   check(t.order == 0 && t.data == NULL);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return 0;
 }
 

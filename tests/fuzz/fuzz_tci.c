@@ -1,12 +1,12 @@
 /* libFuzzer target for the tensor-train manifest reader (PREFIX.tci, see
- * algorithms/sttid/tci_io.c): tp_tci_read_manifest_buffer on arbitrary bytes either fails,
+ * algorithms/sttid/tci_io.c): tpi_tci_read_manifest_buffer on arbitrary bytes either fails,
  * with a message, leaving the tp_tci zeroed and owning nothing, or returns a descriptor
  * that keeps every rule the reader claims: order in [2, 16], dims >= 1, ranks[0] =
  * ranks[d] = 1, each inner rank in [1, min(rows, cols)] of its bond's matrix (products
  * saturated at 2^63 - 1), every pivot row below ranks[k] * dims[k] and every pivot column
  * below prod(dims[k+1..]), no pivot twice in a bond, no cores. Then:
  *   - the manifest printed back in the writer's canonical form reads back the same;
- *   - with empty cores of the right shapes, tp_tci_check_contents accepts the train
+ *   - with empty cores of the right shapes, tpi_tci_check_contents accepts the train
  *     exactly when every bond's row count ranks[k] * dims[k] fits in 64 bits, and then
  *     every pivot's multi-index (tp_tci_pivot_row_index, _col_index) lies within dims.
  * Built by tests/fuzz/meson.build and run by tools/ci/fuzz.sh. Compiled with
@@ -138,7 +138,7 @@ static void check_with_cores(tp_tci *t) {
     if (tp_coo_alloc(NULL, TP_DTYPE_F64, 3, shape, 0, &t->cores[k]) != TP_SUCCESS)
       return; /* tp_tci_free releases the cores made so far */
   }
-  tp_status st = tp_tci_check_contents(t);
+  tp_status st = tpi_tci_check_contents(t);
   check((st == TP_SUCCESS) == rows_fit);
   if (st != TP_SUCCESS)
     return;
@@ -160,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_tci t;
   memset(&t, 0x5a, sizeof t); /* whatever the caller's struct held */
   tp_clear_error();
-  if (tp_tci_read_manifest_buffer("fuzz.tci", data, size, &t) != TP_SUCCESS) {
+  if (tpi_tci_read_manifest_buffer("fuzz.tci", data, size, &t) != TP_SUCCESS) {
     check(is_zero(&t, sizeof t) && tp_last_error()[0] != '\0');
     return 0;
   }
@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t n = 0;
   char *text = canonical(&t, &n);
   tp_tci back;
-  check(tp_tci_read_manifest_buffer("canonical.tci", text, n, &back) == TP_SUCCESS);
+  check(tpi_tci_read_manifest_buffer("canonical.tci", text, n, &back) == TP_SUCCESS);
   check_same(&t, &back);
   tp_tci_free(&back);
   free(text);

@@ -3,7 +3,7 @@
  * returns a valid, sorted tensor without duplicates. The first byte of an input picks the
  * reader and its options, the rest is the file:
  *   bit 0      float32 (1) or float64 (0)
- *   bits 1-2   0: tp_coo_read_buffer (sniffs the format: gzip data, headers and the
+ *   bits 1-2   0: tpi_coo_read_buffer (sniffs the format: gzip data, headers and the
  *              index base are found as in any file); 1: .tns with the order (1 + bits
  *              3-4) and dims (64 each) given, and bits 5-6 the text options (0: the
  *              defaults, 1: 0-based, 2: 1-based, 3: no header); 2: .tns read through a buffer of
@@ -35,11 +35,11 @@ static tp_status read_input(uint8_t select, const uint8_t *data, size_t size, tp
   int how = select >> 1 & 3;
   tp_coo_read_info info;
   if (how == READ_SNIFF)
-    return tp_coo_read_buffer("fuzz", data, size, dtype, t, &info);
+    return tpi_coo_read_buffer("fuzz", data, size, dtype, t, &info);
   if (how == READ_BINARY)
-    return tp_coo_read_binary_buffer("fuzz", data, size, dtype, t, &info);
+    return tpi_coo_read_binary_buffer("fuzz", data, size, dtype, t, &info);
   if (how == READ_TNS_CHUNKED)
-    return tp_coo_read_tns_buffer("fuzz", data, size, 1 + (select >> 3), dtype, 0, NULL, t,
+    return tpi_coo_read_tns_buffer("fuzz", data, size, 1 + (select >> 3), dtype, 0, NULL, t,
                                   &info);
   const int64_t dims[4] = {64, 64, 64, 64};
   tp_tns_options text = tp_tns_options_default();
@@ -47,10 +47,10 @@ static tp_status read_input(uint8_t select, const uint8_t *data, size_t size, tp
   text.index_base = options == 1 ? 0 : options == 2 ? 1 : TP_TNS_INDEX_AUTO;
   text.no_header = options == 3;
   tp_input in;
-  tp_input_init_buffer(&in, "fuzz", data, size);
-  tp_status st = tp_coo_read_tns_input_with(&in, 0, dtype, 1 + (select >> 3 & 3), dims, &text,
+  tpi_input_init_buffer(&in, "fuzz", data, size);
+  tp_status st = tpi_coo_read_tns_input_with(&in, 0, dtype, 1 + (select >> 3 & 3), dims, &text,
                                             t, &info);
-  tp_input_release(&in);
+  tpi_input_release(&in);
   return st;
 }
 
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   check_tensor(&t);
-  tp_coo_host_free(&t);
+  tpi_coo_host_free(&t);
   return 0;
 }
 
@@ -112,16 +112,16 @@ static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int or
   tp_coo t;
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.raw", seed_dir, name);
-  if (tp_coo_host_alloc(dtype, order, dims, 3, &t) != TP_SUCCESS)
+  if (tpi_coo_host_alloc(dtype, order, dims, 3, &t) != TP_SUCCESS)
     return 0;
   for (int64_t k = 0; k < 3; ++k) {
     for (int m = 0; m < order; ++m)
       t.indices[m][k] = (k * 7 + m) % dims[m];
-    tp_coo_set_value(&t, k, 0.5 - (double)k);
+    tpi_coo_set_value(&t, k, 0.5 - (double)k);
   }
   int ok = tp_coo_sum_duplicates(&t, NULL) == TP_SUCCESS &&
            tp_coo_write_binary(path, &t) == TP_SUCCESS;
-  tp_coo_host_free(&t);
+  tpi_coo_host_free(&t);
   unsigned char bytes[1024];
   FILE *f = ok ? fopen(path, "rb") : NULL;
   size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;

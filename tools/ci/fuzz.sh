@@ -6,7 +6,7 @@
 #   dense_npy  the .npy -> dense tensor path (tp_npy_peek_header, tp_dense_read_npy_input)
 #   dense_text the dense text reader (tp_dense_peek_header, tp_dense_read_text_input and
 #              tp_dense_read_input), gzip-compressed inputs among its seeds
-#   tci        the tensor-train manifest reader (tp_tci_read_manifest_buffer)
+#   tci        the tensor-train manifest reader (tpi_tci_read_manifest_buffer)
 #   nifti      the NIfTI-1/NIfTI-2 image reader (tp_image_read_buffer, .nii and .nii.gz)
 #   mif        the MRtrix .mif image reader (tp_image_read_buffer, .mif and .mif.gz)
 #   cli        the tenport command in process: options, format sniffing, output sets
