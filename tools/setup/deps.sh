@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tenport's build needs, if they are missing.
-# Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot]...
+# Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot|format]...
 #   build        compilers, meson, ninja, BLIS, zlib      (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
 #                package's tests, nibabel for the diffusion-MRI image tests (NIfTI files
@@ -10,6 +10,7 @@
 #   hip-cpu      + TBB, which the HIP CPU runtime runs blocks on (-Dhip_platform=cpu)
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
 #   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
+#   format       + clang-format for tools/ci/format.sh
 set -euo pipefail
 
 packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g-dev)
@@ -21,6 +22,7 @@ for want in "$@"; do
     hip-cpu) packages+=(libtbb-dev) ;;
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
     plot) packages+=(python3-matplotlib) ;;
+    format) packages+=(clang-format) ;;
     *) echo "deps.sh: unknown package set '$want'" >&2; exit 2 ;;
   esac
 done
