@@ -25,13 +25,13 @@ TP_TEAM_KERNEL(compact_count, compact_count_args, team, a) {
 /* Positions of a round's kept elements: flags are staged striped (coalesced) and read
  * blocked, so each thread owns COMPACT_ITEMS consecutive elements. */
 typedef struct compact_round {
-  int first;       /* first element of the thread's block within the round */
-  int64_t next;    /* output position of the thread's first kept element */
-  int64_t kept;    /* elements the whole round keeps */
+  int first;    /* first element of the thread's block within the round */
+  int64_t next; /* output position of the thread's first kept element */
+  int64_t kept; /* elements the whole round keeps */
 } compact_round;
 
-TP_DEVICE compact_round compact_plan_round(const tp_team *team, const uint8_t *flags,
-                                           int64_t base, int64_t len, int64_t carry) {
+TP_DEVICE compact_round compact_plan_round(const tp_team *team, const uint8_t *flags, int64_t base,
+                                           int64_t len, int64_t carry) {
   uint8_t *stage = (uint8_t *)team->scratch;
   const int threads = team->team_size * team->vector_length;
   const int tid = team->team_rank * team->vector_length + team->vector_lane;
@@ -48,32 +48,31 @@ TP_DEVICE compact_round compact_plan_round(const tp_team *team, const uint8_t *f
   return r;
 }
 
-#define COMPACT_SCATTER_KERNEL(name, T, value_of)                                       \
-  typedef struct name##_args {                                                          \
-    const T *in;                                                                        \
-    const uint8_t *flags;                                                               \
-    T *out;                                                                             \
-    const int64_t *tile_offsets;                                                        \
-    int64_t n, tile;                                                                    \
-  } name##_args;                                                                        \
-  TP_TEAM_KERNEL(name, name##_args, team, a) {                                          \
-    const uint8_t *stage = (const uint8_t *)team->scratch;                              \
-    const int64_t round =                                                               \
-        (int64_t)team->team_size * team->vector_length * COMPACT_ITEMS;                 \
-    const int64_t tile_begin = team->league_rank * a.tile;                              \
-    const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);                      \
-    int64_t carry = a.tile_offsets[team->league_rank];                                  \
-    for (int64_t base = tile_begin; base < tile_end; base += round) {                   \
-      int64_t len = tp_min_i64(round, tile_end - base);                                 \
-      compact_round r = compact_plan_round(team, a.flags, base, len, carry);            \
-      for (int k = 0; k < COMPACT_ITEMS; ++k)                                           \
-        if (stage[r.first + k]) {                                                       \
-          int64_t e = base + r.first + k;                                               \
-          a.out[r.next++] = value_of;                                                   \
-        }                                                                               \
-      carry += r.kept;                                                                  \
-      tp_team_barrier(team);                                                            \
-    }                                                                                   \
+#define COMPACT_SCATTER_KERNEL(name, T, value_of)                                         \
+  typedef struct name##_args {                                                            \
+    const T *in;                                                                          \
+    const uint8_t *flags;                                                                 \
+    T *out;                                                                               \
+    const int64_t *tile_offsets;                                                          \
+    int64_t n, tile;                                                                      \
+  } name##_args;                                                                          \
+  TP_TEAM_KERNEL(name, name##_args, team, a) {                                            \
+    const uint8_t *stage = (const uint8_t *)team->scratch;                                \
+    const int64_t round = (int64_t)team->team_size * team->vector_length * COMPACT_ITEMS; \
+    const int64_t tile_begin = team->league_rank * a.tile;                                \
+    const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);                        \
+    int64_t carry = a.tile_offsets[team->league_rank];                                    \
+    for (int64_t base = tile_begin; base < tile_end; base += round) {                     \
+      int64_t len = tp_min_i64(round, tile_end - base);                                   \
+      compact_round r = compact_plan_round(team, a.flags, base, len, carry);              \
+      for (int k = 0; k < COMPACT_ITEMS; ++k)                                             \
+        if (stage[r.first + k]) {                                                         \
+          int64_t e = base + r.first + k;                                                 \
+          a.out[r.next++] = value_of;                                                     \
+        }                                                                                 \
+      carry += r.kept;                                                                    \
+      tp_team_barrier(team);                                                              \
+    }                                                                                     \
   }
 
 COMPACT_SCATTER_KERNEL(compact_indices_scatter, int64_t, e)
@@ -82,8 +81,7 @@ COMPACT_SCATTER_KERNEL(compact_64_scatter, uint64_t, a.in[e])
 
 /* Counts and offsets of every tile; *offsets is a temporary of the space. */
 static tp_status compact_offsets(tp_space *space, const uint8_t *flags, int64_t n,
-                                 const tp_tile_plan *plan, int64_t **offsets,
-                                 int64_t *count) {
+                                 const tp_tile_plan *plan, int64_t **offsets, int64_t *count) {
   TP_TRY(tp_temp_alloc(space, sizeof(int64_t) * (size_t)plan->tiles, (void **)offsets));
   compact_count_args c;
   c.flags = flags;
@@ -99,9 +97,8 @@ static tp_status compact_offsets(tp_space *space, const uint8_t *flags, int64_t 
   return st;
 }
 
-static tp_status compact_check(tp_space *space, const void *in, const uint8_t *flags,
-                               int64_t n, const void *out, const int64_t *count,
-                               int needs_in) {
+static tp_status compact_check(tp_space *space, const void *in, const uint8_t *flags, int64_t n,
+                               const void *out, const int64_t *count, int needs_in) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
   TP_CHECK_ARG(count, "count must not be NULL");
@@ -121,8 +118,8 @@ static tp_status compact_run(tp_space *space, int which, const void *in, const u
   TP_TRY(tp_plan_tiles(space, n, COMPACT_ITEMS, TP_TILE_TEAM, 1, &plan));
   int64_t *offsets = NULL;
   TP_TRY(compact_offsets(space, flags, n, &plan, &offsets, count));
-  tp_team_policy p = tp_team_policy_make(plan.tiles, plan.team_size, plan.vector_length,
-                                         (size_t)plan.round);
+  tp_team_policy p =
+      tp_team_policy_make(plan.tiles, plan.team_size, plan.vector_length, (size_t)plan.round);
   tp_status st;
   if (which == COMPACT_INDICES) {
     compact_indices_scatter_args a;
@@ -149,10 +146,10 @@ tp_status tp_compact_indices(tp_space *space, const uint8_t *flags, int64_t n, i
   return compact_run(space, COMPACT_INDICES, NULL, flags, n, out, count);
 }
 
-#define TP_DEFINE_COMPACT(sfx, T, which)                                                \
+#define TP_DEFINE_COMPACT(sfx, T, which)                                                    \
   tp_status tp_compact_##sfx(tp_space *space, const T *in, const uint8_t *flags, int64_t n, \
-                             T *out, int64_t *count) {                                  \
-    return compact_run(space, which, in, flags, n, out, count);                         \
+                             T *out, int64_t *count) {                                      \
+    return compact_run(space, which, in, flags, n, out, count);                             \
   }
 
 TP_DEFINE_COMPACT(u32, uint32_t, COMPACT_32)

@@ -22,8 +22,8 @@ tp_status tp_error_raise(tp_status code, const char *file, int line, const char 
   va_start(args, fmt);
   vsnprintf(detail, sizeof detail, fmt, args);
   va_end(args);
-  snprintf(tp_last_error_message, sizeof tp_last_error_message, "%s: %s [%s] (%s:%d)", func,
-           detail, tp_status_name(code), tp_basename(file), line);
+  snprintf(tp_last_error_message, sizeof tp_last_error_message, "%s: %s [%s] (%s:%d)", func, detail,
+           tp_status_name(code), tp_basename(file), line);
   return code;
 }
 

@@ -9,7 +9,7 @@
   } fill_##sfx##_args;                                                                  \
   TP_RANGE_KERNEL(fill_##sfx, fill_##sfx##_args, i, a) { a.dst[i] = a.value; }          \
   tp_status tp_fill_##sfx(tp_space *space, T *dst, int64_t n, T value) {                \
-    TP_CHECK_ARG(space, "space must not be NULL");                                     \
+    TP_CHECK_ARG(space, "space must not be NULL");                                      \
     TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);               \
     TP_CHECK_ARG(n == 0 || dst, "dst must not be NULL");                                \
     TP_TRY(tp_space_check_span(space, dst, sizeof(T) * (size_t)n, "fill destination")); \

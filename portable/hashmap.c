@@ -111,8 +111,7 @@ tp_status tp_hashmap_create(tp_space *space, int64_t min_capacity, tp_hashmap **
   *map = NULL;
   TP_CHECK_ARG(min_capacity >= 0, "capacity %lld is negative", (long long)min_capacity);
   TP_CHECK_ARG(min_capacity <= ((int64_t)1 << 58),
-               "capacity %lld is beyond the 2^58 slots a map can address",
-               (long long)min_capacity);
+               "capacity %lld is beyond the 2^58 slots a map can address", (long long)min_capacity);
   int64_t capacity = 1;
   while (capacity < min_capacity)
     capacity <<= 1;
@@ -181,8 +180,7 @@ static tp_status hm_report(tp_hashmap *map, const char *what) {
   return TP_SUCCESS;
 }
 
-static tp_status hm_check_bulk(tp_hashmap *map, const void *keys, const void *other,
-                               int64_t n) {
+static tp_status hm_check_bulk(tp_hashmap *map, const void *keys, const void *other, int64_t n) {
   TP_TRY(hm_check(map));
   TP_CHECK_ARG(n >= 0, "key count %lld is negative", (long long)n);
   TP_CHECK_ARG(n == 0 || (keys && other), "NULL key or value array");
@@ -214,8 +212,7 @@ tp_status tp_hashmap_find(tp_hashmap *map, const uint64_t *keys, int64_t n, uint
   return hm_find_launch(map->space, n, a);
 }
 
-tp_status tp_hashmap_add(tp_hashmap *map, const uint64_t *keys, const int64_t *deltas,
-                         int64_t n) {
+tp_status tp_hashmap_add(tp_hashmap *map, const uint64_t *keys, const int64_t *deltas, int64_t n) {
   TP_TRY(hm_check_bulk(map, keys, deltas, n));
   TP_TRY(tp_memset(map->space, map->problems, 0, sizeof(uint32_t) * HM_PROBLEMS));
   hm_add_args a;
@@ -241,8 +238,7 @@ tp_status tp_hashmap_size(tp_hashmap *map, int64_t *size) {
   return st;
 }
 
-tp_status tp_hashmap_entries(tp_hashmap *map, uint64_t *keys, uint64_t *values,
-                             int64_t *count) {
+tp_status tp_hashmap_entries(tp_hashmap *map, uint64_t *keys, uint64_t *values, int64_t *count) {
   TP_TRY(hm_check(map));
   TP_CHECK_ARG(keys && count, "keys and count must not be NULL");
   tp_space *s = map->space;
@@ -250,8 +246,7 @@ tp_status tp_hashmap_entries(tp_hashmap *map, uint64_t *keys, uint64_t *values,
   int64_t *which = NULL, *found = NULL;
   tp_status st;
   TP_TRY_GOTO(st, tp_temp_alloc(s, (size_t)map->capacity, (void **)&live), done);
-  TP_TRY_GOTO(st, tp_temp_alloc(s, sizeof(int64_t) * (size_t)map->capacity, (void **)&which),
-              done);
+  TP_TRY_GOTO(st, tp_temp_alloc(s, sizeof(int64_t) * (size_t)map->capacity, (void **)&which), done);
   TP_TRY_GOTO(st, tp_temp_alloc(s, sizeof(int64_t), (void **)&found), done);
   {
     hm_live_args l;

@@ -27,8 +27,8 @@ tp_status tp_host_alloc(size_t bytes, const char *what, void **ptr) {
     TP_TRY(tp_host_memory_check(bytes, what));
   void *p = malloc(bytes ? bytes : 1);
   if (!p)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory%s%s",
-                    bytes, what ? " for a " : "", what ? what : "");
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory%s%s", bytes,
+                    what ? " for a " : "", what ? what : "");
   tp_status st = tp_block_index_add(p, bytes, TP_BLOCK_HOST);
   if (st != TP_SUCCESS) {
     free(p);
@@ -72,8 +72,10 @@ static void refusal(const void *ptr, const tp_block_entry *e, const char *what, 
     snprintf(why, TP_REASON_BYTES, "%s (%p, %zu bytes) was already freed%s", name, ptr, e->bytes,
              e->owner == TP_BLOCK_HOST ? "" : " by its space");
   else
-    snprintf(why, TP_REASON_BYTES, "%s (%p, %zu bytes) belongs to a space (it was allocated with "
-             "one): free it with that space, not with a NULL space", name, ptr, e->bytes);
+    snprintf(why, TP_REASON_BYTES,
+             "%s (%p, %zu bytes) belongs to a space (it was allocated with "
+             "one): free it with that space, not with a NULL space",
+             name, ptr, e->bytes);
 }
 
 static int host_may_free(const tp_block_entry *e) {

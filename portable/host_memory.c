@@ -153,8 +153,10 @@ static tp_status consider_env(tp_host_memory *m) {
   if (!cap || !*cap)
     return TP_SUCCESS;
   if (!tp_byte_size_parse(cap, &bytes))
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s=%s is not a byte size (for example 3G, "
-                    "512M or 1000000)", TP_HOST_MEMORY_LIMIT_ENV, cap);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "%s=%s is not a byte size (for example 3G, "
+                    "512M or 1000000)",
+                    TP_HOST_MEMORY_LIMIT_ENV, cap);
   char bound[sizeof m->bound];
   snprintf(bound, sizeof bound, "%s=%.64s", TP_HOST_MEMORY_LIMIT_ENV, cap);
   consider(m, bytes, bound);

@@ -49,21 +49,20 @@ TP_DEFINE_REDUCE(max, f64, double, f64, double, -(double)INFINITY)
 TP_DEFINE_REDUCE(max, i32, int32_t, i32, int32_t, INT32_MIN)
 TP_DEFINE_REDUCE(max, i64, int64_t, i64, int64_t, INT64_MIN)
 
-#define TP_DEFINE_ARGMAX_REDUCE(sfx, T)                                                 \
-  typedef struct reduce_argmax_##sfx##_args {                                           \
-    const T *x;                                                                         \
-  } reduce_argmax_##sfx##_args;                                                         \
-  TP_RANGE_REDUCE_KERNEL(reduce_argmax_##sfx, reduce_argmax_##sfx##_args,               \
-                         tp_argmax_##sfx, tp_join_argmax_abs_##sfx,                     \
-                         tp_argmax_##sfx##_identity(), i, a, acc) {                     \
-    *acc = tp_join_argmax_abs_##sfx(*acc, tp_argmax_##sfx##_make(a.x[i], i));           \
-  }                                                                                     \
-  tp_status tp_reduce_argmax_abs_##sfx(tp_space *space, const T *x, int64_t n,          \
-                                       tp_argmax_##sfx *result) {                       \
-    TP_TRY(tp_check_reduce_args(space, x, n, result));                                  \
-    reduce_argmax_##sfx##_args args;                                                    \
-    args.x = x;                                                                         \
-    return reduce_argmax_##sfx##_launch(space, n, args, result);                        \
+#define TP_DEFINE_ARGMAX_REDUCE(sfx, T)                                                       \
+  typedef struct reduce_argmax_##sfx##_args {                                                 \
+    const T *x;                                                                               \
+  } reduce_argmax_##sfx##_args;                                                               \
+  TP_RANGE_REDUCE_KERNEL(reduce_argmax_##sfx, reduce_argmax_##sfx##_args, tp_argmax_##sfx,    \
+                         tp_join_argmax_abs_##sfx, tp_argmax_##sfx##_identity(), i, a, acc) { \
+    *acc = tp_join_argmax_abs_##sfx(*acc, tp_argmax_##sfx##_make(a.x[i], i));                 \
+  }                                                                                           \
+  tp_status tp_reduce_argmax_abs_##sfx(tp_space *space, const T *x, int64_t n,                \
+                                       tp_argmax_##sfx *result) {                             \
+    TP_TRY(tp_check_reduce_args(space, x, n, result));                                        \
+    reduce_argmax_##sfx##_args args;                                                          \
+    args.x = x;                                                                               \
+    return reduce_argmax_##sfx##_launch(space, n, args, result);                              \
   }
 
 TP_DEFINE_ARGMAX_REDUCE(f32, float)

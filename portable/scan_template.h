@@ -43,7 +43,8 @@ typedef struct SCAN_NAME(scan_tiles_args_) {
   int64_t n, tile;
 } SCAN_NAME(scan_tiles_args_);
 
-TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, SCAN_MIN_TEAMS, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, SCAN_MIN_TEAMS,
+                       team, a) {
   SCAN_T *stage = (SCAN_T *)team->scratch;
   const int threads = team->team_size * team->vector_length;
   const int tid = team->team_rank * team->vector_length + team->vector_lane;
@@ -60,7 +61,7 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
     tp_team_barrier(team);
     SCAN_T run = 0;
     TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) /* blocked: my consecutive items */
-      run += stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
+        run += stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
     SCAN_T round_total;
     SCAN_T prefix = carry + SCAN_OP(tp_team_vector_exclusive_scan)(team, run, &round_total);
     TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* second read: fewer registers */
@@ -82,8 +83,8 @@ TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256,
   }
 }
 
-static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T *out,
-                                      int64_t n, SCAN_T *total) {
+static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T *out, int64_t n,
+                                      SCAN_T *total) {
   tp_tile_plan plan;
   TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, SCAN_GPU_ROUNDS, &plan));
   size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
@@ -118,8 +119,8 @@ static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T 
   return st;
 }
 
-tp_status SCAN_NAME(tp_exclusive_scan_)(tp_space *space, const SCAN_T *in, SCAN_T *out,
-                                        int64_t n, SCAN_T *total) {
+tp_status SCAN_NAME(tp_exclusive_scan_)(tp_space *space, const SCAN_T *in, SCAN_T *out, int64_t n,
+                                        SCAN_T *total) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
   TP_CHECK_ARG(n == 0 || (in && out), "in and out must not be NULL");

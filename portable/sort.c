@@ -102,20 +102,18 @@ int64_t tp_sort_narrow_limit = UINT32_MAX;
 #undef SORT_HAS_VALUES
 #undef SORT_SFX
 
-tp_status tp_sort_keys_u32(tp_space *space, uint32_t *keys, int64_t n, int begin_bit,
-                           int end_bit) {
+tp_status tp_sort_keys_u32(tp_space *space, uint32_t *keys, int64_t n, int begin_bit, int end_bit) {
   return sort_run_keys_u32(space, keys, NULL, n, begin_bit, end_bit);
 }
 
-tp_status tp_sort_keys_u64(tp_space *space, uint64_t *keys, int64_t n, int begin_bit,
-                           int end_bit) {
+tp_status tp_sort_keys_u64(tp_space *space, uint64_t *keys, int64_t n, int begin_bit, int end_bit) {
   return sort_run_keys_u64(space, keys, NULL, n, begin_bit, end_bit);
 }
 
-#define TP_DEFINE_SORT_PAIRS(ksfx, K, vsfx, V)                                          \
+#define TP_DEFINE_SORT_PAIRS(ksfx, K, vsfx, V)                                            \
   tp_status tp_sort_pairs_##ksfx##_##vsfx(tp_space *space, K *keys, V *values, int64_t n, \
-                                          int begin_bit, int end_bit) {                 \
-    return sort_run_pairs_##ksfx##_##vsfx(space, keys, values, n, begin_bit, end_bit);  \
+                                          int begin_bit, int end_bit) {                   \
+    return sort_run_pairs_##ksfx##_##vsfx(space, keys, values, n, begin_bit, end_bit);    \
   }
 
 TP_DEFINE_SORT_PAIRS(u32, uint32_t, u32, uint32_t)

@@ -75,8 +75,8 @@ typedef struct tp_sort_onesweep_tables {
   int64_t *starts;     /* [passes][RADIX] */
 } tp_sort_onesweep_tables;
 
-static tp_status tp_sort_onesweep_tables_make(tp_space *space, const tp_tile_plan *plan,
-                                              int passes, tp_sort_onesweep_tables *t) {
+static tp_status tp_sort_onesweep_tables_make(tp_space *space, const tp_tile_plan *plan, int passes,
+                                              tp_sort_onesweep_tables *t) {
   const size_t words = (size_t)plan->tiles * SORT_RADIX, table = (size_t)passes * SORT_RADIX;
   const size_t bytes = sizeof(uint64_t) * (words + 2 * table);
   memset(t, 0, sizeof *t);
@@ -101,8 +101,8 @@ static void tp_sort_onesweep_tables_free(tp_space *space, tp_sort_onesweep_table
  * (its counts are 32-bit), at most one per tile. */
 static int64_t tp_sort_count_teams(tp_space *space, const tp_tile_plan *plan, int64_t n) {
   tp_space_info info;
-  int64_t teams = 4 * (int64_t)(tp_space_get_info(space, &info) == TP_SUCCESS
-                                    ? info.compute_units : 1);
+  int64_t teams =
+      4 * (int64_t)(tp_space_get_info(space, &info) == TP_SUCCESS ? info.compute_units : 1);
   teams = tp_max_i64(teams, tp_ceil_div_i64(n, (int64_t)1 << 31));
   return tp_max_i64(1, tp_min_i64(teams, plan->tiles));
 }

@@ -79,7 +79,7 @@ typedef struct SORT_NAME(sort_scatter_args_) {
 
 /* Team scratch of the scatter and onesweep kernels, for a team of team_size threads. */
 typedef struct SORT_NAME(sort_scratch_) {
-  int64_t *digit_next;   /* [RADIX] global slot of this tile's next key of each digit */
+  int64_t *digit_next; /* [RADIX] global slot of this tile's next key of each digit */
   /* 16 bits suffice: a round holds at most 65535 keys (checked by the host code). */
   uint16_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
   uint16_t *round_count; /* [RADIX] */
@@ -94,8 +94,8 @@ TP_INLINE size_t SORT_NAME(sort_scratch_bytes_)(int team_size, int64_t round) {
          (SORT_HAS_VALUES ? sizeof(SORT_VAL_T) * (size_t)round : 0);
 }
 
-TP_DEVICE SORT_NAME(sort_scratch_) SORT_NAME(sort_scratch_carve_)(const tp_team *team,
-                                                                   int64_t round) {
+TP_DEVICE SORT_NAME(sort_scratch_)
+    SORT_NAME(sort_scratch_carve_)(const tp_team *team, int64_t round) {
   SORT_NAME(sort_scratch_) s;
   s.digit_next = (int64_t *)team->scratch;
   s.thread_hist = (uint16_t *)(s.digit_next + SORT_RADIX);
@@ -127,8 +127,7 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
  * keys of digit d, rank[k] is key k's place among them (lanes on consecutive keys). */
 TP_DEVICE void SORT_NAME(sort_rank_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
                                            const SORT_KEY_T *keys, int64_t base, int64_t len,
-                                           int shift, uint32_t mask,
-                                           uint32_t rank[SORT_ITEMS]) {
+                                           int shift, uint32_t mask, uint32_t rank[SORT_ITEMS]) {
   const int lanes = team->vector_length, me = team->team_rank;
   uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
   TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
@@ -170,10 +169,9 @@ TP_DEVICE void SORT_NAME(sort_rank_round_)(const tp_team *team, SORT_NAME(sort_s
 /* Stages the ranked round digit-sorted in scratch, then writes it out in order (runs of
  * equal digits are coalesced), digit d's keys from slot digit_next[d] on. */
 TP_DEVICE void SORT_NAME(sort_move_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
-                                           const SORT_KEY_T *keys_in,
-                                           const SORT_VAL_T *vals_in, SORT_KEY_T *keys_out,
-                                           SORT_VAL_T *vals_out, int64_t base, int64_t len,
-                                           int shift, uint32_t mask,
+                                           const SORT_KEY_T *keys_in, const SORT_VAL_T *vals_in,
+                                           SORT_KEY_T *keys_out, SORT_VAL_T *vals_out, int64_t base,
+                                           int64_t len, int shift, uint32_t mask,
                                            const uint32_t rank[SORT_ITEMS]) {
   const int lanes = team->vector_length, me = team->team_rank;
   const uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
@@ -200,7 +198,8 @@ TP_DEVICE void SORT_NAME(sort_move_round_)(const tp_team *team, SORT_NAME(sort_s
   tp_team_barrier(team);
 }
 
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 32 * SORT_GPU_TEAM,
+                       TP_SORT_MIN_TEAMS, team, a) {
   const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
   const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
@@ -214,8 +213,8 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
     const int64_t len = tp_min_i64(round, tile_end - base);
     uint32_t rank[SORT_ITEMS];
     SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
-    SORT_NAME(sort_move_round_)(team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base,
-                                len, a.shift, mask, rank);
+    SORT_NAME(sort_move_round_)
+    (team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len, a.shift, mask, rank);
     TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { s.digit_next[d] += s.round_count[d]; }
     tp_team_barrier(team);
   }
@@ -274,7 +273,7 @@ typedef struct SORT_NAME(sort_onesweep_args_) {
   uint64_t *look_back;        /* [tiles][RADIX] tp_sort_look_back words */
   int64_t n;
   int shift, bits, pass;
-  int patience;               /* tp_sort_look_back_patience() */
+  int patience; /* tp_sort_look_back_patience() */
 } SORT_NAME(sort_onesweep_args_);
 
 /* Keys of digit d in tile p (one round of `round` keys): the look-back's way past a
@@ -302,8 +301,8 @@ TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a
   for (int64_t p = tile - 1; p >= 0; --p) {
     if (tp_sort_look_back_walk(a.look_back, &p, d, a.pass, a.patience, &before))
       break;
-    before += SORT_NAME(sort_tile_digit_count_)(a.keys_in, p, round, a.n, a.shift, mask,
-                                                (uint32_t)d);
+    before +=
+        SORT_NAME(sort_tile_digit_count_)(a.keys_in, p, round, a.n, a.shift, mask, (uint32_t)d);
   }
   if (tile > 0)
     tp_sort_publish(a.look_back, tile, d, a.pass, SORT_LB_INCLUSIVE, before + count);
@@ -312,7 +311,8 @@ TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a
 
 /* One pass of one tile (a tile is one round on GPUs): rank it, look back for each
  * digit's place, move. */
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_), 32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_),
+                       32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
   const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
@@ -326,8 +326,8 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_)
                       SORT_NAME(sort_digit_before_)(a, tile, round, mask, (int)d, s.round_count[d]);
   }
   tp_team_barrier(team);
-  SORT_NAME(sort_move_round_)(team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len,
-                              a.shift, mask, rank);
+  SORT_NAME(sort_move_round_)
+  (team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len, a.shift, mask, rank);
 }
 
 /* Every pass by onesweep, ping-ponging between (keys, vals) and the temporaries; on
@@ -346,9 +346,9 @@ static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_pl
   h.passes = passes;
   int64_t teams = tp_sort_count_teams(space, plan, n);
   h.chunk = tp_ceil_div_i64(n, teams);
-  tp_team_policy hp = tp_team_policy_make(
-      teams, plan->team_size, plan->vector_length,
-      sizeof(uint32_t) * SORT_RADIX * (size_t)passes * SORT_NAME(sort_hist_rows_)(plan->team_size));
+  tp_team_policy hp = tp_team_policy_make(teams, plan->team_size, plan->vector_length,
+                                          sizeof(uint32_t) * SORT_RADIX * (size_t)passes *
+                                              SORT_NAME(sort_hist_rows_)(plan->team_size));
   TP_TRY_GOTO(st, TP_LAUNCHER(SORT_NAME(sort_all_digits_))(space, hp, h), done);
   TP_TRY_GOTO(st, tp_sort_digit_starts(space, &t, passes), done);
   {
@@ -380,8 +380,8 @@ done:
 }
 
 /* One pass by bits [shift, shift + bits) from (keys_in, vals_in) to (keys_out, vals_out). */
-static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan,
-                                       void *counts, int wide, const SORT_KEY_T *keys_in,
+static tp_status SORT_NAME(sort_pass_)(tp_space *space, const tp_tile_plan *plan, void *counts,
+                                       int wide, const SORT_KEY_T *keys_in,
                                        const SORT_VAL_T *vals_in, SORT_KEY_T *keys_out,
                                        SORT_VAL_T *vals_out, int64_t n, int shift, int bits) {
   SORT_NAME(sort_hist_args_) h;
@@ -440,16 +440,15 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   TP_CHECK_ARG(n == 0 || keys, "keys must not be NULL");
   TP_CHECK_ARG(!SORT_HAS_VALUES || n == 0 || vals, "values must not be NULL");
   TP_CHECK_ARG(0 <= begin_bit && begin_bit <= end_bit && end_bit <= key_bits,
-               "bit range [%d, %d) is not inside the %d-bit keys", begin_bit, end_bit,
-               key_bits);
+               "bit range [%d, %d) is not inside the %d-bit keys", begin_bit, end_bit, key_bits);
   if (n <= 1 || begin_bit == end_bit)
     return TP_SUCCESS;
   /* GPU teams of SORT_GPU_TEAM threads unless their scratch does not fit (64 KiB of
    * shared memory on AMD GPUs): then the largest smaller team that fits. */
   int team = SORT_GPU_TEAM;
-  while (team > 1 && SORT_NAME(sort_scratch_bytes_)(team, (int64_t)team * TP_TILE_VECTOR *
-                                                               SORT_ITEMS) >
-                         tp_team_scratch_limit(space, team))
+  while (team > 1 &&
+         SORT_NAME(sort_scratch_bytes_)(team, (int64_t)team * TP_TILE_VECTOR * SORT_ITEMS) >
+             tp_team_scratch_limit(space, team))
     team /= 2;
   tp_tile_plan plan;
   /* one round per GPU tile: a onesweep tile ranks and moves one round */
@@ -464,14 +463,11 @@ static tp_status SORT_NAME(sort_run_)(tp_space *space, SORT_KEY_T *keys, SORT_VA
   void *counts = NULL;
   const int onesweep = tp_sort_onesweep_wanted(space);
   tp_status st;
-  TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_KEY_T) * (size_t)n, (void **)&keys_tmp),
-              done);
+  TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_KEY_T) * (size_t)n, (void **)&keys_tmp), done);
   if (SORT_HAS_VALUES)
-    TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp),
-                done);
+    TP_TRY_GOTO(st, tp_temp_alloc(space, sizeof(SORT_VAL_T) * (size_t)n, (void **)&vals_tmp), done);
   if (!onesweep) /* the host passes' per-tile digit counts */
-    TP_TRY_GOTO(st,
-                tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
+    TP_TRY_GOTO(st, tp_temp_alloc(space, count_bytes * SORT_RADIX * (size_t)plan.tiles, &counts),
                 done);
   if (onesweep) {
     SORT_KEY_T *k_src = NULL;

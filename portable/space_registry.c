@@ -114,13 +114,16 @@ static void past_the_end(char *why, const char *role, const void *ptr, size_t by
   size_t offset = (size_t)((uintptr_t)ptr - (uintptr_t)start);
   snprintf(why, TP_REASON_BYTES,
            "%s: %zu bytes at %p run past the end of its block (%zu bytes at %p): %zu bytes "
-           "remain from that point", role, bytes, ptr, block_bytes, start, block_bytes - offset);
+           "remain from that point",
+           role, bytes, ptr, block_bytes, start, block_bytes - offset);
 }
 
 static void in_freed_block(char *why, const char *role, const void *ptr, const void *start,
                            size_t block_bytes) {
-  snprintf(why, TP_REASON_BYTES, "%s %p lies in a block (%zu bytes at %p) that was freed: a use "
-           "after free", role, ptr, block_bytes, start);
+  snprintf(why, TP_REASON_BYTES,
+           "%s %p lies in a block (%zu bytes at %p) that was freed: a use "
+           "after free",
+           role, ptr, block_bytes, start);
 }
 
 /* Why [ptr, ptr + bytes) may not be accessed (why[0] == 0: it may). */
@@ -165,15 +168,20 @@ static void free_problem(tp_space *space, const void *ptr, const char *what, cha
     snprintf(why, TP_REASON_BYTES, "%s %p (%zu bytes) was already freed%s", what, ptr, e.bytes,
              e.owner == (const void *)space ? " by this space" : "");
   else if (e.state == TP_BLOCK_LIVE && e.owner == TP_BLOCK_HOST)
-    snprintf(why, TP_REASON_BYTES, "%s %p (%zu bytes) is host memory tenport allocated with a "
-             "NULL space: free it with a NULL space", what, ptr, e.bytes);
+    snprintf(why, TP_REASON_BYTES,
+             "%s %p (%zu bytes) is host memory tenport allocated with a "
+             "NULL space: free it with a NULL space",
+             what, ptr, e.bytes);
   else if (e.state == TP_BLOCK_LIVE)
-    snprintf(why, TP_REASON_BYTES, "%s %p (%zu bytes) belongs to another space: free it with "
-             "that space", what, ptr, e.bytes);
+    snprintf(why, TP_REASON_BYTES,
+             "%s %p (%zu bytes) belongs to another space: free it with "
+             "that space",
+             what, ptr, e.bytes);
   else if (inside >= 0)
-    snprintf(why, TP_REASON_BYTES, "%s %p lies inside a block of this space (%zu bytes at %p) "
-             "but is not its start", what, ptr, c->user.items[inside].requested,
-             c->user.items[inside].ptr);
+    snprintf(why, TP_REASON_BYTES,
+             "%s %p lies inside a block of this space (%zu bytes at %p) "
+             "but is not its start",
+             what, ptr, c->user.items[inside].requested, c->user.items[inside].ptr);
   else
     snprintf(why, TP_REASON_BYTES, "%s %p was not allocated by this space", what, ptr);
 }

@@ -19,13 +19,13 @@ TP_EXTERN_C_BEGIN
 typedef enum tp_block_state {
   TP_BLOCK_UNKNOWN = 0, /* not tenport's (the caller's), or forgotten */
   TP_BLOCK_LIVE = 1,
-  TP_BLOCK_FREED = 2    /* freed, and its address held back from reuse */
+  TP_BLOCK_FREED = 2 /* freed, and its address held back from reuse */
 } tp_block_state;
 
 typedef struct tp_block_entry {
   const void *ptr;
-  size_t bytes;       /* as requested */
-  const void *owner;  /* the tp_space, or TP_BLOCK_HOST */
+  size_t bytes;      /* as requested */
+  const void *owner; /* the tp_space, or TP_BLOCK_HOST */
   tp_block_state state;
 } tp_block_entry;
 

@@ -57,8 +57,7 @@ TP_DEVICE int64_t tp_hashmap_lookup(tp_hashmap_view m, uint64_t key) {
 
 /* Inserts key with value if absent (an existing key keeps its value). Returns the slot
  * or -1 if full; *inserted as for tp_hashmap_claim. */
-TP_DEVICE int64_t tp_hashmap_put(tp_hashmap_view m, uint64_t key, uint64_t value,
-                                 int *inserted) {
+TP_DEVICE int64_t tp_hashmap_put(tp_hashmap_view m, uint64_t key, uint64_t value, int *inserted) {
   int64_t slot = tp_hashmap_claim(m, key, inserted);
   if (slot >= 0 && *inserted)
     m.slots[slot].value = value;

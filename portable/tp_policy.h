@@ -17,8 +17,8 @@ TP_EXTERN_C_BEGIN
 #define TP_MAX_TEAM_THREADS 1024
 
 typedef enum tp_schedule {
-  TP_SCHEDULE_STATIC = 0,  /* CPU: contiguous blocks of league ranks per thread */
-  TP_SCHEDULE_DYNAMIC = 1  /* CPU: league ranks handed out one at a time */
+  TP_SCHEDULE_STATIC = 0, /* CPU: contiguous blocks of league ranks per thread */
+  TP_SCHEDULE_DYNAMIC = 1 /* CPU: league ranks handed out one at a time */
 } tp_schedule;
 
 /* A league of teams; each team has team_size threads of vector_length lanes and

@@ -15,79 +15,78 @@
 
 #define TP_LANE_LOOP(k, W) TP_LANES for (int k = 0; k < (W); ++k)
 
-#define TP_DEFINE_SIMD(sfx, T, W)                                                       \
-  typedef struct tp_##sfx##x##W {                                                       \
-    T v[W];                                                                             \
-  } tp_##sfx##x##W;                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fill(T s) {                                 \
-    tp_##sfx##x##W r;                                                                   \
-    TP_LANE_LOOP(k, W) r.v[k] = s;                                                      \
-    return r;                                                                           \
-  }                                                                                     \
+#define TP_DEFINE_SIMD(sfx, T, W)                                                              \
+  typedef struct tp_##sfx##x##W {                                                              \
+    T v[W];                                                                                    \
+  } tp_##sfx##x##W;                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fill(T s) {                                        \
+    tp_##sfx##x##W r;                                                                          \
+    TP_LANE_LOOP(k, W) r.v[k] = s;                                                             \
+    return r;                                                                                  \
+  }                                                                                            \
   TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_zero(void) { return tp_##sfx##x##W##_fill((T)0); } \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_load(const T *p) {                          \
-    tp_##sfx##x##W r;                                                                   \
-    TP_LANE_LOOP(k, W) r.v[k] = p[k];                                                   \
-    return r;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_load_n(const T *p, int n) {                 \
-    tp_##sfx##x##W r;                                                                   \
-    TP_LANE_LOOP(k, W) r.v[k] = k < n ? p[k] : (T)0;                                    \
-    return r;                                                                           \
-  }                                                                                     \
-  TP_INLINE void tp_##sfx##x##W##_store(T *p, tp_##sfx##x##W a) {                       \
-    TP_LANE_LOOP(k, W) p[k] = a.v[k];                                                   \
-  }                                                                                     \
-  TP_INLINE void tp_##sfx##x##W##_store_n(T *p, tp_##sfx##x##W a, int n) {              \
-    TP_LANE_LOOP(k, W) if (k < n) p[k] = a.v[k];                                        \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_add(tp_##sfx##x##W a, tp_##sfx##x##W b) {   \
-    TP_LANE_LOOP(k, W) a.v[k] += b.v[k];                                                \
-    return a;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_sub(tp_##sfx##x##W a, tp_##sfx##x##W b) {   \
-    TP_LANE_LOOP(k, W) a.v[k] -= b.v[k];                                                \
-    return a;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_mul(tp_##sfx##x##W a, tp_##sfx##x##W b) {   \
-    TP_LANE_LOOP(k, W) a.v[k] *= b.v[k];                                                \
-    return a;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_scale(tp_##sfx##x##W a, T s) {              \
-    TP_LANE_LOOP(k, W) a.v[k] *= s;                                                     \
-    return a;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fma(tp_##sfx##x##W a, tp_##sfx##x##W b,     \
-                                                tp_##sfx##x##W c) {                     \
-    TP_LANE_LOOP(k, W) c.v[k] += a.v[k] * b.v[k];                                       \
-    return c;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fma_s(tp_##sfx##x##W a, T s,                \
-                                                  tp_##sfx##x##W c) {                   \
-    TP_LANE_LOOP(k, W) c.v[k] += a.v[k] * s;                                            \
-    return c;                                                                           \
-  }                                                                                     \
-  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_max(tp_##sfx##x##W a, tp_##sfx##x##W b) {   \
-    TP_LANE_LOOP(k, W) a.v[k] = b.v[k] > a.v[k] ? b.v[k] : a.v[k];                      \
-    return a;                                                                           \
-  }                                                                                     \
-  TP_INLINE T tp_##sfx##x##W##_hsum(tp_##sfx##x##W a) {                                 \
-    T s = 0;                                                                            \
-    TP_UNROLL for (int k = 0; k < (W); ++k) s += a.v[k];                                \
-    return s;                                                                           \
-  }                                                                                     \
-  TP_INLINE T tp_##sfx##x##W##_dot(tp_##sfx##x##W a, tp_##sfx##x##W b) {                \
-    return tp_##sfx##x##W##_hsum(tp_##sfx##x##W##_mul(a, b));                           \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_load(const T *p) {                                 \
+    tp_##sfx##x##W r;                                                                          \
+    TP_LANE_LOOP(k, W) r.v[k] = p[k];                                                          \
+    return r;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_load_n(const T *p, int n) {                        \
+    tp_##sfx##x##W r;                                                                          \
+    TP_LANE_LOOP(k, W) r.v[k] = k < n ? p[k] : (T)0;                                           \
+    return r;                                                                                  \
+  }                                                                                            \
+  TP_INLINE void tp_##sfx##x##W##_store(T *p, tp_##sfx##x##W a) {                              \
+    TP_LANE_LOOP(k, W) p[k] = a.v[k];                                                          \
+  }                                                                                            \
+  TP_INLINE void tp_##sfx##x##W##_store_n(T *p, tp_##sfx##x##W a, int n) {                     \
+    TP_LANE_LOOP(k, W) if (k < n) p[k] = a.v[k];                                               \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_add(tp_##sfx##x##W a, tp_##sfx##x##W b) {          \
+    TP_LANE_LOOP(k, W) a.v[k] += b.v[k];                                                       \
+    return a;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_sub(tp_##sfx##x##W a, tp_##sfx##x##W b) {          \
+    TP_LANE_LOOP(k, W) a.v[k] -= b.v[k];                                                       \
+    return a;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_mul(tp_##sfx##x##W a, tp_##sfx##x##W b) {          \
+    TP_LANE_LOOP(k, W) a.v[k] *= b.v[k];                                                       \
+    return a;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_scale(tp_##sfx##x##W a, T s) {                     \
+    TP_LANE_LOOP(k, W) a.v[k] *= s;                                                            \
+    return a;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fma(tp_##sfx##x##W a, tp_##sfx##x##W b,            \
+                                                tp_##sfx##x##W c) {                            \
+    TP_LANE_LOOP(k, W) c.v[k] += a.v[k] * b.v[k];                                              \
+    return c;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_fma_s(tp_##sfx##x##W a, T s, tp_##sfx##x##W c) {   \
+    TP_LANE_LOOP(k, W) c.v[k] += a.v[k] * s;                                                   \
+    return c;                                                                                  \
+  }                                                                                            \
+  TP_INLINE tp_##sfx##x##W tp_##sfx##x##W##_max(tp_##sfx##x##W a, tp_##sfx##x##W b) {          \
+    TP_LANE_LOOP(k, W) a.v[k] = b.v[k] > a.v[k] ? b.v[k] : a.v[k];                             \
+    return a;                                                                                  \
+  }                                                                                            \
+  TP_INLINE T tp_##sfx##x##W##_hsum(tp_##sfx##x##W a) {                                        \
+    T s = 0;                                                                                   \
+    TP_UNROLL for (int k = 0; k < (W); ++k) s += a.v[k];                                       \
+    return s;                                                                                  \
+  }                                                                                            \
+  TP_INLINE T tp_##sfx##x##W##_dot(tp_##sfx##x##W a, tp_##sfx##x##W b) {                       \
+    return tp_##sfx##x##W##_hsum(tp_##sfx##x##W##_mul(a, b));                                  \
   }
 
-#define TP_DEFINE_SIMD_WIDTHS(sfx, T)                                                   \
-  TP_DEFINE_SIMD(sfx, T, 1)                                                             \
-  TP_DEFINE_SIMD(sfx, T, 2)                                                             \
-  TP_DEFINE_SIMD(sfx, T, 3)                                                             \
-  TP_DEFINE_SIMD(sfx, T, 4)                                                             \
-  TP_DEFINE_SIMD(sfx, T, 8)                                                             \
-  TP_DEFINE_SIMD(sfx, T, 12)                                                            \
-  TP_DEFINE_SIMD(sfx, T, 16)                                                            \
+#define TP_DEFINE_SIMD_WIDTHS(sfx, T) \
+  TP_DEFINE_SIMD(sfx, T, 1)           \
+  TP_DEFINE_SIMD(sfx, T, 2)           \
+  TP_DEFINE_SIMD(sfx, T, 3)           \
+  TP_DEFINE_SIMD(sfx, T, 4)           \
+  TP_DEFINE_SIMD(sfx, T, 8)           \
+  TP_DEFINE_SIMD(sfx, T, 12)          \
+  TP_DEFINE_SIMD(sfx, T, 16)          \
   TP_DEFINE_SIMD(sfx, T, 32)
 
 TP_DEFINE_SIMD_WIDTHS(f32, float)

@@ -11,9 +11,9 @@ TP_EXTERN_C_BEGIN
 
 typedef struct tp_block {
   void *ptr;
-  size_t bytes;     /* as allocated (rounded up) */
-  int in_use;       /* temporaries only: handed out and not yet released */
-  size_t requested; /* as asked for: copies and fills must stay within it */
+  size_t bytes;       /* as allocated (rounded up) */
+  int in_use;         /* temporaries only: handed out and not yet released */
+  size_t requested;   /* as asked for: copies and fills must stay within it */
   const void *stream; /* temporaries: the stream (lane) whose work used the block last */
 } tp_block;
 
@@ -30,7 +30,7 @@ typedef struct tp_space_common {
   tp_block_list temp;  /* cached temporaries of primitives */
   tp_block_list freed; /* freed user blocks held back from reuse, oldest first */
   size_t freed_bytes;
-  void *blas;          /* a vendor BLAS handle bound to the space's stream, made lazily */
+  void *blas; /* a vendor BLAS handle bound to the space's stream, made lazily */
   void (*blas_release)(void *blas);
 } tp_space_common;
 

@@ -9,8 +9,8 @@
 
 typedef struct tp_tile_plan {
   int team_size, vector_length;
-  int64_t round;  /* elements per round: team threads x lanes x items */
-  int64_t tile;   /* elements per tile, a multiple of round */
+  int64_t round; /* elements per round: team threads x lanes x items */
+  int64_t tile;  /* elements per tile, a multiple of round */
   int64_t tiles;
 } tp_tile_plan;
 
@@ -24,8 +24,8 @@ static inline tp_status tp_plan_tiles(tp_space *space, int64_t n, int items, int
   TP_TRY(tp_space_get_info(space, &info));
   if (info.is_gpu) {
     plan->team_size = gpu_team;
-    plan->vector_length = TP_TILE_VECTOR < info.max_vector_length ? TP_TILE_VECTOR
-                                                                  : info.max_vector_length;
+    plan->vector_length =
+        TP_TILE_VECTOR < info.max_vector_length ? TP_TILE_VECTOR : info.max_vector_length;
     plan->round = (int64_t)plan->team_size * plan->vector_length * items;
     plan->tile = plan->round * gpu_rounds;
   } else {

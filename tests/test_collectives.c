@@ -7,8 +7,8 @@
 
 TestSuite(collectives, .init = tpt_setup, .fini = tpt_teardown);
 
-static const int shapes[][2] = {{1, 1}, {3, 1}, {5, 4}, {8, 32}, {32, 1}, {2, 16},
-                                {7, 8}, {1, 32}, {33, 2}, {16, 64}};
+static const int shapes[][2] = {{1, 1},  {3, 1}, {5, 4},  {8, 32}, {32, 1},
+                                {2, 16}, {7, 8}, {1, 32}, {33, 2}, {16, 64}};
 static const int shape_count = (int)(sizeof shapes / sizeof shapes[0]);
 
 static int shape_allowed(int team, int vector) {
@@ -44,8 +44,8 @@ Test(collectives, team_reductions_and_scan_match_reference) {
       int64_t *scan = tpt_alloc_poisoned(sizeof(int64_t) * (size_t)cap);
       int64_t *tot = tpt_alloc_poisoned(sizeof(int64_t) * (size_t)cap);
       tpt_shape shape;
-      TPT_OK(tpt_team_collectives(tpt_space, shapes[s][0], shapes[s][1], league, dx, dk, sum,
-                                  mn, mx, am, scan, tot, &shape));
+      TPT_OK(tpt_team_collectives(tpt_space, shapes[s][0], shapes[s][1], league, dx, dk, sum, mn,
+                                  mx, am, scan, tot, &shape));
       int T = shape.team_size;
       double *hs = tpt_host_alloc(sizeof(double) * (size_t)league);
       double *hmn = tpt_host_alloc(sizeof(double) * (size_t)league);
@@ -69,8 +69,8 @@ Test(collectives, team_reductions_and_scan_match_reference) {
           rs += xt[i], rmn = fmin(rmn, xt[i]), rmx = fmax(rmx, xt[i]);
           if (fabs(xt[i]) > fabs(xt[best]))
             best = i;
-          cr_assert_eq(hscan[t * T + i], run, "shape %dx%d team %lld thread %d: scan",
-                       shapes[s][0], shapes[s][1], (long long)t, i);
+          cr_assert_eq(hscan[t * T + i], run, "shape %dx%d team %lld thread %d: scan", shapes[s][0],
+                       shapes[s][1], (long long)t, i);
           run += kt[i];
         }
         for (int i = 0; i < T; ++i)
@@ -113,8 +113,8 @@ Test(collectives, vector_reductions_scans_ballots_and_shuffles_match_reference) 
     uint64_t *match = tpt_alloc_poisoned(sizeof(uint64_t) * (size_t)cap);
     double *rot = tpt_alloc_poisoned(sizeof(double) * (size_t)cap);
     tpt_shape shape;
-    TPT_OK(tpt_vector_collectives(tpt_space, shapes[s][0], shapes[s][1], league, dy, dkey, sum,
-                                  am, ballot, scan, match, rot, &shape));
+    TPT_OK(tpt_vector_collectives(tpt_space, shapes[s][0], shapes[s][1], league, dy, dkey, sum, am,
+                                  ballot, scan, match, rot, &shape));
     int T = shape.team_size, V = shape.vector_length;
     int64_t ran = league * T;
     double *hs = tpt_host_alloc(sizeof(double) * (size_t)ran);
@@ -153,8 +153,8 @@ Test(collectives, vector_reductions_scans_ballots_and_shuffles_match_reference) 
         cr_assert_eq(hrot[g * V + v], yg[(v + 1) % V], "shuffle, lane %d", v);
       }
       cr_assert_eq(hs[g], rs, "shape %dx%d thread %lld: vector sum", T, V, (long long)g);
-      cr_assert_eq(hb[g], rb, "shape %dx%d thread %lld: ballot %llx vs %llx", T, V,
-                   (long long)g, (unsigned long long)hb[g], (unsigned long long)rb);
+      cr_assert_eq(hb[g], rb, "shape %dx%d thread %lld: ballot %llx vs %llx", T, V, (long long)g,
+                   (unsigned long long)hb[g], (unsigned long long)rb);
       cr_assert_eq(ham[g].index, best, "shape %dx%d: vector argmax", T, V);
     }
     tpt_free(dy), tpt_free(dkey), tpt_free(sum), tpt_free(am), tpt_free(ballot);

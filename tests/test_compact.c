@@ -47,8 +47,8 @@ Test(compact, indices_and_values_match_reference) {
         cr_assert_eq(got_counts[k], kept, "n=%lld density %g: count %lld vs %lld", (long long)n,
                      densities[d], (long long)got_counts[k], (long long)kept);
       for (int64_t i = 0; i < kept; ++i) {
-        cr_assert_eq(hidx[i], ref[i], "n=%lld density %g: index %lld", (long long)n,
-                     densities[d], (long long)i);
+        cr_assert_eq(hidx[i], ref[i], "n=%lld density %g: index %lld", (long long)n, densities[d],
+                     (long long)i);
         cr_assert_eq(h64[i], v64[ref[i]], "u64 value %lld", (long long)i);
         cr_assert_eq(h32[i], v32[ref[i]], "32-bit value %lld", (long long)i);
       }

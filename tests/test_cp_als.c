@@ -106,8 +106,8 @@ Test(cp_als, spd_solve_rank_deficient_uses_fallback) {
     int fallback = 0;
     int64_t rank = -1;
     TPT_OK(tpi_cp_spd_solve(V, R, U, I, &fallback, &rank));
-    cr_expect_eq(fallback, 1, "R = %lld, rank %lld: the fallback should be flagged",
-                 (long long)R, (long long)k);
+    cr_expect_eq(fallback, 1, "R = %lld, rank %lld: the fallback should be flagged", (long long)R,
+                 (long long)k);
     cr_expect_eq(rank, k, "numerical rank %lld, expected %lld", (long long)rank, (long long)k);
     double *UV = times(U, V, I, R);
     double rel = max_abs_diff(UV, G, I * R) / max_abs(G, I * R);
@@ -116,8 +116,8 @@ Test(cp_als, spd_solve_rank_deficient_uses_fallback) {
       int64_t zeros = 0;
       for (int64_t r = 0; r < R; ++r)
         zeros += U[i * R + r] == 0.0;
-      cr_expect_eq(zeros, R - k, "row %lld of the basic solution has %lld zeros",
-                   (long long)i, (long long)zeros);
+      cr_expect_eq(zeros, R - k, "row %lld of the basic solution has %lld zeros", (long long)i,
+                   (long long)zeros);
     }
     free(B), free(V), free(U0), free(G), free(U), free(UV);
   }
@@ -145,8 +145,8 @@ Test(cp_als, spd_solve_rejects_bad_input) {
 
 /* One in-space solve of G (I x R doubles) against V in f32 or f64, compared with the
  * host solve; `expect_fallback` is what the factorisation should report. */
-static void check_solve_in_space(const double *G, const double *V, int64_t I, int64_t R,
-                                 int single, int expect_fallback, double rel_tol) {
+static void check_solve_in_space(const double *G, const double *V, int64_t I, int64_t R, int single,
+                                 int expect_fallback, double rel_tol) {
   const size_t n = (size_t)(I * R), es = single ? sizeof(float) : sizeof(double);
   double *want = tpt_host_alloc(sizeof(double) * n);
   double *buf = tpt_host_alloc(sizeof(double) * (n > (size_t)(R * R) ? n : (size_t)(R * R)));
@@ -164,7 +164,7 @@ static void check_solve_in_space(const double *G, const double *V, int64_t I, in
   void *dg = tpt_to_space(hg, es * n), *du = tpt_alloc_poisoned(es * n);
   int fallback = -1;
   TPT_OK(tpi_cp_solve_in_space(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R, V,
-                              buf, &fallback));
+                               buf, &fallback));
   tpt_to_host(hu, du, es * n);
   cr_expect_eq(fallback, expect_fallback);
   const double tol = rel_tol * max_abs(want, (int64_t)n);
@@ -251,8 +251,8 @@ static void check_device_solve(tpt_rng *rng, int64_t R, int64_t I, int64_t chunk
   void *du = in_place ? dg : tpt_alloc_poisoned(es * (n ? n : 1));
   double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
   int solved = -1;
-  TPT_OK(tpi_cp_spd_solve_device(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R,
-                                dV, chunk, &solved));
+  TPT_OK(tpi_cp_spd_solve_device(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dg, du, I, R, dV,
+                                 chunk, &solved));
   cr_expect_eq(solved, 1, "R = %lld: an SPD matrix should factor", (long long)R);
   tpt_to_host(hu, du, es * n);
   const double tol = (single ? 1e-4 : 1e-10) * (max_abs(want, (int64_t)n) + 1e-300);
@@ -260,9 +260,11 @@ static void check_device_solve(tpt_rng *rng, int64_t R, int64_t I, int64_t chunk
   for (size_t i = 0; i < n; ++i) {
     double u = single ? (double)((float *)hu)[i] : ((double *)hu)[i];
     if (!(fabs(u - want[i]) <= tol) && bad++ == 0)
-      cr_expect_leq(fabs(u - want[i]), tol, "R = %lld, I = %lld, chunk %lld, %s%s: entry %zu: "
-                    "%g vs %g", (long long)R, (long long)I, (long long)chunk,
-                    single ? "f32" : "f64", in_place ? ", in place" : "", i, u, want[i]);
+      cr_expect_leq(fabs(u - want[i]), tol,
+                    "R = %lld, I = %lld, chunk %lld, %s%s: entry %zu: "
+                    "%g vs %g",
+                    (long long)R, (long long)I, (long long)chunk, single ? "f32" : "f64",
+                    in_place ? ", in place" : "", i, u, want[i]);
   }
   cr_expect_eq(bad, 0, "R = %lld, I = %lld: %lld entries off", (long long)R, (long long)I,
                (long long)bad);
@@ -274,9 +276,11 @@ static void check_device_solve(tpt_rng *rng, int64_t R, int64_t I, int64_t chunk
 
 Test(cp_als, device_solve_matches_host_solve) {
   tpt_rng rng = tpt_rng_fresh();
-  const struct { int64_t R, I, chunk; int single, in_place; } cases[] = {
-      {1, 5, 0, 0, 0},    {63, 17, 0, 0, 0},  {64, 1, 0, 1, 0},   {65, 40, 7, 0, 1},
-      {129, 33, 0, 1, 1}, {130, 0, 0, 0, 0},  {200, 61, 16, 0, 0}, {200, 61, 16, 1, 0}};
+  const struct {
+    int64_t R, I, chunk;
+    int single, in_place;
+  } cases[] = {{1, 5, 0, 0, 0},    {63, 17, 0, 0, 0}, {64, 1, 0, 1, 0},    {65, 40, 7, 0, 1},
+               {129, 33, 0, 1, 1}, {130, 0, 0, 0, 0}, {200, 61, 16, 0, 0}, {200, 61, 16, 1, 0}};
   for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t)
     check_device_solve(&rng, cases[t].R, cases[t].I, cases[t].chunk, cases[t].single,
                        cases[t].in_place);
@@ -298,8 +302,8 @@ Test(cp_als, device_solve_reports_a_singular_matrix) {
   double *dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
   int solved = -1;
   TPT_OK(tpi_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
-  cr_expect_eq(solved, 0, "a rank-%lld V of order %lld must not be reported solved",
-               (long long)k, (long long)R);
+  cr_expect_eq(solved, 0, "a rank-%lld V of order %lld must not be reported solved", (long long)k,
+               (long long)R);
   tpt_to_host(after, du, sizeof(double) * (size_t)(I * R));
   cr_expect(memcmp(before, after, sizeof(double) * (size_t)(I * R)) == 0,
             "U was written although the solve was refused");
@@ -308,8 +312,7 @@ Test(cp_als, device_solve_reports_a_singular_matrix) {
   dV = tpt_to_space(V, sizeof(double) * (size_t)(R * R));
   TPT_OK(tpi_cp_spd_solve_device(tpt_space, TP_DTYPE_F64, dg, du, I, R, dV, 0, &solved));
   cr_expect_eq(solved, 0, "a NaN on the diagonal must not be reported solved");
-  tpt_free(dg), tpt_free(du), tpt_free(dV), free(B), free(V), free(G), free(before),
-      free(after);
+  tpt_free(dg), tpt_free(du), tpt_free(dV), free(B), free(V), free(G), free(before), free(after);
 }
 
 /* ---- column kernels ------------------------------------------------------------------ */
@@ -458,8 +461,8 @@ static void make_problem(problem *p, tp_dtype dtype, int order, const int64_t *d
   int64_t n = tp_dense_count(&p->host);
   double s = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    double v = dtype == TP_DTYPE_F32 ? (double)((float *)p->host.data)[i]
-                                     : ((double *)p->host.data)[i];
+    double v =
+        dtype == TP_DTYPE_F32 ? (double)((float *)p->host.data)[i] : ((double *)p->host.data)[i];
     s += v * v;
   }
   p->norm_x = sqrt(s);
@@ -486,8 +489,7 @@ static tp_status run_cp(const problem *p, const tp_cp_als_options *o, tp_kruskal
 }
 
 static double load(const tp_kruskal *k, const void *data, int64_t i) {
-  return k->dtype == TP_DTYPE_F32 ? (double)((const float *)data)[i]
-                                  : ((const double *)data)[i];
+  return k->dtype == TP_DTYPE_F32 ? (double)((const float *)data)[i] : ((const double *)data)[i];
 }
 
 /* Unit columns, lambda >= 0 and sorted, largest first. */
@@ -500,8 +502,8 @@ static void check_normalised(const tp_kruskal *k, double tol) {
       double s = 0.0;
       for (int64_t i = 0; i < k->dims[m]; ++i)
         s += load(k, k->factors[m], i * k->rank + r) * load(k, k->factors[m], i * k->rank + r);
-      cr_expect_leq(fabs(sqrt(s) - 1.0), tol, "mode %d column %lld has norm %g", m,
-                    (long long)r, sqrt(s));
+      cr_expect_leq(fabs(sqrt(s) - 1.0), tol, "mode %d column %lld has norm %g", m, (long long)r,
+                    sqrt(s));
     }
   }
 }
@@ -612,12 +614,12 @@ Test(cp_als, a_large_rank_reports_the_explicit_fit) {
       double fit, explicit_fit;
       fits_of_a_run(&p, &o, &fit, &explicit_fit);
       cr_expect_leq(fabs(fit - explicit_fit), single ? 2e-4 : 1e-9,
-                    "%s, %d iterations: reported %.12f, explicit %.12f",
-                    single ? "f32" : "f64", iters, fit, explicit_fit);
+                    "%s, %d iterations: reported %.12f, explicit %.12f", single ? "f32" : "f64",
+                    iters, fit, explicit_fit);
       fits[iters] = fit;
     }
-    cr_expect_gt(fits[3], fits[1], "%s: the fit fell from %.10f to %.10f",
-                 single ? "f32" : "f64", fits[1], fits[3]);
+    cr_expect_gt(fits[3], fits[1], "%s: the fit fell from %.10f to %.10f", single ? "f32" : "f64",
+                 fits[1], fits[3]);
     free_problem(&p);
   }
 }
@@ -667,8 +669,7 @@ Test(cp_als, deterministic_for_a_seed) {
       cr_expect_leq(model_diff(&a, &b), 1e-10, "%s: two runs with seed 5 differ by %g",
                     variant_names[variants[v]], model_diff(&a, &b));
     } else {
-      cr_expect(same_model(&a, &b), "%s: two runs with seed 5 differ",
-                variant_names[variants[v]]);
+      cr_expect(same_model(&a, &b), "%s: two runs with seed 5 differ", variant_names[variants[v]]);
       cr_expect_eq(ra.fit, rb.fit);
     }
     cr_expect_eq(ra.iterations, rb.iterations);
@@ -898,18 +899,23 @@ Test(cp_als, relabelling_is_a_bijection_that_spreads_runs) {
     int64_t in_quarter[4] = {0, 0, 0, 0}, run = n / 10;
     for (int64_t i = 0; i < n; ++i) {
       int64_t row = tpi_cp_relabel_row(&r, i);
-      cr_assert(row >= 0 && row < n && !seen[row], "n = %lld: index %lld -> row %lld twice "
-                "or out of range", (long long)n, (long long)i, (long long)row);
+      cr_assert(row >= 0 && row < n && !seen[row],
+                "n = %lld: index %lld -> row %lld twice "
+                "or out of range",
+                (long long)n, (long long)i, (long long)row);
       seen[row] = 1;
-      cr_assert_eq(tpi_cp_relabel_index(&r, row), i, "n = %lld: row %lld does not go back to "
-                   "%lld", (long long)n, (long long)row, (long long)i);
+      cr_assert_eq(tpi_cp_relabel_index(&r, row), i,
+                   "n = %lld: row %lld does not go back to "
+                   "%lld",
+                   (long long)n, (long long)row, (long long)i);
       if (i < run)
         ++in_quarter[row * 4 / n];
     }
     for (int q = 0; q < 4 && n >= 1000; ++q)
-      cr_assert(llabs(in_quarter[q] * 4 - run) <= run / 10, "n = %lld: the first %lld indices "
-                "put %lld rows in quarter %d", (long long)n, (long long)run,
-                (long long)in_quarter[q], q);
+      cr_assert(llabs(in_quarter[q] * 4 - run) <= run / 10,
+                "n = %lld: the first %lld indices "
+                "put %lld rows in quarter %d",
+                (long long)n, (long long)run, (long long)in_quarter[q], q);
     free(seen);
   }
   const int64_t identity[] = {1, 2, 1000};

@@ -67,8 +67,8 @@ Test(cp_als_sparse, recovers_planted_tensor) {
     tp_cp_als_options o = options(3);
     fitted f = run_sparse(&t, &o);
     const double want = types[k] == TP_DTYPE_F64 ? 0.9999 : 0.999;
-    cr_assert_geq(f.res.fit, want, "%s: fit %.8f after %d iterations",
-                  tp_dtype_name(types[k]), f.res.fit, f.res.iterations);
+    cr_assert_geq(f.res.fit, want, "%s: fit %.8f after %d iterations", tp_dtype_name(types[k]),
+                  f.res.fit, f.res.iterations);
     cr_assert_eq(f.res.passes_per_iteration, 3);
     tp_kruskal_free(NULL, &f.host);
     tp_coo_free(NULL, &t);

@@ -134,10 +134,14 @@ Test(cp_options, ridge_solves_the_regularised_normal_equations) {
     o.rank = 4, o.max_iters = 1, o.normalize = 0, o.init = &init, o.reg = regs[t] * p.norm_x;
     tp_cp_als_result res;
     TPT_OK(run_cp(&p, &o, &got, &res));
-    cr_expect_leq(max_diff(&got, &ref), 1e-9, "reg %g: the model differs from the reference "
-                  "by %g", o.reg, max_diff(&got, &ref));
-    cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-10, "reg %g: fit %.12f, "
-                  "explicit %.12f", o.reg, res.fit, explicit_fit(&p, &got));
+    cr_expect_leq(max_diff(&got, &ref), 1e-9,
+                  "reg %g: the model differs from the reference "
+                  "by %g",
+                  o.reg, max_diff(&got, &ref));
+    cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-10,
+                  "reg %g: fit %.12f, "
+                  "explicit %.12f",
+                  o.reg, res.fit, explicit_fit(&p, &got));
     tp_kruskal_free(NULL, &init), tp_kruskal_free(NULL, &ref), tp_kruskal_free(NULL, &got);
   }
   free_problem(&p);
@@ -162,8 +166,9 @@ Test(cp_options, fixed_modes_keep_their_factors_and_the_fit_is_the_explicit_one)
       TPT_OK(run_cp(&p, &o, &got, &res));
       for (int m = 0; m < 4; ++m)
         if (sets[t] >> m & 1u)
-          cr_expect(!memcmp(got.factors[m], init.factors[m], sizeof(double) * (size_t)(dims[m] * 3)),
-                    "fixed 0x%x: factor %d changed", sets[t], m);
+          cr_expect(
+              !memcmp(got.factors[m], init.factors[m], sizeof(double) * (size_t)(dims[m] * 3)),
+              "fixed 0x%x: factor %d changed", sets[t], m);
       cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-10,
                     "fixed 0x%x, normalize %d: fit %.12f, explicit %.12f", sets[t], normalize,
                     res.fit, explicit_fit(&p, &got));
@@ -193,7 +198,8 @@ static double *unfolding_gram(const tp_dense *X, int k) {
 
 /* The largest eigenvalue of the symmetric I x I matrix A by power iteration. */
 static double largest_eigenvalue(const double *A, int64_t I) {
-  double *v = tpt_host_alloc(sizeof(double) * (size_t)I), *w = tpt_host_alloc(sizeof(double) * (size_t)I);
+  double *v = tpt_host_alloc(sizeof(double) * (size_t)I),
+         *w = tpt_host_alloc(sizeof(double) * (size_t)I);
   for (int64_t i = 0; i < I; ++i)
     v[i] = 1.0 + 0.01 * (double)(i % 7);
   double lambda = 0.0;
@@ -240,8 +246,8 @@ static void check_nvecs_factor(const tp_dense *X, const tp_kruskal *K, int k, do
         yu += Y[i * I + j] * U[j * R + a];
       resid += (yu - theta * U[i * R + a]) * (yu - theta * U[i * R + a]);
     }
-    cr_expect_leq(sqrt(resid), tol * top, "mode %d vector %lld: residual %g of %g", k,
-                  (long long)a, sqrt(resid), top);
+    cr_expect_leq(sqrt(resid), tol * top, "mode %d vector %lld: residual %g of %g", k, (long long)a,
+                  sqrt(resid), top);
     cr_expect_gt(lead, 0.0, "mode %d vector %lld: its largest entry is negative", k, (long long)a);
     for (int64_t b = 0; b <= a; ++b) {
       double dot = 0.0;
@@ -375,8 +381,10 @@ Test(cp_options, the_line_search_never_lowers_the_fit, .timeout = 600) {
       TPT_OK(run_cp(&p, &o, &got, &res));
       cr_expect_eq(log.fell, 0, "problem %d, line search %d: the fit fell %d times", t, ls,
                    log.fell);
-      cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-9, "problem %d: fit %.12f, "
-                    "explicit %.12f", t, res.fit, explicit_fit(&p, &got));
+      cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-9,
+                    "problem %d: fit %.12f, "
+                    "explicit %.12f",
+                    t, res.fit, explicit_fit(&p, &got));
       cr_expect_eq(res.extrapolations, log.extrapolated);
       final[ls] = res.fit, kept += log.extrapolated;
       tp_kruskal_free(NULL, &got);
@@ -385,8 +393,10 @@ Test(cp_options, the_line_search_never_lowers_the_fit, .timeout = 600) {
     free_problem(&p);
   }
   cr_expect_gt(kept, 0, "no extrapolation was ever kept");
-  cr_expect_leq(lower, problems / 20, "the line search ended lower than plain ALS on %d of "
-                "%d problems", lower, problems);
+  cr_expect_leq(lower, problems / 20,
+                "the line search ended lower than plain ALS on %d of "
+                "%d problems",
+                lower, problems);
 }
 
 /* ---- restarts and the time limit -------------------------------------------------------- */
@@ -423,8 +433,10 @@ Test(cp_options, restarts_return_the_best_start) {
     best = log.last_fit[s] > log.last_fit[best] ? s : best;
   cr_expect_eq(res.best_start, best, "best start %d, reported %d", best, res.best_start);
   cr_expect_eq(res.fit, log.last_fit[best]);
-  cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-10, "the model is not the best "
-                "start's: fit %.12f, explicit %.12f", res.fit, explicit_fit(&p, &got));
+  cr_expect_leq(fabs(res.fit - explicit_fit(&p, &got)), 1e-10,
+                "the model is not the best "
+                "start's: fit %.12f, explicit %.12f",
+                res.fit, explicit_fit(&p, &got));
   tp_kruskal_free(NULL, &got);
   free_problem(&p);
 }

@@ -215,22 +215,24 @@ Test(dense, check_reports_overflow) {
 /* Random factor rows drawn in the space are the host's, bit for bit: any first row, any
  * count (past a block of threads), both precisions, several modes and seeds. */
 Test(dense, random_factor_rows_in_the_space_are_the_host_s) {
-  const struct { int64_t first, rows, rank; int mode; uint64_t seed; } cases[] = {
-      {0, 1, 1, 0, 1}, {3, 17, 5, 2, 7}, {1000, 301, 33, 1, 123456789}, {0, 0, 4, 0, 1}};
+  const struct {
+    int64_t first, rows, rank;
+    int mode;
+    uint64_t seed;
+  } cases[] = {{0, 1, 1, 0, 1}, {3, 17, 5, 2, 7}, {1000, 301, 33, 1, 123456789}, {0, 0, 4, 0, 1}};
   for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t)
     for (int single = 0; single <= 1; ++single) {
       const tp_dtype dtype = single ? TP_DTYPE_F32 : TP_DTYPE_F64;
       const size_t n = (size_t)(cases[t].rows * cases[t].rank), es = single ? 4 : 8;
       void *want = tpt_host_alloc(es * n + 1), *got = tpt_host_alloc(es * n + 1);
       void *dev = tpt_alloc_poisoned(es * n + 1);
-      tpi_kruskal_random_rows(dtype, cases[t].seed, cases[t].mode, cases[t].first,
-                             cases[t].rows, cases[t].rank, want);
+      tpi_kruskal_random_rows(dtype, cases[t].seed, cases[t].mode, cases[t].first, cases[t].rows,
+                              cases[t].rank, want);
       TPT_OK(tpi_kruskal_random_rows_in_space(tpt_space, dtype, cases[t].seed, cases[t].mode,
-                                             cases[t].first, cases[t].rows, cases[t].rank,
-                                             dev));
+                                              cases[t].first, cases[t].rows, cases[t].rank, dev));
       tpt_to_host(got, dev, es * n);
-      cr_expect(memcmp(want, got, es * n) == 0, "case %zu, %s: the space drew other values",
-                t, single ? "f32" : "f64");
+      cr_expect(memcmp(want, got, es * n) == 0, "case %zu, %s: the space drew other values", t,
+                single ? "f32" : "f64");
       tpt_free(dev), free(want), free(got);
     }
 }
@@ -243,18 +245,19 @@ Test(dense, random_factor_rows_in_steps_are_the_host_s) {
   for (int single = 0; single <= 1; ++single) {
     const tp_dtype dtype = single ? TP_DTYPE_F32 : TP_DTYPE_F64;
     const size_t es = single ? 4 : 8, row_bytes = es * (size_t)rank;
-    char *want = tpt_host_alloc(row_bytes * (size_t)rows), *got = tpt_host_alloc(row_bytes * (size_t)rows);
+    char *want = tpt_host_alloc(row_bytes * (size_t)rows),
+         *got = tpt_host_alloc(row_bytes * (size_t)rows);
     for (int64_t i = 0; i < rows; ++i)
       tpi_kruskal_random_rows(dtype, 5, 1, (int64_t)(((uint64_t)(first + i) * step) % count), 1,
-                             rank, want + row_bytes * (size_t)i);
+                              rank, want + row_bytes * (size_t)i);
     void *dev = tpt_alloc_poisoned(row_bytes * (size_t)rows);
-    TPT_OK(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, first, rows, rank,
-                                                   step, (uint64_t)count, dev));
+    TPT_OK(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, first, rows, rank, step,
+                                                    (uint64_t)count, dev));
     tpt_to_host(got, dev, row_bytes * (size_t)rows);
     cr_expect(memcmp(want, got, row_bytes * (size_t)rows) == 0, "%s: other values",
               single ? "f32" : "f64");
-    TPT_FAILS_WITH(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, 900, 200,
-                                                           rank, step, (uint64_t)count, dev),
+    TPT_FAILS_WITH(tpi_kruskal_random_rows_stepped_in_space(tpt_space, dtype, 5, 1, 900, 200, rank,
+                                                            step, (uint64_t)count, dev),
                    TP_ERROR_INVALID_ARGUMENT); /* rows past count */
     tpt_free(dev), free(want), free(got);
   }
@@ -373,8 +376,8 @@ Test(dense, npy_round_trips_in_both_layouts_and_dtypes) {
       cr_assert(same.dtype == t.dtype && same.layout == t.layout && same.order == 4);
       for (int k = 0; k < 4; ++k)
         cr_assert_eq(same.dims[k], dims[k]);
-      cr_assert(memcmp(same.data, t.data, 210 * tp_dtype_size(t.dtype)) == 0,
-                "%s %s: data differs", tp_dtype_name(t.dtype), l ? "right" : "left");
+      cr_assert(memcmp(same.data, t.data, 210 * tp_dtype_size(t.dtype)) == 0, "%s %s: data differs",
+                tp_dtype_name(t.dtype), l ? "right" : "left");
       TPT_OK(tp_dense_read_npy(path, both_dtypes[1 - d], &other));
       cr_assert(other.dtype == both_dtypes[1 - d] && other.layout == t.layout);
       for (int64_t i = 0; i < 210; ++i) {
@@ -567,9 +570,11 @@ Test(dense, kruskal_read_names_file_and_shapes_on_mismatch) {
   snprintf(prefix, sizeof prefix, "%s/bad", dense_dir);
   tp_kruskal u = random_kruskal(TP_DTYPE_F64, 3, dims, 3, &rng);
   TPT_OK(tp_kruskal_write_npy(prefix, &u));
-  expect_kruskal_fails(prefix, wrong, 3, TP_ERROR_FORMAT, "bad_factor1.npy has shape (5, 3), "
+  expect_kruskal_fails(prefix, wrong, 3, TP_ERROR_FORMAT,
+                       "bad_factor1.npy has shape (5, 3), "
                        "expected (6, 3)");
-  expect_kruskal_fails(prefix, dims, 2, TP_ERROR_FORMAT, "bad_factor0.npy has shape (4, 3), "
+  expect_kruskal_fails(prefix, dims, 2, TP_ERROR_FORMAT,
+                       "bad_factor0.npy has shape (4, 3), "
                        "expected (4, 2)");
   const int64_t flat[1] = {15};
   TPT_OK(tp_npy_write(tmp_path("bad_factor1.npy"), TP_DTYPE_F64, 1, flat, 0, u.factors[1]));
@@ -577,7 +582,8 @@ Test(dense, kruskal_read_names_file_and_shapes_on_mismatch) {
   TPT_OK(tp_kruskal_write_npy(prefix, &u));
   const int64_t two[1] = {2};
   TPT_OK(tp_npy_write(tmp_path("bad_lambda.npy"), TP_DTYPE_F64, 1, two, 0, u.lambda));
-  expect_kruskal_fails(prefix, dims, 3, TP_ERROR_FORMAT, "bad_lambda.npy has shape (2,), "
+  expect_kruskal_fails(prefix, dims, 3, TP_ERROR_FORMAT,
+                       "bad_lambda.npy has shape (2,), "
                        "expected (3,)");
   TPT_OK(tp_kruskal_write_npy(prefix, &u));
   ((double *)u.factors[2])[3 * 4 + 1] = NAN;
@@ -616,8 +622,7 @@ static void assert_close(const double *got, const double *want, int64_t n, doubl
 Test(dense, mttkrp_reference_on_a_hand_checkable_tensor) {
   /* x[i][j][k] = 6i + 2j + k + 1 holds 1..12 in C order. */
   const int64_t dims[3] = {2, 3, 2};
-  const double f0[2 * 2] = {1, 0, 2, 1}, f1[3 * 2] = {1, 1, 0, 2, 3, -1},
-               f2[2 * 2] = {2, 1, -1, 1};
+  const double f0[2 * 2] = {1, 0, 2, 1}, f1[3 * 2] = {1, 1, 0, 2, 3, -1}, f2[2 * 2] = {2, 1, -1, 1};
   for (int d = 0; d < 2; ++d)
     for (int l = 0; l < 2; ++l) {
       tp_dense x = host_tensor(both_dtypes[d], 3, dims, both_layouts[l]);
@@ -857,10 +862,10 @@ Test(dense, generators_are_reproducible_and_seeds_differ) {
 /* Values of seed 1, the same on every platform: a change of the generator shows here.
  * Uniform values are exact; normal values go through log and cos, hence a tolerance. */
 Test(dense, generated_values_are_pinned) {
-  static const double uniform[4] = {0.16006461874122768, 0.45634721907837461,
-                                    0.12770892347842311, 0.43507405226714879};
-  static const double planted[4] = {0.40137750406148298, 0.20770838522509619,
-                                    0.22585175982258682, 0.54844872227252028};
+  static const double uniform[4] = {0.16006461874122768, 0.45634721907837461, 0.12770892347842311,
+                                    0.43507405226714879};
+  static const double planted[4] = {0.40137750406148298, 0.20770838522509619, 0.22585175982258682,
+                                    0.54844872227252028};
   const int64_t dims[2] = {2, 2};
   tp_dense t = host_tensor(TP_DTYPE_F64, 2, dims, TP_LAYOUT_LEFT);
   tp_dense s = host_tensor(TP_DTYPE_F32, 2, dims, TP_LAYOUT_LEFT);
@@ -935,8 +940,8 @@ Test(dense, planted_without_noise_is_exactly_the_kruskal_tensor) {
       TPT_OK(tp_cp_residual_reference(&x, &truth, &res));
       TPT_OK(tp_cp_residual_reference(&zero, &truth, &norm));
       double tol = x.dtype == TP_DTYPE_F32 ? 1e-7 : 1e-15;
-      cr_assert(norm > 1 && res <= tol * norm, "%s %s: residual %g of %g",
-                tp_dtype_name(x.dtype), l ? "right" : "left", res, norm);
+      cr_assert(norm > 1 && res <= tol * norm, "%s %s: residual %g of %g", tp_dtype_name(x.dtype),
+                l ? "right" : "left", res, norm);
       tp_kruskal_free(NULL, &truth), tp_kruskal_free(NULL, &again);
       tp_dense_free(NULL, &x), tp_dense_free(NULL, &zero);
     }
@@ -966,8 +971,8 @@ Test(dense, planted_noise_has_the_requested_relative_size) {
       sum += get(&x, idx) - m;
     } while (next_index(3, dims, idx));
     double s = noises[i] * norm / sqrt(15000.0);
-    cr_assert(fabs(sum / 15000.0) < 5 * s / sqrt(15000.0), "noise mean %g, sigma %g",
-              sum / 15000.0, s);
+    cr_assert(fabs(sum / 15000.0) < 5 * s / sqrt(15000.0), "noise mean %g, sigma %g", sum / 15000.0,
+              s);
     tp_kruskal_free(NULL, &truth);
   }
   tp_dense_free(NULL, &x), tp_dense_free(NULL, &zero);

@@ -84,10 +84,10 @@ static void assert_refused(const char *text, tp_dtype dtype, tp_status status,
   cr_assert(!memcmp(&t, &zero, sizeof t), "the tensor was not zeroed");
 }
 
-#define REFUSED(text, dtype, status, ...)                                                  \
-  do {                                                                                     \
-    const char *const want_[] = {__VA_ARGS__, NULL};                                       \
-    assert_refused(text, dtype, status, want_);                                            \
+#define REFUSED(text, dtype, status, ...)            \
+  do {                                               \
+    const char *const want_[] = {__VA_ARGS__, NULL}; \
+    assert_refused(text, dtype, status, want_);      \
   } while (0)
 
 /* Element (multi-index idx) of a tensor in any layout, as double. */
@@ -138,8 +138,7 @@ static double random_value(tpt_rng *rng, tp_dtype dtype) {
 }
 
 /* A random host tensor of the given order with awkward dims (1, primes, odd sizes). */
-static void random_tensor(tpt_rng *rng, tp_dtype dtype, int order, tp_layout layout,
-                          tp_dense *t) {
+static void random_tensor(tpt_rng *rng, tp_dtype dtype, int order, tp_layout layout, tp_dense *t) {
   static const int64_t sizes[] = {1, 2, 3, 5, 7, 11, 13};
   int64_t dims[TP_DENSE_MAX_ORDER];
   for (int k = 0; k < order; ++k)
@@ -214,8 +213,11 @@ Test(dense_text, every_spelling_reads_as_strtod_reads_it) {
       want[i] = dtype == TP_DTYPE_F32 ? (double)strtof(field, NULL) : strtod(field, NULL);
       int how = (int)tpt_int(&rng, 0, 3);
       len += (size_t)snprintf(text + len, cap - len,
-                              how == 0 ? "  %s\r\n" : how == 1 ? "%s # a comment\n\n"
-                              : how == 2 ? "// a line\n%s\n" : "%s\n", field);
+                              how == 0   ? "  %s\r\n"
+                              : how == 1 ? "%s # a comment\n\n"
+                              : how == 2 ? "// a line\n%s\n"
+                                         : "%s\n",
+                              field);
     }
     text[--len] = '\0'; /* no line end after the last value */
     tp_dense t;
@@ -270,12 +272,10 @@ Test(dense_text, malformed_values_are_named_with_their_line) {
           "one value per line");
   REFUSED("tensor\n2\n2 2\n1\nnan\n3\n4\n", f64, TP_ERROR_FORMAT, "line 5", "not finite");
   REFUSED("tensor\n2\n2 2\n1\n-inf\n3\n4\n", f64, TP_ERROR_FORMAT, "line 5", "not finite");
-  REFUSED("tensor\n2\n2 2\n1\n2\n1e999\n4\n", f64, TP_ERROR_FORMAT, "line 6",
-          "overflows float64");
-  REFUSED("tensor\n2\n2 2\n1\n2\n1e39\n4\n", f32, TP_ERROR_FORMAT, "line 6",
-          "overflows float32");
-  REFUSED("tensor\n2\n2 2\n1\n2\n3\n", f64, TP_ERROR_FORMAT, "end at line 6",
-          "after 3 of the 4", "dims 2x2 (line 3)");
+  REFUSED("tensor\n2\n2 2\n1\n2\n1e999\n4\n", f64, TP_ERROR_FORMAT, "line 6", "overflows float64");
+  REFUSED("tensor\n2\n2 2\n1\n2\n1e39\n4\n", f32, TP_ERROR_FORMAT, "line 6", "overflows float32");
+  REFUSED("tensor\n2\n2 2\n1\n2\n3\n", f64, TP_ERROR_FORMAT, "end at line 6", "after 3 of the 4",
+          "dims 2x2 (line 3)");
   REFUSED("tensor\n2\n2 2\n1\n2\n3\n4\n\n# more\n5\n", f64, TP_ERROR_FORMAT, "line 10",
           "beyond the 4 that the dims 2x2");
   tp_dense t; /* 1e39 is fine in float64 */

@@ -9,9 +9,9 @@
 TestSuite(eigenpairs, .init = tpt_setup, .fini = tpt_teardown);
 
 /* Kofidis & Regalia's m = 4, n = 3 tensor, unique values in lexicographic order. */
-static const double kr_tensor[15] = {0.2883,  -0.0031, 0.1973,  -0.2485, -0.2939,
-                                     0.3847,  0.2972,  0.1862,  0.0919,  -0.3619,
-                                     0.1241,  -0.3420, 0.2127,  0.2727,  -0.3054};
+static const double kr_tensor[15] = {0.2883, -0.0031, 0.1973, -0.2485, -0.2939,
+                                     0.3847, 0.2972,  0.1862, 0.0919,  -0.3619,
+                                     0.1241, -0.3420, 0.2127, 0.2727,  -0.3054};
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -37,8 +37,8 @@ static void random_unit(tpt_rng *rng, int n, double *x) {
  * the sign + for alpha >= 0 (maxima) and - for alpha < 0 (minima). Besides
  * |delta lambda| < 1e-14 it waits for |delta x| < 1e-12, since lambda settles long
  * before x does (its error is quadratic in x's), and the tests check residuals. */
-static int8_t ref_sshopm(int m, int n, const double *a, double alpha, const double *x0,
-                         double *x, double *lambda) {
+static int8_t ref_sshopm(int m, int n, const double *a, double alpha, const double *x0, double *x,
+                         double *lambda) {
   double y[16], prev;
   memcpy(x, x0, sizeof(double) * (size_t)n);
   TPT_OK(tp_sym_axm_f64(m, n, a, x, &prev));
@@ -99,13 +99,11 @@ static double residual(int m, int n, const double *a, double lambda, const doubl
 
 /* Every reported pair is a unit eigenvector with a tiny residual, ranked by lambda,
  * and the starts add up to the converged runs. */
-static void check_pairs(int m, int n, const double *a, const tp_eigenpairs *p,
-                        int converged) {
+static void check_pairs(int m, int n, const double *a, const tp_eigenpairs *p, int converged) {
   int total = 0;
   for (int k = 0; k < p->count; ++k) {
     const double *x = p->x + k * n;
-    cr_assert(fabs(sqrt(dot(n, x, x)) - 1) <= 1e-14, "pair %d: |x| = %.17g", k,
-              sqrt(dot(n, x, x)));
+    cr_assert(fabs(sqrt(dot(n, x, x)) - 1) <= 1e-14, "pair %d: |x| = %.17g", k, sqrt(dot(n, x, x)));
     double r = residual(m, n, a, p->lambda[k], x);
     cr_assert(r <= 1e-10, "pair %d (lambda %.10f): residual %.3g", k, p->lambda[k], r);
     if (k > 0)
@@ -130,8 +128,8 @@ static void check_kofidis_regalia(double alpha, const double *expect, tp_eig_kin
   for (int k = 0; k < 3; ++k) {
     cr_assert(fabs(p.lambda[k] - expect[k]) <= 1e-4, "pair %d: lambda %.6f, expected %.4f", k,
               p.lambda[k], expect[k]);
-    cr_assert_eq(p.kind[k], kind, "pair %d (lambda %.4f): kind %d, expected %d", k,
-                 p.lambda[k], p.kind[k], kind);
+    cr_assert_eq(p.kind[k], kind, "pair %d (lambda %.4f): kind %d, expected %d", k, p.lambda[k],
+                 p.kind[k], kind);
   }
   check_pairs(4, N, kr_tensor, &p, converged);
 
@@ -191,8 +189,8 @@ Test(eigenpairs, duplicate_runs_and_negated_x_merge_for_even_order) {
     TPT_OK(tp_sshopm_eigenpairs_f64(4, 3, kr_tensor, 2, lambda, x, flag, NULL, p));
     cr_assert_eq(p->count, 1, "case %d: %d pairs", c, p->count);
     cr_assert_eq(p->starts[0], 2, "case %d: starts %d", c, p->starts[0]);
-    cr_assert(fabs(p->lambda[0] - l1) <= 1e-14, "case %d: lambda %.17g vs %.17g", c,
-              p->lambda[0], l1);
+    cr_assert(fabs(p->lambda[0] - l1) <= 1e-14, "case %d: lambda %.17g vs %.17g", c, p->lambda[0],
+              l1);
     cr_assert(fabs(fabs(dot(3, p->x, x1)) - 1) <= 1e-14, "case %d: x moved", c);
     /* Canonical sign: the largest |entry| is positive. */
     int big = 0;
@@ -235,8 +233,7 @@ Test(eigenpairs, odd_order_merges_negated_pairs_with_nonnegative_lambda) {
             p.lambda[0], l1);
   double s = l1 >= 0 ? 1 : -1;
   for (int i = 0; i < N; ++i)
-    cr_assert(fabs(p.x[i] - s * x1[i]) <= 1e-15, "x[%d] = %.17g vs %.17g", i, p.x[i],
-              s * x1[i]);
+    cr_assert(fabs(p.x[i] - s * x1[i]) <= 1e-15, "x[%d] = %.17g vs %.17g", i, p.x[i], s * x1[i]);
   check_pairs(M, N, a, &p, 2);
   /* Negating x negates (m-1) A x^(m-2) - lambda I for odd m: a maximum with l < 0 is
    * reported as the minimum (-l, -x). */
@@ -245,8 +242,8 @@ Test(eigenpairs, odd_order_merges_negated_pairs_with_nonnegative_lambda) {
   /* The negated pair alone is reported the same way. */
   tp_eigenpairs q = pairs_alloc(1, N);
   TPT_OK(tp_sshopm_eigenpairs_f64(M, N, a, 1, lambda, x, flag, NULL, &q));
-  cr_assert(q.count == 1 && q.lambda[0] == p.lambda[0] &&
-            memcmp(q.x, p.x, sizeof(double) * N) == 0, "(-l, -x) reported differently");
+  cr_assert(q.count == 1 && q.lambda[0] == p.lambda[0] && memcmp(q.x, p.x, sizeof(double) * N) == 0,
+            "(-l, -x) reported differently");
   pairs_free(&p), pairs_free(&q);
 }
 
@@ -269,12 +266,18 @@ Test(eigenpairs, diagonal_tensor_maximum_saddle_minimum) {
     int idx[M] = {i, i, i, i};
     a[tp_sym_class_position(M, N, idx)] = c[i];
   }
-  double ls = c[0] * c[1] / (c[0] + c[1]);            /* S = {0, 1}: 2/3 */
+  double ls = c[0] * c[1] / (c[0] + c[1]);                  /* S = {0, 1}: 2/3 */
   double lm = 1.0 / (1.0 / c[0] + 1.0 / c[1] + 1.0 / c[2]); /* S = {0, 1, 2}: 4/7 */
   double lambda[3] = {c[2], ls, lm};
-  double x[3 * N] = {0, 0, -1, /* -e_2: same pair as e_2 */
-                     sqrt(ls / c[0]), -sqrt(ls / c[1]), 0,
-                     -sqrt(lm / c[0]), sqrt(lm / c[1]), sqrt(lm / c[2])};
+  double x[3 * N] = {0,
+                     0,
+                     -1, /* -e_2: same pair as e_2 */
+                     sqrt(ls / c[0]),
+                     -sqrt(ls / c[1]),
+                     0,
+                     -sqrt(lm / c[0]),
+                     sqrt(lm / c[1]),
+                     sqrt(lm / c[2])};
   int8_t flag[3] = {TP_SSHOPM_CONVERGED, TP_SSHOPM_CONVERGED, TP_SSHOPM_CONVERGED};
   tp_eigenpairs p = pairs_alloc(3, N);
   TPT_OK(tp_sshopm_eigenpairs_f64(M, N, a, 3, lambda, x, flag, NULL, &p));
@@ -284,8 +287,7 @@ Test(eigenpairs, diagonal_tensor_maximum_saddle_minimum) {
   for (int k = 0; k < 3; ++k) {
     cr_assert(fabs(p.lambda[k] - want_l[k]) <= 1e-15, "pair %d: lambda %.17g vs %.17g", k,
               p.lambda[k], want_l[k]);
-    cr_assert_eq(p.kind[k], want_k[k], "pair %d: kind %d, expected %d", k, p.kind[k],
-                 want_k[k]);
+    cr_assert_eq(p.kind[k], want_k[k], "pair %d: kind %d, expected %d", k, p.kind[k], want_k[k]);
   }
   cr_assert(p.x[2] == 1.0, "e_2 reported as %g %g %g", p.x[0], p.x[1], p.x[2]);
   check_pairs(M, N, a, &p, 3);
@@ -400,8 +402,8 @@ Test(eigenpairs, options_defaults_and_tolerances) {
   TPT_OK(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, e, flag, &o, &p));
   cr_assert_eq(p.count, 2);
   cr_assert(p.lambda[0] == 1 && p.lambda[1] == 1 && p.x[1] == 1 && p.x[3] == 1,
-            "ties: %g (%g %g %g), %g (%g %g %g)", p.lambda[0], p.x[0], p.x[1], p.x[2],
-            p.lambda[1], p.x[3], p.x[4], p.x[5]);
+            "ties: %g (%g %g %g), %g (%g %g %g)", p.lambda[0], p.x[0], p.x[1], p.x[2], p.lambda[1],
+            p.x[3], p.x[4], p.x[5]);
   cr_assert(p.kind[0] == TP_EIG_DEGENERATE && p.kind[1] == TP_EIG_DEGENERATE);
   o.dot_tol = -1;
   TPT_FAILS_WITH(tp_sshopm_eigenpairs_f64(4, 3, a, 2, lambda, x, flag, &o, &p),
@@ -504,8 +506,8 @@ Test(eigenpairs, a_batch_gives_each_tensors_pairs) {
       TPT_OK(tp_sshopm_eigenpairs_f64(m, n, a + t * U, V, lambda + t * V, x + t * V * n,
                                       flag + t * V, NULL, &one));
       const int64_t f = b.first[t];
-      cr_assert_eq(b.first[t + 1] - f, one.count, "tensor %lld: %lld pairs, %d alone",
-                   (long long)t, (long long)(b.first[t + 1] - f), one.count);
+      cr_assert_eq(b.first[t + 1] - f, one.count, "tensor %lld: %lld pairs, %d alone", (long long)t,
+                   (long long)(b.first[t + 1] - f), one.count);
       for (int k = 0; k < one.count; ++k) {
         cr_expect_eq(b.lambda[f + k], one.lambda[k]);
         cr_expect_eq(b.kind[f + k], one.kind[k]);

@@ -50,8 +50,8 @@ Test(hashmap, insert_find_size_entries_with_duplicates) {
       cr_assert(hins[i] == 0 || hins[i] == 1, "inserted flag %d", hins[i]);
       new_count += hins[i];
     }
-    cr_assert_eq(new_count, distinct, "n=%lld: %lld keys reported new, %lld distinct",
-                 (long long)n, (long long)new_count, (long long)distinct);
+    cr_assert_eq(new_count, distinct, "n=%lld: %lld keys reported new, %lld distinct", (long long)n,
+                 (long long)new_count, (long long)distinct);
     int64_t size = -1;
     TPT_OK(tp_hashmap_size(map, &size));
     cr_assert_eq(size, distinct);

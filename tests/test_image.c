@@ -103,8 +103,8 @@ static void check_values(const tp_image *im, const int64_t dims[3], int64_t valu
           double want = slope * value_at(x, y, z, c) + inter;
           double got = im->data[v * values + c];
           cr_assert(f32 ? fabs(got - want) <= 1e-5 * (1 + fabs(want)) : got == want,
-                    "(%lld, %lld, %lld, %lld): %.17g, expected %.17g", (long long)x,
-                    (long long)y, (long long)z, (long long)c, got, want);
+                    "(%lld, %lld, %lld, %lld): %.17g, expected %.17g", (long long)x, (long long)y,
+                    (long long)z, (long long)c, got, want);
         }
 }
 
@@ -167,8 +167,8 @@ static void check_affines(const tp_image_geometry *a, const tp_image_geometry *b
   affine_of(b, B);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c)
-      cr_assert(fabs(A[r][c] - B[r][c]) <= tol, "%s: affine[%d][%d] %.17g against %.17g",
-                what, r, c, B[r][c], A[r][c]);
+      cr_assert(fabs(A[r][c] - B[r][c]) <= tol, "%s: affine[%d][%d] %.17g against %.17g", what, r,
+                c, B[r][c], A[r][c]);
 }
 
 /* ---- round trips ------------------------------------------------------------------------- */
@@ -188,8 +188,8 @@ Test(image, every_format_round_trips_random_images) {
         const char *path = tmp_path(names[n]);
         TPT_OK(tp_image_write(path, &im, f32 ? TP_DTYPE_F32 : TP_DTYPE_F64));
         TPT_OK(tp_image_read(path, &back));
-        cr_assert_eq(back.geometry.format, strstr(names[n], "mif") ? TP_IMAGE_MIF
-                                                                    : TP_IMAGE_NIFTI1);
+        cr_assert_eq(back.geometry.format,
+                     strstr(names[n], "mif") ? TP_IMAGE_MIF : TP_IMAGE_NIFTI1);
         check_values(&back, dims, values, f32, 1.0, 0.0);
         cr_assert_eq(back.values_axis, ndim == 3 ? -1 : 3, "%s: values axis %d", names[n],
                      back.values_axis);
@@ -244,10 +244,10 @@ Test(image, geometry_crosses_between_nifti_and_mif) {
     random_mif_geometry(&rng, &im.geometry);
     TPT_OK(tp_image_write(tmp_path("g.mif"), &im, TP_DTYPE_F64));
     TPT_OK(tp_image_read(tmp_path("g.mif"), &mif));
-    cr_assert(!memcmp(mif.geometry.transform, im.geometry.transform,
-                      sizeof im.geometry.transform) &&
-              !memcmp(mif.geometry.vox, im.geometry.vox, 3 * sizeof(double)),
-              "a .mif's transform and voxel sizes come back exactly");
+    cr_assert(
+        !memcmp(mif.geometry.transform, im.geometry.transform, sizeof im.geometry.transform) &&
+            !memcmp(mif.geometry.vox, im.geometry.vox, 3 * sizeof(double)),
+        "a .mif's transform and voxel sizes come back exactly");
     TPT_OK(tp_image_write(tmp_path("g.nii"), &mif, TP_DTYPE_F64));
     TPT_OK(tp_image_read(tmp_path("g.nii"), &nii));
     cr_assert(nii.geometry.qform_code == 1 && nii.geometry.sform_code == 1);
@@ -256,16 +256,16 @@ Test(image, geometry_crosses_between_nifti_and_mif) {
     tp_image_affine(&im.geometry, A);
     tp_image_geometry qonly = nii.geometry;
     qonly.sform_code = 0;
-    TPT_OK(tp_image_write(tmp_path("q.nii"), &(tp_image){qonly, nii.voxels, nii.values,
-                                                         nii.values_axis, nii.data},
+    TPT_OK(tp_image_write(tmp_path("q.nii"),
+                          &(tp_image){qonly, nii.voxels, nii.values, nii.values_axis, nii.data},
                           TP_DTYPE_F32));
     tp_image qread;
     TPT_OK(tp_image_read(tmp_path("q.nii"), &qread));
     tp_image_affine(&qread.geometry, Q);
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 4; ++c)
-        cr_assert(fabs(Q[r][c] - A[r][c]) < 1e-4, "qform[%d][%d] %g against %g", r, c,
-                  Q[r][c], A[r][c]);
+        cr_assert(fabs(Q[r][c] - A[r][c]) < 1e-4, "qform[%d][%d] %g against %g", r, c, Q[r][c],
+                  A[r][c]);
     TPT_OK(tp_image_write(tmp_path("h.mif.gz"), &nii, TP_DTYPE_F64));
     TPT_OK(tp_image_read(tmp_path("h.mif.gz"), &again));
     check_affines(&nii.geometry, &again.geometry, 1e-12, "NIfTI to .mif");
@@ -300,8 +300,7 @@ Test(image, scaling_is_written_and_applied) {
     im.geometry.scl_slope = 4.0, im.geometry.scl_inter = -2.5;
     TPT_OK(tp_image_write(tmp_path(names[n]), &im, TP_DTYPE_F64));
     TPT_OK(tp_image_read(tmp_path(names[n]), &back));
-    cr_assert(back.geometry.scl_slope == 4.0 && back.geometry.scl_inter == -2.5, "%s",
-              names[n]);
+    cr_assert(back.geometry.scl_slope == 4.0 && back.geometry.scl_inter == -2.5, "%s", names[n]);
     check_values(&back, dims, 2, 0, 1.0, 0.0); /* the values the image was given */
     tp_image_free(&back);
     tp_image_free(&im);
@@ -324,8 +323,7 @@ Test(image, writers_refuse_what_they_cannot_write) {
   int64_t dims[3] = {2, 2, 2};
   tp_image im;
   fill_image(&im, 3, dims, 1);
-  TPT_FAILS_WITH(tp_image_write(tmp_path("a.img"), &im, TP_DTYPE_F32),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_image_write(tmp_path("a.img"), &im, TP_DTYPE_F32), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), ".nii, .nii.gz, .mif or .mif.gz"), "%s", tp_last_error());
   TPT_FAILS_WITH(tp_image_write(tmp_path("a.nii"), &im, TP_DTYPE_I32), TP_ERROR_INVALID_ARGUMENT);
   im.voxels = 7;
@@ -362,8 +360,8 @@ static void put_f64(bytes *h, size_t off, double v) {
 
 /* A NIfTI-1 header: dims, datatype code and bits, qform (a 90 degree turn about z,
  * pixdim 2, 3, 4, qfac -1, offset 1, 2, 3), vox_offset 352, scaling. */
-static void nifti1_header(bytes *h, int ndim, const int64_t *dim, int code, int bits,
-                          double slope, double inter) {
+static void nifti1_header(bytes *h, int ndim, const int64_t *dim, int code, int bits, double slope,
+                          double inter) {
   memset(h->b, 0, sizeof h->b);
   h->n = 352;
   put(h, 0, 348, 4);
@@ -378,7 +376,7 @@ static void nifti1_header(bytes *h, int ndim, const int64_t *dim, int code, int 
   put_f32(h, 108, 352);
   put_f32(h, 112, slope);
   put_f32(h, 116, inter);
-  put(h, 252, 1, 2); /* qform_code */
+  put(h, 252, 1, 2);          /* qform_code */
   put_f32(h, 264, sqrt(0.5)); /* quatern_d: 90 degrees about z */
   put_f32(h, 268, 1), put_f32(h, 272, 2), put_f32(h, 276, 3);
   memcpy(h->b + 344, "n+1", 4);
@@ -387,10 +385,14 @@ static void nifti1_header(bytes *h, int ndim, const int64_t *dim, int code, int 
 /* Stores v as the type of NIfTI code at off. */
 static void put_value(bytes *h, size_t off, int code, double v) {
   switch (code) {
-  case 2: case 256: put(h, off, (uint64_t)(int64_t)v, 1); break;
-  case 4: case 512: put(h, off, (uint64_t)(int64_t)v, 2); break;
-  case 8: case 768: put(h, off, (uint64_t)(int64_t)v, 4); break;
-  case 1024: case 1280: put(h, off, (uint64_t)(int64_t)v, 8); break;
+  case 2:
+  case 256: put(h, off, (uint64_t)(int64_t)v, 1); break;
+  case 4:
+  case 512: put(h, off, (uint64_t)(int64_t)v, 2); break;
+  case 8:
+  case 768: put(h, off, (uint64_t)(int64_t)v, 4); break;
+  case 1024:
+  case 1280: put(h, off, (uint64_t)(int64_t)v, 8); break;
   case 16: put_f32(h, off, v); break;
   case 64: put_f64(h, off, v); break;
   }
@@ -400,10 +402,16 @@ Test(image, every_nifti_datatype_in_both_byte_orders) {
   static const struct {
     int code, bits;
     double lo, hi;
-  } types[] = {{2, 8, 0, 255},         {256, 8, -128, 127},        {4, 16, -32768, 32767},
-               {512, 16, 0, 65535},    {8, 32, -2147483648.0, 2147483647.0},
-               {768, 32, 0, 4294967295.0}, {1024, 64, -9e15, 9e15}, {1280, 64, 0, 1.8e16},
-               {16, 32, -1e30, 1e30},  {64, 64, -1e300, 1e300}};
+  } types[] = {{2, 8, 0, 255},
+               {256, 8, -128, 127},
+               {4, 16, -32768, 32767},
+               {512, 16, 0, 65535},
+               {8, 32, -2147483648.0, 2147483647.0},
+               {768, 32, 0, 4294967295.0},
+               {1024, 64, -9e15, 9e15},
+               {1280, 64, 0, 1.8e16},
+               {16, 32, -1e30, 1e30},
+               {64, 64, -1e300, 1e300}};
   const int64_t dim[4] = {3, 2, 1, 2};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
     for (int big = 0; big < 2; ++big) {
@@ -496,11 +504,12 @@ Test(image, mif_layout_with_a_reversed_axis) {
   bytes h;
   memset(&h, 0, sizeof h);
   h.big = 1;
-  int len = snprintf(text, sizeof text, "mrtrix image\n# written by hand\ndim: %lld,%lld,%lld,"
+  int len = snprintf(text, sizeof text,
+                     "mrtrix image\n# written by hand\ndim: %lld,%lld,%lld,"
                      "%lld\nvox: 1.5, 2, 2.5, nan\nlayout: -1,+2,+3,+0\ndatatype: Int16BE\n"
                      "transform: 0,-1,0,10\ntransform: 1,0,0,20\ntransform: 0,0,1,30\n"
-                     "scaling: 1,0.5\ncomments: ignored\nfile: . 256\nEND\n", (long long)X,
-                     (long long)Y, (long long)Z, (long long)C);
+                     "scaling: 1,0.5\ncomments: ignored\nfile: . 256\nEND\n",
+                     (long long)X, (long long)Y, (long long)Z, (long long)C);
   memcpy(h.b, text, (size_t)len);
   size_t e = 0;
   for (int64_t z = 0; z < Z; ++z)
@@ -534,8 +543,10 @@ Test(image, mif_layouts_of_three_axes) {
     }
     bytes h;
     memset(&h, 0, sizeof h);
-    int len = snprintf((char *)h.b, 256, "mrtrix image\r\ndim: 3,4,2\r\nvox: 1,1,1\r\nlayout: "
-                       "%s\r\ndatatype: Float64LE\r\nfile: . 128\r\nEND\r\n", layouts[t]);
+    int len = snprintf((char *)h.b, 256,
+                       "mrtrix image\r\ndim: 3,4,2\r\nvox: 1,1,1\r\nlayout: "
+                       "%s\r\ndatatype: Float64LE\r\nfile: . 128\r\nEND\r\n",
+                       layouts[t]);
     cr_assert(len < 128);
     int64_t idx[3];
     size_t e = 0;
@@ -558,10 +569,13 @@ Test(image, mif_layouts_of_three_axes) {
 
 static void write_mif_dims(const char *path, const char *dims, int count) {
   char text[600];
-  int len = snprintf(text, sizeof text, "mrtrix image\ndim: %s\nvox: 1,1,1\nlayout: %s\n"
-                     "datatype: UInt8\nfile: . 200\nEND\n", dims,
-                     count == 6 ? "+0,+1,+2,+3,+4,+5" : count == 5 ? "+0,+1,+2,+3,+4"
-                                                                    : "+0,+1,+2,+3");
+  int len = snprintf(text, sizeof text,
+                     "mrtrix image\ndim: %s\nvox: 1,1,1\nlayout: %s\n"
+                     "datatype: UInt8\nfile: . 200\nEND\n",
+                     dims,
+                     count == 6   ? "+0,+1,+2,+3,+4,+5"
+                     : count == 5 ? "+0,+1,+2,+3,+4"
+                                  : "+0,+1,+2,+3");
   memset(text + len, 7, sizeof text - (size_t)len);
   write_bytes(path, text, 200 + 400);
 }
@@ -579,7 +593,8 @@ Test(image, layouts_accepted_and_refused) {
   write_mif_dims(tmp_path("c.mif"), "2,2,2,2,3", 5);
   TPT_FAILS_WITH(tp_image_read(tmp_path("c.mif"), &im), TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "dimensions 2 x 2 x 2 x 2 x 3") &&
-            strstr(tp_last_error(), "X x Y x Z x 1 x C"), "%s", tp_last_error());
+                strstr(tp_last_error(), "X x Y x Z x 1 x C"),
+            "%s", tp_last_error());
   cr_assert_null(im.data);
   write_mif_dims(tmp_path("d.mif"), "2,2,2,1,3,2", 6);
   TPT_FAILS_WITH(tp_image_read(tmp_path("d.mif"), &im), TP_ERROR_FORMAT);
@@ -617,10 +632,10 @@ Test(image, malformed_nifti_headers_are_named) {
   tp_image im;
   TPT_OK(tp_image_read_buffer(good, n, "good.nii", &im));
   tp_image_free(&im);
-#define CASE(edit, len, text)    \
-  do {                           \
-    memcpy(b, good, n);          \
-    edit;                        \
+#define CASE(edit, len, text)              \
+  do {                                     \
+    memcpy(b, good, n);                    \
+    edit;                                  \
     expect_error(b, len, "bad.nii", text); \
   } while (0)
   CASE((void)0, 200, "truncated: its NIfTI-1 header needs 348 bytes");
@@ -666,28 +681,37 @@ Test(image, malformed_mif_headers_are_named_with_their_line) {
   expect_mif_error("mrtrix image\ndim: 2,2,2\ndim: 2,2,2\n" MIF_REST, "line 3");
   expect_mif_error("mrtrix image\ndim: 2,2,2,2,2,2,2,2\n" MIF_REST, "at most 7 dimensions");
   expect_mif_error("mrtrix image\ndim 2,2,2\n" MIF_REST, "line 2: 'dim 2,2,2' is not 'key: "
-                   "value'");
+                                                         "value'");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,-1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\nfile: . 200\nEND\n", "voxel size of axis 1 is -1");
+                   "Float32LE\nfile: . 200\nEND\n",
+                   "voxel size of axis 1 is -1");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+0,+2\ndatatype: "
-                   "Float32LE\nfile: . 200\nEND\n", "each once");
+                   "Float32LE\nfile: . 200\nEND\n",
+                   "each once");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1\ndatatype: "
-                   "Float32LE\nfile: . 200\nEND\n", "the layout has 2 axes");
+                   "Float32LE\nfile: . 200\nEND\n",
+                   "the layout has 2 axes");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "CFloat32LE\nfile: . 200\nEND\n", "line 5: datatype 'CFloat32LE'");
+                   "CFloat32LE\nfile: . 200\nEND\n",
+                   "line 5: datatype 'CFloat32LE'");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\nfile: data.dat 0\nEND\n", "single-file .mif");
+                   "Float32LE\nfile: data.dat 0\nEND\n",
+                   "single-file .mif");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\nfile: . 20\nEND\n", "lies inside the header");
+                   "Float32LE\nfile: . 20\nEND\n",
+                   "lies inside the header");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\nfile: . 5000\nEND\n", "beyond the end of the file");
+                   "Float32LE\nfile: . 5000\nEND\n",
+                   "beyond the end of the file");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\ntransform: 1,0,0\nfile: . 200\nEND\n", "a row of four numbers");
+                   "Float32LE\ntransform: 1,0,0\nfile: . 200\nEND\n",
+                   "a row of four numbers");
   expect_mif_error("mrtrix image\ndim: 2,2,2\nvox: 1,1,1\nlayout: +0,+1,+2\ndatatype: "
-                   "Float32LE\ntransform: 1,0,0,0\nfile: . 200\nEND\n", "the transform has 1 "
+                   "Float32LE\ntransform: 1,0,0,0\nfile: . 200\nEND\n",
+                   "the transform has 1 "
                    "rows");
   expect_mif_error("mrtrix image\ndim: 40,40,40\n" MIF_REST, "the data end after 824 of "
-                   "their 256000 bytes");
+                                                             "their 256000 bytes");
 }
 
 /* ---- grids ----------------------------------------------------------------------------------- */
@@ -703,14 +727,13 @@ Test(image, grids_compared_within_the_tolerance) {
   b.transform[1][3] = a.transform[1][3] + 1e-6; /* below 1e-4 of the largest voxel size */
   TPT_OK(tp_image_check_same_grid(&a, "fod", &b, "mask", 1e-4));
   b.transform[1][3] = a.transform[1][3] + 0.01;
-  TPT_FAILS_WITH(tp_image_check_same_grid(&a, "fod", &b, "mask", 1e-4),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_image_check_same_grid(&a, "fod", &b, "mask", 1e-4), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "mask is not on the voxel grid of fod") &&
-            strstr(tp_last_error(), "row 1, column 3"), "%s", tp_last_error());
+                strstr(tp_last_error(), "row 1, column 3"),
+            "%s", tp_last_error());
   b = a;
   b.dim[2] = 7;
-  TPT_FAILS_WITH(tp_image_check_same_grid(&a, "fod", &b, "mask", 1e-4),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_image_check_same_grid(&a, "fod", &b, "mask", 1e-4), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "4 x 5 x 7"), "%s", tp_last_error());
 }
 

@@ -54,8 +54,8 @@ Test(kernels, range_reduce_kernel_matches_reference) {
     double *dr = tpt_alloc_poisoned(sizeof(double)), got = 0;
     TPT_OK(tpt_range_sum_squares(tpt_space, dx, n, dr));
     tpt_to_host(&got, dr, sizeof got);
-    cr_assert(fabs(got - ref) <= 1e-12 * (ref + 1), "n=%lld: %.17g vs %.17g", (long long)n,
-              got, ref);
+    cr_assert(fabs(got - ref) <= 1e-12 * (ref + 1), "n=%lld: %.17g vs %.17g", (long long)n, got,
+              ref);
     tpt_free(dx), tpt_free(dr);
     free(x);
   }
@@ -93,9 +93,9 @@ Test(kernels, team_loops_cover_every_index_once) {
           int32_t *h = tpt_host_alloc(sizeof(int32_t) * (count + 1));
           tpt_to_host(h, d, sizeof(int32_t) * (count + 1));
           for (size_t i = 0; i < count; ++i)
-            cr_assert_eq(h[i], 1, "team %dx%d league %lld rows %lld cols %d: entry %zu seen %d times",
-                         shapes[s][0], shapes[s][1], (long long)league, (long long)rows, cols, i,
-                         h[i]);
+            cr_assert_eq(
+                h[i], 1, "team %dx%d league %lld rows %lld cols %d: entry %zu seen %d times",
+                shapes[s][0], shapes[s][1], (long long)league, (long long)rows, cols, i, h[i]);
           cr_assert_eq(h[count], -1, "wrote past the end");
           tpt_free(d);
           free(h);
@@ -122,13 +122,12 @@ Test(kernels, team_scratch_is_private_and_barrier_orders_it) {
       for (int64_t t = 0; t < league; ++t)
         for (int64_t i = 0; i < len; ++i)
           cr_assert_eq(back[t * len + i], h[t * len + len - 1 - i],
-                       "team %lld element %lld (shape %dx%d, len %lld)", (long long)t,
-                       (long long)i, shapes[s][0], shapes[s][1], (long long)len);
+                       "team %lld element %lld (shape %dx%d, len %lld)", (long long)t, (long long)i,
+                       shapes[s][0], shapes[s][1], (long long)len);
       tpt_free(in), tpt_free(out);
       free(h), free(back);
     }
 }
-
 
 Test(kernels, bad_policies_are_rejected_with_the_field_named) {
   tp_team_policy p = tp_team_policy_make(-1, 1, 1, 0);

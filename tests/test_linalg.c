@@ -15,9 +15,9 @@ Test(linalg, row_norms_match_reference_on_awkward_shapes) {
    * lane 0 copies row 8 out before thread 8 has run. With 32-lane vectors (teams of 4)
    * only thread 0's lanes 1..15 read other threads' rows, and the runtime resumes them
    * after every thread's lane 0 has reached the barrier: the race stays hidden. */
-  const int64_t shapes[][3] = {{0, 4, 4},     {1, 1, 1},    {17, 3, 5},   {16, 32, 32},
-                               {100, 1, 1},   {97, 97, 101}, {1000, 7, 7}, {33, 1000, 1003},
-                               {40, 20, 21}};
+  const int64_t shapes[][3] = {{0, 4, 4},    {1, 1, 1},        {17, 3, 5},
+                               {16, 32, 32}, {100, 1, 1},      {97, 97, 101},
+                               {1000, 7, 7}, {33, 1000, 1003}, {40, 20, 21}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
     int64_t m = shapes[c][0], n = shapes[c][1], ld = shapes[c][2];
     double *A = tpt_host_alloc(sizeof(double) * (size_t)(m * ld));
@@ -57,9 +57,9 @@ Test(linalg, bad_shapes_are_rejected) {
 }
 
 /* Reference: C = alpha op(A) op(B) + beta C in double precision, row-major. */
-static void ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
-                     const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
-                     double *C, int64_t ldc) {
+static void ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                     int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+                     int64_t ldc) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
@@ -76,8 +76,8 @@ typedef tp_status (*gemm_fn)(tp_space *, tp_transpose, tp_transpose, int64_t, in
 static void check_gemm(gemm_fn fn, const char *which) {
   tpt_rng rng = tpt_rng_fresh();
   /* the last two have long inner dimensions: the portable GEMM splits their sums */
-  const int64_t shapes[][3] = {{1, 1, 1},   {5, 7, 3},   {33, 31, 17}, {64, 64, 64},
-                               {97, 1, 50}, {1, 97, 50}, {40, 45, 0},  {0, 8, 8},
+  const int64_t shapes[][3] = {{1, 1, 1},      {5, 7, 3},    {33, 31, 17}, {64, 64, 64},
+                               {97, 1, 50},    {1, 97, 50},  {40, 45, 0},  {0, 8, 8},
                                {32, 32, 5003}, {40, 3, 2100}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c)
     for (int ta = 0; ta < 2; ++ta)
@@ -90,8 +90,10 @@ static void check_gemm(gemm_fn fn, const char *which) {
           double *B = tpt_host_alloc(sizeof(double) * (size_t)(brows * ldb + 1));
           double *C = tpt_host_alloc(sizeof(double) * (size_t)(m * ldc + 1));
           double *R = tpt_host_alloc(sizeof(double) * (size_t)(m * ldc + 1));
-          for (int64_t i = 0; i < arows * lda; ++i) A[i] = tpt_uniform(&rng, -1, 1);
-          for (int64_t i = 0; i < brows * ldb; ++i) B[i] = tpt_uniform(&rng, -1, 1);
+          for (int64_t i = 0; i < arows * lda; ++i)
+            A[i] = tpt_uniform(&rng, -1, 1);
+          for (int64_t i = 0; i < brows * ldb; ++i)
+            B[i] = tpt_uniform(&rng, -1, 1);
           for (int64_t i = 0; i < m * ldc; ++i)
             C[i] = R[i] = with_beta ? tpt_uniform(&rng, -1, 1) : NAN; /* beta 0 ignores C */
           double alpha = 1.5, beta = with_beta ? -0.5 : 0.0;
@@ -106,8 +108,8 @@ static void check_gemm(gemm_fn fn, const char *which) {
             for (int64_t j = 0; j < n; ++j)
               cr_assert(fabs(C[i * ldc + j] - R[i * ldc + j]) <= 1e-12 * (double)(k + 1),
                         "%s %lldx%lldx%lld ta=%d tb=%d beta=%g at (%lld,%lld): %.17g vs %.17g",
-                        which, (long long)m, (long long)n, (long long)k, ta, tb, beta,
-                        (long long)i, (long long)j, C[i * ldc + j], R[i * ldc + j]);
+                        which, (long long)m, (long long)n, (long long)k, ta, tb, beta, (long long)i,
+                        (long long)j, C[i * ldc + j], R[i * ldc + j]);
           tpt_free(dA), tpt_free(dB), tpt_free(dC);
           free(A), free(B), free(C), free(R);
         }
@@ -115,9 +117,7 @@ static void check_gemm(gemm_fn fn, const char *which) {
 
 Test(linalg, gemm_matches_reference) { check_gemm(tp_gemm_f64, tp_gemm_provider()); }
 
-Test(linalg, portable_gemm_matches_reference) {
-  check_gemm(tp_gemm_portable_f64, "portable");
-}
+Test(linalg, portable_gemm_matches_reference) { check_gemm(tp_gemm_portable_f64, "portable"); }
 
 /* Batched, with batch strides, and with sums long enough to be split into pieces. */
 Test(linalg, portable_batched_gemm_matches_reference) {
@@ -131,16 +131,19 @@ Test(linalg, portable_batched_gemm_matches_reference) {
     double *B = tpt_host_alloc(sizeof(double) * (size_t)(batch * sb));
     double *C = tpt_host_alloc(sizeof(double) * (size_t)(batch * sc));
     double *R = tpt_host_alloc(sizeof(double) * (size_t)(batch * sc));
-    for (int64_t i = 0; i < batch * sa; ++i) A[i] = tpt_uniform(&rng, -1, 1);
-    for (int64_t i = 0; i < batch * sb; ++i) B[i] = tpt_uniform(&rng, -1, 1);
-    for (int64_t i = 0; i < batch * sc; ++i) C[i] = R[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t i = 0; i < batch * sa; ++i)
+      A[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t i = 0; i < batch * sb; ++i)
+      B[i] = tpt_uniform(&rng, -1, 1);
+    for (int64_t i = 0; i < batch * sc; ++i)
+      C[i] = R[i] = tpt_uniform(&rng, -1, 1);
     for (int64_t b = 0; b < batch; ++b)
       ref_gemm(1, 0, m, n, k, 0.75, A + b * sa, m, B + b * sb, n, 2.0, R + b * sc, n);
     double *dA = tpt_to_space(A, sizeof(double) * (size_t)(batch * sa));
     double *dB = tpt_to_space(B, sizeof(double) * (size_t)(batch * sb));
     double *dC = tpt_to_space(C, sizeof(double) * (size_t)(batch * sc));
-    TPT_OK(tp_gemm_portable_batched_f64(tpt_space, TP_TRANS, TP_NO_TRANS, m, n, k, 0.75, dA, m,
-                                        sa, dB, n, sb, 2.0, dC, n, sc, batch));
+    TPT_OK(tp_gemm_portable_batched_f64(tpt_space, TP_TRANS, TP_NO_TRANS, m, n, k, 0.75, dA, m, sa,
+                                        dB, n, sb, 2.0, dC, n, sc, batch));
     tpt_to_host(C, dC, sizeof(double) * (size_t)(batch * sc));
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t e = 0; e < m * n; ++e)

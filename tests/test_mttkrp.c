@@ -16,8 +16,8 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {3, {7, 1, 5}},       {3, {2, 3, 11}},       {4, {3, 5, 2, 7}},
-    {4, {1, 4, 1, 3}},    {5, {2, 3, 1, 5, 2}},  {6, {2, 1, 3, 2, 2, 3}},
+    {3, {7, 1, 5}},    {3, {2, 3, 11}},      {4, {3, 5, 2, 7}},
+    {4, {1, 4, 1, 3}}, {5, {2, 3, 1, 5, 2}}, {6, {2, 1, 3, 2, 2, 3}},
 };
 static const int64_t ranks[] = {1, 3, 16, 31, 32, 100};
 
@@ -77,8 +77,8 @@ static void check_variant(tp_mttkrp_options opts) {
       for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si)
         for (size_t ri = 0; ri < sizeof ranks / sizeof ranks[0]; ++ri) {
           problem p;
-          problem_make(dtype, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &shapes[si], ranks[ri],
-                       &rng, &p);
+          problem_make(dtype, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &shapes[si], ranks[ri], &rng,
+                       &p);
           for (int mode = 0; mode < shapes[si].d; ++mode) {
             size_t bytes = tp_dtype_size(dtype) * p.hx.dims[mode] * ranks[ri];
             void *G = tpt_alloc_poisoned(bytes);
@@ -87,8 +87,8 @@ static void check_variant(tp_mttkrp_options opts) {
             cr_assert(err <= tol,
                       "%s %s %s order %d shape #%zu mode %d R=%lld: relative error %.3g > %.0e",
                       tp_mttkrp_variant_name(opts.variant), tp_dtype_name(dtype),
-                      lay ? "right" : "left", shapes[si].d, si, mode, (long long)ranks[ri],
-                      err, tol);
+                      lay ? "right" : "left", shapes[si].d, si, mode, (long long)ranks[ri], err,
+                      tol);
             tpt_free(G);
           }
           problem_free(&p);
@@ -162,8 +162,8 @@ Test(mttkrp, blocked_odd_rows) {
     for (int si = 0; si < 3; ++si)
       for (int ri = 0; ri < 3; ++ri) {
         problem p;
-        problem_make(TP_DTYPE_F64, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &odd[si],
-                     odd_ranks[ri], &rng, &p);
+        problem_make(TP_DTYPE_F64, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &odd[si], odd_ranks[ri],
+                     &rng, &p);
         for (int b = 0; b < 2; ++b)
           for (int mode = 0; mode < odd[si].d; ++mode) {
             tp_mttkrp_options o = with_variant(TP_MTTKRP_BLOCKED);
@@ -188,8 +188,7 @@ static void check_sweep(tp_mttkrp_variant v, size_t workspace) {
   for (int lay = 0; lay < 2; ++lay)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
       problem p;
-      problem_make(TP_DTYPE_F64, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &shapes[si], 7, &rng,
-                   &p);
+      problem_make(TP_DTYPE_F64, lay ? TP_LAYOUT_RIGHT : TP_LAYOUT_LEFT, &shapes[si], 7, &rng, &p);
       tp_mttkrp_sweep *sw = NULL;
       TPT_OK(tp_mttkrp_sweep_create(tpt_space, &p.dx, 7, &opts, 0, &sw));
       if (v == TP_MTTKRP_ELEM)

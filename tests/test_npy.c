@@ -188,7 +188,7 @@ static const char *descr_of(tp_dtype d, char order) {
 
 /* ---- round trips -------------------------------------------------------------- */
 Test(npy, dtype_names_and_sizes) {
-  static const char *names[] = {"float32", "float64", "int8",  "uint8",
+  static const char *names[] = {"float32", "float64", "int8",   "uint8",
                                 "int32",   "int64",   "uint32", "uint64"};
   static const size_t sizes[] = {4, 8, 1, 1, 4, 8, 4, 8};
   for (int d = 0; d < N_DTYPES; ++d) {
@@ -203,8 +203,8 @@ Test(npy, every_dtype_and_shape_round_trips) {
   static const struct {
     int ndim;
     int64_t shape[6];
-  } cases[] = {{0, {0}},    {1, {7}},       {1, {1}},       {1, {0}},
-               {2, {3, 1}}, {3, {4, 0, 5}}, {6, {2, 3, 1, 2, 2, 3}}};
+  } cases[] = {
+      {0, {0}}, {1, {7}}, {1, {1}}, {1, {0}}, {2, {3, 1}}, {3, {4, 0, 5}}, {6, {2, 3, 1, 2, 2, 3}}};
   tpt_rng rng = tpt_rng_fresh();
   const char *path = tmp_path("round.npy");
   for (int d = 0; d < N_DTYPES; ++d)
@@ -282,14 +282,18 @@ Test(npy, writer_header_matches_numpy_spelling) {
   } cases[] = {
       {TP_DTYPE_U8, 1, {5}, 0, 5, "{'descr': '|u1', 'fortran_order': False, 'shape': (5,), }"},
       {TP_DTYPE_I32, 0, {0}, 0, 4, "{'descr': '<i4', 'fortran_order': False, 'shape': (), }"},
-      {TP_DTYPE_F32, 3, {2, 0, 1}, 1, 0,
+      {TP_DTYPE_F32,
+       3,
+       {2, 0, 1},
+       1,
+       0,
        "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 0, 1), }"},
   };
   const char *path = tmp_path("spelling.npy");
   const int64_t zero = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    TPT_OK(tp_npy_write(path, cases[c].dtype, cases[c].ndim, cases[c].shape, cases[c].fortran,
-                        &zero));
+    TPT_OK(
+        tp_npy_write(path, cases[c].dtype, cases[c].ndim, cases[c].shape, cases[c].fortran, &zero));
     size_t n, len = strlen(cases[c].dict), total = (10 + len + 1 + 63) / 64 * 64;
     unsigned char *b = read_bytes(path, &n);
     cr_assert_eq(n, total + cases[c].nbytes);
@@ -502,7 +506,8 @@ Test(npy, scalar_and_unusual_shapes_are_read) {
       {"(5,)", 1, {5}},
       {"(5)", 1, {5}},
       {"(0, 9223372036854775807)", 2, {0, INT64_MAX}},
-      {"(4611686018427387904, 0, 4611686018427387904)", 3,
+      {"(4611686018427387904, 0, 4611686018427387904)",
+       3,
        {INT64_C(4611686018427387904), 0, INT64_C(4611686018427387904)}},
   };
   const unsigned char data[5] = {1, 2, 3, 4, 5};
@@ -684,9 +689,9 @@ Test(npy, malformed_headers_are_format_errors) {
 }
 
 Test(npy, unsupported_descrs_are_named) {
-  static const char *descrs[] = {"|O",   "<c16", "<f2", "<U10", "|b1",  "<f16", "|f8",
-                                 "<M8",  "f8",   "<f8 ", "",    "<i16", "<u3",  "<f0",
-                                 "|S5",  "<V8",  "$f8", "\x01u1"};
+  static const char *descrs[] = {"|O",  "<c16", "<f2", "<U10", "|b1", "<f16",
+                                 "|f8", "<M8",  "f8",  "<f8 ", "",    "<i16",
+                                 "<u3", "<f0",  "|S5", "<V8",  "$f8", "\x01u1"};
   for (size_t c = 0; c < sizeof descrs / sizeof descrs[0]; ++c) {
     char dict[128], want[64];
     snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2,)}",
@@ -801,8 +806,7 @@ Test(npy, writer_rejects_bad_arguments) {
   TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, -1, &two, 0, x), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 17, dims17, 0, x), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 1, NULL, 0, x), TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 1, &negative, 0, x),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 1, &negative, 0, x), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 1, &two, 0, NULL), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_npy_write(path, TP_DTYPE_F64, 2, huge, 0, x), TP_ERROR_OVERFLOW);
   assert_message_has("(3037000500, 3037000500)");
@@ -950,9 +954,10 @@ Test(npy, rows_are_read_in_c_order_from_both_orders) {
         TPT_OK(tp_npy_read_rows(path, first, n, TP_DTYPE_F32, got, &h));
         cr_assert_eq(h.ndim, nd);
         for (int64_t i = 0; i < n * len; ++i)
-          cr_assert_eq(got[i], (float)c[first * len + i], "shape %d, %s order: rows from %lld, "
-                       "element %lld", s, fortran ? "Fortran" : "C", (long long)first,
-                       (long long)i);
+          cr_assert_eq(got[i], (float)c[first * len + i],
+                       "shape %d, %s order: rows from %lld, "
+                       "element %lld",
+                       s, fortran ? "Fortran" : "C", (long long)first, (long long)i);
         free(got);
       }
       float out[1];

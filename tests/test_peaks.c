@@ -44,8 +44,7 @@ static void normalise3(double *a) {
 /* Angle between two axes (x and -x are the same fiber), in degrees; atan2 keeps it
  * accurate near zero. */
 static double axis_angle_deg(const double *a, const double *b) {
-  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                 a[0] * b[1] - a[1] * b[0]};
+  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
   return atan2(sqrt(dot3(c, c)), fabs(dot3(a, b))) * 180.0 / M_PI;
 }
 
@@ -191,8 +190,7 @@ typedef struct peaks_out {
   int32_t *count;
 } peaks_out;
 
-static peaks_out run_peaks(int lmax, int64_t voxels, const double *sh,
-                           const tp_peaks_options *o) {
+static peaks_out run_peaks(int lmax, int64_t voxels, const double *sh, const tp_peaks_options *o) {
   peaks_out r;
   size_t v = (size_t)voxels, k = (size_t)o->max_peaks;
   r.dir = tpt_host_alloc(sizeof(double) * v * k * 3);
@@ -213,8 +211,8 @@ static void check_layout(const peaks_out *r, int64_t v, int k) {
             r->count[v]);
   for (int j = 0; j < r->count[v]; ++j) {
     const double *x = dir + 3 * j;
-    cr_assert(fabs(dot3(x, x) - 1) < 1e-9, "voxel %lld peak %d: |x|^2 = %g", (long long)v,
-              j, dot3(x, x));
+    cr_assert(fabs(dot3(x, x) - 1) < 1e-9, "voxel %lld peak %d: |x|^2 = %g", (long long)v, j,
+              dot3(x, x));
     int big = 0;
     for (int i = 1; i < 3; ++i)
       big = fabs(x[i]) > fabs(x[big]) ? i : big;
@@ -224,26 +222,26 @@ static void check_layout(const peaks_out *r, int64_t v, int k) {
       cr_assert(amp[j] <= amp[j - 1], "voxel %lld: amplitudes not descending", (long long)v);
   }
   for (int j = r->count[v]; j < k; ++j) {
-    cr_assert(isnan(amp[j]), "voxel %lld slot %d: amplitude %g, not NaN", (long long)v, j,
-              amp[j]);
+    cr_assert(isnan(amp[j]), "voxel %lld slot %d: amplitude %g, not NaN", (long long)v, j, amp[j]);
     for (int i = 0; i < 3; ++i)
-      cr_assert(isnan(dir[3 * j + i]), "voxel %lld slot %d: direction not NaN",
-                (long long)v, j);
+      cr_assert(isnan(dir[3 * j + i]), "voxel %lld slot %d: direction not NaN", (long long)v, j);
   }
 }
 
 /* Every fiber of the case has one detected peak within angle_tol of the maximum of f
  * near it, whose amplitude is f there; that maximum is within bias_deg of the fiber. */
-static void check_voxel(const voxel_case *c, const peaks_out *r, int64_t v, int k,
-                        double angle_tol, double amp_tol, const char *what) {
+static void check_voxel(const voxel_case *c, const peaks_out *r, int64_t v, int k, double angle_tol,
+                        double amp_tol, const char *what) {
   check_layout(r, v, k);
-  cr_assert_eq(r->count[v], c->fibers, "%s, voxel %lld: %d peaks, expected %d", what,
-               (long long)v, r->count[v], c->fibers);
+  cr_assert_eq(r->count[v], c->fibers, "%s, voxel %lld: %d peaks, expected %d", what, (long long)v,
+               r->count[v], c->fibers);
   for (int f = 0; f < c->fibers; ++f) {
     double ref[3];
     reference_peak(c, f, ref);
-    cr_assert(axis_angle_deg(ref, c->d[f]) <= c->bias_deg, "%s: the maximum of f is %.3f "
-              "degrees from fiber %d", what, axis_angle_deg(ref, c->d[f]), f);
+    cr_assert(axis_angle_deg(ref, c->d[f]) <= c->bias_deg,
+              "%s: the maximum of f is %.3f "
+              "degrees from fiber %d",
+              what, axis_angle_deg(ref, c->d[f]), f);
     int best = 0;
     for (int j = 1; j < r->count[v]; ++j)
       if (axis_angle_deg(r->dir + (v * k + j) * 3, ref) <
@@ -252,9 +250,10 @@ static void check_voxel(const voxel_case *c, const peaks_out *r, int64_t v, int 
     double err = axis_angle_deg(r->dir + (v * k + best) * 3, ref), want = f_value(c, ref);
     cr_assert(err <= angle_tol, "%s, voxel %lld fiber %d: peak %.4g degrees off", what,
               (long long)v, f, err);
-    cr_assert(fabs(r->amp[v * k + best] - want) <= amp_tol * want, "%s, voxel %lld fiber "
-              "%d: amplitude %.9g, f = %.9g", what, (long long)v, f, r->amp[v * k + best],
-              want);
+    cr_assert(fabs(r->amp[v * k + best] - want) <= amp_tol * want,
+              "%s, voxel %lld fiber "
+              "%d: amplitude %.9g, f = %.9g",
+              what, (long long)v, f, r->amp[v * k + best], want);
   }
 }
 
@@ -284,8 +283,7 @@ static void run_cases(tpt_rng *rng, int lmax, int ncases, const double (*angles)
       char what[96];
       snprintf(what, sizeof what, "L = %d, %d fibers, case %d, %s", lmax, cases[v].fibers,
                (int)(v % ncases), single ? "f32" : "f64");
-      check_voxel(&cases[v], &r, v, o.max_peaks, single ? 0.05 : 1e-4,
-                  single ? 1e-5 : 1e-9, what);
+      check_voxel(&cases[v], &r, v, o.max_peaks, single ? 0.05 : 1e-4, single ? 1e-5 : 1e-9, what);
     }
     peaks_free(&r);
   }
@@ -446,8 +444,8 @@ Test(peaks, voxels_without_positive_maxima) {
   peaks_out r = run_peaks(4, 3, sh, &o);
   for (int v = 0; v < 3; ++v)
     check_layout(&r, v, o.max_peaks);
-  cr_assert(r.count[0] == 0 && r.count[1] == 1 && r.count[2] == 0, "counts %d %d %d",
-            r.count[0], r.count[1], r.count[2]);
+  cr_assert(r.count[0] == 0 && r.count[1] == 1 && r.count[2] == 0, "counts %d %d %d", r.count[0],
+            r.count[1], r.count[2]);
   peaks_free(&r);
 }
 
@@ -495,8 +493,7 @@ Test(peaks, space_memory_exhaustion_is_reported_and_cleaned_up) {
   tp_peaks_options_init(&o);
   size_t before = tp_space_bytes_in_use(tpt_space);
   TPT_OK(tp_space_set_memory_limit(tpt_space, before + 512));
-  TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 8, 4, sh, &o, dir, amp, counts),
-                 TP_ERROR_OUT_OF_MEMORY);
+  TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 8, 4, sh, &o, dir, amp, counts), TP_ERROR_OUT_OF_MEMORY);
   TPT_OK(tp_space_trim(tpt_space));
   cr_assert_eq(tp_space_bytes_in_use(tpt_space), before, "a failed call left memory held");
   TPT_OK(tp_space_set_memory_limit(tpt_space, 0));
@@ -521,8 +518,7 @@ Test(peaks, bad_input_is_refused) {
                      TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, -1, sh, &o, dir, amp, counts),
                  TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_fiber_peaks(NULL, 4, 1, sh, &o, dir, amp, counts),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_fiber_peaks(NULL, 4, 1, sh, &o, dir, amp, counts), TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 1, NULL, &o, dir, amp, counts),
                  TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_fiber_peaks(tpt_space, 4, 1, sh, NULL, dir, amp, counts),
@@ -578,8 +574,10 @@ Test(peaks, non_finite_and_zero_voxels_get_no_peaks_and_the_batch_goes_on) {
     for (int b = 0; b < 3; ++b)
       cr_assert_eq(r.count[bad[b]], 0, "voxel %d: %d peaks", bad[b], r.count[bad[b]]);
     for (int v = 0; v < 3; ++v) {
-      cr_assert_eq(r.count[at[v]], ref.count[v], "voxel %d: %d peaks, %d without the bad "
-                   "voxels", at[v], r.count[at[v]], ref.count[v]);
+      cr_assert_eq(r.count[at[v]], ref.count[v],
+                   "voxel %d: %d peaks, %d without the bad "
+                   "voxels",
+                   at[v], r.count[at[v]], ref.count[v]);
       cr_assert(ref.count[v] == 2, "voxel %d: %d peaks", v, ref.count[v]);
       cr_assert(memcmp(r.amp + at[v] * k, ref.amp + v * k, sizeof(double) * (size_t)k) == 0 &&
                     memcmp(r.dir + at[v] * k * 3, ref.dir + v * k * 3,
@@ -618,8 +616,7 @@ Test(peaks, peaks_follow_powers_of_ten) {
     cr_assert_eq(base.count[0], 2, "%d peaks at c = 1", base.count[0]);
     for (int v = 0; v < voxels; ++v) {
       double s = pow(10.0, sweep_exponent(single, v));
-      cr_assert_eq(r.count[v], 2, "%s, c = %g: %d peaks", single ? "f32" : "f64", s,
-                   r.count[v]);
+      cr_assert_eq(r.count[v], 2, "%s, c = %g: %d peaks", single ? "f32" : "f64", s, r.count[v]);
       for (int j = 0; j < 2; ++j) {
         cr_assert(fabs(r.amp[v * k + j] / s - base.amp[j]) <= 1e-9 * base.amp[j],
                   "%s, c = %g, peak %d: amplitude / c = %.17g, %.17g at c = 1",
@@ -675,7 +672,6 @@ Test(peaks, the_phantom_is_the_sum_of_its_fibers) {
   cr_assert(memcmp(sh, again, sizeof(double) * (size_t)(nx * ny * C)) != 0);
   TPT_FAILS_WITH(tp_dwmri_phantom(5, 4, lmax, 0.0, seed, sh, truth, NULL),
                  TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_dwmri_phantom(4, 4, 7, 0.0, seed, sh, truth, NULL),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_dwmri_phantom(4, 4, 7, 0.0, seed, sh, truth, NULL), TP_ERROR_INVALID_ARGUMENT);
   free(sh), free(again), free(truth);
 }

@@ -52,11 +52,10 @@ static void expect_same(const tp_prrlu_result *s, const tp_prrlu_result *d) {
   cr_assert_eq(s->first_pivot, d->first_pivot);
   for (int64_t k = 0; k < s->rank; ++k) {
     cr_assert(s->rows[k] == d->rows[k] && s->cols[k] == d->cols[k],
-              "pivot %lld at (%lld, %lld), dense (%lld, %lld)", (long long)k,
-              (long long)s->rows[k], (long long)s->cols[k], (long long)d->rows[k],
-              (long long)d->cols[k]);
-    cr_assert(s->pivots[k] == d->pivots[k], "pivot %lld value %.17g, dense %.17g",
-              (long long)k, s->pivots[k], d->pivots[k]);
+              "pivot %lld at (%lld, %lld), dense (%lld, %lld)", (long long)k, (long long)s->rows[k],
+              (long long)s->cols[k], (long long)d->rows[k], (long long)d->cols[k]);
+    cr_assert(s->pivots[k] == d->pivots[k], "pivot %lld value %.17g, dense %.17g", (long long)k,
+              s->pivots[k], d->pivots[k]);
   }
 }
 
@@ -102,8 +101,8 @@ Test(prrlu, equals_dense_across_many_sparse_matrices) {
   tpt_rng rng = tpt_rng_fresh();
   for (int c = 0; c < 40; ++c) {
     int64_t rows = tpt_int(&rng, 60, 160), cols = tpt_int(&rng, 60, 160);
-    tp_spmat m = random_matrix(&rng, rows, cols, tpt_uniform(&rng, 0.01, 0.08),
-                               c % 2 ? SMALL_INTS : REAL);
+    tp_spmat m =
+        random_matrix(&rng, rows, cols, tpt_uniform(&rng, 0.01, 0.08), c % 2 ? SMALL_INTS : REAL);
     compare_with_dense(&m, options(1000, 0, 0));
     tp_spmat_free(&m);
   }
@@ -175,7 +174,8 @@ Test(prrlu, stop_rules) {
   const int64_t n = 12;
   TPT_OK(tp_spmat_alloc(n + 2, n + 5, n, &m)); /* empty rows and columns too */
   for (int64_t k = 0; k < n; ++k)
-    m.row[k] = (7 * k) % n, m.col[k] = (5 * k + 3) % (n + 5), m.values[k] = ldexp(k % 2 ? -1 : 1, -(int)k);
+    m.row[k] = (7 * k) % n, m.col[k] = (5 * k + 3) % (n + 5),
+    m.values[k] = ldexp(k % 2 ? -1 : 1, -(int)k);
   tp_prrlu_options opt = options(5, 0, 0);
   tp_prrlu_result r;
   TPT_OK(tp_prrlu(tpt_space, &m, &opt, &r));
@@ -186,7 +186,8 @@ Test(prrlu, stop_rules) {
   opt = options(1000, 0.3, 1); /* 1, 1/2 pass; 1/4 <= 0.3 * 1 stops */
   TPT_OK(tp_prrlu(tpt_space, &m, &opt, &r));
   cr_assert(r.rank == 2 && r.stop == TP_PRRLU_STOP_TOLERANCE && r.threshold == 0.3 &&
-            r.first_pivot == 1, "rank %lld stop %s", (long long)r.rank, tp_prrlu_stop_name(r.stop));
+                r.first_pivot == 1,
+            "rank %lld stop %s", (long long)r.rank, tp_prrlu_stop_name(r.stop));
   tp_prrlu_result_free(&r);
   opt = options(1000, 0.125, 0); /* |pivot| <= eps stops: 1/8 is not taken */
   TPT_OK(tp_prrlu(tpt_space, &m, &opt, &r));

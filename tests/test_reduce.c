@@ -38,10 +38,12 @@ Test(reduce, float_sums_min_max_match_reference) {
     tpt_to_host(got, r, sizeof got);
     tpt_to_host(gotf, rf, sizeof gotf);
     double tol = 1e-13 * (double)(n + 1) * 100;
-    cr_assert(fabs(got[0] - sum) <= tol, "sum_f64 n=%lld: %.17g vs %.17g", (long long)n, got[0], sum);
+    cr_assert(fabs(got[0] - sum) <= tol, "sum_f64 n=%lld: %.17g vs %.17g", (long long)n, got[0],
+              sum);
     cr_assert_eq(got[1], lo, "min_f64 n=%lld", (long long)n);
     cr_assert_eq(got[2], hi, "max_f64 n=%lld", (long long)n);
-    cr_assert(fabs(got[3] - sumf) <= tol, "sum_f32 n=%lld: %.17g vs %.17g", (long long)n, got[3], sumf);
+    cr_assert(fabs(got[3] - sumf) <= tol, "sum_f32 n=%lld: %.17g vs %.17g", (long long)n, got[3],
+              sumf);
     cr_assert_eq(gotf[0], lof, "min_f32 n=%lld", (long long)n);
     cr_assert_eq(gotf[1], hif, "max_f32 n=%lld", (long long)n);
     tpt_free(dx), tpt_free(dxf), tpt_free(r), tpt_free(rf);

@@ -7,38 +7,38 @@
 TestSuite(scan, .init = tpt_setup, .fini = tpt_teardown);
 
 /* Integer scans are exact; in_place reuses the input array as the output. */
-#define CHECK_INT_SCAN(sfx, T, lo, hi)                                                  \
-  static void check_scan_##sfx(tpt_rng *rng, int64_t n, int in_place) {                 \
-    T *x = tpt_host_alloc(sizeof(T) * (size_t)n);                                       \
-    T *ref = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                               \
-    T run = 0;                                                                          \
-    for (int64_t i = 0; i < n; ++i) {                                                   \
-      x[i] = (T)tpt_int(rng, lo, hi);                                                   \
-      ref[i] = run;                                                                     \
-      run += x[i];                                                                      \
-    }                                                                                   \
-    T *din = tpt_to_space(x, sizeof(T) * (size_t)n);                                    \
-    T *dout = in_place ? din : tpt_alloc_poisoned(sizeof(T) * (size_t)(n + 1));         \
-    T *dtot = tpt_alloc_poisoned(sizeof(T));                                            \
-    TPT_OK(tp_exclusive_scan_##sfx(tpt_space, din, dout, n, dtot));                     \
-    T *got = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                               \
-    T total;                                                                            \
-    tpt_to_host(got, dout, sizeof(T) * (size_t)(in_place ? n : n + 1));                 \
-    tpt_to_host(&total, dtot, sizeof total);                                            \
-    for (int64_t i = 0; i < n; ++i)                                                     \
-      cr_assert_eq(got[i], ref[i], #sfx " n=%lld in_place=%d at %lld", (long long)n,    \
-                   in_place, (long long)i);                                             \
-    if (!in_place) {                                                                    \
-      T poison;                                                                         \
-      memset(&poison, 0xFF, sizeof poison);                                             \
-      cr_assert_eq(got[n], poison, #sfx ": wrote past the end");                        \
-    }                                                                                   \
-    cr_assert_eq(total, run, #sfx " n=%lld: total", (long long)n);                      \
-    tpt_free(din);                                                                      \
-    if (!in_place)                                                                      \
-      tpt_free(dout);                                                                   \
-    tpt_free(dtot);                                                                     \
-    free(x), free(ref), free(got);                                                      \
+#define CHECK_INT_SCAN(sfx, T, lo, hi)                                                         \
+  static void check_scan_##sfx(tpt_rng *rng, int64_t n, int in_place) {                        \
+    T *x = tpt_host_alloc(sizeof(T) * (size_t)n);                                              \
+    T *ref = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                                      \
+    T run = 0;                                                                                 \
+    for (int64_t i = 0; i < n; ++i) {                                                          \
+      x[i] = (T)tpt_int(rng, lo, hi);                                                          \
+      ref[i] = run;                                                                            \
+      run += x[i];                                                                             \
+    }                                                                                          \
+    T *din = tpt_to_space(x, sizeof(T) * (size_t)n);                                           \
+    T *dout = in_place ? din : tpt_alloc_poisoned(sizeof(T) * (size_t)(n + 1));                \
+    T *dtot = tpt_alloc_poisoned(sizeof(T));                                                   \
+    TPT_OK(tp_exclusive_scan_##sfx(tpt_space, din, dout, n, dtot));                            \
+    T *got = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                                      \
+    T total;                                                                                   \
+    tpt_to_host(got, dout, sizeof(T) * (size_t)(in_place ? n : n + 1));                        \
+    tpt_to_host(&total, dtot, sizeof total);                                                   \
+    for (int64_t i = 0; i < n; ++i)                                                            \
+      cr_assert_eq(got[i], ref[i], #sfx " n=%lld in_place=%d at %lld", (long long)n, in_place, \
+                   (long long)i);                                                              \
+    if (!in_place) {                                                                           \
+      T poison;                                                                                \
+      memset(&poison, 0xFF, sizeof poison);                                                    \
+      cr_assert_eq(got[n], poison, #sfx ": wrote past the end");                               \
+    }                                                                                          \
+    cr_assert_eq(total, run, #sfx " n=%lld: total", (long long)n);                             \
+    tpt_free(din);                                                                             \
+    if (!in_place)                                                                             \
+      tpt_free(dout);                                                                          \
+    tpt_free(dtot);                                                                            \
+    free(x), free(ref), free(got);                                                             \
   }
 
 CHECK_INT_SCAN(i32, int32_t, -1000, 1000)
@@ -46,8 +46,8 @@ CHECK_INT_SCAN(i64, int64_t, -((int64_t)1 << 40), (int64_t)1 << 40)
 CHECK_INT_SCAN(u32, uint32_t, 0, 3000)
 CHECK_INT_SCAN(u64, uint64_t, 0, (int64_t)1 << 40)
 
-static const int64_t scan_sizes[] = {0, 1, 2, 3, 31, 97, 1000, 4095, 4096, 4097, 65537,
-                                     1000003, 5000011};
+static const int64_t scan_sizes[] = {0,    1,    2,    3,     31,      97,     1000,
+                                     4095, 4096, 4097, 65537, 1000003, 5000011};
 
 Test(scan, integer_types_match_sequential_reference) {
   tpt_rng rng = tpt_rng_fresh();
@@ -92,8 +92,8 @@ Test(scan, floating_types_match_reference_to_rounding) {
     tpt_to_host(&tf, totf, sizeof tf);
     double tol = 1e-14 * (abs_run + 1) * 8, tolf = 1e-6 * (abs_run + 1) * 8;
     for (int64_t i = 0; i < n; ++i) {
-      cr_assert(fabs(y[i] - ref[i]) <= tol, "f64 n=%lld at %lld: %.17g vs %.17g",
-                (long long)n, (long long)i, y[i], ref[i]);
+      cr_assert(fabs(y[i] - ref[i]) <= tol, "f64 n=%lld at %lld: %.17g vs %.17g", (long long)n,
+                (long long)i, y[i], ref[i]);
       cr_assert(fabs(yf[i] - reff[i]) <= tolf, "f32 n=%lld at %lld: %.9g vs %.9g", (long long)n,
                 (long long)i, yf[i], reff[i]);
     }
@@ -141,8 +141,8 @@ Test(scan, floating_specials_and_magnitudes_propagate_like_sequential_sums) {
           cr_assert(same_f, "f32 kind %d special at %lld: out[%lld] = %g, expected %g", kind,
                     (long long)where[w], (long long)i, (double)yf[i], run);
         } else if (i <= where[w]) {
-          cr_assert_eq(yf[i], (float)run, "f32 before 1e20 at %lld: out[%lld]",
-                       (long long)where[w], (long long)i);
+          cr_assert_eq(yf[i], (float)run, "f32 before 1e20 at %lld: out[%lld]", (long long)where[w],
+                       (long long)i);
         }
         run += x[i];
       }

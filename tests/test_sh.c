@@ -127,7 +127,8 @@ Test(sh, known_values_pin_the_convention) {
     cr_assert(fabs(got - want[m + 2]) <= eps, "Y(2, %d): %.17g vs %.17g", m, got, want[m + 2]);
   }
   /* Degree 4, m = 4 and m = -3: sqrt(2) N P_4^k (CS phase) in Cartesian form. */
-  double y44 = 3.0 / 16 * sqrt(35 / (2 * pi)) * M_SQRT2 * (pow(X, 4) - 6 * X * X * Y * Y + pow(Y, 4));
+  double y44 =
+      3.0 / 16 * sqrt(35 / (2 * pi)) * M_SQRT2 * (pow(X, 4) - 6 * X * X * Y * Y + pow(Y, 4));
   double y4m3 = -3.0 / 8 * sqrt(35 / pi) * M_SQRT2 * (3 * X * X * Y - pow(Y, 3)) * Z;
   cr_assert(fabs(basis_value(4, 4, 4, d) - y44) <= eps, "Y(4, 4)");
   cr_assert(fabs(basis_value(4, 4, -3, d) - y4m3) <= eps, "Y(4, -3)");
@@ -168,8 +169,8 @@ Test(sh, series_matches_angular_reference) {
     for (int l = 0; l <= 12; l += 2)
       for (int m = -l; m <= l; ++m) {
         double got = basis_value(12, l, m, x), want = reference_basis(l, m, x);
-        cr_assert(fabs(got - want) <= 1e-12, "Y(%d, %d) at (%g, %g, %g): %.17g vs %.17g", l,
-                  m, x[0], x[1], x[2], got, want);
+        cr_assert(fabs(got - want) <= 1e-12, "Y(%d, %d) at (%g, %g, %g): %.17g vs %.17g", l, m,
+                  x[0], x[1], x[2], got, want);
       }
   }
 }

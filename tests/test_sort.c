@@ -40,8 +40,8 @@ static uint64_t draw_key(tpt_rng *rng, int dist, int64_t i, int64_t n, int key_b
 
 /* Sorts n keys of key_bits bits (values = original positions, of val_bits bits, or none)
  * by bits [begin, end) and checks the result against the reference. */
-static void check_sort(tpt_rng *rng, int key_bits, int val_bits, int64_t n, int dist,
-                       int begin, int end) {
+static void check_sort(tpt_rng *rng, int key_bits, int val_bits, int64_t n, int dist, int begin,
+                       int end) {
   size_t kb = (size_t)key_bits / 8, vb = (size_t)val_bits / 8;
   unsigned char *keys = tpt_host_alloc(kb * (size_t)n), *vals = tpt_host_alloc(vb * (size_t)n + 1);
   ref_item *ref = tpt_host_alloc(sizeof(ref_item) * (size_t)n);
@@ -49,10 +49,14 @@ static void check_sort(tpt_rng *rng, int key_bits, int val_bits, int64_t n, int 
   for (int64_t i = 0; i < n; ++i) {
     uint64_t k = draw_key(rng, dist, i, n, key_bits);
     orig[i] = k;
-    if (key_bits == 32) ((uint32_t *)keys)[i] = (uint32_t)k;
-    else ((uint64_t *)keys)[i] = k;
-    if (val_bits == 32) ((uint32_t *)vals)[i] = (uint32_t)i;
-    if (val_bits == 64) ((uint64_t *)vals)[i] = (uint64_t)i | ((uint64_t)0xABCD << 48);
+    if (key_bits == 32)
+      ((uint32_t *)keys)[i] = (uint32_t)k;
+    else
+      ((uint64_t *)keys)[i] = k;
+    if (val_bits == 32)
+      ((uint32_t *)vals)[i] = (uint32_t)i;
+    if (val_bits == 64)
+      ((uint64_t *)vals)[i] = (uint64_t)i | ((uint64_t)0xABCD << 48);
     ref[i].key = bits_of(k, begin, end);
     ref[i].pos = i;
   }
@@ -60,22 +64,29 @@ static void check_sort(tpt_rng *rng, int key_bits, int val_bits, int64_t n, int 
   void *dk = tpt_to_space(keys, kb * (size_t)n);
   void *dv = val_bits ? tpt_to_space(vals, vb * (size_t)n) : NULL;
   tp_status st;
-  if (key_bits == 32 && val_bits == 0) st = tp_sort_keys_u32(tpt_space, dk, n, begin, end);
-  else if (key_bits == 64 && val_bits == 0) st = tp_sort_keys_u64(tpt_space, dk, n, begin, end);
-  else if (key_bits == 32 && val_bits == 32) st = tp_sort_pairs_u32_u32(tpt_space, dk, dv, n, begin, end);
-  else if (key_bits == 32) st = tp_sort_pairs_u32_u64(tpt_space, dk, dv, n, begin, end);
-  else if (val_bits == 32) st = tp_sort_pairs_u64_u32(tpt_space, dk, dv, n, begin, end);
-  else st = tp_sort_pairs_u64_u64(tpt_space, dk, dv, n, begin, end);
+  if (key_bits == 32 && val_bits == 0)
+    st = tp_sort_keys_u32(tpt_space, dk, n, begin, end);
+  else if (key_bits == 64 && val_bits == 0)
+    st = tp_sort_keys_u64(tpt_space, dk, n, begin, end);
+  else if (key_bits == 32 && val_bits == 32)
+    st = tp_sort_pairs_u32_u32(tpt_space, dk, dv, n, begin, end);
+  else if (key_bits == 32)
+    st = tp_sort_pairs_u32_u64(tpt_space, dk, dv, n, begin, end);
+  else if (val_bits == 32)
+    st = tp_sort_pairs_u64_u32(tpt_space, dk, dv, n, begin, end);
+  else
+    st = tp_sort_pairs_u64_u64(tpt_space, dk, dv, n, begin, end);
   cr_assert_eq(st, TP_SUCCESS, "sort: %s", tp_last_error());
   tpt_to_host(keys, dk, kb * (size_t)n);
   if (val_bits)
     tpt_to_host(vals, dv, vb * (size_t)n);
   for (int64_t i = 0; i < n; ++i) {
     uint64_t k = key_bits == 32 ? ((uint32_t *)keys)[i] : ((uint64_t *)keys)[i];
-    cr_assert_eq(k, orig[ref[i].pos],
-                 "keys %d/values %d bits [%d,%d) n=%lld dist %d: key at %lld is %llx, expected %llx",
-                 key_bits, val_bits, begin, end, (long long)n, dist, (long long)i,
-                 (unsigned long long)k, (unsigned long long)orig[ref[i].pos]);
+    cr_assert_eq(
+        k, orig[ref[i].pos],
+        "keys %d/values %d bits [%d,%d) n=%lld dist %d: key at %lld is %llx, expected %llx",
+        key_bits, val_bits, begin, end, (long long)n, dist, (long long)i, (unsigned long long)k,
+        (unsigned long long)orig[ref[i].pos]);
     if (val_bits == 32)
       cr_assert_eq(((uint32_t *)vals)[i], (uint32_t)ref[i].pos, "value at %lld (stability)",
                    (long long)i);
@@ -160,7 +171,8 @@ Test(sort, a_later_temporary_failure_is_reported_and_input_kept) {
     hk[i] = tpt_next_u64(&rng), hv[i] = (uint32_t)i;
   uint64_t *dk = tpt_to_space(hk, sizeof(uint64_t) * (size_t)n);
   uint32_t *dv = tpt_to_space(hv, sizeof(uint32_t) * (size_t)n);
-  const size_t room[] = {sizeof(uint64_t) * (size_t)n + 1024, /* a little slack, less than the tables */
+  const size_t room[] = {sizeof(uint64_t) * (size_t)n +
+                             1024, /* a little slack, less than the tables */
                          (sizeof(uint64_t) + sizeof(uint32_t)) * (size_t)n + 1024};
   for (int r = 0; r < 2; ++r) {
     TPT_OK(tp_space_trim(tpt_space)); /* no pooled temporary to reuse */

@@ -284,8 +284,8 @@ Test(space, recordings_replay_their_launches) {
 /* ---- the allocation registry guards copies, fills and frees ---------------------------- */
 
 static void assert_error_has(const char *needle) {
-  cr_assert(strstr(tp_last_error(), needle) != NULL, "message \"%s\" lacks \"%s\"",
-            tp_last_error(), needle);
+  cr_assert(strstr(tp_last_error(), needle) != NULL, "message \"%s\" lacks \"%s\"", tp_last_error(),
+            needle);
 }
 
 /* A copy or fill that starts inside a block of the space must end inside it; the message
@@ -383,8 +383,7 @@ Test(space, registry_of_thousands_of_blocks) {
   for (int i = 1; i < N; i += 2) {
     size_t at = (size_t)tpt_int(&rng, 0, (int64_t)size[i] - 1);
     TPT_OK(tp_memset(tpt_space, p[i] + at, 0, size[i] - at));
-    TPT_FAILS_WITH(tp_memset(tpt_space, p[i] + at, 0, size[i] - at + 1),
-                   TP_ERROR_INVALID_ARGUMENT);
+    TPT_FAILS_WITH(tp_memset(tpt_space, p[i] + at, 0, size[i] - at + 1), TP_ERROR_INVALID_ARGUMENT);
   }
   for (int i = 1; i < N; i += 2)
     TPT_OK(tp_free(tpt_space, p[i]));
@@ -449,8 +448,7 @@ Test(host_memory, cgroup_limits_usage_and_file_cache) {
   cr_assert_eq(v, 7);
   cr_assert_not(tp_cgroup_stat_parse(stat, "file_mapped", &v));
   /* 3 GiB limit, 2.5 GiB charged of which 1 GiB is file cache: 1.5 GiB of room */
-  cr_assert_eq(tp_cgroup_room((size_t)3 << 30, (size_t)5 << 29, (size_t)1 << 30),
-               (size_t)3 << 29);
+  cr_assert_eq(tp_cgroup_room((size_t)3 << 30, (size_t)5 << 29, (size_t)1 << 30), (size_t)3 << 29);
   cr_assert_eq(tp_cgroup_room(SIZE_MAX, 100, 0), SIZE_MAX);
   cr_assert_eq(tp_cgroup_room(100, 200, 0), 0, "over the limit: no room");
   cr_assert_eq(tp_cgroup_room(100, 50, 80), 100, "cache beyond usage");
@@ -497,10 +495,10 @@ Test(host_memory, the_environment_caps_what_is_available) {
   TPT_OK(tp_host_memory_check((size_t)1 << 20, "small block")); /* 1 MiB: not checked */
   TPT_FAILS_WITH(tp_host_memory_check((size_t)200 << 20, "test block"), TP_ERROR_OUT_OF_MEMORY);
   cr_assert(strstr(tp_last_error(), "a 209.7 MB test block does not fit: 104.9 MB of memory is "
-                   "available (TENPORT_HOST_MEMORY_LIMIT=100M)"), "%s", tp_last_error());
+                                    "available (TENPORT_HOST_MEMORY_LIMIT=100M)"),
+            "%s", tp_last_error());
   setenv("TENPORT_HOST_MEMORY_LIMIT", "lots", 1);
-  TPT_FAILS_WITH(tp_host_memory_check((size_t)200 << 20, "test block"),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_host_memory_check((size_t)200 << 20, "test block"), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(strstr(tp_last_error(), "TENPORT_HOST_MEMORY_LIMIT=lots is not a byte size"), "%s",
             tp_last_error());
 }
@@ -580,8 +578,9 @@ Test(host_memory, cgroup_v2_levels_up_to_the_root, .fini = remove_fixtures) {
   cr_assert_str_eq(m.bound, "cgroup limit 4.3 GB, 1.1 GB in use");
   /* the process's own limit when it is the smaller one, file cache counted as room */
   put_file(root, "sys/fs/cgroup/jobs/job7/memory.max", "2147483648\n");
-  put_file(root, "sys/fs/cgroup/jobs/job7/memory.stat", "active_file 536870912\n"
-                                                        "inactive_file 536870912\n");
+  put_file(root, "sys/fs/cgroup/jobs/job7/memory.stat",
+           "active_file 536870912\n"
+           "inactive_file 536870912\n");
   TPT_OK(tp_host_memory_query_in(root, &m));
   cr_assert_eq(m.available, (size_t)2 << 30, "%zu (%s)", m.available, m.bound);
 }
@@ -591,8 +590,7 @@ Test(host_memory, cgroup_v1_hierarchical_limit, .fini = remove_fixtures) {
   unsetenv("TENPORT_HOST_MEMORY_LIMIT");
   char *root = fixture_root();
   put_file(root, "proc/self/cgroup", "4:memory:/batch/job7\n0::/\n");
-  put_file(root, "sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes",
-           "9223372036854771712\n");
+  put_file(root, "sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes", "9223372036854771712\n");
   put_file(root, "sys/fs/cgroup/memory/batch/job7/memory.usage_in_bytes", "524288000\n");
   put_file(root, "sys/fs/cgroup/memory/batch/job7/memory.stat",
            "cache 1\nhierarchical_memory_limit 3221225472\ntotal_inactive_file 104857600\n"

@@ -254,8 +254,7 @@ Test(sparse, alloc_and_free_on_the_host) {
   TPT_FAILS_WITH(tp_coo_alloc(NULL, TP_DTYPE_F64, 17, dims, 1, &t), TP_ERROR_INVALID_ARGUMENT);
   cr_assert(t.values == NULL && t.order == 0, "a failed allocation leaves the descriptor zeroed");
   TPT_FAILS_WITH(tp_coo_alloc(NULL, TP_DTYPE_F64, 2, dims, -3, &t), TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_coo_alloc(NULL, TP_DTYPE_F64, 2, dims, INT64_MAX / 2, &t),
-                 TP_ERROR_OVERFLOW);
+  TPT_FAILS_WITH(tp_coo_alloc(NULL, TP_DTYPE_F64, 2, dims, INT64_MAX / 2, &t), TP_ERROR_OVERFLOW);
 }
 
 Test(sparse, copies_to_the_space_and_back) {
@@ -356,8 +355,8 @@ static void assert_matches_reference(const tp_coo *t, const reference *r) {
       cr_assert_eq(t->indices[m][k], r->coords[k * t->order + m], "nonzero %lld, mode %d",
                    (long long)k, m);
     double want = t->dtype == TP_DTYPE_F32 ? (double)(float)r->sums[k] : r->sums[k];
-    cr_assert_eq(value_at(t, k), want, "nonzero %lld: %.17g vs %.17g", (long long)k,
-                 value_at(t, k), want);
+    cr_assert_eq(value_at(t, k), want, "nonzero %lld: %.17g vs %.17g", (long long)k, value_at(t, k),
+                 want);
   }
 }
 
@@ -454,12 +453,10 @@ Test(sparse, radix_sort_is_stable_on_large_inputs) {
     for (int64_t i = 0; i < n; ++i) {
       cr_assert(values[i] >= 0 && values[i] < n && keys_tmp[values[i]] == 0, "case %d", c);
       keys_tmp[values[i]] = 1;
-      cr_assert_eq(keys[i], original[values[i]], "case %d: pair %lld moved apart", c,
-                   (long long)i);
+      cr_assert_eq(keys[i], original[values[i]], "case %d: pair %lld moved apart", c, (long long)i);
       if (i > 0)
         cr_assert(keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]),
-                  "case %d: pairs %lld and %lld out of order", c, (long long)i - 1,
-                  (long long)i);
+                  "case %d: pairs %lld and %lld out of order", c, (long long)i - 1, (long long)i);
     }
   }
   free(keys), free(keys_tmp), free(original), free(values), free(values_tmp);
@@ -550,8 +547,7 @@ Test(sparse, tns_dims_given_or_inferred) {
   cr_assert(t.values == NULL && t.nnz == 0, "a failed read leaves the tensor zeroed");
   TPT_FAILS_WITH(tp_coo_read_tns(path, TP_DTYPE_F32, 0, given, &t, NULL),
                  TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_coo_read_tns(path, TP_DTYPE_I32, 0, NULL, &t, NULL),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_coo_read_tns(path, TP_DTYPE_I32, 0, NULL, &t, NULL), TP_ERROR_INVALID_ARGUMENT);
 }
 
 Test(sparse, tns_empty_files_need_dims) {
@@ -604,7 +600,7 @@ Test(sparse, tns_values_match_strtod_and_strtof) {
     values[k] = text + n;
     if (k < 6) { /* decimals whose nearest double is a float32 midpoint they are not */
       static const char *near_midpoints[6] = {"7175046050633682e-22", "8411477412361011e1",
-                                              "8411477412361012e1", "4283572196960449e-14",
+                                              "8411477412361012e1",   "4283572196960449e-14",
                                               "5642132135108113e-18", "8754791407226873e4"};
       n += (size_t)sprintf(text + n, "%s\n", near_midpoints[k]);
       continue;
@@ -645,7 +641,7 @@ Test(sparse, tns_values_match_strtod_and_strtof) {
 
 typedef struct bad_text {
   const char *text;
-  int order;          /* given order, or 0 */
+  int order; /* given order, or 0 */
   const int64_t *dims;
   tp_dtype dtype;
   const char *line;   /* "line N" the message must name */
@@ -698,9 +694,9 @@ Test(sparse, tns_malformed_lines_name_the_file_and_line) {
 Test(sparse, tns_rejects_bytes_that_are_not_text) {
   const char text[] = "1 1 1.0\n1 1\0 2.0\n";
   tp_coo t;
-  TPT_FAILS_WITH(tpi_coo_read_tns_buffer("nul.tns", text, sizeof text - 1, 0, TP_DTYPE_F64, 0,
-                                        NULL, &t, NULL),
-                 TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(
+      tpi_coo_read_tns_buffer("nul.tns", text, sizeof text - 1, 0, TP_DTYPE_F64, 0, NULL, &t, NULL),
+      TP_ERROR_FORMAT);
   assert_message_has("nul.tns, line 2");
   const char *path = tmp_path("missing.tns");
   TPT_FAILS_WITH(tp_coo_read_tns(path, TP_DTYPE_F64, 0, NULL, &t, NULL), TP_ERROR_IO);
@@ -720,8 +716,8 @@ Test(sparse, tns_chunk_boundaries_do_not_matter) {
   const size_t chunks[6] = {1, 2, 3, 7, 64, 1 << 20};
   for (int c = 0; c < 6; ++c) {
     tp_coo back;
-    TPT_OK(tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims, &back,
-                                  NULL));
+    TPT_OK(
+        tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims, &back, NULL));
     assert_same_tensor(&t, &back);
     tp_coo_free(NULL, &back);
   }
@@ -731,9 +727,9 @@ Test(sparse, tns_chunk_boundaries_do_not_matter) {
   text[last] = '@'; /* the first byte of the last line */
   for (int c = 0; c < 6; ++c) {
     tp_coo back;
-    TPT_FAILS_WITH(tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims,
-                                          &back, NULL),
-                   TP_ERROR_FORMAT);
+    TPT_FAILS_WITH(
+        tpi_coo_read_tns_buffer("chunks", text, n, chunks[c], TP_DTYPE_F64, 3, dims, &back, NULL),
+        TP_ERROR_FORMAT);
     char line[32];
     snprintf(line, sizeof line, "line %lld:", (long long)t.nnz);
     assert_message_has(line);
@@ -754,8 +750,8 @@ Test(sparse, tns_parallel_pieces_give_the_same_tensor_and_lines) {
     if (l == 177777 || l == 240000)
       at_bad[l == 240000] = n;
     n += (size_t)sprintf(text + n, "%lld %lld %lld %d\n", (long long)tpt_int(&rng, 1, dims[0]),
-                         (long long)tpt_int(&rng, 1, dims[1]),
-                         (long long)tpt_int(&rng, 1, dims[2]), (int)tpt_int(&rng, -9, 9));
+                         (long long)tpt_int(&rng, 1, dims[1]), (long long)tpt_int(&rng, 1, dims[2]),
+                         (int)tpt_int(&rng, -9, 9));
   }
   cr_assert_gt(n, (size_t)5 << 19);
   tp_coo ref, t;
@@ -765,8 +761,7 @@ Test(sparse, tns_parallel_pieces_give_the_same_tensor_and_lines) {
   cr_assert_eq(info.lines, lines);
   assert_same_tensor(&ref, &t);
   tp_coo_free(NULL, &t);
-  TPT_OK(
-      tpi_coo_read_tns_buffer("big", text, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, &info));
+  TPT_OK(tpi_coo_read_tns_buffer("big", text, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, &info));
   cr_assert_eq(info.lines, lines);
   assert_same_tensor(&ref, &t);
   tp_coo_free(NULL, &t);
@@ -775,9 +770,9 @@ Test(sparse, tns_parallel_pieces_give_the_same_tensor_and_lines) {
   TPT_FAILS_WITH(tpi_coo_read_tns_buffer("big", bad, n, 0, TP_DTYPE_F64, 3, dims, &t, NULL),
                  TP_ERROR_FORMAT);
   assert_message_has("big, line 177777:");
-  TPT_FAILS_WITH(tpi_coo_read_tns_buffer("big", bad, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t,
-                                        NULL),
-                 TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(
+      tpi_coo_read_tns_buffer("big", bad, n, (3 << 19) + 7, TP_DTYPE_F64, 0, NULL, &t, NULL),
+      TP_ERROR_FORMAT);
   assert_message_has("big, line 177777:");
   tp_coo_free(NULL, &ref);
   free(text), free(bad);
@@ -884,8 +879,8 @@ static void put64(unsigned char *b, int at, uint64_t v) {
 
 /* Writes the n bytes and expects tp_coo_read_binary to fail with status and a message
  * holding needle. */
-static void expect_binary_error(const unsigned char *b, size_t n, tp_dtype dtype,
-                                tp_status status, const char *needle) {
+static void expect_binary_error(const unsigned char *b, size_t n, tp_dtype dtype, tp_status status,
+                                const char *needle) {
   const char *path = tmp_path("bad.tpb");
   write_bytes(path, b, n);
   tp_coo t;
@@ -1009,11 +1004,13 @@ Test(sparse, random_is_reproducible_and_seeds_differ) {
 /* Uniform indices and values involve no library maths: the same on every platform. */
 Test(sparse, random_values_are_pinned) {
   const int64_t dims[3] = {7, 11, 1000003};
-  const struct { int64_t i, j, k; double v; } want[4] = {
-      {3, 8, 90222, 0x1.efac999b3906p-3},
-      {4, 4, 201769, 0x1.9722aec462ae7p-1},
-      {6, 2, 490518, 0x1.8ce6fa129f0c8p-2},
-      {6, 7, 140661, 0x1.8fa7b6f9fcd28p-3}};
+  const struct {
+    int64_t i, j, k;
+    double v;
+  } want[4] = {{3, 8, 90222, 0x1.efac999b3906p-3},
+               {4, 4, 201769, 0x1.9722aec462ae7p-1},
+               {6, 2, 490518, 0x1.8ce6fa129f0c8p-2},
+               {6, 7, 140661, 0x1.8fa7b6f9fcd28p-3}};
   tp_coo_random_options o = random_options(TP_DTYPE_F64, 3, dims, 4, 2026);
   tp_coo t;
   TPT_OK(tp_coo_random(&o, &t, NULL));
@@ -1138,8 +1135,8 @@ Test(sparse, random_rejects_bad_options) {
 static double kruskal_at(const tp_kruskal *u, const int64_t *idx) {
   double s = 0;
   for (int64_t r = 0; r < u->rank; ++r) {
-    double x = u->dtype == TP_DTYPE_F32 ? ((const float *)u->lambda)[r]
-                                        : ((const double *)u->lambda)[r];
+    double x =
+        u->dtype == TP_DTYPE_F32 ? ((const float *)u->lambda)[r] : ((const double *)u->lambda)[r];
     for (int m = 0; m < u->order; ++m) {
       int64_t e = idx[m] * u->rank + r;
       x *= u->dtype == TP_DTYPE_F32 ? ((const float *)u->factors[m])[e]
@@ -1197,7 +1194,7 @@ Test(sparse, planted_values_are_the_kruskal_model) {
           int64_t nonzero_rows = 0;
           for (int64_t i = 0; i < dims[m]; ++i) {
             double x = both_dtypes[d] == TP_DTYPE_F32 ? ((float *)u.factors[m])[i * rank + r]
-                                                     : ((double *)u.factors[m])[i * rank + r];
+                                                      : ((double *)u.factors[m])[i * rank + r];
             cr_assert(x == 0 || (x >= 0.5 && x < 1.5), "factor entry %g", x);
             nonzero_rows += x != 0;
           }

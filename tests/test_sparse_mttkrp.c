@@ -15,8 +15,8 @@ TestSuite(sparse_mttkrp, .init = tpt_setup, .fini = tpt_teardown);
 typedef enum shape_kind { UNIFORM, SKEWED, ONE_SLICE, EVEN_ONLY } shape_kind;
 
 /* A host COO tensor with nnz random nonzeros (duplicates allowed: MTTKRP is linear). */
-static tp_coo make_coo(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *dims,
-                       int64_t nnz, shape_kind kind) {
+static tp_coo make_coo(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                       shape_kind kind) {
   tp_coo t;
   TPT_OK(tp_coo_alloc(NULL, dtype, order, dims, nnz, &t));
   for (int64_t x = 0; x < nnz; ++x) {
@@ -59,8 +59,8 @@ static void free_factors(factors *f) {
 
 /* max |G - ref| / max |scale| (0 when both vanish); scale = ref, or the MTTKRP of the
  * values' magnitudes, which bounds the rounding of sums that cancel. */
-static double rel_error_to(const void *G, tp_dtype dtype, const double *ref,
-                           const double *scale_of, int64_t n) {
+static double rel_error_to(const void *G, tp_dtype dtype, const double *ref, const double *scale_of,
+                           int64_t n) {
   double diff = 0, scale = 0;
   for (int64_t i = 0; i < n; ++i) {
     double g = dtype == TP_DTYPE_F32 ? (double)((const float *)G)[i] : ((const double *)G)[i];
@@ -123,8 +123,8 @@ static void check_flycoo(const tp_coo *host, const factors *f, void *G,
   tp_flycoo_stats st;
   TPT_OK(tp_flycoo_get_stats(fly, &st));
   cr_assert_eq(st.copies, opts->copies ? opts->copies : st.copies);
-  cr_assert(remaps < 0 || st.remaps == remaps, "order %d copies %d: remaps %d, not %d",
-            host->order, opts->copies, st.remaps, remaps);
+  cr_assert(remaps < 0 || st.remaps == remaps, "order %d copies %d: remaps %d, not %d", host->order,
+            opts->copies, st.remaps, remaps);
   for (int m = 0; m < host->order; ++m) {
     cr_assert_eq(tp_flycoo_mode(fly), m);
     TPT_OK(tp_flycoo_mttkrp(tpt_space, fly, &f->dev, m, G, 1));
@@ -321,8 +321,8 @@ static size_t expected_bytes(const tp_flycoo_stats *st) {
   const size_t n = (size_t)(st->nnz > 0 ? st->nnz : 1);
   size_t b = (size_t)st->copies * in_units(n * (size_t)st->record_bytes);
   for (int m = 0; m < st->order; ++m) {
-    const int64_t w[] = {st->pieces[m] + 1, st->pieces[m], st->partitions + 1,
-                         st->split_rows[m], st->split_rows[m] + 1};
+    const int64_t w[] = {st->pieces[m] + 1, st->pieces[m], st->partitions + 1, st->split_rows[m],
+                         st->split_rows[m] + 1};
     for (int a = 0; a < 5; ++a)
       b += in_units(sizeof(uint32_t) * (size_t)(w[a] > 0 ? w[a] : 1));
   }
@@ -338,7 +338,7 @@ static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
   for (int remaps = 0; remaps < 2; ++remaps) {
     tp_flycoo_options o = tp_flycoo_options_default();
     o.copies = remaps ? 2 : (order > 2 ? order : 0); /* 2 modes: the default's copies */
-    o.split_rows = 0; /* whole rows: each row's records adjacent */
+    o.split_rows = 0;                                /* whole rows: each row's records adjacent */
     tp_flycoo *fly = NULL;
     TPT_OK(tp_flycoo_create(tpt_space, &t, &o, &fly));
     tp_flycoo_stats st;
@@ -361,8 +361,7 @@ static void check_layout(tp_dtype dtype, int order, const int64_t *dims) {
       cr_assert_eq(runs, st.rows[m], "order %d remaps %d mode %d: rows split", order, remaps, m);
       entry *got = sorted_entries(&back);
       cr_assert(memcmp(got, want, sizeof(entry) * (size_t)t.nnz) == 0,
-                "order %d remaps %d mode %d: the records differ from the input", order, remaps,
-                m);
+                "order %d remaps %d mode %d: the records differ from the input", order, remaps, m);
       free(got);
       tp_coo_free(NULL, &back);
     }
@@ -471,8 +470,7 @@ static void check_plan(const tp_coo *t, int mode, int kappa, int split) {
       load += size;
       biggest_piece = size > biggest_piece ? size : biggest_piece;
       if (p.piece_slot[j] < dim) {
-        cr_assert_eq(part_of_row[p.piece_slot[j]], -1, "row %u in two partitions",
-                     p.piece_slot[j]);
+        cr_assert_eq(part_of_row[p.piece_slot[j]], -1, "row %u in two partitions", p.piece_slot[j]);
         part_of_row[p.piece_slot[j]] = q;
       }
     }
@@ -769,7 +767,8 @@ static void check_assignment(const uint32_t *size, const int64_t *count, int run
   for (int64_t t = 0; t < n; ++t) {
     cr_assert(want[t].load == got[t].load && want[t].part == got[t].part && rank[t] == got_rank[t],
               "kappa %d bulk_from %lld: piece %lld to partition %u at %llu (rank %u), the "
-              "heap's %u at %llu (rank %u)", kappa, (long long)bulk_from, (long long)t, got[t].part,
+              "heap's %u at %llu (rank %u)",
+              kappa, (long long)bulk_from, (long long)t, got[t].part,
               (unsigned long long)got[t].load, got_rank[t], want[t].part,
               (unsigned long long)want[t].load, rank[t]);
   }

@@ -83,8 +83,8 @@ static void assert_same(const tp_coo *a, const tp_coo *b) {
     cr_assert_eq(value_at(a, k), value_at(b, k), "value %lld", (long long)k);
 }
 
-static const int64_t small_dims[3] = {1000000, 100, 10};           /* 4-byte indices */
-static const int64_t large_dims[3] = {(int64_t)1 << 40, 100, 10};  /* 8-byte indices */
+static const int64_t small_dims[3] = {1000000, 100, 10};          /* 4-byte indices */
+static const int64_t large_dims[3] = {(int64_t)1 << 40, 100, 10}; /* 8-byte indices */
 
 /* Both index widths, both file precisions, both tensor precisions: every array read in
  * place or staged gives the tensor written. */

@@ -178,9 +178,8 @@ static void reference_run(int order, int dim, const double *a, const double *x0,
 }
 
 /* Shapes tried on random tensors: unrolled ones, odd orders, and generic-only ones. */
-static const int random_shapes[][2] = {{3, 2}, {4, 2}, {3, 3}, {4, 3}, {5, 3}, {6, 3},
-                                       {8, 3}, {3, 4}, {4, 4}, {2, 5}, {5, 2}, {6, 4},
-                                       {7, 3}, {3, 6}};
+static const int random_shapes[][2] = {{3, 2}, {4, 2}, {3, 3}, {4, 3}, {5, 3}, {6, 3}, {8, 3},
+                                       {3, 4}, {4, 4}, {2, 5}, {5, 2}, {6, 4}, {7, 3}, {3, 6}};
 
 static void random_tensor_residuals(int single, tp_sshopm_shift shift) {
   tpt_rng rng = tpt_rng_fresh();
@@ -208,10 +207,10 @@ static void random_tensor_residuals(int single, tp_sshopm_shift shift) {
       double res = residual(order, dim, a + (i / starts) * unique, r.lambda[i], r.x + i * dim);
       worst = fmax(worst, res);
     }
-    cr_log_info("%s m=%d n=%d: %lld of %lld converged, worst residual %.3g",
-                single ? "f32" : "f64", order, dim, (long long)converged, (long long)r.count, worst);
-    cr_assert(converged >= r.count * 9 / 10, "m=%d n=%d: %lld of %lld runs converged", order,
-              dim, (long long)converged, (long long)r.count);
+    cr_log_info("%s m=%d n=%d: %lld of %lld converged, worst residual %.3g", single ? "f32" : "f64",
+                order, dim, (long long)converged, (long long)r.count, worst);
+    cr_assert(converged >= r.count * 9 / 10, "m=%d n=%d: %lld of %lld runs converged", order, dim,
+              (long long)converged, (long long)r.count);
     cr_assert(worst <= (single ? 1e-5 : 1e-10), "m=%d n=%d: residual %.3g", order, dim, worst);
     runs_free(&r);
     free(a), free(x0);
@@ -253,8 +252,8 @@ Test(sshopm, unrolled_generic_and_reference_agree) {
       for (int64_t i = 0; i < u.count; ++i) {
         double lambda, x[TP_SSHOPM_MAX_DIM];
         int flag, its;
-        reference_run(order, dim, a + (i / starts) * unique, x0 + (i % starts) * dim, &o,
-                      &lambda, x, &flag, &its);
+        reference_run(order, dim, a + (i / starts) * unique, x0 + (i % starts) * dim, &o, &lambda,
+                      x, &flag, &its);
         const runs *both[2] = {&u, &g};
         for (int k = 0; k < 2; ++k) {
           const runs *r = both[k];
@@ -262,9 +261,10 @@ Test(sshopm, unrolled_generic_and_reference_agree) {
                        k ? "generic" : "unrolled", (long long)i, r->flag[i], flag);
           cr_assert_eq(r->iterations[i], its, "run %lld: iterations %d vs %d", (long long)i,
                        r->iterations[i], its);
-          cr_assert(fabs(r->lambda[i] - lambda) <= 1e-12, "m=%d n=%d %s run %lld: lambda "
-                    "%.17g vs %.17g", order, dim, k ? "generic" : "unrolled", (long long)i,
-                    r->lambda[i], lambda);
+          cr_assert(fabs(r->lambda[i] - lambda) <= 1e-12,
+                    "m=%d n=%d %s run %lld: lambda "
+                    "%.17g vs %.17g",
+                    order, dim, k ? "generic" : "unrolled", (long long)i, r->lambda[i], lambda);
           for (int d = 0; d < dim; ++d)
             cr_assert(fabs(r->x[i * dim + d] - x[d]) <= 1e-10, "run %lld: x[%d] %.17g vs %.17g",
                       (long long)i, d, r->x[i * dim + d], x[d]);
@@ -284,7 +284,8 @@ Test(sshopm, bad_inputs_are_reported) {
   memcpy(a + 15, kofidis_regalia, sizeof kofidis_regalia);
   TPT_OK(tp_sshopm_random_starts_f64(1, 3, 8, x0));
   double *da = tpt_to_space(a, sizeof a), *dx0 = tpt_to_space(x0, sizeof x0);
-  double *dl = tpt_alloc_poisoned(16 * sizeof(double)), *dx = tpt_alloc_poisoned(48 * sizeof(double));
+  double *dl = tpt_alloc_poisoned(16 * sizeof(double)),
+         *dx = tpt_alloc_poisoned(48 * sizeof(double));
   int8_t *df = tpt_alloc_poisoned(16);
   tp_sshopm_out_f64 out = {dl, dx, df, NULL};
   TPT_OK(tp_sshopm_f64(tpt_space, &p, da, dx0, &o, &out));

@@ -30,8 +30,8 @@ static void pairs_free(tp_eigenpairs *p) {
 }
 
 /* The distinct eigenpairs of tensor t of a batch. */
-static tp_eigenpairs pairs_of(int order, int dim, const double *tensor, const runs *r,
-                              int64_t t, int starts) {
+static tp_eigenpairs pairs_of(int order, int dim, const double *tensor, const runs *r, int64_t t,
+                              int starts) {
   tp_eigenpairs p = pairs_alloc(starts, dim);
   size_t first = (size_t)t * (size_t)starts;
   TPT_OK(tp_sshopm_eigenpairs_f64(order, dim, tensor, starts, r->lambda + first,
@@ -64,8 +64,7 @@ static void scale_tensor(const double *a, int64_t n, double c, double *out) {
 }
 
 /* The Kofidis-Regalia pairs of c A. */
-static tp_eigenpairs kr_pairs(double c, const double *x0, const tp_sshopm_options *o,
-                              int single) {
+static tp_eigenpairs kr_pairs(double c, const double *x0, const tp_sshopm_options *o, int single) {
   double a[KR_U];
   scale_tensor(kofidis_regalia, KR_U, c, a);
   runs r = solve(4, 3, 1, a, STARTS, x0, o, single);
@@ -77,18 +76,20 @@ static tp_eigenpairs kr_pairs(double c, const double *x0, const tp_sshopm_option
 /* p (of c A) holds the pairs of base (of A): lambda scaled by c, x and kind equal. */
 static void check_scaled_pairs(const tp_eigenpairs *base, const tp_eigenpairs *p, double c,
                                double lambda_tol, double x_tol, const char *what) {
-  cr_assert_eq(p->count, base->count, "%s, c = %g: %d distinct eigenpairs, %d at c = 1", what,
-               c, p->count, base->count);
+  cr_assert_eq(p->count, base->count, "%s, c = %g: %d distinct eigenpairs, %d at c = 1", what, c,
+               p->count, base->count);
   for (int k = 0; k < p->count; ++k) {
-    cr_assert(fabs(p->lambda[k] / c - base->lambda[k]) <= lambda_tol, "%s, c = %g, pair %d: "
-              "lambda / c = %.17g, %.17g at c = 1", what, c, k, p->lambda[k] / c,
-              base->lambda[k]);
+    cr_assert(fabs(p->lambda[k] / c - base->lambda[k]) <= lambda_tol,
+              "%s, c = %g, pair %d: "
+              "lambda / c = %.17g, %.17g at c = 1",
+              what, c, k, p->lambda[k] / c, base->lambda[k]);
     cr_assert_eq(p->kind[k], base->kind[k], "%s, c = %g, pair %d: kind %d vs %d", what, c, k,
                  p->kind[k], base->kind[k]);
     for (int i = 0; i < 3; ++i)
-      cr_assert(fabs(p->x[3 * k + i] - base->x[3 * k + i]) <= x_tol, "%s, c = %g, pair %d: "
-                "x[%d] = %.17g, %.17g at c = 1", what, c, k, i, p->x[3 * k + i],
-                base->x[3 * k + i]);
+      cr_assert(fabs(p->x[3 * k + i] - base->x[3 * k + i]) <= x_tol,
+                "%s, c = %g, pair %d: "
+                "x[%d] = %.17g, %.17g at c = 1",
+                what, c, k, i, p->x[3 * k + i], base->x[3 * k + i]);
   }
 }
 
@@ -163,8 +164,8 @@ Test(sshopm_scale, powers_of_two_scale_exactly) {
                     "%s, 2^%d, run %d: flag %d after %d iterations, %d after %d at 1",
                     single ? "f32" : "f64", e, v, r.flag[v], r.iterations[v], base.flag[v],
                     base.iterations[v]);
-          cr_assert(r.lambda[v] == ldexp(base.lambda[v], e), "2^%d, run %d: lambda %.17g",
-                    e, v, r.lambda[v]);
+          cr_assert(r.lambda[v] == ldexp(base.lambda[v], e), "2^%d, run %d: lambda %.17g", e, v,
+                    r.lambda[v]);
           cr_assert(memcmp(r.x + 3 * v, base.x + 3 * v, 3 * sizeof(double)) == 0,
                     "2^%d, run %d: x differs", e, v);
         }
@@ -230,8 +231,8 @@ Test(sshopm_scale, lambda_beyond_the_range_is_flagged) {
     int flagged = 0;
     for (int v = 0; v < STARTS; ++v) {
       const double *x = r.x + 3 * v;
-      cr_assert(!isnan(r.lambda[v]), "%s, run %d: lambda is NaN (flag %d)",
-                single ? "f32" : "f64", v, r.flag[v]);
+      cr_assert(!isnan(r.lambda[v]), "%s, run %d: lambda is NaN (flag %d)", single ? "f32" : "f64",
+                v, r.flag[v]);
       if (r.flag[v] == TP_SSHOPM_CONVERGED)
         cr_assert(isfinite(r.lambda[v]), "run %d converged with lambda %g", v, r.lambda[v]);
       if (r.flag[v] != TP_SSHOPM_LAMBDA_OVERFLOW)
@@ -271,8 +272,8 @@ Test(sshopm_scale, large_generic_tensor_scales_exactly) {
     scale_tensor(a, unique, ldexp(1.0, exps[e]), b);
     runs r = solve(M, N, 1, b, V, x0, &o, 0);
     for (int v = 0; v < V; ++v) {
-      cr_assert(r.flag[v] == base.flag[v], "2^%d, run %d: flag %d vs %d", exps[e], v,
-                r.flag[v], base.flag[v]);
+      cr_assert(r.flag[v] == base.flag[v], "2^%d, run %d: flag %d vs %d", exps[e], v, r.flag[v],
+                base.flag[v]);
       cr_assert(r.lambda[v] == ldexp(base.lambda[v], exps[e]), "2^%d, run %d: lambda %.17g",
                 exps[e], v, r.lambda[v]);
       cr_assert(memcmp(r.x + N * v, base.x + N * v, N * sizeof(double)) == 0,
@@ -308,8 +309,8 @@ static void mixed_batch(double *good, double *all) {
 
 static void check_same_run(const runs *a, int64_t i, const runs *b, int64_t j) {
   cr_assert(a->flag[i] == b->flag[j] && a->iterations[i] == b->iterations[j],
-            "run %lld: flag %d after %d iterations, alone %d after %d", (long long)i,
-            a->flag[i], a->iterations[i], b->flag[j], b->iterations[j]);
+            "run %lld: flag %d after %d iterations, alone %d after %d", (long long)i, a->flag[i],
+            a->iterations[i], b->flag[j], b->iterations[j]);
   cr_assert(memcmp(&a->lambda[i], &b->lambda[j], sizeof(double)) == 0,
             "run %lld: lambda %.17g, alone %.17g", (long long)i, a->lambda[i], b->lambda[j]);
   cr_assert(memcmp(a->x + 3 * i, b->x + 3 * j, 3 * sizeof(double)) == 0,

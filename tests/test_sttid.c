@@ -65,8 +65,8 @@ static void expect_same_tci(const tp_tci *s, const tp_tci *d) {
   for (int k = 0; k + 1 < s->order; ++k)
     for (int64_t a = 0; a < s->ranks[k + 1]; ++a)
       cr_assert(s->pivot_rows[k][a] == d->pivot_rows[k][a] &&
-                s->pivot_cols[k][a] == d->pivot_cols[k][a], "bond %d pivot %lld differs", k,
-                (long long)a);
+                    s->pivot_cols[k][a] == d->pivot_cols[k][a],
+                "bond %d pivot %lld differs", k, (long long)a);
   for (int k = 0; k < s->order; ++k)
     expect_same_coo(&s->cores[k], &d->cores[k], k);
 }
@@ -81,17 +81,23 @@ static int64_t unfolding_rank(const tp_coo *t, int k) {
   int64_t nr = 0, nc = 0;
   for (int64_t e = 0; e < m.nnz; ++e) { /* small cases: quadratic renumbering is fine */
     int64_t i = 0, j = 0;
-    while (i < nr && rows[i] != m.row[e]) ++i;
-    if (i == nr) rows[nr++] = m.row[e];
-    while (j < nc && cols[j] != m.col[e]) ++j;
-    if (j == nc) cols[nc++] = m.col[e];
+    while (i < nr && rows[i] != m.row[e])
+      ++i;
+    if (i == nr)
+      rows[nr++] = m.row[e];
+    while (j < nc && cols[j] != m.col[e])
+      ++j;
+    if (j == nc)
+      cols[nc++] = m.col[e];
   }
   double *a = (double *)tpt_host_alloc((size_t)(nr * nc) * sizeof(double));
   memset(a, 0, (size_t)(nr * nc) * sizeof(double));
   for (int64_t e = 0; e < m.nnz; ++e) {
     int64_t i = 0, j = 0;
-    while (rows[i] != m.row[e]) ++i;
-    while (cols[j] != m.col[e]) ++j;
+    while (rows[i] != m.row[e])
+      ++i;
+    while (cols[j] != m.col[e])
+      ++j;
     a[i * nc + j] = m.values[e];
   }
   tp_prrlu_options o;
@@ -139,8 +145,8 @@ static tp_tci decompose_both(const tp_coo *t, tp_sttid_options opt) {
 
 Test(sttid, exact_decomposition_matches_dense_ranks_and_precision) {
   tpt_rng rng = tpt_rng_fresh();
-  const int64_t shapes[][5] = {{10, 10, 10, 10, 0}, {10, 10, 10, 10, 10}, {50, 50, 50, 50, 0},
-                               {7, 1, 13, 5, 0}};
+  const int64_t shapes[][5] = {
+      {10, 10, 10, 10, 0}, {10, 10, 10, 10, 10}, {50, 50, 50, 50, 0}, {7, 1, 13, 5, 0}};
   const int orders[] = {4, 5, 4, 4};
   const int64_t nnzs[] = {200, 300, 400, 60};
   for (int c = 0; c < 4; ++c) {
@@ -162,8 +168,7 @@ Test(sttid, exact_decomposition_matches_dense_ranks_and_precision) {
     }
     tp_tci_error_info info;
     TPT_OK(tp_tci_error(&s, &t, &info));
-    cr_assert_leq(info.relative_error, 1e-6, "case %d: formula error %g", c,
-                  info.relative_error);
+    cr_assert_leq(info.relative_error, 1e-6, "case %d: formula error %g", c, info.relative_error);
     tp_tci_free(&s);
     tp_coo_free(NULL, &t);
   }
@@ -331,8 +336,7 @@ static void expect_reports_in_order(const report_log *log, const tp_tci *s) {
   for (int i = 0; i < log->count; ++i) {
     const tp_sttid_progress *p = &log->report[i];
     cr_assert_eq(p->bonds, s->order - 1);
-    cr_assert_eq(p->bond, done, "report %d is about bond %d while bond %d runs", i, p->bond,
-                 done);
+    cr_assert_eq(p->bond, done, "report %d is about bond %d while bond %d runs", i, p->bond, done);
     cr_assert_leq(p->rank, p->rank_limit, "report %d: rank above the limit", i);
     cr_assert_geq(p->pivots, pivots, "report %d: the pivot count fell", i);
     cr_assert_geq(p->seconds, seconds, "report %d: the clock went back", i);

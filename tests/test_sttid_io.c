@@ -85,8 +85,10 @@ static int compare_coordinates(const tp_coo *t, int64_t a, int64_t b) {
 static void assert_canonical(const tp_coo *t) {
   TPT_OK(tp_coo_validate(t));
   for (int64_t k = 1; k < t->nnz; ++k)
-    cr_assert(compare_coordinates(t, k - 1, k) < 0, "nonzeros %lld and %lld out of order or "
-              "equal", (long long)k - 1, (long long)k);
+    cr_assert(compare_coordinates(t, k - 1, k) < 0,
+              "nonzeros %lld and %lld out of order or "
+              "equal",
+              (long long)k - 1, (long long)k);
 }
 
 static void assert_same_tensor(const tp_coo *a, const tp_coo *b) {
@@ -117,12 +119,15 @@ static double value_of(const tp_coo *t, int64_t k) { return ((const double *)t->
 /* The paper's Rnd5 and Rnd6 shapes and counts. */
 Test(sttid_io, power_law_gives_exactly_nnz_distinct_sorted_nonzeros) {
   const int64_t dims5[4] = {100, 100, 100, 100}, dims6[5] = {50, 50, 50, 50, 50};
-  const struct { int order; const int64_t *dims; int64_t nnz; } cases[2] = {
-      {4, dims5, 12729}, {5, dims6, 27843}};
+  const struct {
+    int order;
+    const int64_t *dims;
+    int64_t nnz;
+  } cases[2] = {{4, dims5, 12729}, {5, dims6, 27843}};
   for (int c = 0; c < 2; ++c) {
     tp_coo t;
-    TPT_OK(tp_sttid_random(TP_STTID_RANDOM_POWER_LAW, cases[c].order, cases[c].dims,
-                           cases[c].nnz, 2.0, 7, &t));
+    TPT_OK(tp_sttid_random(TP_STTID_RANDOM_POWER_LAW, cases[c].order, cases[c].dims, cases[c].nnz,
+                           2.0, 7, &t));
     cr_assert_eq(t.dtype, TP_DTYPE_F64);
     cr_assert_eq(t.order, cases[c].order);
     cr_assert_eq(t.nnz, cases[c].nnz, "nnz %lld", (long long)t.nnz);
@@ -205,8 +210,8 @@ Test(sttid_io, one_tensor_per_seed) {
     assert_same_tensor(&a, &b);
     int differ = 0;
     for (int64_t e = 0; e < a.nnz && !differ; ++e)
-      differ = a.indices[0][e] != c.indices[0][e] ||
-               a.indices[1][e] != c.indices[1][e] || a.indices[2][e] != c.indices[2][e];
+      differ = a.indices[0][e] != c.indices[0][e] || a.indices[1][e] != c.indices[1][e] ||
+               a.indices[2][e] != c.indices[2][e];
     cr_assert(differ, "kind %d: seeds 99 and 100 gave the same pattern", kind);
     tp_coo_free(NULL, &a), tp_coo_free(NULL, &b), tp_coo_free(NULL, &c);
   }
@@ -232,8 +237,7 @@ static void expect_random_fails(tp_sttid_random_kind kind, int order, const int6
   tp_coo t;
   memset(&t, 0x5a, sizeof t);
   tp_clear_error();
-  TPT_FAILS_WITH(tp_sttid_random(kind, order, dims, nnz, alpha, 1, &t),
-                 TP_ERROR_INVALID_ARGUMENT);
+  TPT_FAILS_WITH(tp_sttid_random(kind, order, dims, nnz, alpha, 1, &t), TP_ERROR_INVALID_ARGUMENT);
   assert_message_has(needle);
   cr_assert(all_zero(&t, sizeof t), "the output is not zeroed after '%s'", needle);
 }
@@ -285,7 +289,10 @@ static const int64_t tci_ranks[4] = {1, 2, 2, 1};
 static const int64_t tci_rows[2][2] = {{2, 0}, {7, 1}};
 static const int64_t tci_cols[2][2] = {{5, 1}, {1, 0}};
 
-typedef struct entry { int64_t a, u, b; double v; } entry;
+typedef struct entry {
+  int64_t a, u, b;
+  double v;
+} entry;
 
 static const entry core0[] = {{0, 0, 1, 0.1}, {0, 2, 0, -3.25e-300}, {0, 2, 1, 1.0 / 3}};
 static const entry core1[] = {
@@ -354,7 +361,8 @@ Test(sttid_io, tci_round_trip_is_exact) {
   tp_tci_free(&again);
   tp_tci_free(&back);
   tp_tci_free(&t);
-  cr_assert(access(tmp_path("hand.tci"), F_OK) == 0 && access(tmp_path("hand.core2.tns"), F_OK) == 0);
+  cr_assert(access(tmp_path("hand.tci"), F_OK) == 0 &&
+            access(tmp_path("hand.core2.tns"), F_OK) == 0);
 }
 
 Test(sttid_io, tci_manifest_text) {
@@ -460,16 +468,19 @@ static const bad_manifest bad_manifests[] = {
     {HEAD "ranks 1 2 2\n", 0, "line 4", "the ranks: 3 values, expected 4"},
     {HEAD "ranks 2 2 2 1\n", 0, "line 4", "boundary ranks are 2 and 1"},
     {HEAD "ranks 1 2 2 3\n", 0, "line 4", "boundary ranks are 1 and 3"},
-    {HEAD "ranks 1 4 2 1\n", 0, "line 4", "ranks[1] = 4 is outside [1, 3] (bond 0's matrix is 3 x 8)"},
+    {HEAD "ranks 1 4 2 1\n", 0, "line 4",
+     "ranks[1] = 4 is outside [1, 3] (bond 0's matrix is 3 x 8)"},
     {HEAD "ranks 1 3 3 1\n", 0, "line 4", "ranks[2] = 3 is outside [1, 2]"},
     {HEAD "ranks 1 0 2 1\n", 0, "line 4", "ranks[1] = 0 is outside"},
     {HEAD RANKS, 0, "line 4", "ends before bond 0's pivot rows"},
-    {HEAD RANKS "bond 1 rows 2 0\n", 0, "line 5", "expected bond 0's pivot rows ('bond 0 rows ...')"},
+    {HEAD RANKS "bond 1 rows 2 0\n", 0, "line 5",
+     "expected bond 0's pivot rows ('bond 0 rows ...')"},
     {HEAD RANKS "bond 0 cols 2 0\n", 0, "line 5", "expected bond 0's pivot rows"},
     {HEAD RANKS "pivots 0 rows 2 0\n", 0, "line 5", "found 'pivots'"},
     {HEAD RANKS "bond 0 rows 2\n", 0, "line 5", "bond 0's pivot rows: 1 value, expected 2"},
     {HEAD RANKS "bond 0 rows 2 0 1\n", 0, "line 5", "3 values, expected 2"},
-    {HEAD RANKS "bond 0 rows 3 0\n", 0, "line 5", "bond 0's pivot rows: pivot 0 is 3, outside [0, 3)"},
+    {HEAD RANKS "bond 0 rows 3 0\n", 0, "line 5",
+     "bond 0's pivot rows: pivot 0 is 3, outside [0, 3)"},
     {HEAD RANKS "bond 0 rows 2 2\n", 0, "line 5", "bond 0's pivot rows: 2 appears twice"},
     {HEAD RANKS "bond 0 rows 2 -1\n", 0, "line 5", "'-1' is not an integer"},
     {HEAD RANKS "bond 0 rows 2 0\nbond 0 cols 5 8\n", 0, "line 6", "pivot 1 is 8, outside [0, 8)"},
@@ -478,7 +489,8 @@ static const bad_manifest bad_manifests[] = {
     {HEAD RANKS BOND0 "bond 1 rows 7 1\nbond 1 cols 0 0\n", 0, "line 8", "0 appears twice"},
     {HEAD RANKS BOND0 "bond 1 rows 7 1\n", 0, "line 7", "ends before bond 1's pivot cols"},
     {HEAD RANKS BOND0 "bond 1 rows 7 1\nbond 1 cols 1", 0, "line 8", "1 value, expected 2"},
-    {HEAD RANKS BOND0 BOND1 "bond 2 rows 1\n", 0, "line 9", "unexpected 'bond' after the last bond"},
+    {HEAD RANKS BOND0 BOND1 "bond 2 rows 1\n", 0, "line 9",
+     "unexpected 'bond' after the last bond"},
     {WITH_NUL, sizeof WITH_NUL - 1, "line 3", "the dims: '4?' is not an integer"},
 };
 
@@ -494,8 +506,7 @@ Test(sttid_io, tci_reader_names_file_line_and_problem) {
     memset(&t, 0x5a, sizeof t);
     tp_clear_error();
     tp_status st = tp_tci_read(tmp_path("bad"), &t);
-    cr_assert_eq(st, TP_ERROR_FORMAT, "case %zu (%s): %s", i, tp_status_name(st),
-                 tp_last_error());
+    cr_assert_eq(st, TP_ERROR_FORMAT, "case %zu (%s): %s", i, tp_status_name(st), tp_last_error());
     cr_assert(strstr(tp_last_error(), "bad.tci") && strstr(tp_last_error(), b->line) &&
                   strstr(tp_last_error(), b->detail),
               "case %zu: message \"%s\" lacks \"%s\" or \"%s\"", i, tp_last_error(), b->line,

@@ -125,8 +125,8 @@ Test(symtensor, unique_counts_are_binomials) {
       int n = dims[d];
       int64_t u = -1;
       TPT_OK(tp_sym_unique_count(m, n, &u));
-      cr_assert_eq((uint64_t)u, binom(m + n - 1, m), "m = %d, n = %d: %lld vs C(%d, %d) = %llu",
-                   m, n, (long long)u, m + n - 1, m, (unsigned long long)binom(m + n - 1, m));
+      cr_assert_eq((uint64_t)u, binom(m + n - 1, m), "m = %d, n = %d: %lld vs C(%d, %d) = %llu", m,
+                   n, (long long)u, m + n - 1, m, (unsigned long long)binom(m + n - 1, m));
       if (n == 1)
         cr_assert_eq(u, 1, "one class for n = 1 (m = %d)", m);
       if (m == 1)
@@ -181,15 +181,15 @@ Test(symtensor, unique_count_limits) {
 
 /* Table 3.1 of the paper (m = 3, n = 4), index representation made 0-based, and the
  * monomial representation. */
-static const int table31_index[20][3] = {
-    {0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {0, 0, 3}, {0, 1, 1}, {0, 1, 2}, {0, 1, 3},
-    {0, 2, 2}, {0, 2, 3}, {0, 3, 3}, {1, 1, 1}, {1, 1, 2}, {1, 1, 3}, {1, 2, 2},
-    {1, 2, 3}, {1, 3, 3}, {2, 2, 2}, {2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
-static const int table31_monomial[20][4] = {
-    {3, 0, 0, 0}, {2, 1, 0, 0}, {2, 0, 1, 0}, {2, 0, 0, 1}, {1, 2, 0, 0}, {1, 1, 1, 0},
-    {1, 1, 0, 1}, {1, 0, 2, 0}, {1, 0, 1, 1}, {1, 0, 0, 2}, {0, 3, 0, 0}, {0, 2, 1, 0},
-    {0, 2, 0, 1}, {0, 1, 2, 0}, {0, 1, 1, 1}, {0, 1, 0, 2}, {0, 0, 3, 0}, {0, 0, 2, 1},
-    {0, 0, 1, 2}, {0, 0, 0, 3}};
+static const int table31_index[20][3] = {{0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {0, 0, 3}, {0, 1, 1},
+                                         {0, 1, 2}, {0, 1, 3}, {0, 2, 2}, {0, 2, 3}, {0, 3, 3},
+                                         {1, 1, 1}, {1, 1, 2}, {1, 1, 3}, {1, 2, 2}, {1, 2, 3},
+                                         {1, 3, 3}, {2, 2, 2}, {2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
+static const int table31_monomial[20][4] = {{3, 0, 0, 0}, {2, 1, 0, 0}, {2, 0, 1, 0}, {2, 0, 0, 1},
+                                            {1, 2, 0, 0}, {1, 1, 1, 0}, {1, 1, 0, 1}, {1, 0, 2, 0},
+                                            {1, 0, 1, 1}, {1, 0, 0, 2}, {0, 3, 0, 0}, {0, 2, 1, 0},
+                                            {0, 2, 0, 1}, {0, 1, 2, 0}, {0, 1, 1, 1}, {0, 1, 0, 2},
+                                            {0, 0, 3, 0}, {0, 0, 2, 1}, {0, 0, 1, 2}, {0, 0, 0, 3}};
 
 Test(symtensor, enumeration_matches_table_3_1) {
   int idx[3] = {7, 7, 7};
@@ -209,8 +209,8 @@ Test(symtensor, enumeration_matches_table_3_1) {
     cr_assert_eq(more, j < 19, "index_next after class %d (%s) returned %d", j, got, more);
   }
   /* After the last class the index stays [3, 3, 3]. */
-  cr_assert(idx[0] == 3 && idx[1] == 3 && idx[2] == 3, "last class changed: %d%d%d", idx[0],
-            idx[1], idx[2]);
+  cr_assert(idx[0] == 3 && idx[1] == 3 && idx[2] == 3, "last class changed: %d%d%d", idx[0], idx[1],
+            idx[2]);
   cr_assert_eq(tp_sym_index_next(3, 4, idx), 0);
   cr_assert(idx[0] == 3 && idx[1] == 3 && idx[2] == 3);
 
@@ -230,7 +230,7 @@ Test(symtensor, enumeration_matches_table_3_1) {
 
 Test(symtensor, enumeration_visits_every_class_once_in_order) {
   tpt_rng rng = tpt_rng_fresh();
-  const int shapes[][2] = {{1, 1}, {1, 6}, {5, 1}, {2, 6}, {3, 4}, {5, 3},
+  const int shapes[][2] = {{1, 1}, {1, 6}, {5, 1}, {2, 6},  {3, 4},  {5, 3},
                            {4, 5}, {7, 2}, {6, 5}, {3, 12}, {18, 2}, {9, 4}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
     int m = shapes[c][0], n = shapes[c][1];
@@ -249,20 +249,20 @@ Test(symtensor, enumeration_visits_every_class_once_in_order) {
     char s[TP_SYM_MAX_ORDER + 1];
     for (;;) {
       format_index(m, idx, s);
-      cr_assert(visited < count, "m = %d, n = %d: more than %lld classes", m, n,
-                (long long)count);
+      cr_assert(visited < count, "m = %d, n = %d: more than %lld classes", m, n, (long long)count);
       for (int p = 0; p < m; ++p) {
         cr_assert(idx[p] >= 0 && idx[p] < n, "m = %d, n = %d: %s out of range", m, n, s);
-        cr_assert(p == 0 || idx[p - 1] <= idx[p], "m = %d, n = %d: %s not nondecreasing", m,
-                  n, s);
+        cr_assert(p == 0 || idx[p - 1] <= idx[p], "m = %d, n = %d: %s not nondecreasing", m, n, s);
         cr_assert_eq(table[visited * m + p], idx[p], "m = %d, n = %d: table row %lld", m, n,
                      (long long)visited);
       }
       if (visited > 0)
-        cr_assert(lex_cmp(m, prev, idx) < 0, "m = %d, n = %d: %s does not follow its "
-                  "predecessor in lexicographic order", m, n, s);
-      cr_assert_eq(tp_sym_class_position(m, n, idx), visited, "m = %d, n = %d: position of %s",
-                   m, n, s);
+        cr_assert(lex_cmp(m, prev, idx) < 0,
+                  "m = %d, n = %d: %s does not follow its "
+                  "predecessor in lexicographic order",
+                  m, n, s);
+      cr_assert_eq(tp_sym_class_position(m, n, idx), visited, "m = %d, n = %d: position of %s", m,
+                   n, s);
       cr_assert_eq(mult[visited], tp_sym_class_multinomial(m, idx));
       cr_assert_eq(mult_only[visited], mult[visited]);
       /* Any tensor index of the class maps to the same position. */
@@ -306,7 +306,7 @@ Test(symtensor, class_position_rejects_out_of_range_entries) {
 /* ---- 3. multinomials ------------------------------------------------------- */
 
 Test(symtensor, multinomials_count_the_members_of_each_class) {
-  const int shapes[][2] = {{1, 4}, {2, 3}, {3, 4}, {4, 3}, {5, 2}, {7, 3},
+  const int shapes[][2] = {{1, 4},  {2, 3},  {3, 4},  {4, 3},  {5, 2}, {7, 3},
                            {10, 5}, {12, 1}, {18, 2}, {18, 3}, {6, 6}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
     int m = shapes[c][0], n = shapes[c][1];
@@ -330,8 +330,10 @@ Test(symtensor, multinomials_count_the_members_of_each_class) {
                    (long long)got, (unsigned long long)want);
       total += (uint64_t)got;
     }
-    cr_assert_eq(total, (uint64_t)ipow(n, m), "m = %d, n = %d: multinomials sum to %llu, not "
-                 "n^m", m, n, (unsigned long long)total);
+    cr_assert_eq(total, (uint64_t)ipow(n, m),
+                 "m = %d, n = %d: multinomials sum to %llu, not "
+                 "n^m",
+                 m, n, (unsigned long long)total);
   }
   /* Table 3.1: 1 for [3,0,0,0], 3 for [2,1,0,0], 6 for [1,1,1,0]. */
   int64_t mult[20];
@@ -368,8 +370,10 @@ Test(symtensor, full_round_trip) {
       sort_ints(m, sorted);
       int64_t j = find_class(m, count, list, sorted);
       cr_assert(j >= 0);
-      cr_assert_eq(full[e], unique[j], "m = %d, n = %d: full entry %lld is %.17g, class %lld "
-                   "holds %.17g", m, n, (long long)e, full[e], (long long)j, unique[j]);
+      cr_assert_eq(full[e], unique[j],
+                   "m = %d, n = %d: full entry %lld is %.17g, class %lld "
+                   "holds %.17g",
+                   m, n, (long long)e, full[e], (long long)j, unique[j]);
       ++e;
     } while (full_next(m, n, idx));
     cr_assert_eq(e, size);
@@ -423,8 +427,8 @@ Test(symtensor, from_full_rejects_asymmetric_and_nonfinite_tensors) {
     TPT_FAILS_WITH(tp_sym_from_full_f64(m, n, full, 1e-9, unique), TP_ERROR_NUMERICAL);
     TPT_OK(tp_sym_from_full_f64(m, n, full, 1e-3, unique));
     double mean = want + delta / (double)m;
-    cr_assert(fabs(unique[j01] - mean) <= 1e-14, "m = %d, n = %d: class mean %.17g vs %.17g",
-              m, n, unique[j01], mean);
+    cr_assert(fabs(unique[j01] - mean) <= 1e-14, "m = %d, n = %d: class mean %.17g vs %.17g", m, n,
+              unique[j01], mean);
     full[e01] -= delta;
 
     /* Non-finite entries, even in an otherwise symmetric tensor. */
@@ -486,11 +490,11 @@ static void brute_products(int m, int n, const double *full, const double *x, do
   } while (full_next(m, n, idx));
 }
 
-static void assert_close(double got, double want, double scale, double tol, const char *what,
-                         int m, int n, int entry) {
+static void assert_close(double got, double want, double scale, double tol, const char *what, int m,
+                         int n, int entry) {
   cr_assert(fabs(got - want) <= tol * scale,
-            "m = %d, n = %d, %s[%d]: %.17g vs %.17g (|diff| %.3g, scale %.3g)", m, n, what,
-            entry, got, want, fabs(got - want), scale);
+            "m = %d, n = %d, %s[%d]: %.17g vs %.17g (|diff| %.3g, scale %.3g)", m, n, what, entry,
+            got, want, fabs(got - want), scale);
 }
 
 Test(symtensor, reference_products_match_the_full_tensor) {
@@ -603,8 +607,9 @@ static void free_case(products_case *pc) {
 }
 
 static const char *kernel_name(tp_sshopm_kernel k) {
-  return k == TP_SSHOPM_KERNEL_GENERIC ? "generic" : k == TP_SSHOPM_KERNEL_UNROLLED ? "unrolled"
-                                                                                    : "auto";
+  return k == TP_SSHOPM_KERNEL_GENERIC    ? "generic"
+         : k == TP_SSHOPM_KERNEL_UNROLLED ? "unrolled"
+                                          : "auto";
 }
 
 /* Compares got (count entries, then one guard entry) with the reference. */
@@ -612,15 +617,15 @@ static void check_output(const products_case *pc, const char *prec, tp_sshopm_ke
                          const char *what, const double *got, const double *ref,
                          const double *scale, size_t count, double tol) {
   for (size_t i = 0; i < count; ++i) {
-    cr_assert(isfinite(got[i]), "m = %d, n = %d, %s %s, %s[%zu] is %g (left unwritten?)",
-              pc->m, pc->n, prec, kernel_name(k), what, i, got[i]);
+    cr_assert(isfinite(got[i]), "m = %d, n = %d, %s %s, %s[%zu] is %g (left unwritten?)", pc->m,
+              pc->n, prec, kernel_name(k), what, i, got[i]);
     cr_assert(fabs(got[i] - ref[i]) <= tol * scale[i],
-              "m = %d, n = %d, %s %s, %s[%zu]: %.10g vs %.17g (|diff| %.3g > %.1g x %.3g)",
-              pc->m, pc->n, prec, kernel_name(k), what, i, got[i], ref[i],
-              fabs(got[i] - ref[i]), tol, scale[i]);
+              "m = %d, n = %d, %s %s, %s[%zu]: %.10g vs %.17g (|diff| %.3g > %.1g x %.3g)", pc->m,
+              pc->n, prec, kernel_name(k), what, i, got[i], ref[i], fabs(got[i] - ref[i]), tol,
+              scale[i]);
   }
-  cr_assert(isnan(got[count]), "m = %d, n = %d, %s %s: %s written past its end", pc->m, pc->n,
-            prec, kernel_name(k), what);
+  cr_assert(isnan(got[count]), "m = %d, n = %d, %s %s: %s written past its end", pc->m, pc->n, prec,
+            kernel_name(k), what);
 }
 
 static void run_f64(const products_case *pc, tp_sshopm_kernel kernel) {
@@ -680,8 +685,8 @@ static void run_f32(const products_case *pc, tp_sshopm_kernel kernel) {
     tpt_to_host(f, outs[o].d, sizeof(float) * (outs[o].count + 1));
     for (size_t i = 0; i <= outs[o].count; ++i)
       h[i] = (double)f[i];
-    check_output(pc, "f32", kernel, outs[o].what, h, outs[o].ref, outs[o].scale,
-                 outs[o].count, 1e-5);
+    check_output(pc, "f32", kernel, outs[o].what, h, outs[o].ref, outs[o].scale, outs[o].count,
+                 1e-5);
   }
   tpt_free(da), tpt_free(dx), tpt_free(d0), tpt_free(d1), tpt_free(d2);
   free(a), free(x), free(f), free(h);
@@ -703,12 +708,12 @@ static void check_shape_kernels(tpt_rng *rng, int m, int n) {
     double *d0 = tpt_alloc_poisoned(sizeof(double) * T);
     double *d1 = tpt_alloc_poisoned(sizeof(double) * T * nn);
     double *d2 = tpt_alloc_poisoned(sizeof(double) * T * nn * nn);
-    TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, m, n, pc.T, da, dx, TP_SSHOPM_KERNEL_UNROLLED,
-                                       d0, d1, d2),
-                   TP_ERROR_NOT_SUPPORTED);
-    TPT_FAILS_WITH(tp_sym_products_f32(tpt_space, m, n, pc.T, (const float *)da,
-                                       (const float *)dx, TP_SSHOPM_KERNEL_UNROLLED,
-                                       (float *)d0, (float *)d1, (float *)d2),
+    TPT_FAILS_WITH(
+        tp_sym_products_f64(tpt_space, m, n, pc.T, da, dx, TP_SSHOPM_KERNEL_UNROLLED, d0, d1, d2),
+        TP_ERROR_NOT_SUPPORTED);
+    TPT_FAILS_WITH(tp_sym_products_f32(tpt_space, m, n, pc.T, (const float *)da, (const float *)dx,
+                                       TP_SSHOPM_KERNEL_UNROLLED, (float *)d0, (float *)d1,
+                                       (float *)d2),
                    TP_ERROR_NOT_SUPPORTED);
     double h0[NUM_TENSORS];
     tpt_to_host(h0, d0, sizeof h0);
@@ -748,19 +753,16 @@ Test(symtensor, products_reject_bad_arguments) {
                  TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, 3, 2, -1, d, d, TP_SSHOPM_KERNEL_AUTO, d, d, d),
                  TP_ERROR_INVALID_ARGUMENT);
-  TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, 19, 2, 1, d, d, TP_SSHOPM_KERNEL_GENERIC, d, d,
-                                     d),
+  TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, 19, 2, 1, d, d, TP_SSHOPM_KERNEL_GENERIC, d, d, d),
                  TP_ERROR_OVERFLOW);
   TPT_FAILS_WITH(tp_sym_products_f32(tpt_space, 1, 3, 1, (float *)d, (float *)d,
                                      TP_SSHOPM_KERNEL_GENERIC, (float *)d, (float *)d, (float *)d),
                  TP_ERROR_INVALID_ARGUMENT);
   TPT_FAILS_WITH(tp_sym_products_f32(tpt_space, 5, 2, 1, (float *)d, (float *)d,
-                                     TP_SSHOPM_KERNEL_UNROLLED, (float *)d, (float *)d,
-                                     (float *)d),
+                                     TP_SSHOPM_KERNEL_UNROLLED, (float *)d, (float *)d, (float *)d),
                  tp_sshopm_has_unrolled(5, 2) ? TP_SUCCESS : TP_ERROR_NOT_SUPPORTED);
   /* Generic term lists store entries in bytes: n <= 255. */
-  TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, 2, 256, 0, d, d, TP_SSHOPM_KERNEL_GENERIC, d, d,
-                                     d),
+  TPT_FAILS_WITH(tp_sym_products_f64(tpt_space, 2, 256, 0, d, d, TP_SSHOPM_KERNEL_GENERIC, d, d, d),
                  TP_ERROR_INVALID_ARGUMENT);
   tpt_free(d);
 }

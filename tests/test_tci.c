@@ -56,9 +56,8 @@ static int64_t flatten_left(const int64_t *idx, const int64_t *dims, int order) 
  * rows[k][a] = left * dims[k] + u_k and cols[k][a] (C-order index of the later modes), the
  * cores holding x's nonzero entries T(I_{k-1}, u_k, J_k). Written independently of the
  * library: the pivot rows' multi-indices unwind here too. */
-static tp_tci tci_from_pivots(const double *x, int order, const int64_t *dims,
-                              const int64_t *ranks, int64_t *const *rows,
-                              int64_t *const *cols) {
+static tp_tci tci_from_pivots(const double *x, int order, const int64_t *dims, const int64_t *ranks,
+                              int64_t *const *rows, int64_t *const *cols) {
   tp_tci t;
   memset(&t, 0, sizeof t);
   t.order = order;
@@ -199,8 +198,10 @@ static void check_lu(const tp_tci *t, int k, tpt_rng *rng, double rel_tol) {
         lu_row[lu.u_col[q]] += lu.l_val[p] * lu.u_val[q];
     }
     for (int64_t c = 0; c < r; ++c)
-      cr_assert_leq(fabs(lu_row[c] - x[i * r + c]), rel_tol * scale, "bond %d: (LU)(%lld, %lld) "
-                    "= %g, X = %g", k, (long long)i, (long long)c, lu_row[c], x[i * r + c]);
+      cr_assert_leq(fabs(lu_row[c] - x[i * r + c]), rel_tol * scale,
+                    "bond %d: (LU)(%lld, %lld) "
+                    "= %g, X = %g",
+                    k, (long long)i, (long long)c, lu_row[c], x[i * r + c]);
     free(lu_row);
   }
   double *w = (double *)tpt_host_alloc((size_t)r * sizeof(double));
@@ -294,8 +295,8 @@ Test(tci, pivot_indices_unwind_the_nesting) {
   TPT_OK(tp_tci_pivot_row_index(&t, 1, 1, idx));
   cr_assert(idx[0] == 2 && idx[1] == 0);
   TPT_OK(tp_tci_pivot_row_index(&t, 2, 0, idx));
-  cr_assert(idx[0] == 0 && idx[1] == 0 && idx[2] == 3, "(%lld, %lld, %lld)",
-            (long long)idx[0], (long long)idx[1], (long long)idx[2]);
+  cr_assert(idx[0] == 0 && idx[1] == 0 && idx[2] == 3, "(%lld, %lld, %lld)", (long long)idx[0],
+            (long long)idx[1], (long long)idx[2]);
   TPT_OK(tp_tci_pivot_row_index(&t, 2, 1, idx));
   cr_assert(idx[0] == 0 && idx[1] == 1 && idx[2] == 1);
   TPT_OK(tp_tci_pivot_col_index(&t, 0, 0, idx)); /* 37 over (2, 4, 5) */
@@ -326,8 +327,7 @@ Test(tci, pivot_indices_unwind_the_nesting) {
 static void expect_rebuilds(const tp_tci *t, const double *x, double rel_tol) {
   tp_dense full;
   TPT_OK(tp_tci_to_dense(t, DENSE_LIMIT, &full));
-  cr_assert(full.dtype == TP_DTYPE_F64 && full.layout == TP_LAYOUT_LEFT &&
-            full.order == t->order);
+  cr_assert(full.dtype == TP_DTYPE_F64 && full.layout == TP_LAYOUT_LEFT && full.order == t->order);
   int64_t total = count_of(t->dims, t->order);
   double scale = 0;
   for (int64_t i = 0; i < total; ++i)
@@ -337,11 +337,15 @@ static void expect_rebuilds(const tp_tci *t, const double *x, double rel_tol) {
     int64_t idx[TP_COO_MAX_ORDER];
     unflatten_c(i, t->dims, t->order, idx);
     double rebuilt = y[flatten_left(idx, t->dims, t->order)], v;
-    cr_assert_leq(fabs(rebuilt - x[i]), rel_tol * scale, "entry %lld: %.17g rebuilt, %.17g "
-                  "expected", (long long)i, rebuilt, x[i]);
+    cr_assert_leq(fabs(rebuilt - x[i]), rel_tol * scale,
+                  "entry %lld: %.17g rebuilt, %.17g "
+                  "expected",
+                  (long long)i, rebuilt, x[i]);
     TPT_OK(tp_tci_evaluate(t, idx, &v));
-    cr_assert_leq(fabs(v - rebuilt), 1e-12 * scale, "entry %lld: %.17g evaluated, %.17g "
-                  "rebuilt", (long long)i, v, rebuilt);
+    cr_assert_leq(fabs(v - rebuilt), 1e-12 * scale,
+                  "entry %lld: %.17g evaluated, %.17g "
+                  "rebuilt",
+                  (long long)i, v, rebuilt);
   }
   tp_dense_free(NULL, &full);
 }
@@ -359,8 +363,7 @@ Test(tci, hand_built_exact_tci_rebuilds_and_interpolates) {
     int64_t idx[3];
     TPT_OK(tp_tci_pivot_row_index(&t, 1, a, idx));
     TPT_OK(tp_tci_pivot_col_index(&t, 1, a, idx + 2));
-    cr_assert(((double *)full.data)[flatten_left(idx, dims, 3)] ==
-              x[flatten_c(idx, dims, 3)]);
+    cr_assert(((double *)full.data)[flatten_left(idx, dims, 3)] == x[flatten_c(idx, dims, 3)]);
   }
   tp_dense_free(NULL, &full);
   tp_coo coo = coo_of(x, 3, dims);
@@ -449,7 +452,7 @@ static dense_terms dense_error(const tp_tci *s, const tp_coo *t) {
 }
 
 /* Shapes with 1s and primes, orders 3 to 5. */
-static const int64_t shapes[][5] = {{5, 1, 7}, {3, 11, 2}, {7, 3, 5, 1}, {1, 13, 3, 5},
+static const int64_t shapes[][5] = {{5, 1, 7},       {3, 11, 2},      {7, 3, 5, 1}, {1, 13, 3, 5},
                                     {2, 3, 1, 5, 7}, {3, 5, 2, 3, 2}, {11, 2, 13}};
 static const int shape_orders[] = {3, 3, 4, 4, 5, 5, 3};
 static const int64_t shape_nnz[] = {20, 40, 120, 100, 150, 80, 280};
@@ -489,14 +492,19 @@ Test(tci, error_formula_matches_the_dense_error) {
       TPT_OK(tp_tci_error(&s, &t, &info));
       double n2 = d.norm2_tensor;
       cr_assert_leq(fabs(info.norm2_tensor - n2), 1e-14 * n2);
-      cr_assert_leq(fabs(info.inner - d.inner), 1e-10 * n2, "shape %d rmax %lld: inner %.17g "
-                    "vs %.17g densely", c, (long long)rmax[q], info.inner, d.inner);
-      cr_assert_leq(fabs(info.norm2_tci - d.norm2_tci), 1e-10 * n2, "shape %d rmax %lld: "
-                    "||T~||^2 %.17g vs %.17g densely", c, (long long)rmax[q], info.norm2_tci,
-                    d.norm2_tci);
+      cr_assert_leq(fabs(info.inner - d.inner), 1e-10 * n2,
+                    "shape %d rmax %lld: inner %.17g "
+                    "vs %.17g densely",
+                    c, (long long)rmax[q], info.inner, d.inner);
+      cr_assert_leq(fabs(info.norm2_tci - d.norm2_tci), 1e-10 * n2,
+                    "shape %d rmax %lld: "
+                    "||T~||^2 %.17g vs %.17g densely",
+                    c, (long long)rmax[q], info.norm2_tci, d.norm2_tci);
       if (info.at_floor) {
-        cr_assert_leq(d.error, 2 * info.floor, "shape %d rmax %lld: at the floor %g but the "
-                      "dense error is %g", c, (long long)rmax[q], info.floor, d.error);
+        cr_assert_leq(d.error, 2 * info.floor,
+                      "shape %d rmax %lld: at the floor %g but the "
+                      "dense error is %g",
+                      c, (long long)rmax[q], info.floor, d.error);
       } else { /* the squares agree to about the floor's square */
         ++above;
         double e2 = info.relative_error * info.relative_error;
@@ -531,8 +539,8 @@ Test(tci, error_walk_is_independent_of_nonzero_order_and_chunks) {
   }
   TPT_OK(tp_tci_error(&s, &t, &shuffled));
   cr_assert(shuffled.inner == sorted.inner && shuffled.norm2_tci == sorted.norm2_tci &&
-            shuffled.norm2_tensor == sorted.norm2_tensor, "inner %.17g vs %.17g",
-            shuffled.inner, sorted.inner);
+                shuffled.norm2_tensor == sorted.norm2_tensor,
+            "inner %.17g vs %.17g", shuffled.inner, sorted.inner);
 #ifdef _OPENMP
   int threads = omp_get_max_threads(); /* fixed chunks: one thread gives the same bits */
   omp_set_num_threads(1);
@@ -577,8 +585,8 @@ Test(tci, densities_by_hand) {
   int64_t *rows[1] = {r0}, *cols[1] = {c0};
   t = tci_from_pivots(&m[0][0], 2, d2, ranks, rows, cols);
   TPT_OK(tp_tci_density(&t, per, &avg));
-  cr_assert(per[0] == 3.0 / 9 && per[1] == 3.0 / 9 && avg == 6.0 / 18, "%g %g %g", per[0],
-            per[1], avg);
+  cr_assert(per[0] == 3.0 / 9 && per[1] == 3.0 / 9 && avg == 6.0 / 18, "%g %g %g", per[0], per[1],
+            avg);
   expect_rebuilds(&t, &m[0][0], 0);
   TPT_FAILS_WITH(tp_tci_density(&t, per, NULL), TP_ERROR_INVALID_ARGUMENT);
   tp_tci_free(&t);

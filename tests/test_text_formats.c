@@ -105,20 +105,23 @@ Test(text_formats, an_index_base_that_does_not_fit_is_an_error_naming_the_line) 
   tp_tns_options o = tp_tns_options_default();
   tp_coo t;
   o.index_base = 1;
-  TPT_FAILS_WITH(read_with(write_file("a.tns", "", "1 1 1 1.0\n\n0 2 1 2.0\n"), &o, 0, NULL,
-                           &t, NULL), TP_ERROR_FORMAT);
-  cr_assert(strstr(tp_last_error(), "line 3") && strstr(tp_last_error(), "is 0"),
-            "%s", tp_last_error());
+  TPT_FAILS_WITH(
+      read_with(write_file("a.tns", "", "1 1 1 1.0\n\n0 2 1 2.0\n"), &o, 0, NULL, &t, NULL),
+      TP_ERROR_FORMAT);
+  cr_assert(strstr(tp_last_error(), "line 3") && strstr(tp_last_error(), "is 0"), "%s",
+            tp_last_error());
   o.index_base = 0; /* an index equal to the dim is beyond a 0-based shape */
-  TPT_FAILS_WITH(read_with(write_file("b.tns", "", "0 0 0 1.0\n7 1 1 2.0\n"), &o, ORDER,
-                           shape, &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(
+      read_with(write_file("b.tns", "", "0 0 0 1.0\n7 1 1 2.0\n"), &o, ORDER, shape, &t, NULL),
+      TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "line 2") && strstr(tp_last_error(), "beyond the dimension 7"),
             "%s", tp_last_error());
   /* detected: the 0 makes the 7 beyond the shape, found after the lines */
-  TPT_FAILS_WITH(read_with(write_file("c.tns", "", "7 1 1 2.0\n0 0 0 1.0\n"), NULL, ORDER,
-                           shape, &t, NULL), TP_ERROR_FORMAT);
-  cr_assert(strstr(tp_last_error(), "0-based") && strstr(tp_last_error(), "dimension 7"),
-            "%s", tp_last_error());
+  TPT_FAILS_WITH(
+      read_with(write_file("c.tns", "", "7 1 1 2.0\n0 0 0 1.0\n"), NULL, ORDER, shape, &t, NULL),
+      TP_ERROR_FORMAT);
+  cr_assert(strstr(tp_last_error(), "0-based") && strstr(tp_last_error(), "dimension 7"), "%s",
+            tp_last_error());
 }
 
 /* The same tensor behind each header form: the dims come from the header. */
@@ -153,16 +156,19 @@ Test(text_formats, headers_that_disagree_are_errors) {
   tp_coo t;
   static const int64_t other[ORDER] = {7, 5, 8};
   TPT_FAILS_WITH(read_with(write_file("n.tns", "sptensor\n3\n7 5 9\n3\n", "1 1 1 1.0\n2 2 2 2.0\n"),
-                           NULL, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+                           NULL, 0, NULL, &t, NULL),
+                 TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "announces 3 nonzeros") && strstr(tp_last_error(), "has 2"),
             "%s", tp_last_error());
-  TPT_FAILS_WITH(read_with(write_file("d.tns", "3\n7 5 9\n", "1 1 1 1.0\n"), NULL, ORDER, other,
-                           &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(
+      read_with(write_file("d.tns", "3\n7 5 9\n", "1 1 1 1.0\n"), NULL, ORDER, other, &t, NULL),
+      TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "other dims"), "%s", tp_last_error());
-  TPT_FAILS_WITH(read_with(write_file("s.tns", "sptensor\n3\n7 5\n", "1 1 1 1.0\n"), NULL, 0,
-                           NULL, &t, NULL), TP_ERROR_FORMAT);
-  cr_assert(strstr(tp_last_error(), "line 1") && strstr(tp_last_error(), "sptensor header"),
-            "%s", tp_last_error());
+  TPT_FAILS_WITH(
+      read_with(write_file("s.tns", "sptensor\n3\n7 5\n", "1 1 1 1.0\n"), NULL, 0, NULL, &t, NULL),
+      TP_ERROR_FORMAT);
+  cr_assert(strstr(tp_last_error(), "line 1") && strstr(tp_last_error(), "sptensor header"), "%s",
+            tp_last_error());
 }
 
 /* A first nonzero of integers that reads as "order dims" is a nonzero when a later index
@@ -187,24 +193,29 @@ Test(text_formats, the_sptensor_line_can_name_the_index_base) {
   tp_coo t;
   tp_coo_read_info info;
   TPT_OK(read_with(write_file("z.tns", "sptensor indices-start-at-zero\n3\n7 5 9\n2\n",
-                              "1 1 1 1.0\n6 4 8 2.0\n"), NULL, 0, NULL, &t, &info));
+                              "1 1 1 1.0\n6 4 8 2.0\n"),
+                   NULL, 0, NULL, &t, &info));
   cr_assert_eq(info.index_base, 0);
   cr_assert(t.indices[0][0] == 1 && t.indices[1][0] == 1 && t.indices[2][0] == 1,
             "the first nonzero is (1, 1, 1) 0-based");
   cr_assert(t.indices[0][1] == 6 && t.indices[1][1] == 4 && t.indices[2][1] == 8);
   tp_coo_free(NULL, &t);
-  TPT_OK(read_with(write_file("o.tns", "sptensor indices-start-at-one\n3\n7 5 9\n1\n",
-                              "7 5 9 1.0\n"), NULL, 0, NULL, &t, &info));
+  TPT_OK(
+      read_with(write_file("o.tns", "sptensor indices-start-at-one\n3\n7 5 9\n1\n", "7 5 9 1.0\n"),
+                NULL, 0, NULL, &t, &info));
   cr_assert(info.index_base == 1 && t.indices[0][0] == 6);
   tp_coo_free(NULL, &t);
   tp_tns_options o = tp_tns_options_default();
   o.index_base = 0;
-  TPT_FAILS_WITH(read_with(write_file("c.tns", "sptensor indices-start-at-one\n3\n7 5 9\n1\n",
-                                      "7 5 9 1.0\n"), &o, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(
+      read_with(write_file("c.tns", "sptensor indices-start-at-one\n3\n7 5 9\n1\n", "7 5 9 1.0\n"),
+                &o, 0, NULL, &t, NULL),
+      TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "1-based") && strstr(tp_last_error(), "0-based"), "%s",
             tp_last_error());
-  TPT_FAILS_WITH(read_with(write_file("w.tns", "sptensor one-based\n3\n7 5 9\n1\n",
-                                      "7 5 9 1.0\n"), NULL, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(read_with(write_file("w.tns", "sptensor one-based\n3\n7 5 9\n1\n", "7 5 9 1.0\n"),
+                           NULL, 0, NULL, &t, NULL),
+                 TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "line 1") && strstr(tp_last_error(), "indices-start-at-zero"),
             "%s", tp_last_error());
 }
@@ -213,8 +224,9 @@ Test(text_formats, the_sptensor_line_can_name_the_index_base) {
  * (found by fuzzing: the dims overflowed). */
 Test(text_formats, a_shift_past_64_bits_is_an_error) {
   tp_coo t;
-  TPT_FAILS_WITH(read_with(write_file("o.tns", "", "1 9223372036854775807 1.0\n0 1 2.0\n"),
-                           NULL, 0, NULL, &t, NULL), TP_ERROR_FORMAT);
+  TPT_FAILS_WITH(read_with(write_file("o.tns", "", "1 9223372036854775807 1.0\n0 1 2.0\n"), NULL, 0,
+                           NULL, &t, NULL),
+                 TP_ERROR_FORMAT);
   cr_assert(strstr(tp_last_error(), "beyond 64 bits"), "%s", tp_last_error());
 }
 
@@ -229,8 +241,8 @@ Test(text_formats, every_written_form_reads_back_as_the_tensor) {
   reference(lines, &ref);
   for (int m = 0; m < ORDER; ++m)
     ref.dims[m] = shape[m] + m; /* beyond the largest index: only a header keeps it */
-  static const char *const first[4] = {NULL, "sptensor\n3\n7 6 11\n",
-                                       NULL, "sptensor indices-start-at-zero\n3\n7 6 11\n"};
+  static const char *const first[4] = {NULL, "sptensor\n3\n7 6 11\n", NULL,
+                                       "sptensor indices-start-at-zero\n3\n7 6 11\n"};
   for (int form = 0; form < 4; ++form) {
     tp_tns_write_options w = tp_tns_write_options_default();
     w.sptensor = form & 1, w.index_base = form & 2 ? 0 : 1;
@@ -245,11 +257,9 @@ Test(text_formats, every_written_form_reads_back_as_the_tensor) {
     cr_assert(fread(head, 1, sizeof head - 1, f) > 0);
     fclose(f);
     if (first[form])
-      cr_assert(!strncmp(head, first[form], strlen(first[form])), "form %d starts: %s", form,
-                head);
+      cr_assert(!strncmp(head, first[form], strlen(first[form])), "form %d starts: %s", form, head);
     else /* the first nonzero's indices in the base asked for */
-      cr_assert_eq(atoll(head), ref.indices[0][0] + w.index_base, "form %d starts: %s", form,
-                   head);
+      cr_assert_eq(atoll(head), ref.indices[0][0] + w.index_base, "form %d starts: %s", form, head);
     tp_tns_options o = tp_tns_options_default();
     o.index_base = w.sptensor ? TP_TNS_INDEX_AUTO : w.index_base;
     TPT_OK(read_with(path, &o, ORDER, w.sptensor ? NULL : ref.dims, &t, &info));

@@ -15,7 +15,7 @@ TestSuite(wavefront, .init = tpt_setup, .fini = tpt_teardown);
 
 /* team size x vector length: whole, partial and several wavefronts of 64 lanes */
 static const int shapes[][2] = {{1, 64}, {3, 64}, {16, 64}, {2, 32}, {5, 32}, {3, 16},
-                                {9, 8},  {13, 4}, {40, 2}, {70, 1}, {4, 32}, {2, 64}};
+                                {9, 8},  {13, 4}, {40, 2},  {70, 1}, {4, 32}, {2, 64}};
 static const int shape_count = (int)(sizeof shapes / sizeof shapes[0]);
 
 static int shape_allowed(int team, int vector) {
@@ -108,10 +108,10 @@ static void check_lanes(tpt_rng *rng, int team, int vector, int64_t league, int 
       int xs = v ^ xor_mask;
       double xored = xs >= V ? y[e] : y[e0 + xs];
       double up = v - delta < 0 ? y[e] : y[e - delta];
-      cr_assert_eq(hb[e], ballot, "shape %dx%d thread %lld lane %d: ballot %llx, expected %llx",
-                   T, V, (long long)g, v, (unsigned long long)hb[e], (unsigned long long)ballot);
-      cr_assert_eq(hm[e], match, "shape %dx%d thread %lld lane %d: match %llx, expected %llx",
-                   T, V, (long long)g, v, (unsigned long long)hm[e], (unsigned long long)match);
+      cr_assert_eq(hb[e], ballot, "shape %dx%d thread %lld lane %d: ballot %llx, expected %llx", T,
+                   V, (long long)g, v, (unsigned long long)hb[e], (unsigned long long)ballot);
+      cr_assert_eq(hm[e], match, "shape %dx%d thread %lld lane %d: match %llx, expected %llx", T, V,
+                   (long long)g, v, (unsigned long long)hm[e], (unsigned long long)match);
       cr_assert_eq(hf[e], y[e0 + (7 * v + 3) % V], "shape %dx%d lane %d: shuffle", T, V, v);
       cr_assert_eq(hx[e], xored, "shape %dx%d lane %d: shuffle xor %d", T, V, v, xor_mask);
       cr_assert_eq(hu[e], up, "shape %dx%d lane %d: shuffle up %d", T, V, v, delta);
@@ -170,8 +170,8 @@ Test(wavefront, team_vector_scans_span_wavefronts) {
     double *fpre = tpt_alloc_poisoned(sizeof(double) * (size_t)cap);
     double *ftot = tpt_alloc_poisoned(sizeof(double) * (size_t)cap);
     tpt_shape shape;
-    TPT_OK(tpt_wave_team_scan(tpt_space, shapes[s][0], shapes[s][1], league, dk, dx, pre, tot,
-                              fpre, ftot, &shape));
+    TPT_OK(tpt_wave_team_scan(tpt_space, shapes[s][0], shapes[s][1], league, dk, dx, pre, tot, fpre,
+                              ftot, &shape));
     const int64_t per = (int64_t)shape.team_size * shape.vector_length, ran = league * per;
     int64_t *hp = tpt_host_alloc(sizeof(int64_t) * (size_t)ran);
     int64_t *ht = tpt_host_alloc(sizeof(int64_t) * (size_t)ran);

@@ -85,8 +85,8 @@ static tp_comm_op cp_column_comm_op(tpi_cp_column_op op) {
   return op == TP_CP_COLUMN_MIN ? TP_COMM_MIN : TP_COMM_SUM;
 }
 
-tp_status tpi_cp_run_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A,
-                                  const void *B, int k, double *out) {
+tp_status tpi_cp_run_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A, const void *B,
+                                   int k, double *out) {
   const int64_t R = run->R, rows = cp_own_rows(run, k);
   TP_TRY(tpi_cp_columns_reduce(run->space, run->dtype, op, A, B, rows, R, out));
   if (!run->layout)
@@ -101,8 +101,8 @@ tp_status tpi_cp_run_owned_columns(cp_run *run, tpi_cp_column_op op, const void 
   return TP_SUCCESS;
 }
 
-static tp_status cp_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A,
-                                  const void *B, int k, double *out) {
+static tp_status cp_owned_columns(cp_run *run, tpi_cp_column_op op, const void *A, const void *B,
+                                  int k, double *out) {
   return tpi_cp_run_owned_columns(run, op, A, B, k, out);
 }
 
@@ -139,10 +139,10 @@ static tp_status cp_check_kruskal(const tpi_cp_tensor *X, const int64_t *dims, i
   TP_CHECK_ARG(K->order == X->order, "%s has order %d but X has order %d", what, K->order,
                X->order);
   for (int k = 0; k < X->order; ++k)
-    TP_CHECK_ARG(K->dims[k] == dims[k], "%s has dims[%d] = %lld but X has dims[%d] = %lld",
-                 what, k, (long long)K->dims[k], k, (long long)dims[k]);
-  TP_CHECK_ARG(K->rank == rank, "%s has rank %lld but opts->rank is %lld", what,
-               (long long)K->rank, (long long)rank);
+    TP_CHECK_ARG(K->dims[k] == dims[k], "%s has dims[%d] = %lld but X has dims[%d] = %lld", what, k,
+                 (long long)K->dims[k], k, (long long)dims[k]);
+  TP_CHECK_ARG(K->rank == rank, "%s has rank %lld but opts->rank is %lld", what, (long long)K->rank,
+               (long long)rank);
   TP_CHECK_ARG(!need_lambda || K->lambda, "%s->lambda must not be NULL", what);
   for (int k = 0; k < X->order; ++k)
     TP_CHECK_ARG(K->factors[k], "%s->factors[%d] must not be NULL", what, k);
@@ -158,21 +158,22 @@ static tp_status cp_validate_extras(const tpi_cp_tensor *X, const tp_cp_als_opti
   TP_CHECK_ARG(o->line_search == 0 || o->line_search == 1, "line_search = %d is not 0 or 1",
                o->line_search);
   TP_CHECK_ARG(o->init_method == TP_CP_INIT_RANDOM || o->init_method == TP_CP_INIT_NVECS,
-               "init_method %d is not TP_CP_INIT_RANDOM or TP_CP_INIT_NVECS",
-               (int)o->init_method);
+               "init_method %d is not TP_CP_INIT_RANDOM or TP_CP_INIT_NVECS", (int)o->init_method);
   TP_CHECK_ARG(o->init || o->init_method != TP_CP_INIT_NVECS || X->nvecs,
                "the nvecs start is not offered for this tensor (a distributed run): give "
                "the start in opts->init");
   const uint32_t all = X->order >= 32 ? 0xffffffffu : (1u << X->order) - 1u;
-  TP_CHECK_ARG((o->fixed_modes & ~all) == 0, "fixed_modes 0x%x names a mode beyond the "
-               "tensor's %d", (unsigned)o->fixed_modes, X->order);
+  TP_CHECK_ARG((o->fixed_modes & ~all) == 0,
+               "fixed_modes 0x%x names a mode beyond the "
+               "tensor's %d",
+               (unsigned)o->fixed_modes, X->order);
   TP_CHECK_ARG(o->fixed_modes != all, "fixed_modes fixes every mode: nothing is left to "
-               "update");
+                                      "update");
   return TP_SUCCESS;
 }
 
-static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X,
-                             const tp_cp_als_options *o, const tp_kruskal *M) {
+static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X, const tp_cp_als_options *o,
+                             const tp_kruskal *M) {
   TP_CHECK_ARG(space && o && M, "space, opts and model must not be NULL");
   TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
                "X is %s: CP-ALS takes float32 or float64 tensors", tp_dtype_name(X->dtype));
@@ -209,9 +210,10 @@ static tp_status cp_tensor_norm(cp_run *run) {
   if (run->X->norm2 < 0)
     TP_TRY(cp_value_stats(run, &s));
   if (s.nonfinite > 0)
-    return TP_ERROR(TP_ERROR_NUMERICAL, "X has %lld non-finite value%s (NaN or Inf) among "
-                    "its %lld elements", (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s",
-                    (long long)n);
+    return TP_ERROR(TP_ERROR_NUMERICAL,
+                    "X has %lld non-finite value%s (NaN or Inf) among "
+                    "its %lld elements",
+                    (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s", (long long)n);
   if (!isfinite(s.sumsq))
     return TP_ERROR(TP_ERROR_NUMERICAL, "||X||^2 overflows double precision");
   if (s.sumsq == 0)
@@ -270,14 +272,13 @@ static tp_status cp_alloc(cp_run *run) {
   TP_TRY(tp_space_get_info(run->space, &info));
   run->grams_in_space = info.is_gpu && run->R >= TP_CP_DEVICE_SOLVE_MIN_RANK;
   if (run->grams_in_space) {
-    TP_TRY(tp_alloc(run->space, sizeof(double) * (size_t)run->d * R * R,
-                    (void **)&run->gram_space));
+    TP_TRY(
+        tp_alloc(run->space, sizeof(double) * (size_t)run->d * R * R, (void **)&run->gram_space));
     TP_TRY(tp_alloc(run->space, sizeof(double) * (R * R + 2 * R), (void **)&run->V_space));
   }
   if (run->layout)
     TP_TRY(cp_alloc_distributed(run));
-  return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts)
-                         : TP_SUCCESS;
+  return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts) : TP_SUCCESS;
 }
 
 /* Every factor of a host Kruskal tensor is finite. */
@@ -288,9 +289,10 @@ static tp_status cp_check_init_finite(const tp_kruskal *K) {
       double v = K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[i]
                                           : ((const double *)K->factors[k])[i];
       if (!isfinite(v))
-        return TP_ERROR(TP_ERROR_NUMERICAL, "opts->init factor %d has a non-finite value at "
-                        "(%lld, %lld)", k, (long long)(i / K->rank),
-                        (long long)(i % K->rank));
+        return TP_ERROR(TP_ERROR_NUMERICAL,
+                        "opts->init factor %d has a non-finite value at "
+                        "(%lld, %lld)",
+                        k, (long long)(i / K->rank), (long long)(i % K->rank));
     }
   }
   return TP_SUCCESS;
@@ -396,11 +398,11 @@ static tp_status cp_gram_in_space(cp_run *run, int k) {
   if (rows == 0)
     TP_TRY(tp_memset(run->space, out, 0, sizeof(double) * (size_t)RR));
   else if (run->dtype == TP_DTYPE_F64)
-    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0, (const double *)U,
-                       R, (const double *)U, R, 0.0, out, R));
+    TP_TRY(tp_gemm_f64(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0, (const double *)U, R,
+                       (const double *)U, R, 0.0, out, R));
   else {
-    TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0f, (const float *)U,
-                       R, (const float *)U, R, 0.0f, (float *)run->gram_dev, R));
+    TP_TRY(tp_gemm_f32(run->space, TP_TRANS, TP_NO_TRANS, R, R, rows, 1.0f, (const float *)U, R,
+                       (const float *)U, R, 0.0f, (float *)run->gram_dev, R));
     TP_TRY(tpi_cp_to_double(run->space, TP_DTYPE_F32, run->gram_dev, out, RR));
   }
   if (!run->layout)
@@ -415,8 +417,7 @@ tp_status tpi_cp_run_gram(cp_run *run, int k) {
     return cp_gram_in_space(run, k);
   const int64_t RR = run->R * run->R;
   double *out = run->grams + (size_t)k * (size_t)RR;
-  TP_TRY(cp_gram_rows(run, cp_factor_row(run, k, cp_own_offset(run, k)), cp_own_rows(run, k),
-                      out));
+  TP_TRY(cp_gram_rows(run, cp_factor_row(run, k, cp_own_offset(run, k)), cp_own_rows(run, k), out));
   return cp_world_reduce(run, out, RR, TP_COMM_SUM);
 }
 
@@ -446,10 +447,9 @@ static void cp_hadamard(const cp_run *run, int skip, double shift, double *V) {
  * (G_own): the touched rows only when the layer has a sparse plan, else whole slabs. */
 static tp_status cp_reduce_rows(cp_run *run, int n) {
   if (run->layout->plan[n])
-    return tpi_cp_rows_reduce(run->space, run->layout, n, run->dtype, run->R, run->G,
-                             run->G_own);
-  return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own,
-                                run->layer_elems[n], run->dtype);
+    return tpi_cp_rows_reduce(run->space, run->layout, n, run->dtype, run->R, run->G, run->G_own);
+  return tp_comm_reduce_scatter(run->layout->layer[n], run->G, run->G_own, run->layer_elems[n],
+                                run->dtype);
 }
 
 /* The MTTKRP of mode *n (of a sweep, or the trial's, which picks *n); distributed, each
@@ -485,11 +485,10 @@ static tp_status cp_share_rows(cp_run *run, int n) {
   if (!run->layout)
     return TP_SUCCESS;
   if (run->layout->plan[n])
-    return tpi_cp_rows_share(run->space, run->layout, n, run->dtype, run->R,
-                            run->M->factors[n]);
+    return tpi_cp_rows_share(run->space, run->layout, n, run->dtype, run->R, run->M->factors[n]);
   return tp_comm_allgatherv(run->layout->layer[n],
-                            cp_factor_row(run, n, run->layout->own_offset[n]),
-                            run->M->factors[n], run->layer_elems[n], run->dtype);
+                            cp_factor_row(run, n, run->layout->own_offset[n]), run->M->factors[n],
+                            run->layer_elems[n], run->dtype);
 }
 
 /* lambda = column norms of factor n (2-norm on the first iteration, max-norm after);
@@ -501,8 +500,10 @@ static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
   TP_TRY(cp_owned_columns(run, op, own, NULL, n, run->lambda));
   for (int64_t r = 0; r < R; ++r) {
     if (!isfinite(run->lambda[r]))
-      return TP_ERROR(TP_ERROR_NUMERICAL, "mode %d: the updated factor has non-finite values "
-                      "in column %lld", n, (long long)r);
+      return TP_ERROR(TP_ERROR_NUMERICAL,
+                      "mode %d: the updated factor has non-finite values "
+                      "in column %lld",
+                      n, (long long)r);
     run->scale[r] = run->lambda[r] > 0 ? 1.0 / run->lambda[r] : 1.0;
   }
   if (cp_own_rows(run, n) == 0)
@@ -515,17 +516,16 @@ static tp_status cp_normalise(cp_run *run, int n, int first_iteration) {
 static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, int *fallback) {
   const int64_t R = run->R, rows = cp_own_rows(run, n);
   TP_TRY(tpi_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->opts->reg,
-                                 run->V_space));
+                                  run->V_space));
   if (rows == 0)
     return TP_SUCCESS;
   int solved = 0;
-  TP_TRY(tpi_cp_spd_solve_device(run->space, run->dtype, G, U, rows, R, run->V_space, 0,
-                                &solved));
+  TP_TRY(tpi_cp_spd_solve_device(run->space, run->dtype, G, U, rows, R, run->V_space, 0, &solved));
   if (solved)
     return TP_SUCCESS;
   TP_TRY(tp_copy_to_host(run->space, run->V, run->V_space, sizeof(double) * (size_t)(R * R)));
   return tpi_cp_solve_in_space(run->space, run->dtype, G, U, rows, R, run->V, run->host_buf,
-                              fallback);
+                               fallback);
 }
 
 static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {
@@ -538,7 +538,7 @@ static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fa
     cp_hadamard(run, n, run->opts->reg, run->V);
     if (cp_own_rows(run, n) > 0)
       TP_TRY(tpi_cp_solve_in_space(run->space, run->dtype, G, U, cp_own_rows(run, n), run->R,
-                                  run->V, run->host_buf, &fallback));
+                                   run->V, run->host_buf, &fallback));
   }
   *fallbacks += fallback;
   TP_TRY(cp_normalise(run, n, first_iteration));
@@ -715,7 +715,7 @@ static int cp_last_free_mode(const tp_cp_als_options *opts, int d) {
 }
 
 tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X, const tp_cp_als_options *opts,
-                        tp_kruskal *model, tp_cp_als_result *result) {
+                         tp_kruskal *model, tp_cp_als_result *result) {
   double t0 = tp_wall_seconds();
   TP_TRY(cp_validate(space, X, opts, model));
   cp_run run;

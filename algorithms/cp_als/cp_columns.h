@@ -37,13 +37,9 @@ typedef struct FN(cp_col_args) {
 } FN(cp_col_args);
 
 /* max that lets NaN through: a NaN column reports NaN. */
-TP_INLINE double FN(cp_max_nan)(double acc, double v) {
-  return (v > acc || v != v) ? v : acc;
-}
+TP_INLINE double FN(cp_max_nan)(double acc, double v) { return (v > acc || v != v) ? v : acc; }
 
-TP_INLINE double FN(cp_min_nan)(double acc, double v) {
-  return (v < acc || v != v) ? v : acc;
-}
+TP_INLINE double FN(cp_min_nan)(double acc, double v) { return (v < acc || v != v) ? v : acc; }
 
 /* What a reduction starts from, and how two partial results join. */
 TP_INLINE double FN(cp_col_identity)(int op) {
@@ -117,10 +113,10 @@ static tp_status FN(cp_col_launch)(tp_space *space, FN(cp_col_args) a, double *h
 }
 
 tp_status FN(tpi_cp_columns_reduce)(tp_space *space, tpi_cp_column_op op, const TP_REAL *A,
-                                   const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
+                                    const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
-  TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_MIN,
-               "unknown column operation %d", (int)op);
+  TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_MIN, "unknown column operation %d",
+               (int)op);
   TP_CHECK_ARG(op != TP_CP_COLUMN_DOT || I == 0 || R == 0 || B,
                "the second matrix of a column inner product must not be NULL");
   TP_CHECK_ARG(R == 0 || host_out, "host_out must not be NULL");
@@ -163,8 +159,7 @@ TP_RANGE2_KERNEL(FN(cp_col_gather), FN(cp_scale_args), i, r, a) {
 }
 
 /* Uploads n bytes of host data into a temporary block. */
-static tp_status FN(cp_upload_temp)(tp_space *space, const void *host, size_t bytes,
-                                    void **dev) {
+static tp_status FN(cp_upload_temp)(tp_space *space, const void *host, size_t bytes, void **dev) {
   TP_TRY(tp_temp_alloc(space, bytes, dev));
   tp_status st = tp_copy_to_device(space, *dev, host, bytes);
   if (st != TP_SUCCESS) {
@@ -175,7 +170,7 @@ static tp_status FN(cp_upload_temp)(tp_space *space, const void *host, size_t by
 }
 
 tp_status FN(tpi_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64_t R,
-                                  const double *host_scale) {
+                                   const double *host_scale) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
   TP_CHECK_ARG(R == 0 || host_scale, "host_scale must not be NULL");
   if (I == 0 || R == 0)
@@ -190,16 +185,14 @@ tp_status FN(tpi_cp_columns_scale)(tp_space *space, TP_REAL *A, int64_t I, int64
   return st;
 }
 
-tp_status FN(tpi_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL *dst,
-                                   int64_t I, int64_t R, const int64_t *host_perm,
-                                   const double *host_scale) {
+tp_status FN(tpi_cp_columns_gather)(tp_space *space, const TP_REAL *src, TP_REAL *dst, int64_t I,
+                                    int64_t R, const int64_t *host_perm, const double *host_scale) {
   TP_TRY(FN(cp_check_matrix)(space, src, I, R));
   TP_CHECK_ARG(I == 0 || R == 0 || dst, "dst must not be NULL");
   TP_CHECK_ARG(R == 0 || (host_perm && host_scale), "host_perm and host_scale must not be NULL");
   for (int64_t r = 0; r < R; ++r)
-    TP_CHECK_ARG(host_perm[r] >= 0 && host_perm[r] < R,
-                 "perm[%lld] = %lld is outside [0, %lld)", (long long)r,
-                 (long long)host_perm[r], (long long)R);
+    TP_CHECK_ARG(host_perm[r] >= 0 && host_perm[r] < R, "perm[%lld] = %lld is outside [0, %lld)",
+                 (long long)r, (long long)host_perm[r], (long long)R);
   if (I == 0 || R == 0)
     return TP_SUCCESS;
   size_t perm_bytes = (size_t)R * sizeof(int64_t), scale_bytes = (size_t)R * sizeof(double);
@@ -235,9 +228,9 @@ TP_RANGE2_KERNEL(FN(cp_col_extrapolate), FN(cp_extrapolate_args), i, r, a) {
   a.dst[i * a.R + r] = (TP_REAL)(c + a.step * (c - p));
 }
 
-tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur,
-                                        const TP_REAL *prev, TP_REAL *dst, int64_t I,
-                                        int64_t R, double step, const double *host_scales) {
+tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur, const TP_REAL *prev,
+                                         TP_REAL *dst, int64_t I, int64_t R, double step,
+                                         const double *host_scales) {
   TP_TRY(FN(cp_check_matrix)(space, cur, I, R));
   TP_CHECK_ARG(I == 0 || R == 0 || (prev && dst), "prev and dst must not be NULL");
   TP_CHECK_ARG(R == 0 || host_scales, "host_scales must not be NULL");
@@ -285,7 +278,7 @@ TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tpi_cp_array_stats, tp
 }
 
 tp_status FN(tpi_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
-                                tpi_cp_array_stats *host_stats) {
+                                 tpi_cp_array_stats *host_stats) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
   TP_CHECK_ARG(n == 0 || x, "the array must not be NULL");
@@ -313,19 +306,16 @@ static tp_status cp_check_dtype(tp_dtype dtype) {
   return TP_SUCCESS;
 }
 
-tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op,
-                               const void *A, const void *B, int64_t I, int64_t R,
-                               double *host_out) {
+tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op, const void *A,
+                                const void *B, int64_t I, int64_t R, double *host_out) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tpi_cp_columns_reduce_f32(space, op, (const float *)A, (const float *)B, I, R,
-                                    host_out);
-  return tpi_cp_columns_reduce_f64(space, op, (const double *)A, (const double *)B, I, R,
-                                  host_out);
+    return tpi_cp_columns_reduce_f32(space, op, (const float *)A, (const float *)B, I, R, host_out);
+  return tpi_cp_columns_reduce_f64(space, op, (const double *)A, (const double *)B, I, R, host_out);
 }
 
 tp_status tpi_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
-                              const double *host_scale) {
+                               const double *host_scale) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
     return tpi_cp_columns_scale_f32(space, (float *)A, I, R, host_scale);
@@ -333,29 +323,29 @@ tp_status tpi_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t
 }
 
 tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
-                               int64_t I, int64_t R, const int64_t *host_perm,
-                               const double *host_scale) {
+                                int64_t I, int64_t R, const int64_t *host_perm,
+                                const double *host_scale) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
     return tpi_cp_columns_gather_f32(space, (const float *)src, (float *)dst, I, R, host_perm,
-                                    host_scale);
+                                     host_scale);
   return tpi_cp_columns_gather_f64(space, (const double *)src, (double *)dst, I, R, host_perm,
-                                  host_scale);
+                                   host_scale);
 }
 
 tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
-                                    const void *prev, void *dst, int64_t I, int64_t R,
-                                    double step, const double *host_scales) {
+                                     const void *prev, void *dst, int64_t I, int64_t R, double step,
+                                     const double *host_scales) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
     return tpi_cp_columns_extrapolate_f32(space, (const float *)cur, (const float *)prev,
-                                         (float *)dst, I, R, step, host_scales);
+                                          (float *)dst, I, R, step, host_scales);
   return tpi_cp_columns_extrapolate_f64(space, (const double *)cur, (const double *)prev,
-                                       (double *)dst, I, R, step, host_scales);
+                                        (double *)dst, I, R, step, host_scales);
 }
 
 tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
-                               tpi_cp_array_stats *host_stats) {
+                                tpi_cp_array_stats *host_stats) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
     return tpi_cp_array_stats_f32(space, (const float *)x, n, host_stats);

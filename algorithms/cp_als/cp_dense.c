@@ -16,8 +16,7 @@ static tp_status cp_dense_prepare(void *ctx, tp_space *space, int64_t rank,
   return tp_mttkrp_sweep_create(space, c->X, rank, c->mttkrp, 0, &c->sweep);
 }
 
-static tp_status cp_dense_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n,
-                                 void *G) {
+static tp_status cp_dense_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n, void *G) {
   cp_dense *c = (cp_dense *)ctx;
   if (c->sweep)
     return tp_mttkrp_sweep_mode(c->sweep, M, n, G);
@@ -31,16 +30,15 @@ static tp_status cp_dense_restart(void *ctx) {
 
 /* Any mode costs the same: mode 0, with the partials formed afresh and forgotten after
  * (they hold the trial's factors). */
-static tp_status cp_dense_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M,
-                                       int *mode, void *G) {
+static tp_status cp_dense_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M, int *mode,
+                                       void *G) {
   *mode = 0;
   TP_TRY(cp_dense_restart(ctx));
   TP_TRY(cp_dense_mttkrp(ctx, space, M, 0, G));
   return cp_dense_restart(ctx);
 }
 
-static tp_status cp_dense_nvecs(void *ctx, tp_space *space, uint64_t seed,
-                                tp_kruskal *host_init) {
+static tp_status cp_dense_nvecs(void *ctx, tp_space *space, uint64_t seed, tp_kruskal *host_init) {
   return tp_cp_nvecs_dense(space, ((cp_dense *)ctx)->X, seed, host_init);
 }
 
@@ -56,7 +54,7 @@ static void cp_dense_release(void *ctx) {
 }
 
 tpi_cp_tensor tpi_cp_dense_tensor(tpi_cp_dense_source *c, const tp_dense *X,
-                                const tp_mttkrp_options *mttkrp) {
+                                  const tp_mttkrp_options *mttkrp) {
   c->X = X, c->mttkrp = mttkrp, c->sweep = NULL;
   tpi_cp_tensor t;
   memset(&t, 0, sizeof t);

@@ -27,7 +27,8 @@ static tp_status check_same_shape(tp_comm *comm, const tp_coo *share) {
   TP_TRY(tp_comm_allreduce_host(comm, v, 2 + TP_COO_MAX_ORDER, TP_DTYPE_I64, TP_COMM_MAX));
   TP_TRY(tp_comm_allreduce_host(comm, lo, 2 + TP_COO_MAX_ORDER, TP_DTYPE_I64, TP_COMM_MIN));
   if (memcmp(v, lo, sizeof v) != 0)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "the ranks' shares disagree on the order, "
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "the ranks' shares disagree on the order, "
                     "dtype or dims (rank %d: order %d, %s, dims[0] = %lld)",
                     tp_comm_rank(comm), share->order, tp_dtype_name(share->dtype),
                     (long long)share->dims[0]);
@@ -35,10 +36,12 @@ static tp_status check_same_shape(tp_comm *comm, const tp_coo *share) {
 }
 
 static tp_status check_grid(const tp_comm *comm, const tp_coo *share, const tp_grid *grid) {
-  TP_CHECK_ARG(grid->order == share->order, "the grid has %d modes, the tensor %d",
-               grid->order, share->order);
-  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
-               "communicator %d", (long long)tpi_grid_size(grid), tp_comm_size(comm));
+  TP_CHECK_ARG(grid->order == share->order, "the grid has %d modes, the tensor %d", grid->order,
+               share->order);
+  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm),
+               "the grid holds %lld ranks, the "
+               "communicator %d",
+               (long long)tpi_grid_size(grid), tp_comm_size(comm));
   return TP_SUCCESS;
 }
 
@@ -69,8 +72,10 @@ static tp_status slab_bounds(tp_dist_coo *X, const tp_coo *share, int m) {
   X->bounds[m] = (int64_t *)malloc(sizeof(int64_t) * (size_t)(X->grid.parts[m] + 1));
   if (!count || !X->bounds[m]) {
     free(count);
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the histogram of mode %d (%lld "
-                    "indices)", m, (long long)n);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "no memory for the histogram of mode %d (%lld "
+                    "indices)",
+                    m, (long long)n);
   }
   for (int64_t k = 0; k < share->nnz; ++k)
     ++count[tpi_cp_relabel_row(&X->relabel[m], share->indices[m][k])];
@@ -113,12 +118,12 @@ static int owner(const tp_dist_coo *X, const tp_coo *share, int64_t k) {
 enum { PACK_CHUNK_MIN = 1024, PACK_CHUNKS_MAX = 256 };
 
 typedef struct exchange {
-  int *dest;               /* share->nnz: each nonzero's rank */
+  int *dest;                          /* share->nnz: each nonzero's rank */
   int64_t *send_counts, *recv_counts; /* per rank, in words */
   int chunks;
-  int64_t *chunk_at;       /* chunks x P: words of chunk c for rank r, then where they go */
-  int64_t *send, *recv;    /* records; the value's word holds a double */
-  int64_t received;        /* nonzeros */
+  int64_t *chunk_at;    /* chunks x P: words of chunk c for rank r, then where they go */
+  int64_t *send, *recv; /* records; the value's word holds a double */
+  int64_t received;     /* nonzeros */
 } exchange;
 
 static void exchange_free(exchange *x) {
@@ -166,8 +171,8 @@ static tp_status plan(tp_dist_coo *X, const tp_coo *share, exchange *x) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", P);
   for (int r = 0; r < P; ++r)
     ones[r] = 1;
-  tp_status st = tp_comm_alltoallv_host(X->comm, x->send_counts, ones, x->recv_counts, ones,
-                                        TP_DTYPE_I64);
+  tp_status st =
+      tp_comm_alltoallv_host(X->comm, x->send_counts, ones, x->recv_counts, ones, TP_DTYPE_I64);
   if (ones != one)
     free(ones);
   return st;
@@ -260,8 +265,10 @@ static tp_status totals(tp_dist_coo *X) {
 static tp_status check_share(const tp_coo *share) {
   TP_CHECK_ARG(share, "share is NULL");
   TP_TRY(tpi_coo_check_arrays(share));
-  TP_CHECK_ARG(tpi_coo_dtype_ok(share->dtype), "the share is %s: CP-ALS takes float32 or "
-               "float64", tp_dtype_name(share->dtype));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(share->dtype),
+               "the share is %s: CP-ALS takes float32 or "
+               "float64",
+               tp_dtype_name(share->dtype));
   return tpi_coo_check_indices(share);
 }
 
@@ -308,8 +315,7 @@ static tp_status build(tp_dist_coo *X, tp_space *space, const tp_flycoo_options 
 }
 
 tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share,
-                             const tp_grid *grid, const tp_flycoo_options *opts,
-                             tp_dist_coo **X) {
+                             const tp_grid *grid, const tp_flycoo_options *opts, tp_dist_coo **X) {
   TP_CHECK_ARG(comm && space && X, "comm, space and X must not be NULL");
   *X = NULL;
   tp_dist_coo *d = (tp_dist_coo *)calloc(1, sizeof *d);

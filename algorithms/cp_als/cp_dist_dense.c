@@ -14,7 +14,7 @@
 #include "portable/tp_error.h"
 
 struct tp_dist_dense {
-  tp_comm *comm;                      /* the caller's; not owned */
+  tp_comm *comm; /* the caller's; not owned */
   tp_space *space;
   tp_grid grid;
   tp_dtype dtype;
@@ -22,7 +22,7 @@ struct tp_dist_dense {
   int64_t dims[TP_DENSE_MAX_ORDER];
   int64_t *bounds[TP_DENSE_MAX_ORDER];
   tpi_cp_layout layout;
-  tp_dense block;                     /* in the space; a slab without rows holds one zero row */
+  tp_dense block; /* in the space; a slab without rows holds one zero row */
   double fill_seconds;
 };
 
@@ -55,16 +55,19 @@ static tp_status alloc_block(tp_dist_dense *X, tp_layout layout) {
 
 static tp_status check_shape(tp_comm *comm, tp_dtype dtype, int order, const int64_t *dims,
                              const tp_grid *grid) {
-  TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64, "dtype %s is not float32 or "
-               "float64", tp_dtype_name(dtype));
-  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "order %d is outside [2, %d]",
-               order, TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
+               "dtype %s is not float32 or "
+               "float64",
+               tp_dtype_name(dtype));
+  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "order %d is outside [2, %d]", order,
+               TP_DENSE_MAX_ORDER);
   for (int m = 0; m < order; ++m)
     TP_CHECK_ARG(dims[m] >= 1, "dims[%d] = %lld, must be at least 1", m, (long long)dims[m]);
-  TP_CHECK_ARG(grid->order == order, "the grid has %d modes, the tensor %d", grid->order,
-               order);
-  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm), "the grid holds %lld ranks, the "
-               "communicator %d", (long long)tpi_grid_size(grid), tp_comm_size(comm));
+  TP_CHECK_ARG(grid->order == order, "the grid has %d modes, the tensor %d", grid->order, order);
+  TP_CHECK_ARG(tpi_grid_size(grid) == tp_comm_size(comm),
+               "the grid holds %lld ranks, the "
+               "communicator %d",
+               (long long)tpi_grid_size(grid), tp_comm_size(comm));
   return TP_SUCCESS;
 }
 
@@ -78,8 +81,8 @@ tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, i
     TP_TRY(tp_grid_choose(order, dims, tp_comm_size(comm), &chosen));
   TP_TRY(check_shape(comm, dtype, order, dims, grid ? grid : &chosen));
   tp_dist_dense *d = (tp_dist_dense *)calloc(1, sizeof *d);
-  tp_status st = tp_comm_agree(comm, d ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
-                                                               "no memory"));
+  tp_status st =
+      tp_comm_agree(comm, d ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory"));
   if (st != TP_SUCCESS) {
     free(d);
     return st;
@@ -155,11 +158,12 @@ static tp_status read_my_block(tp_dist_dense *X, const char *path) {
   if (!host)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for a block of %zu bytes", bytes);
   tp_npy_header h;
-  tp_status st = tp_npy_read_block(path, X->layout.slab_begin, X->layout.rows, X->dtype, host,
-                                   &h);
+  tp_status st = tp_npy_read_block(path, X->layout.slab_begin, X->layout.rows, X->dtype, host, &h);
   if (st == TP_SUCCESS && h.fortran_order != (X->block.layout == TP_LAYOUT_LEFT))
-    st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s is in %s order, the tensor was made for the "
-                  "other", path, h.fortran_order ? "Fortran" : "C");
+    st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                  "%s is in %s order, the tensor was made for the "
+                  "other",
+                  path, h.fortran_order ? "Fortran" : "C");
   if (st == TP_SUCCESS)
     st = upload(X, host);
   free(host);
@@ -201,8 +205,8 @@ tp_status tp_dist_dense_random_planted(tp_dist_dense *X, int64_t rank, double no
   return TP_SUCCESS;
 }
 
-tp_status tp_dist_dense_create_npy(tp_comm *comm, tp_space *space, const char *path,
-                                   tp_dtype dtype, const tp_grid *grid, tp_dist_dense **X) {
+tp_status tp_dist_dense_create_npy(tp_comm *comm, tp_space *space, const char *path, tp_dtype dtype,
+                                   const tp_grid *grid, tp_dist_dense **X) {
   TP_CHECK_ARG(comm && path && X, "comm, path and X must not be NULL");
   *X = NULL;
   tp_input *in = NULL;
@@ -230,15 +234,15 @@ tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X, const tp_cp_al
   TP_CHECK_ARG(space && X && opts && model, "space, X, opts and model must not be NULL");
   TP_TRY(tp_kruskal_check(model));
   TP_CHECK_ARG(model->order == X->order && model->dtype == X->dtype && model->rank == opts->rank,
-               "the model must be %s, of order %d and rank %lld", tp_dtype_name(X->dtype),
-               X->order, (long long)opts->rank);
+               "the model must be %s, of order %d and rank %lld", tp_dtype_name(X->dtype), X->order,
+               (long long)opts->rank);
   for (int k = 0; k < X->order; ++k)
     TP_CHECK_ARG(model->dims[k] == X->dims[k], "model dims[%d] = %lld, the tensor's %lld", k,
                  (long long)model->dims[k], (long long)X->dims[k]);
   tp_kruskal local;
   memset(&local, 0, sizeof local);
-  TP_TRY(tp_comm_agree(X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims,
-                                                 opts->rank, &local)));
+  TP_TRY(tp_comm_agree(
+      X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims, opts->rank, &local)));
   tpi_cp_dense_source source;
   tpi_cp_tensor t = tpi_cp_dense_tensor(&source, &X->block, &opts->mttkrp);
   t.layout = &X->layout;

@@ -28,11 +28,11 @@ static int cp_component_cmp(const void *pa, const void *pb) {
 }
 
 typedef struct cp_final {
-  double *scale;    /* d x R: what each column of each factor is multiplied by */
-  double *high;     /* R: a column's largest entry */
-  double *low;      /* R: a column's smallest entry */
+  double *scale; /* d x R: what each column of each factor is multiplied by */
+  double *high;  /* R: a column's largest entry */
+  double *low;   /* R: a column's smallest entry */
   cp_component *order;
-  int64_t *perm;    /* R */
+  int64_t *perm; /* R */
 } cp_final;
 
 static void *cp_factor_rows(tp_cp_run *run, int k) {
@@ -49,8 +49,7 @@ static tp_status cp_unit_columns(tp_cp_run *run, cp_final *f) {
         sk[r] = 1.0;
       continue;
     }
-    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_NORM2, cp_factor_rows(run, k), NULL, k,
-                                   sk));
+    TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_NORM2, cp_factor_rows(run, k), NULL, k, sk));
     for (int64_t r = 0; r < R; ++r) {
       run->lambda[r] *= sk[r];
       sk[r] = sk[r] > 0 ? 1.0 / sk[r] : 1.0;
@@ -127,7 +126,7 @@ static tp_status cp_apply(tp_cp_run *run, cp_final *f) {
       continue;
     const int64_t rows = tpi_cp_run_slab_rows(run, k);
     TP_TRY(tpi_cp_columns_gather(run->space, run->dtype, run->M->factors[k], run->G, rows, R,
-                                f->perm, f->scale + (size_t)k * (size_t)R));
+                                 f->perm, f->scale + (size_t)k * (size_t)R));
     TP_TRY(tp_copy_on_device(run->space, run->M->factors[k], run->G,
                              tpi_cp_run_elem(run) * (size_t)(rows * R)));
   }

@@ -44,15 +44,16 @@ tp_status tp_grid_parse(const char *text, tp_grid *grid) {
   for (;;) {
     char *end;
     long v = strtol(p, &end, 10);
-    TP_CHECK_ARG(end != p && v >= 1 && v <= (1 << 20), "grid '%s': part %d is not an integer "
-                 "from 1 to 1048576", text, grid->order);
+    TP_CHECK_ARG(end != p && v >= 1 && v <= (1 << 20),
+                 "grid '%s': part %d is not an integer "
+                 "from 1 to 1048576",
+                 text, grid->order);
     TP_CHECK_ARG(grid->order < TP_COO_MAX_ORDER, "grid '%s': more than %d modes", text,
                  TP_COO_MAX_ORDER);
     grid->parts[grid->order++] = (int)v;
     if (*end == '\0')
       return TP_SUCCESS;
-    TP_CHECK_ARG(*end == 'x', "grid '%s': expected 'x' between the parts, found '%c'", text,
-                 *end);
+    TP_CHECK_ARG(*end == 'x', "grid '%s': expected 'x' between the parts, found '%c'", text, *end);
     p = end + 1;
   }
 }

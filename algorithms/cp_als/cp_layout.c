@@ -26,8 +26,8 @@ static tp_status layer_of(tp_comm *world, const int *coords, int m, int64_t rows
   return TP_SUCCESS;
 }
 
-tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid,
-                              int64_t *const *bounds, tpi_cp_layout *layout) {
+tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid, int64_t *const *bounds,
+                               tpi_cp_layout *layout) {
   memset(layout, 0, sizeof *layout);
   layout->world = world;
   layout->order = grid->order;
@@ -74,8 +74,9 @@ static tp_status gather_factor(tp_space *space, const tpi_cp_layout *l, const tp
   if (st == TP_SUCCESS)
     st = tp_comm_allgatherv_host(l->world, &mine[1], counts, ones, TP_DTYPE_I64);
   if (st == TP_SUCCESS && mine[1] > 0)
-    st = tp_copy_to_host(space, buf, (const char *)local->factors[k] +
-                         elem * (size_t)(l->own_offset[k] * R), elem * (size_t)mine[1]);
+    st = tp_copy_to_host(space, buf,
+                         (const char *)local->factors[k] + elem * (size_t)(l->own_offset[k] * R),
+                         elem * (size_t)mine[1]);
   char *all = (char *)buf + elem * (size_t)(l->own_rows[k] * R);
   if (st == TP_SUCCESS)
     st = tp_comm_allgatherv_host(l->world, buf, all, counts, model->dtype);
@@ -96,7 +97,7 @@ static tp_status gather_factor(tp_space *space, const tpi_cp_layout *l, const tp
 }
 
 tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *l, const tp_kruskal *local,
-                              tp_kruskal *model) {
+                               tp_kruskal *model) {
   const size_t elem = tp_dtype_size(model->dtype);
   int64_t most = 0;
   for (int k = 0; k < l->order; ++k)
@@ -104,8 +105,7 @@ tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *l, const tp
   void *buf = malloc(elem * (size_t)(2 * most * model->rank)); /* own rows, then all */
   if (!buf)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory to gather the factors");
-  tp_status st = tp_copy_to_host(space, model->lambda, local->lambda,
-                                 elem * (size_t)model->rank);
+  tp_status st = tp_copy_to_host(space, model->lambda, local->lambda, elem * (size_t)model->rank);
   for (int k = 0; k < l->order && st == TP_SUCCESS; ++k)
     st = gather_factor(space, l, local, k, model, buf);
   free(buf);

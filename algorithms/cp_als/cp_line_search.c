@@ -63,9 +63,10 @@ static tp_status alloc_copies(tp_cp_run *run, tpi_cp_line_search *ls) {
     if (st == TP_SUCCESS)
       st = tp_alloc(run->space, factor_bytes(run, k), &ls->trial[k]);
     if (st != TP_SUCCESS)
-      return TP_ERROR(st, "no memory for the line search's two copies of factor %d (%zu "
-                      "bytes each); run without it (line_search = 0, --no-line-search)", k,
-                      factor_bytes(run, k));
+      return TP_ERROR(st,
+                      "no memory for the line search's two copies of factor %d (%zu "
+                      "bytes each); run without it (line_search = 0, --no-line-search)",
+                      k, factor_bytes(run, k));
     ls->trial_model.factors[k] = ls->trial[k];
   }
   return TP_SUCCESS;
@@ -87,8 +88,8 @@ tp_status tpi_cp_line_search_before(tp_cp_run *run, tpi_cp_line_search *ls, int 
     ls->power = LS_FIRST_POWER, ls->failures = 0;
   for (int k = 0; k < run->d; ++k)
     if (ls->prev[k])
-      TP_TRY(tp_copy_on_device(run->space, ls->prev[k], run->model->factors[k],
-                               factor_bytes(run, k)));
+      TP_TRY(
+          tp_copy_on_device(run->space, ls->prev[k], run->model->factors[k], factor_bytes(run, k)));
   memcpy(ls->lambda_prev, run->lambda, sizeof(double) * (size_t)run->R);
   return TP_SUCCESS;
 }
@@ -104,9 +105,9 @@ static tp_status extrapolate(tp_cp_run *run, tpi_cp_line_search *ls, double step
       ls->scales[r] = carries ? ls->lambda_cur[r] : 1.0;
       ls->scales[R + r] = carries ? ls->lambda_prev[r] : 1.0;
     }
-    TP_TRY(tpi_cp_columns_extrapolate(run->space, run->dtype, run->model->factors[k],
-                                     ls->prev[k], ls->trial[k], tpi_cp_run_slab_rows(run, k),
-                                     R, step, ls->scales));
+    TP_TRY(tpi_cp_columns_extrapolate(run->space, run->dtype, run->model->factors[k], ls->prev[k],
+                                      ls->trial[k], tpi_cp_run_slab_rows(run, k), R, step,
+                                      ls->scales));
   }
   return TP_SUCCESS;
 }
@@ -124,13 +125,15 @@ static tp_status renormalise(tp_cp_run *run, tpi_cp_line_search *ls) {
     TP_TRY(tpi_cp_run_owned_columns(run, TP_CP_COLUMN_MAXABS, own, NULL, k, norms));
     for (int64_t r = 0; r < R; ++r) {
       if (!isfinite(norms[r]))
-        return TP_ERROR(TP_ERROR_NUMERICAL, "the line search's extrapolation of factor %d "
-                        "has non-finite values in column %lld", k, (long long)r);
+        return TP_ERROR(TP_ERROR_NUMERICAL,
+                        "the line search's extrapolation of factor %d "
+                        "has non-finite values in column %lld",
+                        k, (long long)r);
       ls->lambda_trial[r] *= norms[r];
       norms[r] = norms[r] > 0 ? 1.0 / norms[r] : 1.0;
     }
-    TP_TRY(tpi_cp_columns_scale(run->space, run->dtype, ls->trial[k],
-                               tpi_cp_run_slab_rows(run, k), R, norms));
+    TP_TRY(tpi_cp_columns_scale(run->space, run->dtype, ls->trial[k], tpi_cp_run_slab_rows(run, k),
+                                R, norms));
   }
   return TP_SUCCESS;
 }
@@ -177,7 +180,7 @@ static void count(tpi_cp_line_search *ls, int kept) {
 }
 
 tp_status tpi_cp_line_search_after(tp_cp_run *run, tpi_cp_line_search *ls, int it, double *fit,
-                                  int *kept) {
+                                   int *kept) {
   *kept = 0;
   if (it < LS_FIRST_ITERATION)
     return TP_SUCCESS;

@@ -34,8 +34,7 @@ static tp_status check_start(const tp_kruskal *K, tp_dtype dtype, int order, con
 }
 
 /* The leading min(I_k, rank) eigenvectors of op into factor k's first columns. */
-static tp_status fill_factor(const tpi_cp_gram_operator *op, tp_kruskal *K, int k,
-                             uint64_t seed) {
+static tp_status fill_factor(const tpi_cp_gram_operator *op, tp_kruskal *K, int k, uint64_t seed) {
   const int64_t I = K->dims[k], R = K->rank, want = R < I ? R : I;
   double *vectors = (double *)malloc(sizeof(double) * (size_t)(I * want));
   if (!vectors)
@@ -75,8 +74,7 @@ static void slab_shape(const tp_dense *X, int k, int64_t *inner, int64_t *outer)
 /* Y (double, in the space) = sum over slabs B_J B_J^T; f32 tensors through a float Y32.
  * Slabs of one column each (mode k stored fastest) make X an outer x I matrix A, and
  * Y = A^T A is one product. */
-static tp_status form_dense_gram(tp_space *space, const tp_dense *X, int k, double *Y,
-                                 float *Y32) {
+static tp_status form_dense_gram(tp_space *space, const tp_dense *X, int k, double *Y, float *Y32) {
   const int64_t I = X->dims[k];
   int64_t inner, outer;
   slab_shape(X, k, &inner, &outer);
@@ -88,8 +86,7 @@ static tp_status form_dense_gram(tp_space *space, const tp_dense *X, int k, doub
     const size_t offset = (size_t)(J * I * inner);
     if (f32) {
       const float *B = (const float *)X->data + offset;
-      TP_TRY(tp_gemm_f32(space, ta, tb, I, I, depth, 1.0f, B, ld, B, ld, J ? 1.0f : 0.0f, Y32,
-                         I));
+      TP_TRY(tp_gemm_f32(space, ta, tb, I, I, depth, 1.0f, B, ld, B, ld, J ? 1.0f : 0.0f, Y32, I));
     } else {
       const double *B = (const double *)X->data + offset;
       TP_TRY(tp_gemm_f64(space, ta, tb, I, I, depth, 1.0, B, ld, B, ld, J ? 1.0 : 0.0, Y, I));
@@ -102,8 +99,8 @@ static tp_status dense_apply(void *ctx, const double *Q, int64_t b, double *Z) {
   dense_gram *g = (dense_gram *)ctx;
   const size_t bytes = sizeof(double) * (size_t)(g->I * b);
   TP_TRY(tp_copy_to_device(g->space, g->Q, Q, bytes));
-  TP_TRY(tp_gemm_f64(g->space, TP_NO_TRANS, TP_NO_TRANS, g->I, b, g->I, 1.0, g->Y, g->I, g->Q,
-                     b, 0.0, g->Z, b));
+  TP_TRY(tp_gemm_f64(g->space, TP_NO_TRANS, TP_NO_TRANS, g->I, b, g->I, 1.0, g->Y, g->I, g->Q, b,
+                     0.0, g->Z, b));
   return tp_copy_to_host(g->space, Z, g->Z, bytes);
 }
 
@@ -129,9 +126,10 @@ static tp_status dense_mode(tp_space *space, const tp_dense *X, int k, uint64_t 
   if (st == TP_SUCCESS)
     st = tp_alloc(space, block, (void **)&g.Z);
   if (st == TP_ERROR_OUT_OF_MEMORY)
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "nvecs of mode %d forms its %lld x %lld Gram (%zu "
-                  "bytes) and two blocks of %zu bytes in the space: they do not fit", k,
-                  (long long)I, (long long)I, square, block);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                  "nvecs of mode %d forms its %lld x %lld Gram (%zu "
+                  "bytes) and two blocks of %zu bytes in the space: they do not fit",
+                  k, (long long)I, (long long)I, square, block);
   tpi_cp_gram_operator op = {dense_apply, &g};
   if (st == TP_SUCCESS)
     st = fill_factor(&op, K, k, seed);
@@ -235,8 +233,8 @@ tp_status tp_cp_nvecs_coo(const tp_coo *host, uint64_t seed, tp_kruskal *host_in
   TP_TRY(tp_coo_validate(host));
   TP_CHECK_ARG(host->order <= TP_DENSE_MAX_ORDER, "order %d is beyond a Kruskal tensor's %d",
                host->order, TP_DENSE_MAX_ORDER);
-  TP_TRY(check_start(host_init, host_init ? host_init->dtype : TP_DTYPE_F64, host->order,
-                     host->dims));
+  TP_TRY(
+      check_start(host_init, host_init ? host_init->dtype : TP_DTYPE_F64, host->order, host->dims));
   TP_CHECK_ARG(host_init->dtype == TP_DTYPE_F32 || host_init->dtype == TP_DTYPE_F64,
                "host_init must be float32 or float64");
   TP_TRY(tp_kruskal_random(host_init, seed));

@@ -64,10 +64,10 @@ static tp_status touched_rows(const tp_coo *block, int n, int64_t slab_rows, int
 /* What one rank works out for one mode before the layer decides. */
 typedef struct plan_parts {
   int q;
-  int64_t *touched;   /* host: slab rows, sorted (so grouped by owner) */
+  int64_t *touched; /* host: slab rows, sorted (so grouped by owner) */
   int64_t count;
   int64_t *send_rows, *recv_rows; /* host, q each: rows to and from each layer rank */
-  int64_t *received;  /* host: the rows received, slab rows, grouped by source */
+  int64_t *received;              /* host: the rows received, slab rows, grouped by source */
   int64_t total_received;
 } plan_parts;
 
@@ -94,8 +94,8 @@ static tp_status count_rows(const tpi_cp_layout *l, int n, plan_parts *p) {
     while (k < p->count && p->touched[k] < end)
       ++p->send_rows[j], ++k;
   }
-  tp_status st = tp_comm_alltoallv_host(layer, p->send_rows, ones, p->recv_rows, ones,
-                                        TP_DTYPE_I64);
+  tp_status st =
+      tp_comm_alltoallv_host(layer, p->send_rows, ones, p->recv_rows, ones, TP_DTYPE_I64);
   free(ones);
   return st;
 }
@@ -109,8 +109,8 @@ static tp_status exchange_row_numbers(const tpi_cp_layout *l, int n, plan_parts 
   if (!p->received)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld row numbers",
                     (long long)p->total_received);
-  return tp_comm_alltoallv_host(l->layer[n], p->touched, p->send_rows, p->received,
-                                p->recv_rows, TP_DTYPE_I64);
+  return tp_comm_alltoallv_host(l->layer[n], p->touched, p->send_rows, p->received, p->recv_rows,
+                                TP_DTYPE_I64);
 }
 
 /* Over NCCL, sparse when the most any rank of the layer sends and receives is under half
@@ -135,8 +135,7 @@ static tp_status choose(const tpi_cp_layout *l, int n, const plan_parts *p, int 
   return TP_SUCCESS;
 }
 
-static tp_status upload_rows(tp_space *space, const int64_t *host, int64_t count,
-                             int64_t **dev) {
+static tp_status upload_rows(tp_space *space, const int64_t *host, int64_t count, int64_t **dev) {
   TP_TRY(tp_alloc(space, sizeof(int64_t) * (size_t)(count > 0 ? count : 1), (void **)dev));
   return count > 0 ? tp_copy_to_device(space, *dev, host, sizeof(int64_t) * (size_t)count)
                    : TP_SUCCESS;
@@ -160,8 +159,7 @@ static tp_status plan_from_parts(tp_space *space, const tpi_cp_layout *l, int n,
     p->received[k] -= l->own_offset[n];
   TP_TRY(upload_rows(space, p->touched, p->count, &plan->touched_rows));
   TP_TRY(upload_rows(space, p->received, p->total_received, &plan->received_rows));
-  TP_TRY(tp_alloc(space, elem * (size_t)((p->count > 0 ? p->count : 1) * R),
-                  &plan->touched_buf));
+  TP_TRY(tp_alloc(space, elem * (size_t)((p->count > 0 ? p->count : 1) * R), &plan->touched_buf));
   return tp_alloc(space, elem * (size_t)((p->total_received > 0 ? p->total_received : 1) * R),
                   &plan->received_buf);
 }
@@ -213,7 +211,7 @@ tp_status tpi_cp_row_plans_create(tp_space *space, tp_dist_coo *X, int64_t R) {
 }
 
 tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
-                            int64_t R, const void *G, void *G_own) {
+                             int64_t R, const void *G, void *G_own) {
   const tpi_cp_row_plan *p = l->plan[n];
   const size_t elem = tp_dtype_size(dtype);
   TP_TRY(tpi_cp_rows_gather(space, dtype, G, p->touched_rows, p->touched, R, p->touched_buf));
@@ -223,22 +221,21 @@ tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_
   const int q = tp_comm_size(l->layer[n]);
   for (int s = 0; s < q; ++s) { /* one source at a time: its rows are distinct */
     const int64_t first = p->received_from[s];
-    TP_TRY(tpi_cp_rows_scatter(space, dtype, (const char *)p->received_buf + elem * (size_t)(first * R),
-                              p->received_rows + first, p->received_from[s + 1] - first, R,
-                              G_own, 1));
+    TP_TRY(tpi_cp_rows_scatter(
+        space, dtype, (const char *)p->received_buf + elem * (size_t)(first * R),
+        p->received_rows + first, p->received_from[s + 1] - first, R, G_own, 1));
   }
   return TP_SUCCESS;
 }
 
 tp_status tpi_cp_rows_share(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
-                           int64_t R, void *factor) {
+                            int64_t R, void *factor) {
   const tpi_cp_row_plan *p = l->plan[n];
   const size_t elem = tp_dtype_size(dtype);
   const void *own = (const char *)factor + elem * (size_t)(l->own_offset[n] * R);
-  TP_TRY(tpi_cp_rows_gather(space, dtype, own, p->received_rows, p->received, R,
-                           p->received_buf));
+  TP_TRY(tpi_cp_rows_gather(space, dtype, own, p->received_rows, p->received, R, p->received_buf));
   TP_TRY(tp_comm_alltoallv(l->layer[n], p->received_buf, p->recv_elems, p->touched_buf,
                            p->send_elems, dtype));
-  return tpi_cp_rows_scatter(space, dtype, p->touched_buf, p->touched_rows, p->touched, R,
-                            factor, 0);
+  return tpi_cp_rows_scatter(space, dtype, p->touched_buf, p->touched_rows, p->touched, R, factor,
+                             0);
 }

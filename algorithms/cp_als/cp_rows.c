@@ -38,12 +38,12 @@ static tp_status rows_move(tp_space *space, tp_dtype dtype, const void *src, voi
   return TP_LAUNCHER(cp_rows_move)(space, count, R, a);
 }
 
-tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src,
-                            const int64_t *rows, int64_t count, int64_t R, void *packed) {
+tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src, const int64_t *rows,
+                             int64_t count, int64_t R, void *packed) {
   return rows_move(space, dtype, src, packed, rows, count, R, 1, 0);
 }
 
 tp_status tpi_cp_rows_scatter(tp_space *space, tp_dtype dtype, const void *packed,
-                             const int64_t *rows, int64_t count, int64_t R, void *dst, int add) {
+                              const int64_t *rows, int64_t count, int64_t R, void *dst, int add) {
   return rows_move(space, dtype, packed, dst, rows, count, R, 0, add);
 }

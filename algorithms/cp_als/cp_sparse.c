@@ -12,23 +12,21 @@ typedef struct cp_sparse {
   int order;
 } cp_sparse;
 
-static tp_status cp_sparse_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n,
-                                  void *G) {
+static tp_status cp_sparse_mttkrp(void *ctx, tp_space *space, const tp_kruskal *M, int n, void *G) {
   cp_sparse *c = (cp_sparse *)ctx;
   return tp_flycoo_mttkrp(space, c->X, M, n, G, 1);
 }
 
 /* The mode the records are ordered for now, without remapping them. */
-static tp_status cp_sparse_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M,
-                                        int *mode, void *G) {
+static tp_status cp_sparse_mttkrp_trial(void *ctx, tp_space *space, const tp_kruskal *M, int *mode,
+                                        void *G) {
   cp_sparse *c = (cp_sparse *)ctx;
   *mode = tp_flycoo_mode(c->X);
   return tp_flycoo_mttkrp(space, c->X, M, *mode, G, 0);
 }
 
 /* nvecs from the nonzeros, brought back to the host for it. */
-static tp_status cp_sparse_nvecs(void *ctx, tp_space *space, uint64_t seed,
-                                 tp_kruskal *host_init) {
+static tp_status cp_sparse_nvecs(void *ctx, tp_space *space, uint64_t seed, tp_kruskal *host_init) {
   tp_coo host;
   TP_TRY(tp_flycoo_to_coo(space, ((cp_sparse *)ctx)->X, &host));
   tp_status st = tp_cp_nvecs_coo(&host, seed, host_init);

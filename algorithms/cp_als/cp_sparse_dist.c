@@ -31,8 +31,8 @@ static tp_status check_model(const tp_dist_coo *X, const tp_cp_als_options *opts
   TP_CHECK_ARG(opts && model, "opts and model must not be NULL");
   TP_TRY(tp_kruskal_check(model));
   TP_CHECK_ARG(model->dtype == X->dtype && model->order == X->order && model->rank == opts->rank,
-               "the model must be %s, of order %d and rank %lld", tp_dtype_name(X->dtype),
-               X->order, (long long)opts->rank);
+               "the model must be %s, of order %d and rank %lld", tp_dtype_name(X->dtype), X->order,
+               (long long)opts->rank);
   for (int k = 0; k < X->order; ++k)
     TP_CHECK_ARG(model->dims[k] == X->dims[k], "model dims[%d] = %lld, the tensor's %lld", k,
                  (long long)model->dims[k], (long long)X->dims[k]);
@@ -61,8 +61,8 @@ tp_status tp_cp_als_sparse_dist(tp_space *space, tp_dist_coo *X, const tp_cp_als
   TP_TRY(tp_comm_agree(X->comm, check_model(X, opts, model)));
   tp_kruskal local;
   memset(&local, 0, sizeof local);
-  TP_TRY(tp_comm_agree(X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims,
-                                                 opts->rank, &local)));
+  TP_TRY(tp_comm_agree(
+      X->comm, tp_kruskal_alloc(space, X->dtype, X->order, X->block.dims, opts->rank, &local)));
   tpi_cp_tensor t = dist_tensor(X);
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);

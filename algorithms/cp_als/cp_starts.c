@@ -36,8 +36,10 @@ static tp_status kept_alloc(const tp_cp_run *run, cp_kept *kept) {
   if (ok)
     return TP_SUCCESS;
   kept_free(kept);
-  return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory (%zu bytes) to keep the best "
-                  "start's model between restarts", total);
+  return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                  "no host memory (%zu bytes) to keep the best "
+                  "start's model between restarts",
+                  total);
 }
 
 /* The model and lambda into kept (save) or back (restore). */

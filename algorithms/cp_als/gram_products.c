@@ -20,8 +20,8 @@ TP_RANGE_KERNEL(gram_product, gram_product_args, i, a) {
   a.V[i] = i % (a.R + 1) == 0 ? v + a.shift : v; /* the diagonal */
 }
 
-tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
-                                  int skip, double shift, double *V) {
+tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R, int skip,
+                                   double shift, double *V) {
   TP_CHECK_ARG(space && grams && V, "space, grams and V must not be NULL");
   TP_CHECK_ARG(d >= 1 && R >= 1 && skip >= -1 && skip < d,
                "%d Grams of order %lld, skipping %d: invalid", d, (long long)R, skip);

@@ -193,10 +193,12 @@ int64_t tpi_cp_eigen_block(int64_t I, int64_t want) {
 }
 
 tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
-                                 uint64_t seed, double *out) {
+                                  uint64_t seed, double *out) {
   TP_CHECK_ARG(op && op->apply && out, "op, op->apply and out must not be NULL");
-  TP_CHECK_ARG(I >= 1 && want >= 1 && want <= I, "%lld eigenvectors of an operator of order "
-               "%lld: not possible", (long long)want, (long long)I);
+  TP_CHECK_ARG(I >= 1 && want >= 1 && want <= I,
+               "%lld eigenvectors of an operator of order "
+               "%lld: not possible",
+               (long long)want, (long long)I);
   eigen_work e;
   memset(&e, 0, sizeof e);
   e.op = op, e.I = I;
@@ -209,8 +211,10 @@ tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int
   e.theta = (double *)malloc(sizeof(double) * (size_t)e.b);
   tp_status st = TP_SUCCESS;
   if (!e.Q || !e.Z || !e.T || !e.W || !e.theta)
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for %lld x %lld eigenvectors "
-                  "(nvecs)", (long long)I, (long long)e.b);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                  "no host memory for %lld x %lld eigenvectors "
+                  "(nvecs)",
+                  (long long)I, (long long)e.b);
   if (st == TP_SUCCESS)
     st = I <= EIGEN_DIRECT_MAX ? direct(&e) : subspace(&e, want, seed);
   for (int64_t j = 0; st == TP_SUCCESS && j < want; ++j)

@@ -24,9 +24,9 @@
 #include "portable/tp_portable.h"
 
 enum {
-  SPD_PANEL = 64,               /* columns per panel; a diagonal block fills 32 KiB of scratch */
-  SPD_TEAM_THREADS = 256,       /* threads of the team factoring a diagonal block */
-  SPD_CHUNK_VALUES = 1 << 24    /* rows of U solved together: at most this many values */
+  SPD_PANEL = 64,            /* columns per panel; a diagonal block fills 32 KiB of scratch */
+  SPD_TEAM_THREADS = 256,    /* threads of the team factoring a diagonal block */
+  SPD_CHUNK_VALUES = 1 << 24 /* rows of U solved together: at most this many values */
 };
 
 /* ---- the diagonal block of a panel ------------------------------------------------- */
@@ -82,9 +82,7 @@ TP_TEAM_KERNEL(spd_diag_factor, spd_diag_args, team, a) {
       inv[i * n + c] = -s / S[i * n + i];
     }
   }
-  TP_TEAM_VECTOR_FOR(team, e, 0, n * n) {
-    a.L[(a.j0 + e / n) * a.R + a.j0 + e % n] = S[e];
-  }
+  TP_TEAM_VECTOR_FOR(team, e, 0, n * n) { a.L[(a.j0 + e / n) * a.R + a.j0 + e % n] = S[e]; }
 }
 
 /* ---- dtype conversions (tp_cp_internal.h) ------------------------------------------ */
@@ -115,12 +113,12 @@ static tp_status spd_convert(tp_space *space, tp_dtype from, tp_dtype to, const 
 }
 
 tp_status tpi_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
-                          int64_t n) {
+                           int64_t n) {
   return spd_convert(space, dtype, TP_DTYPE_F64, src, dst, n);
 }
 
 tp_status tpi_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
-                            int64_t n) {
+                             int64_t n) {
   return spd_convert(space, TP_DTYPE_F64, dtype, src, dst, n);
 }
 
@@ -146,8 +144,7 @@ static tp_status spd_factor(spd_work *w, double tau) {
   const int64_t R = w->R;
   tp_space_info info;
   TP_TRY(tp_space_get_info(w->space, &info));
-  int threads = info.max_team_threads < SPD_TEAM_THREADS ? info.max_team_threads
-                                                         : SPD_TEAM_THREADS;
+  int threads = info.max_team_threads < SPD_TEAM_THREADS ? info.max_team_threads : SPD_TEAM_THREADS;
   for (int64_t p = 0; p < w->panels; ++p) {
     const int64_t j0 = p * SPD_PANEL, jb = spd_panel_width(w, p), m = R - j0 - jb;
     spd_diag_args a;
@@ -159,8 +156,8 @@ static tp_status spd_factor(spd_work *w, double tau) {
     if (m == 0)
       break;
     double *L21 = w->L + (j0 + jb) * R + j0;
-    TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, m, jb, jb, 1.0,
-                       w->W + (j0 + jb) * R + j0, R, spd_inverse(w, p), jb, 0.0, L21, R));
+    TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, m, jb, jb, 1.0, w->W + (j0 + jb) * R + j0,
+                       R, spd_inverse(w, p), jb, 0.0, L21, R));
     TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, m, m, jb, -1.0, L21, R, L21, R, 1.0,
                        w->W + (j0 + jb) * (R + 1), R));
   }
@@ -174,16 +171,16 @@ static tp_status spd_solve_rows(const spd_work *w, double *G, double *Y, int64_t
   for (int64_t p = 0; p < w->panels; ++p) {
     const int64_t j0 = p * SPD_PANEL, jb = spd_panel_width(w, p);
     if (j0 > 0) /* G_p -= Y[:, :j0] L[p, :j0]^T */
-      TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, rows, jb, j0, -1.0, Y, R,
-                         w->L + j0 * R, R, 1.0, G + j0, R));
+      TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, rows, jb, j0, -1.0, Y, R, w->L + j0 * R,
+                         R, 1.0, G + j0, R));
     TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_TRANS, rows, jb, jb, 1.0, G + j0, R,
                        spd_inverse(w, p), jb, 0.0, Y + j0, R));
   }
   for (int64_t p = w->panels - 1; p >= 0; --p) {
     const int64_t j0 = p * SPD_PANEL, jb = spd_panel_width(w, p), after = j0 + jb;
     if (after < R) /* Y_p -= U[:, after:] L[after:, p] */
-      TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_NO_TRANS, rows, jb, R - after, -1.0,
-                         G + after, R, w->L + after * R + j0, R, 1.0, Y + j0, R));
+      TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_NO_TRANS, rows, jb, R - after, -1.0, G + after,
+                         R, w->L + after * R + j0, R, 1.0, Y + j0, R));
     TP_TRY(tp_gemm_f64(w->space, TP_NO_TRANS, TP_NO_TRANS, rows, jb, jb, 1.0, Y + j0, R,
                        spd_inverse(w, p), jb, 0.0, G + j0, R));
   }
@@ -249,8 +246,8 @@ static tp_status spd_max_diagonal(tp_space *space, const double *V, int64_t R, d
 }
 
 static tp_status spd_factor_and_solve(spd_work *w, tp_dtype dtype, const void *G, void *U,
-                                      int64_t I, const double *V, int64_t chunk_rows,
-                                      double tau, int *solved) {
+                                      int64_t I, const double *V, int64_t chunk_rows, double tau,
+                                      int *solved) {
   const int64_t R = w->R;
   int failed = 0;
   TP_TRY(tp_copy_on_device(w->space, w->W, V, sizeof(double) * (size_t)(R * R)));
@@ -266,8 +263,8 @@ static tp_status spd_factor_and_solve(spd_work *w, tp_dtype dtype, const void *G
 }
 
 tp_status tpi_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                                 int64_t I, int64_t R, const double *V, int64_t chunk_rows,
-                                 int *solved) {
+                                  int64_t I, int64_t R, const double *V, int64_t chunk_rows,
+                                  int *solved) {
   TP_CHECK_ARG(space && V && solved, "space, V and solved must not be NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
                "dtype %d: the solve takes float32 or float64 factors", (int)dtype);
@@ -287,8 +284,8 @@ tp_status tpi_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G
   w.space = space, w.R = R, w.panels = tp_ceil_div_i64(R, SPD_PANEL);
   const size_t RR = (size_t)(R * R), blocks = (size_t)w.panels * SPD_PANEL * SPD_PANEL;
   double *block = NULL;
-  TP_TRY(tp_temp_alloc(space, sizeof(double) * (2 * RR + blocks) + sizeof(double),
-                       (void **)&block));
+  TP_TRY(
+      tp_temp_alloc(space, sizeof(double) * (2 * RR + blocks) + sizeof(double), (void **)&block));
   w.W = block, w.L = block + RR, w.inverses = block + 2 * RR;
   w.failed = (int *)(void *)(block + 2 * RR + blocks);
   tp_status st = spd_factor_and_solve(&w, dtype, G, U, I, V, chunk_rows,

@@ -18,8 +18,8 @@
 #include "portable/tp_host_omp.h"
 
 enum {
-  PANEL = 32,      /* columns of L per block of the Cholesky */
-  CHUNK_ROWS = 8,  /* rows of U solved together against each row of L */
+  PANEL = 32,             /* columns of L per block of the Cholesky */
+  CHUNK_ROWS = 8,         /* rows of U solved together against each row of L */
   PARALLEL_WORK = 1 << 15 /* fewest multiply-adds worth a parallel loop */
 };
 
@@ -103,8 +103,7 @@ static int cholesky(double *W, int64_t R, double tau) {
 /* ---- pivoted Cholesky (the rank-revealing fallback) -------------------------------- */
 
 /* Symmetric exchange of indices k < p in the rows k.. of W, with the bookkeeping. */
-static void swap_index(double *W, int64_t R, int64_t k, int64_t p, int64_t *perm,
-                       double *dres) {
+static void swap_index(double *W, int64_t R, int64_t k, int64_t p, int64_t *perm, double *dres) {
   double *wk = W + k * R, *wp = W + p * R;
   for (int64_t c = 0; c < R; ++c) {
     double t = wk[c];
@@ -144,8 +143,7 @@ static void pivot_column(double *W, int64_t R, int64_t k, double lkk, double *dr
 
 /* Left-looking with the largest remaining diagonal as pivot (ties: the smallest
  * index); stops at the first pivot not above tau. Returns the rank. */
-static int64_t pivoted_cholesky(double *W, int64_t R, double tau, int64_t *perm,
-                                double *dres) {
+static int64_t pivoted_cholesky(double *W, int64_t R, double tau, int64_t *perm, double *dres) {
   for (int64_t i = 0; i < R; ++i)
     perm[i] = i, dres[i] = W[i * R + i];
   for (int64_t k = 0; k < R; ++k) {
@@ -243,8 +241,8 @@ static tp_status diagonal_scale(const double *V, int64_t R, double *max_diag) {
 }
 
 /* Factors V into W (with perm and rank); *fallback says whether pivoting was needed. */
-static void factor(const double *V, int64_t R, double tau, double *W, int64_t *perm,
-                   double *dres, int64_t *rank, int *fallback) {
+static void factor(const double *V, int64_t R, double tau, double *W, int64_t *perm, double *dres,
+                   int64_t *rank, int *fallback) {
   memcpy(W, V, sizeof(double) * (size_t)(R * R));
   *fallback = !cholesky(W, R, tau);
   if (*fallback) {
@@ -258,9 +256,11 @@ static void factor(const double *V, int64_t R, double tau, double *W, int64_t *p
 }
 
 tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
-                          int64_t *rank) {
-  TP_CHECK_ARG(R >= 1 && I >= 0, "system of %lld rows and rank %lld: need rank >= 1 and "
-               "rows >= 0", (long long)I, (long long)R);
+                           int64_t *rank) {
+  TP_CHECK_ARG(R >= 1 && I >= 0,
+               "system of %lld rows and rank %lld: need rank >= 1 and "
+               "rows >= 0",
+               (long long)I, (long long)R);
   TP_CHECK_ARG(R <= INT64_MAX / R / (int64_t)sizeof(double) &&
                    (I == 0 || I <= INT64_MAX / R / (int64_t)sizeof(double)),
                "a %lld x %lld system does not fit in memory", (long long)I, (long long)R);
@@ -274,8 +274,8 @@ tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int
   double *Y = (double *)malloc(sizeof(double) * (size_t)((I ? I : 1) * R));
   tp_status st = TP_SUCCESS;
   if (!W || !dres || !perm || !Y) {
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for a %lld x %lld solve",
-                  (long long)I, (long long)R);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for a %lld x %lld solve", (long long)I,
+                  (long long)R);
   } else {
     int used_fallback;
     int64_t r;
@@ -294,8 +294,7 @@ tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int
 
 /* n values of G from the space into host doubles; f32 values land in the front half of
  * the buffer and are widened in place from the back. */
-static tp_status download(tp_space *space, tp_dtype dtype, const void *G, size_t n,
-                          double *host) {
+static tp_status download(tp_space *space, tp_dtype dtype, const void *G, size_t n, double *host) {
   if (dtype == TP_DTYPE_F64)
     return tp_copy_to_host(space, host, G, n * sizeof(double));
   TP_TRY(tp_copy_to_host(space, host, G, n * sizeof(float)));
@@ -346,14 +345,12 @@ static tp_status solve_by_product(tp_space *space, tp_dtype dtype, const void *G
   return st;
 }
 
-tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                               int64_t I, int64_t R, const double *V, double *host,
-                               int *fallback) {
+tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U, int64_t I,
+                                int64_t R, const double *V, double *host, int *fallback) {
   TP_CHECK_ARG(space && V && host, "space, V and the host buffer must not be NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
                "dtype %d: the solve takes float32 or float64 factors", (int)dtype);
-  TP_CHECK_ARG(I >= 0 && R >= 1, "factor shape %lld x %lld is invalid", (long long)I,
-               (long long)R);
+  TP_CHECK_ARG(I >= 0 && R >= 1, "factor shape %lld x %lld is invalid", (long long)I, (long long)R);
   if (I >= TP_CP_SOLVE_PRODUCT_MIN_ROWS && I >= 4 * R && G != U)
     return solve_by_product(space, dtype, G, U, I, R, V, host, fallback);
   size_t n = (size_t)I * (size_t)R;

@@ -62,12 +62,12 @@ typedef struct tpi_cp_dense_source {
   struct tp_mttkrp_sweep *sweep;
 } tpi_cp_dense_source;
 tpi_cp_tensor tpi_cp_dense_tensor(tpi_cp_dense_source *c, const struct tp_dense *X,
-                                const struct tp_mttkrp_options *mttkrp);
+                                  const struct tp_mttkrp_options *mttkrp);
 
 /* CP-ALS of any tensor source (cp_als.c). */
 tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X,
-                        const struct tp_cp_als_options *opts, struct tp_kruskal *model,
-                        struct tp_cp_als_result *result);
+                         const struct tp_cp_als_options *opts, struct tp_kruskal *model,
+                         struct tp_cp_als_result *result);
 
 /* ---- the R x R solve (spd_solve.c, host) ------------------------------------------ */
 
@@ -79,7 +79,7 @@ tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X,
  * NULL) is set to 1 when that path ran, else 0; *rank (may be NULL) receives the
  * numerical rank (R when Cholesky succeeded). Rows are solved in parallel. */
 tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int *fallback,
-                          int64_t *rank);
+                           int64_t *rank);
 
 /* The same for G and U in the space, of dtype f32 or f64 (they may be the same array):
  * G is copied to the host buffer host (I x R doubles, at least R x R), solved, and U
@@ -92,9 +92,8 @@ tp_status tpi_cp_spd_solve(const double *V, int64_t R, double *U, int64_t I, int
  * (tpi_cp_spd_solve_device) from this rank on, and calls the above only when a pivot is
  * too small. */
 #define TP_CP_DEVICE_SOLVE_MIN_RANK 256
-tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                               int64_t I, int64_t R, const double *V, double *host,
-                               int *fallback);
+tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, void *U, int64_t I,
+                                int64_t R, const double *V, double *host, int *fallback);
 
 /* U V = G with G, U and V (R x R doubles) in the space, by a blocked Cholesky and blocked
  * triangular solves on the space's GEMM, in double whatever the dtype (spd_device.c). G
@@ -103,20 +102,20 @@ tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, 
  * definite (a pivot at most R eps max_i V_ii, or a diagonal entry not finite and
  * positive): the host solve's pivoted Cholesky is then the answer. */
 tp_status tpi_cp_spd_solve_device(tp_space *space, tp_dtype dtype, const void *G, void *U,
-                                 int64_t I, int64_t R, const double *V, int64_t chunk_rows,
-                                 int *solved);
+                                  int64_t I, int64_t R, const double *V, int64_t chunk_rows,
+                                  int *solved);
 
 /* n values between the dtype (f32 or f64) and double, both arrays in the space. */
 tp_status tpi_cp_to_double(tp_space *space, tp_dtype dtype, const void *src, double *dst,
-                          int64_t n);
+                           int64_t n);
 tp_status tpi_cp_from_double(tp_space *space, tp_dtype dtype, const double *src, void *dst,
-                            int64_t n);
+                             int64_t n);
 
 /* V = the elementwise product of the d R x R Grams at grams (d x R x R doubles in the
  * space) but skip's (skip = -1: all of them), multiplied in mode order as the host's
  * product is, plus shift on the diagonal (gram_products.c). */
-tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R,
-                                  int skip, double shift, double *V);
+tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R, int skip,
+                                   double shift, double *V);
 
 /* ---- the nvecs start (cp_nvecs.c, nvecs_eigen.c) ----------------------------------- */
 
@@ -133,7 +132,7 @@ int64_t tpi_cp_eigen_block(int64_t I, int64_t want);
 /* The eigenvectors of Y's `want` largest eigenvalues into out (I x want, row-major,
  * host), largest first, each with its entry of largest magnitude positive. */
 tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
-                                 uint64_t seed, double *out);
+                                  uint64_t seed, double *out);
 
 /* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
 
@@ -156,53 +155,50 @@ typedef struct tpi_cp_array_stats {
 } tpi_cp_array_stats;
 
 tp_status tpi_cp_columns_reduce_f32(tp_space *space, tpi_cp_column_op op, const float *A,
-                                   const float *B, int64_t I, int64_t R, double *host_out);
+                                    const float *B, int64_t I, int64_t R, double *host_out);
 tp_status tpi_cp_columns_reduce_f64(tp_space *space, tpi_cp_column_op op, const double *A,
-                                   const double *B, int64_t I, int64_t R, double *host_out);
+                                    const double *B, int64_t I, int64_t R, double *host_out);
 
 /* A[i, r] *= scale[r] (scale: R doubles on the host). */
 tp_status tpi_cp_columns_scale_f32(tp_space *space, float *A, int64_t I, int64_t R,
-                                  const double *host_scale);
+                                   const double *host_scale);
 tp_status tpi_cp_columns_scale_f64(tp_space *space, double *A, int64_t I, int64_t R,
-                                  const double *host_scale);
+                                   const double *host_scale);
 
 /* dst[i, r] = src[i, perm[r]] * scale[perm[r]] (perm, scale: R values on the host);
  * dst and src must not overlap. */
 tp_status tpi_cp_columns_gather_f32(tp_space *space, const float *src, float *dst, int64_t I,
-                                   int64_t R, const int64_t *host_perm,
-                                   const double *host_scale);
+                                    int64_t R, const int64_t *host_perm, const double *host_scale);
 tp_status tpi_cp_columns_gather_f64(tp_space *space, const double *src, double *dst, int64_t I,
-                                   int64_t R, const int64_t *host_perm,
-                                   const double *host_scale);
+                                    int64_t R, const int64_t *host_perm, const double *host_scale);
 
 /* dst[i, r] = c + step (c - p) with c = cur[i, r] scales[r] and p = prev[i, r]
  * scales[R + r] (scales: 2R doubles on the host); dst may be cur or prev. */
 tp_status tpi_cp_columns_extrapolate_f32(tp_space *space, const float *cur, const float *prev,
-                                        float *dst, int64_t I, int64_t R, double step,
-                                        const double *host_scales);
+                                         float *dst, int64_t I, int64_t R, double step,
+                                         const double *host_scales);
 tp_status tpi_cp_columns_extrapolate_f64(tp_space *space, const double *cur, const double *prev,
-                                        double *dst, int64_t I, int64_t R, double step,
-                                        const double *host_scales);
+                                         double *dst, int64_t I, int64_t R, double step,
+                                         const double *host_scales);
 
 tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
-                                tpi_cp_array_stats *host_stats);
+                                 tpi_cp_array_stats *host_stats);
 tp_status tpi_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
-                                tpi_cp_array_stats *host_stats);
+                                 tpi_cp_array_stats *host_stats);
 
 /* The same on untyped data of dtype TP_DTYPE_F32 or TP_DTYPE_F64. */
-tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op,
-                               const void *A, const void *B, int64_t I, int64_t R,
-                               double *host_out);
+tp_status tpi_cp_columns_reduce(tp_space *space, tp_dtype dtype, tpi_cp_column_op op, const void *A,
+                                const void *B, int64_t I, int64_t R, double *host_out);
 tp_status tpi_cp_columns_scale(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R,
-                              const double *host_scale);
-tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
-                               int64_t I, int64_t R, const int64_t *host_perm,
                                const double *host_scale);
+tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src, void *dst,
+                                int64_t I, int64_t R, const int64_t *host_perm,
+                                const double *host_scale);
 tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
-                                    const void *prev, void *dst, int64_t I, int64_t R,
-                                    double step, const double *host_scales);
+                                     const void *prev, void *dst, int64_t I, int64_t R, double step,
+                                     const double *host_scales);
 tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
-                               tpi_cp_array_stats *host_stats);
+                                tpi_cp_array_stats *host_stats);
 
 TP_EXTERN_C_END
 #endif

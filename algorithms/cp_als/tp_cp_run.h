@@ -18,12 +18,12 @@ typedef struct tp_cp_run {
   tp_space *space;
   const tpi_cp_tensor *X;
   const tpi_cp_layout *layout; /* distributed: the rows each rank owns; NULL: one process */
-  tp_kruskal *M;              /* the factors the steps work on: the model, or a trial */
-  tp_kruskal *model;          /* the caller's model */
+  tp_kruskal *M;               /* the factors the steps work on: the model, or a trial */
+  tp_kruskal *model;           /* the caller's model */
   const tp_cp_als_options *opts;
   tp_dtype dtype;
   int d;
-  int fit_mode;               /* the last mode a sweep updates (the last free one) */
+  int fit_mode; /* the last mode a sweep updates (the last free one) */
   int64_t R, max_dim;
   double norm_x2;
   double *grams;    /* host: d x R x R */
@@ -36,14 +36,14 @@ typedef struct tp_cp_run {
   void *G_own;      /* space, distributed: the owned rows of the summed MTTKRP */
   int64_t *layer_elems[TP_COO_MAX_ORDER]; /* distributed: owned elements of each rank of
                                              the slab of each mode (rows x R) */
-  void *gram_dev;   /* space: R x R */
-  int grams_in_space;  /* the Grams, V and the solve in the space (cp_als.c's top) */
-  double *gram_space;  /* space, grams_in_space: d x R x R */
-  double *V_space;     /* space, grams_in_space: R x R, then R + R for the fit */
-  double mttkrp_seconds; /* distributed: this rank's MTTKRPs, each waited for */
-  tp_kruskal nvecs;      /* host: the nvecs start, when asked for (else order 0) */
+  void *gram_dev;                         /* space: R x R */
+  int grams_in_space;         /* the Grams, V and the solve in the space (cp_als.c's top) */
+  double *gram_space;         /* space, grams_in_space: d x R x R */
+  double *V_space;            /* space, grams_in_space: R x R, then R + R for the fit */
+  double mttkrp_seconds;      /* distributed: this rank's MTTKRPs, each waited for */
+  tp_kruskal nvecs;           /* host: the nvecs start, when asked for (else order 0) */
   tpi_cp_line_search *search; /* NULL without the line search */
-  double started;        /* wall time the run began (max_seconds) */
+  double started;             /* wall time the run began (max_seconds) */
 } tp_cp_run;
 
 static inline size_t tpi_cp_run_elem(const tp_cp_run *run) {
@@ -66,15 +66,14 @@ static inline int64_t tpi_cp_run_own_offset(const tp_cp_run *run, int k) {
 }
 
 /* Row `row` of this rank's rows of factor k of M. */
-static inline void *tpi_cp_run_row(const tp_cp_run *run, const tp_kruskal *M, int k,
-                                  int64_t row) {
+static inline void *tpi_cp_run_row(const tp_cp_run *run, const tp_kruskal *M, int k, int64_t row) {
   return (char *)M->factors[k] + tpi_cp_run_elem(run) * (size_t)(row * run->R);
 }
 
 /* Per-column reductions over the owned rows of A (rows of factor k's length), over all
  * ranks (a 2-norm summed as squares). */
 tp_status tpi_cp_run_owned_columns(tp_cp_run *run, tpi_cp_column_op op, const void *A,
-                                  const void *B, int k, double *out);
+                                   const void *B, int k, double *out);
 
 /* Gram k of run->M, where the run keeps its Grams (cp_als.c's top). */
 tp_status tpi_cp_run_gram(tp_cp_run *run, int k);
@@ -88,14 +87,11 @@ tp_status tpi_cp_run_fit(tp_cp_run *run, int mode, const void *G_own, double *fi
 
 /* The rows of factor k this rank holds: all of them in one process, its slab's
  * distributed (each row the same on every rank that holds it). */
-static inline int64_t tpi_cp_run_slab_rows(const tp_cp_run *run, int k) {
-  return run->X->dims[k];
-}
+static inline int64_t tpi_cp_run_slab_rows(const tp_cp_run *run, int k) { return run->X->dims[k]; }
 
 /* max_seconds have passed since the run began. */
 static inline int tpi_cp_run_out_of_time(const tp_cp_run *run) {
-  return run->opts->max_seconds > 0 &&
-         tp_wall_seconds() - run->started >= run->opts->max_seconds;
+  return run->opts->max_seconds > 0 && tp_wall_seconds() - run->started >= run->opts->max_seconds;
 }
 
 /* The factors of start `start` (0: opts->init, the nvecs start or seed; s: seed + s;
@@ -120,8 +116,8 @@ tp_status tpi_cp_line_search_before(tp_cp_run *run, tpi_cp_line_search *search, 
 /* After the sweep of iteration it (fit its fit): an extrapolation tried, kept (*kept 1,
  * *fit raised, the model, lambda and Grams those of the extrapolation) only when its fit
  * is higher. */
-tp_status tpi_cp_line_search_after(tp_cp_run *run, tpi_cp_line_search *search, int it,
-                                  double *fit, int *kept);
+tp_status tpi_cp_line_search_after(tp_cp_run *run, tpi_cp_line_search *search, int it, double *fit,
+                                   int *kept);
 
 /* ---- the final normalisation (cp_final.c) ---------------------------------------------- */
 

@@ -55,7 +55,7 @@ typedef struct tpi_cp_layout {
   int64_t slab_begin[TP_COO_MAX_ORDER], rows[TP_COO_MAX_ORDER];
   int64_t own_offset[TP_COO_MAX_ORDER], own_rows[TP_COO_MAX_ORDER]; /* within the slab */
   tp_comm *layer[TP_COO_MAX_ORDER];
-  int64_t *layer_rows[TP_COO_MAX_ORDER]; /* owned rows of each layer rank */
+  int64_t *layer_rows[TP_COO_MAX_ORDER];          /* owned rows of each layer rank */
   struct tpi_cp_row_plan *plan[TP_COO_MAX_ORDER]; /* sparse row exchange; NULL: whole slabs */
   tpi_cp_relabel relabel[TP_COO_MAX_ORDER]; /* rows are relabelled indices (identity: dense) */
 } tpi_cp_layout;
@@ -63,15 +63,15 @@ typedef struct tpi_cp_layout {
 /* The layout of a grid for a tensor whose slab boundaries per mode are bounds[m]
  * (parts[m] + 1 values): the layers are split from world. Collective. Rows are indices
  * (identity relabellings) unless the caller sets layout->relabel after. */
-tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid,
-                              int64_t *const *bounds, tpi_cp_layout *layout);
+tp_status tpi_cp_layout_create(tp_comm *world, const tp_grid *grid, int64_t *const *bounds,
+                               tpi_cp_layout *layout);
 void tpi_cp_layout_free(tpi_cp_layout *layout);
 
 /* Every rank's owned rows of the local model (this rank's slabs, in the space) into the
  * host model of the whole dims on every rank, each row at its index; lambda is copied.
  * Collective. */
 tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *layout,
-                              const tp_kruskal *local, tp_kruskal *model);
+                               const tp_kruskal *local, tp_kruskal *model);
 
 /* ---- the sparse row exchange (cp_row_exchange.c, cp_rows.c) ---------------------------
  * A rank's nonzeros touch few rows of its slab when the tensor is sparse and skewed:
@@ -81,11 +81,11 @@ tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *layout,
  * whose reductions run on one thread (TENPORT_ROW_EXCHANGE=sparse or dense forces the
  * choice). */
 typedef struct tpi_cp_row_plan {
-  int64_t touched;            /* rows of the slab this rank touches (sorted, by owner) */
-  int64_t received;           /* rows it receives as owner, grouped by source rank */
-  int64_t *touched_rows;      /* space: slab rows */
-  int64_t *received_rows;     /* space: rows within the owned run */
-  int64_t *received_from;     /* host, q + 1: where each source's rows start */
+  int64_t touched;                  /* rows of the slab this rank touches (sorted, by owner) */
+  int64_t received;                 /* rows it receives as owner, grouped by source rank */
+  int64_t *touched_rows;            /* space: slab rows */
+  int64_t *received_rows;           /* space: rows within the owned run */
+  int64_t *received_from;           /* host, q + 1: where each source's rows start */
   int64_t *send_elems, *recv_elems; /* host, q each: rows x R per layer rank */
   void *touched_buf, *received_buf; /* space: touched x R, received x R values */
 } tpi_cp_row_plan;
@@ -97,35 +97,35 @@ void tpi_cp_row_plans_free(tp_space *space, tpi_cp_layout *layout);
 
 /* G (the slab's partial MTTKRP rows) summed into G_own (own_rows rows) on their owners. */
 tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
-                            int64_t R, const void *G, void *G_own);
+                             int64_t R, const void *G, void *G_own);
 /* The owners' rows of factor n (the slab's rows, this rank's own run at own_offset) to
  * every rank of the layer that touches them. */
 tp_status tpi_cp_rows_share(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
-                           int64_t R, void *factor);
+                            int64_t R, void *factor);
 
 /* Row moves in the space (cp_rows.c): packed row k = src row rows[k]; dst row rows[k] =
  * (add: +=) packed row k. Rows of R values of dtype f32 or f64. */
-tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src,
-                            const int64_t *rows, int64_t count, int64_t R, void *packed);
+tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src, const int64_t *rows,
+                             int64_t count, int64_t R, void *packed);
 tp_status tpi_cp_rows_scatter(tp_space *space, tp_dtype dtype, const void *packed,
-                             const int64_t *rows, int64_t count, int64_t R, void *dst, int add);
+                              const int64_t *rows, int64_t count, int64_t R, void *dst, int add);
 
 /* ---- a distributed sparse tensor (cp_dist_coo.c) ------------------------------------ */
 
 struct tp_dist_coo {
-  tp_comm *comm;                      /* the caller's; not owned */
+  tp_comm *comm; /* the caller's; not owned */
   tp_grid grid;
   int coords[TP_COO_MAX_ORDER];
   tp_dtype dtype;
   int order;
   int64_t dims[TP_COO_MAX_ORDER];
   int64_t nnz, local_nnz, min_local_nnz, max_local_nnz;
-  double norm2;                       /* ||X||^2 of the whole tensor */
-  int64_t *bounds[TP_COO_MAX_ORDER];  /* slab boundaries (of rows), parts[m] + 1 each */
+  double norm2;                      /* ||X||^2 of the whole tensor */
+  int64_t *bounds[TP_COO_MAX_ORDER]; /* slab boundaries (of rows), parts[m] + 1 each */
   tpi_cp_relabel relabel[TP_COO_MAX_ORDER];
   tpi_cp_layout layout;
-  tp_coo block;                       /* host: the block, local indices */
-  tp_flycoo *fly;                     /* the block in the space */
+  tp_coo block;   /* host: the block, local indices */
+  tp_flycoo *fly; /* the block in the space */
   double exchange_seconds, build_seconds;
 };
 

@@ -12,8 +12,7 @@ static tp_status check_inputs(const tp_dense *x, const tp_kruskal *m, const doub
   TP_TRY(tp_dense_check(x));
   TP_CHECK_ARG(x->data, "the tensor's data is NULL");
   TP_TRY(tp_kruskal_check(m));
-  TP_CHECK_ARG(m->order == x->order, "the model has order %d, the tensor %d", m->order,
-               x->order);
+  TP_CHECK_ARG(m->order == x->order, "the model has order %d, the tensor %d", m->order, x->order);
   for (int k = 0; k < x->order; ++k)
     TP_CHECK_ARG(m->dims[k] == x->dims[k], "dims[%d]: %lld in the model, %lld in the tensor", k,
                  (long long)m->dims[k], (long long)x->dims[k]);

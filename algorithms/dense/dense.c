@@ -38,8 +38,8 @@ int64_t tp_dense_count(const tp_dense *t) {
 static tp_status check_shape(const char *what, tp_dtype dtype, int order, const int64_t *dims) {
   TP_CHECK_ARG(dtype_ok(dtype), "%s: dtype %s (%d) is not float32 or float64", what,
                tp_dtype_name(dtype), (int)dtype);
-  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "%s: order %d is outside [2, %d]",
-               what, order, TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "%s: order %d is outside [2, %d]", what,
+               order, TP_DENSE_MAX_ORDER);
   for (int k = 0; k < order; ++k)
     TP_CHECK_ARG(dims[k] >= 1, "%s: dims[%d] = %lld, must be at least 1", what, k,
                  (long long)dims[k]);
@@ -52,28 +52,31 @@ static tp_status check_bytes(const char *what, int64_t count, tp_dtype dtype) {
   if (count < 0 || count > INT64_MAX / size || (uint64_t)count > SIZE_MAX / (uint64_t)size)
     return TP_ERROR(TP_ERROR_OVERFLOW,
                     "%s: the element count (the product of dims) or its size in bytes "
-                    "overflows", what);
+                    "overflows",
+                    what);
   return TP_SUCCESS;
 }
 
 /* A descriptor that tp_*_free cleared (or nobody filled): order 0 and no data. */
 static tp_status check_allocated(const char *what, int order, int has_data, int min_order) {
   if (order == 0 && !has_data)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: order 0 is outside [%d, %d] and there is no "
-                    "data: the tensor has been freed or was never allocated", what, min_order,
-                    TP_DENSE_MAX_ORDER);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "%s: order 0 is outside [%d, %d] and there is no "
+                    "data: the tensor has been freed or was never allocated",
+                    what, min_order, TP_DENSE_MAX_ORDER);
   return TP_SUCCESS;
 }
 
 /* Data freed while this descriptor (a copy made before the free) still points at it. */
-static tp_status check_not_freed(const char *what, const char *field, int index,
-                                 const void *data) {
+static tp_status check_not_freed(const char *what, const char *field, int index, const void *data) {
   if (!tp_block_index_was_freed(data))
     return TP_SUCCESS;
   char name[32];
   snprintf(name, sizeof name, index < 0 ? "%s" : "%s[%d]", field, index);
-  return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: %s (%p) was freed; the descriptor is a copy "
-                  "made before the free, or was freed itself", what, name, data);
+  return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                  "%s: %s (%p) was freed; the descriptor is a copy "
+                  "made before the free, or was freed itself",
+                  what, name, data);
 }
 
 tp_status tp_dense_check(const tp_dense *t) {
@@ -104,8 +107,7 @@ tp_status tp_kruskal_check(const tp_kruskal *k) {
   TP_CHECK_ARG(k, "the Kruskal descriptor is NULL");
   TP_TRY(check_allocated("Kruskal tensor", k->order, kruskal_has_data(k), 2));
   TP_TRY(check_shape("Kruskal tensor", k->dtype, k->order, k->dims));
-  TP_CHECK_ARG(k->rank >= 1, "Kruskal tensor: rank %lld, must be at least 1",
-               (long long)k->rank);
+  TP_CHECK_ARG(k->rank >= 1, "Kruskal tensor: rank %lld, must be at least 1", (long long)k->rank);
   for (int m = 0; m < k->order; ++m) {
     int64_t shape[2] = {k->dims[m], k->rank};
     TP_TRY(check_bytes("Kruskal tensor factor", product(2, shape), k->dtype));
@@ -177,8 +179,10 @@ tp_status tp_dense_alloc(tp_space *space, tp_dtype dtype, int order, const int64
   TP_CHECK_ARG(t, "t is NULL");
   memset(t, 0, sizeof *t);
   TP_CHECK_ARG(dims, "dims is NULL");
-  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "dense tensor: order %d is outside "
-               "[2, %d]", order, TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER,
+               "dense tensor: order %d is outside "
+               "[2, %d]",
+               order, TP_DENSE_MAX_ORDER);
   t->dtype = dtype;
   t->order = order;
   memcpy(t->dims, dims, sizeof(int64_t) * (size_t)order);
@@ -209,8 +213,10 @@ tp_status tp_kruskal_alloc(tp_space *space, tp_dtype dtype, int order, const int
   TP_CHECK_ARG(k, "k is NULL");
   memset(k, 0, sizeof *k);
   TP_CHECK_ARG(dims, "dims is NULL");
-  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER, "Kruskal tensor: order %d is outside "
-               "[2, %d]", order, TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(order >= 2 && order <= TP_DENSE_MAX_ORDER,
+               "Kruskal tensor: order %d is outside "
+               "[2, %d]",
+               order, TP_DENSE_MAX_ORDER);
   k->dtype = dtype;
   k->order = order;
   memcpy(k->dims, dims, sizeof(int64_t) * (size_t)order);

@@ -30,15 +30,21 @@ static int64_t first_nonfinite(const void *data, tp_dtype dtype, int64_t n) {
 /* The file must hold float32/float64 values in 2..TP_DENSE_MAX_ORDER dimensions >= 1. */
 static tp_status check_dense_file(const char *path, const tp_npy_array *a) {
   if (!is_float(a->dtype))
-    return TP_ERROR(TP_ERROR_FORMAT, "%s holds %s values; dense tensors are read from float32 "
-                    "or float64 files", path, tp_dtype_name(a->dtype));
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s holds %s values; dense tensors are read from float32 "
+                    "or float64 files",
+                    path, tp_dtype_name(a->dtype));
   if (a->ndim < 2 || a->ndim > TP_DENSE_MAX_ORDER)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s holds a %d-dimensional array; a dense tensor has 2 to "
-                    "%d dimensions", path, a->ndim, TP_DENSE_MAX_ORDER);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s holds a %d-dimensional array; a dense tensor has 2 to "
+                    "%d dimensions",
+                    path, a->ndim, TP_DENSE_MAX_ORDER);
   for (int k = 0; k < a->ndim; ++k)
     if (a->shape[k] < 1)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: dimension %d has size %lld; a dense tensor needs "
-                      "every size to be at least 1", path, k, (long long)a->shape[k]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s: dimension %d has size %lld; a dense tensor needs "
+                      "every size to be at least 1",
+                      path, k, (long long)a->shape[k]);
   return TP_SUCCESS;
 }
 
@@ -68,8 +74,12 @@ static tp_status check_finite(const char *path, const tp_dense *t, const char *n
   tpi_dense_unravel(t, off, idx);
   tpi_dense_format_index(t->order, idx, text, sizeof text);
   double v = tpi_dense_load(t->data, t->dtype, off);
-  return TP_ERROR(TP_ERROR_NUMERICAL, "%s: element %s is %s%s; dense tensors must be finite",
-                  path, text, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", note);
+  return TP_ERROR(TP_ERROR_NUMERICAL, "%s: element %s is %s%s; dense tensors must be finite", path,
+                  text,
+                  isnan(v) ? "NaN"
+                  : v > 0  ? "+Inf"
+                           : "-Inf",
+                  note);
 }
 
 tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t) {
@@ -121,8 +131,8 @@ static tp_status check_dense_host(const tp_dense *host) {
 
 tp_status tp_dense_write_npy(const char *path, const tp_dense *host) {
   TP_TRY(check_dense_host(host));
-  return tp_npy_write(path, host->dtype, host->order, host->dims,
-                      host->layout == TP_LAYOUT_LEFT, host->data);
+  return tp_npy_write(path, host->dtype, host->order, host->dims, host->layout == TP_LAYOUT_LEFT,
+                      host->data);
 }
 
 tp_status tp_dense_write_npy_to(tp_output_set *set, const char *path, const tp_dense *host) {
@@ -173,8 +183,7 @@ tp_status tp_kruskal_reserve_npy(tp_output_set *set, const char *prefix, int ord
   return st;
 }
 
-tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix,
-                                  const tp_kruskal *host) {
+tp_status tp_kruskal_write_npy_to(tp_output_set *set, const char *prefix, const tp_kruskal *host) {
   TP_CHECK_ARG(set, "set is NULL");
   TP_CHECK_ARG(prefix && *prefix, "prefix is NULL or empty");
   TP_TRY(tp_kruskal_check(host));
@@ -277,8 +286,8 @@ static tp_status read_factor(const char *prefix, tp_kruskal *u, int k) {
   return st;
 }
 
-tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order,
-                              const int64_t *dims, int64_t rank, tp_kruskal *host) {
+tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int order, const int64_t *dims,
+                              int64_t rank, tp_kruskal *host) {
   TP_CHECK_ARG(host, "host is NULL");
   memset(host, 0, sizeof *host);
   TP_CHECK_ARG(prefix && *prefix, "prefix is NULL or empty");

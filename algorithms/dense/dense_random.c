@@ -25,11 +25,11 @@ enum { STREAM_UNIFORM = 1, STREAM_NOISE = 2, STREAM_FACTOR = TP_RNG_STREAM_FACTO
 
 /* How a tensor's fibers are dealt out: chunk c covers fibers [first(c), first(c + 1)). */
 typedef struct fiber_plan {
-  int fast;         /* the fast mode */
-  int64_t len;      /* elements per fiber */
-  int64_t fibers;   /* number of fibers */
+  int fast;       /* the fast mode */
+  int64_t len;    /* elements per fiber */
+  int64_t fibers; /* number of fibers */
   int64_t chunks;
-  int64_t step;     /* first-index-fastest stride of the fast mode */
+  int64_t step; /* first-index-fastest stride of the fast mode */
 } fiber_plan;
 
 static fiber_plan plan_fibers(const tp_dense *t) {
@@ -64,7 +64,7 @@ static void uniform_chunk(tp_dense *t, const fiber_plan *p, uint64_t key, int64_
     int64_t n = tpi_dense_left_offset(t, idx);
     for (int64_t i = 0; i < p->len; ++i, n += p->step)
       tpi_dense_store(t->data, t->dtype, j * p->len + i,
-                     tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)n), t->dtype));
+                      tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)n), t->dtype));
   }
 }
 
@@ -81,12 +81,12 @@ tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed) {
 /* ---- Kruskal tensors ------------------------------------------------------------------- */
 
 void tpi_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
-                            int64_t rows, int64_t rank, void *out) {
+                             int64_t rows, int64_t rank, void *out) {
   uint64_t key = tpi_rng_stream_key(seed, STREAM_FACTOR + (uint64_t)mode);
   int64_t first = first_row * rank, n = rows * rank;
   for (int64_t e = 0; e < n; ++e)
     tpi_dense_store(out, dtype, e,
-                   tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)(first + e)), dtype));
+                    tpi_rng_uniform(tpi_rng_draw(key, (uint64_t)(first + e)), dtype));
 }
 
 tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
@@ -97,8 +97,7 @@ tp_status tp_kruskal_random(tp_kruskal *host, uint64_t seed) {
   for (int64_t r = 0; r < host->rank; ++r)
     tpi_dense_store(host->lambda, host->dtype, r, 1.0);
   for (int k = 0; k < host->order; ++k)
-    tpi_kruskal_random_rows(host->dtype, seed, k, 0, host->dims[k], host->rank,
-                           host->factors[k]);
+    tpi_kruskal_random_rows(host->dtype, seed, k, 0, host->dims[k], host->rank, host->factors[k]);
   return TP_SUCCESS;
 }
 
@@ -209,17 +208,18 @@ tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, ui
 }
 
 tp_status tpi_dense_random_planted_block(tp_dense *block, const int64_t *first,
-                                        const tp_kruskal *truth, double noise,
-                                        uint64_t seed) {
+                                         const tp_kruskal *truth, double noise, uint64_t seed) {
   TP_TRY(check_host(block));
   TP_TRY(tp_kruskal_check(truth));
   TP_CHECK_ARG(first, "first is NULL");
   TP_CHECK_ARG(block->order == truth->order && block->dtype == truth->dtype,
                "the block and the truth differ in order or dtype");
   for (int k = 0; k < block->order; ++k)
-    TP_CHECK_ARG(first[k] >= 0 && first[k] + block->dims[k] <= truth->dims[k], "mode %d: rows "
-                 "%lld..%lld are outside the tensor's %lld", k, (long long)first[k],
-                 (long long)(first[k] + block->dims[k]), (long long)truth->dims[k]);
+    TP_CHECK_ARG(first[k] >= 0 && first[k] + block->dims[k] <= truth->dims[k],
+                 "mode %d: rows "
+                 "%lld..%lld are outside the tensor's %lld",
+                 k, (long long)first[k], (long long)(first[k] + block->dims[k]),
+                 (long long)truth->dims[k]);
   TP_CHECK_ARG(isfinite(noise) && noise >= 0.0, "noise %g, must be finite and >= 0", noise);
   return fill_planted(block, first, truth, noise, seed);
 }

@@ -44,8 +44,8 @@ static const char *content_end(const char *p, const char *end) {
 /* The first HEADER_LINES lines that hold anything (complete lines, and the last one too
  * when the text is the whole source: at_end); returns how many there are, *bytes the
  * offset after the last, *no the lines counted up to it. */
-static int content_lines(const char *text, size_t len, int at_end, text_line *lines,
-                         size_t *bytes, int64_t *no) {
+static int content_lines(const char *text, size_t len, int at_end, text_line *lines, size_t *bytes,
+                         int64_t *no) {
   int found = 0;
   size_t pos = 0;
   *no = 0;
@@ -104,24 +104,27 @@ static int word_is(const char *p, const char *end, const char *word) {
 
 static tp_status take_type_line(const char *name, const text_line *l) {
   if (!word_is(l->begin, l->end, "tensor"))
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: dense text starts with a line 'tensor'",
-                    name, (long long)l->no);
+    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: dense text starts with a line 'tensor'", name,
+                    (long long)l->no);
   const char *second = skip_blanks(field_end(l->begin, l->end), l->end);
   int fields = count_fields(l->begin, l->end);
   if (fields == 1 || (fields == 2 && (word_is(second, l->end, "indices-start-at-zero") ||
                                       word_is(second, l->end, "indices-start-at-one"))))
     return TP_SUCCESS;
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: the word after tensor may only be "
-                  "indices-start-at-zero or indices-start-at-one", name, (long long)l->no);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: the word after tensor may only be "
+                  "indices-start-at-zero or indices-start-at-one",
+                  name, (long long)l->no);
 }
 
 static tp_status take_order_line(const char *name, const text_line *l, tpi_dense_text_header *h) {
   char text[FIELD_TEXT];
   int64_t order = positive(l->begin, l->end);
   if (count_fields(l->begin, l->end) != 1 || order < 1 || order > TP_DENSE_MAX_ORDER)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: '%s%s' is not an order; the line after "
-                    "'tensor' holds the order, one integer from 1 to %d", name,
-                    (long long)l->no, field_text(l->begin, l->end, text),
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: '%s%s' is not an order; the line after "
+                    "'tensor' holds the order, one integer from 1 to %d",
+                    name, (long long)l->no, field_text(l->begin, l->end, text),
                     count_fields(l->begin, l->end) > 1 ? " ..." : "", TP_DENSE_MAX_ORDER);
   h->order = (int)order, h->order_line = l->no;
   return TP_SUCCESS;
@@ -130,8 +133,10 @@ static tp_status take_order_line(const char *name, const text_line *l, tpi_dense
 static tp_status take_dims_line(const char *name, const text_line *l, tpi_dense_text_header *h) {
   int fields = count_fields(l->begin, l->end);
   if (fields != h->order)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d dim%s, and the order (line %lld) is "
-                    "%d", name, (long long)l->no, fields, fields == 1 ? "" : "s",
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: %d dim%s, and the order (line %lld) is "
+                    "%d",
+                    name, (long long)l->no, fields, fields == 1 ? "" : "s",
                     (long long)h->order_line, h->order);
   const char *p = l->begin;
   h->count = 1;
@@ -139,13 +144,17 @@ static tp_status take_dims_line(const char *name, const text_line *l, tpi_dense_
     char text[FIELD_TEXT];
     h->dims[k] = positive(p, l->end);
     if (h->dims[k] < 1)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: dim %d ('%s') is not a positive "
-                      "integer", name, (long long)l->no, k, field_text(p, l->end, text));
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s, line %lld: dim %d ('%s') is not a positive "
+                      "integer",
+                      name, (long long)l->no, k, field_text(p, l->end, text));
     if (h->count > INT64_MAX / h->dims[k]) {
       char dims[TP_DENSE_DIMS_TEXT];
       tpi_dense_format_dims(h->order, h->dims, dims, sizeof dims);
-      return TP_ERROR(TP_ERROR_OVERFLOW, "%s, line %lld: the dims %s%s hold more than 2^63 "
-                      "elements", name, (long long)l->no, dims, k + 1 < h->order ? "x..." : "");
+      return TP_ERROR(TP_ERROR_OVERFLOW,
+                      "%s, line %lld: the dims %s%s hold more than 2^63 "
+                      "elements",
+                      name, (long long)l->no, dims, k + 1 < h->order ? "x..." : "");
     }
     h->count *= h->dims[k];
   }
@@ -168,10 +177,13 @@ tp_status tpi_dense_text_peek_header(tp_input *in, tpi_dense_text_header *h) {
   if (st == TP_SUCCESS && found >= 3)
     st = take_dims_line(in->name, &lines[2], h);
   if (st == TP_SUCCESS && found < HEADER_LINES && got == 0)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s is empty: dense text is a line 'tensor', a line of the "
-                  "order and a line of the dims, then the values", in->name);
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s is empty: dense text is a line 'tensor', a line of the "
+                  "order and a line of the dims, then the values",
+                  in->name);
   else if (st == TP_SUCCESS && found < HEADER_LINES)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s %s line %lld, in its header: dense text is a line "
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s %s line %lld, in its header: dense text is a line "
                   "'tensor', a line of the order and a line of the dims, then the values",
                   in->name, got < HEADER_PEEK ? "ends at" : "has no complete header by",
                   (long long)no);

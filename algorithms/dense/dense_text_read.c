@@ -74,15 +74,19 @@ static tp_status fields_error(const values_reader *r, const char *p, const char 
   for (p = skip_blanks(p, end); p < end; p = skip_blanks(p, end), ++fields)
     while (p < end && !is_blank(*p))
       ++p;
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %d fields; dense text holds one value per "
-                  "line", r->name, (long long)r->line, fields);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: %d fields; dense text holds one value per "
+                  "line",
+                  r->name, (long long)r->line, fields);
 }
 
 static tp_status too_many(const values_reader *r) {
   char dims[TP_DENSE_DIMS_TEXT];
   tpi_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: a value beyond the %lld that the dims %s "
-                  "(line %lld) hold", r->name, (long long)r->line, (long long)r->h->count, dims,
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: a value beyond the %lld that the dims %s "
+                  "(line %lld) hold",
+                  r->name, (long long)r->line, (long long)r->h->count, dims,
                   (long long)r->h->dims_line);
 }
 
@@ -99,8 +103,10 @@ static tp_status grow(values_reader *r) {
 }
 
 static tp_status line_too_long(const values_reader *r) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a line of dense text "
-                  "holds one value", r->name, (long long)r->line + 1, TP_DENSE_TEXT_MAX_LINE);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: longer than %d bytes; a line of dense text "
+                  "holds one value",
+                  r->name, (long long)r->line + 1, TP_DENSE_TEXT_MAX_LINE);
 }
 
 /* One line [p, end): end is at its '\n' or at the text's NUL, where strtod stops. */
@@ -157,8 +163,8 @@ static tp_status read_values(tp_input *in, values_reader *r, char **buf) {
   for (;;) {
     char *grown = (char *)realloc(*buf, cap + 1);
     if (!grown)
-      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu-byte read buffer",
-                      r->name, cap + 1);
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for a %zu-byte read buffer", r->name,
+                      cap + 1);
     *buf = grown;
     size_t got;
     TP_TRY(tpi_input_read(in, *buf + have, cap - have, &got));
@@ -188,9 +194,10 @@ static tp_status check_size(const char *name, const tpi_dense_text_header *h, tp
   char dims[TP_DENSE_DIMS_TEXT], what[TP_DENSE_DIMS_TEXT + 64];
   tpi_dense_format_dims(h->order, h->dims, dims, sizeof dims);
   if ((uint64_t)h->count > SIZE_MAX / tp_dtype_size(dtype))
-    return TP_ERROR(TP_ERROR_OVERFLOW, "%s, line %lld: the dims %s hold more bytes of %s than "
-                    "memory can address", name, (long long)h->dims_line, dims,
-                    tp_dtype_name(dtype));
+    return TP_ERROR(TP_ERROR_OVERFLOW,
+                    "%s, line %lld: the dims %s hold more bytes of %s than "
+                    "memory can address",
+                    name, (long long)h->dims_line, dims, tp_dtype_name(dtype));
   size_t bytes = (size_t)h->count * tp_dtype_size(dtype);
   snprintf(what, sizeof what, "dense tensor %s (%s)", dims, tp_dtype_name(dtype));
   return bytes >= TP_HOST_MEMORY_CHECK_FROM ? tp_host_memory_check(bytes, what) : TP_SUCCESS;
@@ -211,9 +218,11 @@ static tp_status end_of_values(const values_reader *r) {
     return TP_SUCCESS;
   char dims[TP_DENSE_DIMS_TEXT];
   tpi_dense_format_dims(r->h->order, r->h->dims, dims, sizeof dims);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: the values end at line %lld after %lld of the %lld "
-                  "that the dims %s (line %lld) hold", r->name, (long long)r->line,
-                  (long long)r->have, (long long)r->h->count, dims, (long long)r->h->dims_line);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: the values end at line %lld after %lld of the %lld "
+                  "that the dims %s (line %lld) hold",
+                  r->name, (long long)r->line, (long long)r->have, (long long)r->h->count, dims,
+                  (long long)r->h->dims_line);
 }
 
 /* The header and then the values of dense text, of any order from 1. */
@@ -221,8 +230,10 @@ static tp_status read_text(tp_input *in, tp_dtype dtype, tp_dense *t) {
   tpi_dense_text_header h;
   TP_TRY(tpi_dense_text_peek_header(in, &h));
   if (h.order < 2)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: order %d; a dense tensor has 2 to %d "
-                    "modes", in->name, (long long)h.order_line, h.order, TP_DENSE_MAX_ORDER);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: order %d; a dense tensor has 2 to %d "
+                    "modes",
+                    in->name, (long long)h.order_line, h.order, TP_DENSE_MAX_ORDER);
   TP_TRY(check_size(in->name, &h, dtype));
   TP_TRY(skip_header(in, &h));
   values_reader r;

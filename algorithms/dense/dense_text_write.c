@@ -13,8 +13,12 @@
 #include "portable/tp_host_omp.h"
 #include "algorithms/io/tp_io_internal.h"
 
-enum { PIECES = 16, PIECE_VALUES = 4096, VALUE_BYTES = TP_TEXT_NUMBER_BYTES,
-       INDEX_TEXT = 16 * 22 + 4 };
+enum {
+  PIECES = 16,
+  PIECE_VALUES = 4096,
+  VALUE_BYTES = TP_TEXT_NUMBER_BYTES,
+  INDEX_TEXT = 16 * 22 + 4
+};
 
 /* The memory offsets of the elements in first-index-fastest order. */
 typedef struct left_walk {
@@ -51,8 +55,8 @@ static void walk_next(left_walk *w) {
 }
 
 static size_t format_value(const tp_dense *t, int64_t offset, char *p) {
-  size_t n = tpi_text_format_number(p, VALUE_BYTES, tpi_dense_load(t->data, t->dtype, offset),
-                                   t->dtype);
+  size_t n =
+      tpi_text_format_number(p, VALUE_BYTES, tpi_dense_load(t->data, t->dtype, offset), t->dtype);
   p[n] = '\n';
   return n + 1;
 }
@@ -116,8 +120,10 @@ static tp_status check_writable(const tp_dense *host) {
     char text[INDEX_TEXT];
     tpi_dense_unravel(host, i, idx);
     tpi_dense_format_index(host->order, idx, text, sizeof text);
-    return TP_ERROR(TP_ERROR_NUMERICAL, "element %s is not finite; dense text holds finite "
-                    "values", text);
+    return TP_ERROR(TP_ERROR_NUMERICAL,
+                    "element %s is not finite; dense text holds finite "
+                    "values",
+                    text);
   }
   return TP_SUCCESS;
 }

@@ -8,7 +8,7 @@
 
 typedef struct random_rows_args {
   uint64_t key;
-  int64_t first, rank; /* the call's first row; columns per row */
+  int64_t first, rank;  /* the call's first row; columns per row */
   uint64_t step, count; /* row i of the call is factor row ((first + i) step) mod count */
   int single;
   void *out;
@@ -25,15 +25,17 @@ TP_RANGE_KERNEL(kruskal_random_elements, random_rows_args, e, a) {
     ((double *)a.out)[e] = tpi_rng_uniform(bits, TP_DTYPE_F64);
 }
 
-tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
-                                                  uint64_t seed, int mode, int64_t first_row,
-                                                  int64_t rows, int64_t rank, uint64_t step,
-                                                  uint64_t count, void *out) {
+tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
+                                                   int mode, int64_t first_row, int64_t rows,
+                                                   int64_t rank, uint64_t step, uint64_t count,
+                                                   void *out) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
                "dtype %d: random factors are float32 or float64", (int)dtype);
-  TP_CHECK_ARG(first_row >= 0 && rows >= 0 && rank >= 0, "rows [%lld, +%lld) of rank %lld: "
-               "invalid", (long long)first_row, (long long)rows, (long long)rank);
+  TP_CHECK_ARG(first_row >= 0 && rows >= 0 && rank >= 0,
+               "rows [%lld, +%lld) of rank %lld: "
+               "invalid",
+               (long long)first_row, (long long)rows, (long long)rank);
   TP_CHECK_ARG(step == 1 || (count <= ((uint64_t)1 << 32) && step < count &&
                              (uint64_t)(first_row + rows) <= count),
                "rows [%lld, +%lld) stepped by %llu modulo %llu: invalid", (long long)first_row,
@@ -48,9 +50,9 @@ tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dty
   return TP_LAUNCHER(kruskal_random_elements)(space, rows * rank, a);
 }
 
-tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
-                                          int mode, int64_t first_row, int64_t rows,
-                                          int64_t rank, void *out) {
-  return tpi_kruskal_random_rows_stepped_in_space(space, dtype, seed, mode, first_row, rows,
-                                                 rank, 1, 0, out);
+tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed, int mode,
+                                           int64_t first_row, int64_t rows, int64_t rank,
+                                           void *out) {
+  return tpi_kruskal_random_rows_stepped_in_space(space, dtype, seed, mode, first_row, rows, rank,
+                                                  1, 0, out);
 }

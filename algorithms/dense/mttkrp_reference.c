@@ -17,8 +17,8 @@ static tp_status check_inputs(const tp_dense *x, const tp_kruskal *u, int mode, 
   TP_CHECK_ARG(u->order == x->order, "the factors have order %d, the tensor %d", u->order,
                x->order);
   for (int k = 0; k < x->order; ++k)
-    TP_CHECK_ARG(u->dims[k] == x->dims[k], "dims[%d]: %lld in the factors, %lld in the tensor",
-                 k, (long long)u->dims[k], (long long)x->dims[k]);
+    TP_CHECK_ARG(u->dims[k] == x->dims[k], "dims[%d]: %lld in the factors, %lld in the tensor", k,
+                 (long long)u->dims[k], (long long)x->dims[k]);
   TP_CHECK_ARG(mode >= 0 && mode < x->order, "mode %d is outside [0, %d)", mode, x->order);
   for (int k = 0; k < x->order; ++k)
     TP_CHECK_ARG(k == mode || u->factors[k], "factors[%d] is NULL", k);

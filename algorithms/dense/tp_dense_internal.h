@@ -75,7 +75,7 @@ static inline void tpi_dense_format_index(int order, const int64_t *idx, char *b
 
 /* p[r] = (lambda_r if with_lambda) * prod_{k != skip_a, skip_b} U_k[idx[k], r]. */
 static inline void tpi_kruskal_partial(const tp_kruskal *u, const int64_t *idx, int skip_a,
-                                      int skip_b, int with_lambda, double *p) {
+                                       int skip_b, int with_lambda, double *p) {
   for (int64_t r = 0; r < u->rank; ++r)
     p[r] = with_lambda ? tpi_dense_load(u->lambda, u->dtype, r) : 1.0;
   for (int k = 0; k < u->order; ++k) {
@@ -90,7 +90,7 @@ static inline void tpi_kruskal_partial(const tp_kruskal *u, const int64_t *idx, 
 /* sum_r p[r] U_f[i, r]: element i of a fiber along mode f, where p holds lambda times
  * the product of the other modes' rows (tpi_kruskal_partial). */
 static inline double tpi_kruskal_fiber_value(const tp_kruskal *u, int f, const double *p,
-                                            int64_t i) {
+                                             int64_t i) {
   double s = 0.0;
   for (int64_t r = 0; r < u->rank; ++r)
     s += p[r] * tpi_dense_load(u->factors[f], u->dtype, i * u->rank + r);
@@ -100,26 +100,25 @@ static inline double tpi_kruskal_fiber_value(const tp_kruskal *u, int f, const d
 /* Rows [first_row, first_row + rows) of factor `mode` of tp_kruskal_random(seed) (rank
  * columns, row-major, in dtype) at out: any part of a factor, without the rest. */
 void tpi_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
-                            int64_t rows, int64_t rank, void *out);
+                             int64_t rows, int64_t rank, void *out);
 /* The same rows drawn in the space into out there (kruskal_random_space.c), bit for bit:
  * a million-row factor costs the host a third of a second and the copy. */
-tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
-                                          int mode, int64_t first_row, int64_t rows,
-                                          int64_t rank, void *out);
+tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed, int mode,
+                                           int64_t first_row, int64_t rows, int64_t rank,
+                                           void *out);
 /* The same with rows taken in steps: row i of out is factor row ((first_row + i) step)
  * mod count (step 1: first_row + i; else count <= 2^32 and first_row + rows <= count).
  * A distributed sparse tensor's relabelled slab (tpi_cp_relabel) draws its rows so. */
-tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype,
-                                                  uint64_t seed, int mode, int64_t first_row,
-                                                  int64_t rows, int64_t rank, uint64_t step,
-                                                  uint64_t count, void *out);
+tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dtype, uint64_t seed,
+                                                   int mode, int64_t first_row, int64_t rows,
+                                                   int64_t rank, uint64_t step, uint64_t count,
+                                                   void *out);
 
 /* The block of tp_dense_random_planted's tensor (whose Kruskal tensor is truth: the
  * whole dims, tp_kruskal_random(seed)) that starts at `first` in every mode: the same
  * values, noise included, element for element; any layout. */
 tp_status tpi_dense_random_planted_block(tp_dense *block, const int64_t *first,
-                                        const tp_kruskal *truth, double noise,
-                                        uint64_t seed);
+                                         const tp_kruskal *truth, double noise, uint64_t seed);
 
 /* ---- dense text (dense_text_header.c, dense_text_read.c, dense_text_write.c) ----------
  * The "tensor" text of GenTen and the Tensor Toolbox: a line "tensor" (GenTen's
@@ -132,12 +131,12 @@ enum { TP_DENSE_TEXT_MAX_LINE = 1 << 20 };
 
 /* What the header at the top of dense text says. */
 typedef struct tpi_dense_text_header {
-  int order;                         /* 1 to TP_DENSE_MAX_ORDER */
+  int order; /* 1 to TP_DENSE_MAX_ORDER */
   int64_t dims[TP_DENSE_MAX_ORDER];
-  int64_t count;                     /* prod(dims), known to fit int64 */
-  int64_t order_line, dims_line;     /* their line numbers, for messages */
-  int64_t lines;                     /* lines up to the dims line, comments included */
-  size_t bytes;                      /* their bytes */
+  int64_t count;                 /* prod(dims), known to fit int64 */
+  int64_t order_line, dims_line; /* their line numbers, for messages */
+  int64_t lines;                 /* lines up to the dims line, comments included */
+  size_t bytes;                  /* their bytes */
 } tpi_dense_text_header;
 
 /* Reads the header from the input's first 64 KiB, peeked: nothing is consumed. Errors

@@ -29,7 +29,8 @@ tp_status tp_mttkrp_variant_parse(const char *name, tp_mttkrp_variant *v) {
     }
   return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                   "unknown MTTKRP variant '%s' (expected auto, elem, slice, tile, gemm or "
-                  "blocked)", name);
+                  "blocked)",
+                  name);
 }
 
 mttkrp_lanes mttkrp_choose_lanes(const tp_space *space, int64_t rank) {
@@ -48,14 +49,14 @@ mttkrp_lanes mttkrp_choose_lanes(const tp_space *space, int64_t rank) {
 }
 
 tp_status mttkrp_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, void *G,
-                           mttkrp_problem *p) {
+                              mttkrp_problem *p) {
   TP_CHECK_ARG(X && U, "X and U must not be NULL");
   TP_TRY(tp_dense_check(X));
   TP_TRY(tp_kruskal_check(U));
   TP_CHECK_ARG(X->dtype == U->dtype, "X is %s but the factors are %s", tp_dtype_name(X->dtype),
                tp_dtype_name(U->dtype));
-  TP_CHECK_ARG(X->order == U->order, "X has order %d but the Kruskal tensor has order %d",
-               X->order, U->order);
+  TP_CHECK_ARG(X->order == U->order, "X has order %d but the Kruskal tensor has order %d", X->order,
+               U->order);
   TP_CHECK_ARG(mode >= 0 && mode < X->order, "mode %d is outside 0..%d", mode, X->order - 1);
   for (int k = 0; k < X->order; ++k)
     TP_CHECK_ARG(X->dims[k] == U->dims[k], "mode %d: X has size %lld but factor %d has %lld rows",
@@ -140,14 +141,15 @@ static tp_status mttkrp_check_options(const tp_mttkrp_options *o) {
   TP_CHECK_ARG(o->tile_volume >= 0, "tile volume %lld is negative", (long long)o->tile_volume);
   TP_CHECK_ARG(o->workspace_fraction >= 0 && o->workspace_fraction <= 1,
                "workspace fraction %g is outside [0, 1]", o->workspace_fraction);
-  TP_CHECK_ARG(o->lanes >= 0 && o->lanes <= TP_SPACE_MAX_LANES, "lanes %d outside 0..%d",
-               o->lanes, TP_SPACE_MAX_LANES);
+  TP_CHECK_ARG(o->lanes >= 0 && o->lanes <= TP_SPACE_MAX_LANES, "lanes %d outside 0..%d", o->lanes,
+               TP_SPACE_MAX_LANES);
   TP_CHECK_ARG(o->panel >= 0, "panel width %lld is negative", (long long)o->panel);
   return TP_SUCCESS;
 }
 
 /* The tile edge for TILE: from the option's volume (its (d-1)-th root), else Eq. 6. */
-static int64_t mttkrp_edge_for(tp_space *space, const mttkrp_problem *p, const tp_mttkrp_options *o) {
+static int64_t mttkrp_edge_for(tp_space *space, const mttkrp_problem *p,
+                               const tp_mttkrp_options *o) {
   if (o->tile_volume <= 0)
     return mttkrp_tile_edge(space, p);
   int64_t edge = (int64_t)floor(pow((double)o->tile_volume, 1.0 / (p->d - 1)) + 1e-9);
@@ -161,19 +163,14 @@ tp_status tp_mttkrp(tp_space *space, const tp_dense *X, const tp_kruskal *U, int
   TP_TRY(mttkrp_check_options(&o));
   mttkrp_problem p;
   TP_TRY(mttkrp_problem_make(X, U, mode, G, &p));
-  tp_mttkrp_variant v = o.variant == TP_MTTKRP_AUTO ? tp_mttkrp_choose(space, X, mode, U->rank, &o)
-                                                    : o.variant;
+  tp_mttkrp_variant v =
+      o.variant == TP_MTTKRP_AUTO ? tp_mttkrp_choose(space, X, mode, U->rank, &o) : o.variant;
   const mttkrp_ops *ops = mttkrp_ops_for(p.dtype);
   switch (v) {
-  case TP_MTTKRP_ELEM:
-    return ops->elem(space, &p);
-  case TP_MTTKRP_SLICE:
-    return ops->slice(space, &p);
-  case TP_MTTKRP_TILE:
-    return ops->tile(space, &p, mttkrp_edge_for(space, &p, &o));
-  case TP_MTTKRP_GEMM:
-    return mttkrp_run_gemm_engine(space, &p, 0, 1, 0);
-  default:
-    return mttkrp_run_gemm_engine(space, &p, mttkrp_blocked_budget(X, &o), o.lanes, o.panel);
+  case TP_MTTKRP_ELEM: return ops->elem(space, &p);
+  case TP_MTTKRP_SLICE: return ops->slice(space, &p);
+  case TP_MTTKRP_TILE: return ops->tile(space, &p, mttkrp_edge_for(space, &p, &o));
+  case TP_MTTKRP_GEMM: return mttkrp_run_gemm_engine(space, &p, 0, 1, 0);
+  default: return mttkrp_run_gemm_engine(space, &p, mttkrp_blocked_budget(X, &o), o.lanes, o.panel);
   }
 }

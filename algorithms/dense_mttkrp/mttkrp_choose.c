@@ -36,7 +36,8 @@ tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
   for (int m = 0; m < X->order; ++m)
     canonical[m] = X->dims[X->layout == TP_LAYOUT_RIGHT ? X->order - 1 - m : m];
   const double N = (double)tp_dense_count(X), R = (double)rank, d = X->order;
-  const double K = (double)mttkrp_max(mttkrp_prod(canonical, 0, k), mttkrp_prod(canonical, k + 1, X->order));
+  const double K =
+      (double)mttkrp_max(mttkrp_prod(canonical, 0, k), mttkrp_prod(canonical, k + 1, X->order));
   const double beta = info.is_gpu ? 14.0 : 10.0, l = info.is_gpu ? 10.0 : 8.0;
   const double NT = (double)tp_mttkrp_tile_volume(space, X, rank);
   if (mttkrp_cost_blocked(N, R, K, beta) <= mttkrp_cost_tile(N, R, d, NT > 0 ? NT : 1.0, l, beta))

@@ -16,7 +16,7 @@ TP_INLINE void mttkrp_decode(int q, const int64_t *dims, int64_t o, int64_t *idx
 
 /* Advances idx to the next multi-index and keeps *offset = sum_m idx[m] * stride[m]. */
 TP_INLINE void mttkrp_advance(int q, const int64_t *dims, const int64_t *stride, int64_t *idx,
-                           int64_t *offset) {
+                              int64_t *offset) {
   for (int m = 0; m < q; ++m) {
     *offset += stride[m];
     if (++idx[m] < dims[m])

@@ -49,7 +49,7 @@ static const char *mttkrp_at(const void *base, int64_t elems, size_t elem_bytes)
 /* One GEMM of the rows of one parity in [c0, c0 + rows): T's rows of that parity (row
  * stride 2 panel) = those rows of X (stride 2K) x KR rows [k_begin, k_end). */
 static tp_status mttkrp_parity_gemm(mttkrp_run *r, void *T, int parity, int64_t c0, int64_t rows,
-                                 int64_t k_begin, int64_t k_end) {
+                                    int64_t k_begin, int64_t k_end) {
   const size_t eb = r->ops->elem_bytes;
   const int64_t K = r->pl.K, R = r->rc;
   const int64_t first = c0 + (((c0 & 1) != parity) ? 1 : 0);
@@ -73,7 +73,7 @@ static tp_status mttkrp_parity_gemm(mttkrp_run *r, void *T, int parity, int64_t 
  * blocks are summed over the passes anyway. The Khatri-Rao buffer holds row k0 - 1 too.
  * The two GEMMs run on two lanes, together about the size of one. */
 static tp_status mttkrp_parity_gemms(mttkrp_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
-                                  int64_t rows) {
+                                     int64_t rows) {
   const int64_t odd_begin = k0 > 0 ? k0 - 1 : 0;
   const int64_t odd_end = k0 + depth == r->pl.K ? r->pl.K : k0 + depth - 1;
   int lanes = 1;
@@ -90,7 +90,7 @@ static tp_status mttkrp_parity_gemms(mttkrp_run *r, void *T, int64_t k0, int64_t
 /* T[slot] = rows [c0, c0 + rows) of X (or X^T) x KR rows [slot * kc, ...) of this pass
  * (depth rows in all), for the current panel's columns. */
 static tp_status mttkrp_block_gemm(mttkrp_run *r, void *T, int64_t k0, int64_t depth, int64_t c0,
-                                int64_t rows) {
+                                   int64_t rows) {
   const mttkrp_plan *pl = &r->pl;
   const size_t eb = r->ops->elem_bytes;
   const int64_t R = r->rc;
@@ -103,8 +103,8 @@ static tp_status mttkrp_block_gemm(mttkrp_run *r, void *T, int64_t k0, int64_t d
     return mttkrp_parity_gemms(r, T, k0, depth, c0, rows);
   if (full > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, pl->kc,
-                                mttkrp_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R,
-                                0.0, T, R, rows * R, full));
+                                mttkrp_at(r->p->X, base, eb), lda, step, r->kr, R, pl->kc * R, 0.0,
+                                T, R, rows * R, full));
   if (rest > 0)
     TP_TRY(r->ops->gemm_batched(r->space, ta, TP_NO_TRANS, rows, R, rest,
                                 mttkrp_at(r->p->X, base + full * step, eb), lda, 0,
@@ -116,7 +116,7 @@ static tp_status mttkrp_block_gemm(mttkrp_run *r, void *T, int64_t k0, int64_t d
 /* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
  * factors, in the current panel's columns. */
 static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots, int64_t s0,
-                                  int64_t ns, int concurrent) {
+                                     int64_t ns, int concurrent) {
   const mttkrp_plan *pl = &r->pl;
   const mttkrp_problem *p = r->p;
   const size_t eb = r->ops->elem_bytes;
@@ -158,9 +158,9 @@ static tp_status mttkrp_pass(mttkrp_run *r, int64_t k0, int64_t depth) {
   /* with the parity split, kr's row 0 holds column k0 - 1 (unused in the first pass) */
   r->kr_first = pl->parity_split ? k0 - 1 : k0;
   const int64_t behind = pl->parity_split && k0 > 0 ? 1 : 0;
-  TP_TRY(r->ops->khatri_rao_rows(r->space, count, r->p->dims + first, U, r->rc, r->p->rank,
-                                 k0 - behind, depth + behind,
-                                 (void *)mttkrp_at(r->kr, (1 - behind) * pl->parity_split * r->rc, eb)));
+  TP_TRY(r->ops->khatri_rao_rows(
+      r->space, count, r->p->dims + first, U, r->rc, r->p->rank, k0 - behind, depth + behind,
+      (void *)mttkrp_at(r->kr, (1 - behind) * pl->parity_split * r->rc, eb)));
   const int64_t slots = depth / pl->kc + (depth % pl->kc != 0);
   int lanes = 1;
   TP_TRY(tp_space_lanes_begin(r->space, pl->lanes, &lanes));
@@ -181,7 +181,7 @@ static tp_status mttkrp_pass(mttkrp_run *r, int64_t k0, int64_t depth) {
 }
 
 tp_status mttkrp_run_gemm_engine(tp_space *space, const mttkrp_problem *p, size_t workspace_bytes,
-                              int lanes, int64_t panel) {
+                                 int lanes, int64_t panel) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   mttkrp_run r;

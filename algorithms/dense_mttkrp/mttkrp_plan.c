@@ -10,7 +10,7 @@
 /* Splits the contraction into slots when a block's GEMM output is too small to keep the
  * device busy; each slot contracts kc >= min_depth rows. */
 static int64_t mttkrp_plan_slots(const tp_space_info *info, int64_t rows, int64_t rank,
-                              int64_t room_rows, int64_t kr_rows) {
+                                 int64_t room_rows, int64_t kr_rows) {
   const int64_t busy = info->is_gpu ? (int64_t)1 << 22 : ((int64_t)1 << 14) * info->compute_units;
   const int64_t min_depth = info->is_gpu ? 128 : 512;
   if (rows * rank >= busy)
@@ -58,9 +58,8 @@ static int mttkrp_choose_cut(const mttkrp_problem *p, int64_t min_rows, int64_t 
  * own) went from 46-49 ms to 56-58 ms with two block lanes instead. Two lanes need a
  * slab to fit half the room. */
 static int mttkrp_auto_lanes(const tp_space_info *info, const mttkrp_plan *pl, int64_t rank,
-                          int64_t room) {
-  return info->is_gpu && !pl->gemm_before && pl->panel < rank && pl->slab_rows <= room / 2 ? 2
-                                                                                          : 1;
+                             int64_t room) {
+  return info->is_gpu && !pl->gemm_before && pl->panel < rank && pl->slab_rows <= room / 2 ? 2 : 1;
 }
 
 /* Rank columns per panel. Automatic: the whole rank on CPUs (BLAS runs any block shape
@@ -72,7 +71,7 @@ static int mttkrp_auto_lanes(const tp_space_info *info, const mttkrp_plan *pl, i
  * rounded up to a multiple of 64 columns, the GEMM tiles' width (500-column GEMMs ran
  * up to 10% slower than 512-column ones); the last panel takes the rest. */
 static int64_t mttkrp_panel_width(const tp_space_info *info, int64_t rank, int64_t elems,
-                               int64_t given) {
+                                  int64_t given) {
   int64_t widest = rank;
   if (given > 0)
     widest = given;
@@ -99,7 +98,7 @@ static int64_t mttkrp_gemm_waves(const tp_space_info *info, int64_t rows, int64_
  * included) cost the fewest waves over all slabs, counting a quarter wave more per block
  * for its fixed costs (launches, the partial kernel, the GEMM's ramp). */
 static int64_t mttkrp_gpu_block_slabs(const tp_space_info *info, int64_t slab_rows, int64_t slabs,
-                                   int64_t most, int64_t panel) {
+                                      int64_t most, int64_t panel) {
   if (mttkrp_gemm_waves(info, most * slab_rows, panel) >= 16)
     return most; /* the last wave is a small share */
   int64_t best = most;
@@ -118,7 +117,7 @@ static int64_t mttkrp_gpu_block_slabs(const tp_space_info *info, int64_t slab_ro
 /* Khatri-Rao rows per pass: at most `cap`, the passes over the GEMM side as even as
  * possible, in slots of kc rows. */
 static void mttkrp_plan_depth(const tp_space_info *info, mttkrp_plan *pl, int64_t rows,
-                           int64_t lane_room, int64_t cap) {
+                              int64_t lane_room, int64_t cap) {
   int64_t kr_rows = mttkrp_min(pl->K, mttkrp_max(1, cap));
   pl->slots = mttkrp_plan_slots(info, rows, pl->panel, lane_room, kr_rows);
   if (pl->slots > 1) /* T takes slots times more of the budget */
@@ -133,7 +132,7 @@ static void mttkrp_plan_depth(const tp_space_info *info, mttkrp_plan *pl, int64_
  * themselves), passes of an even depth. A depth of 1 (a budget of a few rows) has no
  * even depth to go down to, so it keeps plain GEMMs. */
 static int mttkrp_wants_parity_split(const tp_space_info *info, const mttkrp_problem *p,
-                                  const mttkrp_plan *pl) {
+                                     const mttkrp_plan *pl) {
   return info->is_gpu && p->dtype == TP_DTYPE_F64 && pl->gemm_before && pl->K % 2 == 1 &&
          pl->K >= 5 && pl->kc >= 2 && pl->slots == 1 && pl->lanes == 1 &&
          pl->block_slabs * pl->slab_rows >= 2 && (uintptr_t)p->X % 16 == 0;
@@ -154,13 +153,14 @@ static int64_t mttkrp_thinnest_slab(const mttkrp_problem *p) {
 /* The panel width, narrowed until the budget's rows (elems / panel, shared by T and the
  * Khatri-Rao rows, half each) hold a slab per lane and a Khatri-Rao row to spare; 0 when
  * not even one column does. */
-static int64_t mttkrp_fitting_panel(const mttkrp_problem *p, int64_t elems, int lanes, int64_t panel) {
+static int64_t mttkrp_fitting_panel(const mttkrp_problem *p, int64_t elems, int lanes,
+                                    int64_t panel) {
   const int64_t need_rows = 2 * ((int64_t)lanes * mttkrp_thinnest_slab(p) + 1);
   return elems / panel >= need_rows ? panel : elems / need_rows;
 }
 
 tp_status mttkrp_plan_make(const tp_space_info *info, const mttkrp_problem *p, size_t budget,
-                        int lanes, int64_t panel, mttkrp_plan *pl) {
+                           int lanes, int64_t panel, mttkrp_plan *pl) {
   memset(pl, 0, sizeof *pl);
   const size_t eb = mttkrp_ops_for(p->dtype)->elem_bytes;
   const int64_t elems = budget ? (int64_t)(budget / eb) : 0;
@@ -176,7 +176,7 @@ tp_status mttkrp_plan_make(const tp_space_info *info, const mttkrp_problem *p, s
                       (size_t)(2 * ((int64_t)lanes_at_least * mttkrp_thinnest_slab(p) + 1)) * eb);
   }
   const int64_t width_rows = budget ? mttkrp_max(2, elems / pl->panel) : 0; /* T + KR rows */
-  const int64_t room = budget ? width_rows / 2 : p->count;                /* T rows */
+  const int64_t room = budget ? width_rows / 2 : p->count;                  /* T rows */
   pl->lanes = budget && lanes > 0 ? lanes : 1;
   int64_t lane_room = mttkrp_max(1, room / pl->lanes); /* T rows of one lane */
   const int64_t min_rows = info->is_gpu ? 2048 : 256;
@@ -191,8 +191,8 @@ tp_status mttkrp_plan_make(const tp_space_info *info, const mttkrp_problem *p, s
     lane_room = mttkrp_max(1, room / pl->lanes);
   }
   const int64_t most = mttkrp_max(1, mttkrp_min(pl->slabs, lane_room / pl->slab_rows));
-  pl->block_slabs = info->is_gpu ? mttkrp_gpu_block_slabs(info, pl->slab_rows, pl->slabs, most, pl->panel)
-                                 : most;
+  pl->block_slabs =
+      info->is_gpu ? mttkrp_gpu_block_slabs(info, pl->slab_rows, pl->slabs, most, pl->panel) : most;
   if (pl->block_slabs >= pl->slabs)
     pl->lanes = 1; /* one block: nothing to overlap */
   const int64_t rows = pl->block_slabs * pl->slab_rows;
@@ -202,4 +202,3 @@ tp_status mttkrp_plan_make(const tp_space_info *info, const mttkrp_problem *p, s
     pl->kc -= 1; /* every pass starts at an even column (kc >= 3 here) */
   return TP_SUCCESS;
 }
-

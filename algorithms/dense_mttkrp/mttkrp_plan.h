@@ -9,7 +9,7 @@
 TP_EXTERN_C_BEGIN
 
 typedef struct mttkrp_plan {
-  int gemm_before;          /* the GEMM side is modes 0..t-1 (else t..d-1) */
+  int gemm_before; /* the GEMM side is modes 0..t-1 (else t..d-1) */
   int t;
   int row_first, row_count; /* the row modes */
   int64_t K, M;             /* GEMM side size, rows */
@@ -27,7 +27,7 @@ typedef struct mttkrp_plan {
  * TP_ERROR_INVALID_ARGUMENT, naming the least budget, when even one-column panels
  * cannot hold a block of one slab and a Khatri-Rao row. */
 tp_status mttkrp_plan_make(const tp_space_info *info, const mttkrp_problem *p, size_t budget,
-                        int lanes, int64_t panel, mttkrp_plan *pl);
+                           int lanes, int64_t panel, mttkrp_plan *pl);
 
 TP_EXTERN_C_END
 #endif

@@ -74,16 +74,16 @@ typedef struct MTTKRP_PN(mttkrp_kr_args) {
 #undef MTTKRP_K
 
 /* Calls kernel name_k<width>'s launcher. */
-#define MTTKRP_LAUNCH_WIDTH(name, width, space, policy, args)                              \
-  do {                                                                                  \
-    switch (width) {                                                                    \
-    case 1: return TP_PASTE(MTTKRP_PN(name), _k1_launch)(space, policy, args);             \
-    case 2: return TP_PASTE(MTTKRP_PN(name), _k2_launch)(space, policy, args);             \
-    case 3: return TP_PASTE(MTTKRP_PN(name), _k3_launch)(space, policy, args);             \
-    case 4: return TP_PASTE(MTTKRP_PN(name), _k4_launch)(space, policy, args);             \
-    case 8: return TP_PASTE(MTTKRP_PN(name), _k8_launch)(space, policy, args);             \
-    default: return TP_PASTE(MTTKRP_PN(name), _k16_launch)(space, policy, args);           \
-    }                                                                                   \
+#define MTTKRP_LAUNCH_WIDTH(name, width, space, policy, args)                    \
+  do {                                                                           \
+    switch (width) {                                                             \
+    case 1: return TP_PASTE(MTTKRP_PN(name), _k1_launch)(space, policy, args);   \
+    case 2: return TP_PASTE(MTTKRP_PN(name), _k2_launch)(space, policy, args);   \
+    case 3: return TP_PASTE(MTTKRP_PN(name), _k3_launch)(space, policy, args);   \
+    case 4: return TP_PASTE(MTTKRP_PN(name), _k4_launch)(space, policy, args);   \
+    case 8: return TP_PASTE(MTTKRP_PN(name), _k8_launch)(space, policy, args);   \
+    default: return TP_PASTE(MTTKRP_PN(name), _k16_launch)(space, policy, args); \
+    }                                                                            \
   } while (0)
 
 /* Khatri-Rao rows: one thread per row, lanes over the rank. */
@@ -158,14 +158,14 @@ TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_partial_col_team), MTTKRP_PN(mttkrp_partial_args
 
 /* Team policy of the element-wise kernels: GPU teams of lanes.team threads, each
  * handling one work item; CPU teams of one thread handling cpu_items. */
-static tp_team_policy MTTKRP_PN(mttkrp_items_policy)(tp_space *space, mttkrp_lanes lanes, int64_t items,
-                                               int64_t cpu_items, int64_t *per_team,
-                                               size_t scratch) {
+static tp_team_policy MTTKRP_PN(mttkrp_items_policy)(tp_space *space, mttkrp_lanes lanes,
+                                                     int64_t items, int64_t cpu_items,
+                                                     int64_t *per_team, size_t scratch) {
   tp_space_info info;
   tp_space_get_info(space, &info);
   *per_team = info.is_gpu ? lanes.team : cpu_items;
-  tp_team_policy p = tp_team_policy_make(tp_ceil_div_i64(items, *per_team), lanes.team,
-                                         lanes.vector, scratch);
+  tp_team_policy p =
+      tp_team_policy_make(tp_ceil_div_i64(items, *per_team), lanes.team, lanes.vector, scratch);
   if (!info.is_gpu)
     p.schedule = TP_SCHEDULE_DYNAMIC;
   return p;
@@ -191,7 +191,7 @@ static tp_status MTTKRP_PN(mttkrp_elem_run)(tp_space *space, const mttkrp_proble
 }
 
 /* Arguments shared by SLICE and TILE: the modes other than k. */
-static void MTTKRP_PN(mttkrp_walk_fill)(const mttkrp_problem *pb, MTTKRP_PN(mttkrp_walk_args) *a) {
+static void MTTKRP_PN(mttkrp_walk_fill)(const mttkrp_problem *pb, MTTKRP_PN(mttkrp_walk_args) * a) {
   memset(a, 0, sizeof *a);
   a->X = (const MTTKRP_T *)pb->X;
   a->G = (MTTKRP_T *)pb->G;
@@ -217,7 +217,8 @@ static tp_status MTTKRP_PN(mttkrp_slice_run)(tp_space *space, const mttkrp_probl
   MTTKRP_LAUNCH_WIDTH(mttkrp_slice, lanes.width, space, pol, a);
 }
 
-static tp_status MTTKRP_PN(mttkrp_tile_run)(tp_space *space, const mttkrp_problem *pb, int64_t edge) {
+static tp_status MTTKRP_PN(mttkrp_tile_run)(tp_space *space, const mttkrp_problem *pb,
+                                            int64_t edge) {
   MTTKRP_PN(mttkrp_walk_args) a;
   MTTKRP_PN(mttkrp_walk_fill)(pb, &a);
   a.edge = edge;
@@ -235,8 +236,8 @@ static tp_status MTTKRP_PN(mttkrp_tile_run)(tp_space *space, const mttkrp_proble
 
 /* U[m] holds rows of ld values, of which the first `rank` are used. */
 static tp_status MTTKRP_PN(mttkrp_kr_run)(tp_space *space, int q, const int64_t *dims,
-                                    const void *const *U, int64_t rank, int64_t ld,
-                                    int64_t row0, int64_t nrows, void *out) {
+                                          const void *const *U, int64_t rank, int64_t ld,
+                                          int64_t row0, int64_t nrows, void *out) {
   MTTKRP_PN(mttkrp_kr_args) a;
   memset(&a, 0, sizeof a);
   a.out = (MTTKRP_T *)out;
@@ -264,7 +265,8 @@ static tp_status MTTKRP_PN(mttkrp_kr_run)(tp_space *space, int q, const int64_t 
 /* Chunks of other indices per output row for the GPU kernel: teams enough to fill the
  * device a few times over, but chunks of at least 4 indices (each chunk costs one
  * atomic update per column). */
-static int64_t MTTKRP_PN(mttkrp_partial_team_chunks)(const tp_space_info *info, const mttkrp_partial *pt) {
+static int64_t MTTKRP_PN(mttkrp_partial_team_chunks)(const tp_space_info *info,
+                                                     const mttkrp_partial *pt) {
   const int64_t want_teams = 4 * (2048 / MTTKRP_GPU_COL_TEAM) * (int64_t)info->compute_units;
   const int64_t want = tp_ceil_div_i64(want_teams, pt->p_count);
   return tp_max_i64(1, tp_min_i64(want, tp_ceil_div_i64(pt->o_count, 4)));
@@ -299,8 +301,8 @@ static tp_status MTTKRP_PN(mttkrp_partial_run)(tp_space *space, const mttkrp_par
     a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
     a.chunks = tp_ceil_div_i64(pt->o_count, a.o_chunk); /* no empty chunks */
     a.atomic = a.chunks > 1 || pt->shared;
-    tp_team_policy pol =
-        tp_team_policy_make(pt->p_count * a.chunks, MTTKRP_PN(mttkrp_col_team_warps)(pt->rank), 32, 0);
+    tp_team_policy pol = tp_team_policy_make(pt->p_count * a.chunks,
+                                             MTTKRP_PN(mttkrp_col_team_warps)(pt->rank), 32, 0);
     return TP_PASTE(MTTKRP_PN(mttkrp_partial_col_team), _launch)(space, pol, a);
   }
   /* CPUs: one team per output row, so that the sums are formed in a fixed order and
@@ -316,21 +318,21 @@ static tp_status MTTKRP_PN(mttkrp_partial_run)(tp_space *space, const mttkrp_par
 }
 
 static tp_status MTTKRP_PN(mttkrp_gemm_run)(tp_space *space, tp_transpose ta, tp_transpose tb,
-                                      int64_t m, int64_t n, int64_t k, const void *A,
-                                      int64_t lda, int64_t sa, const void *B, int64_t ldb,
-                                      int64_t sb, double beta, void *C, int64_t ldc, int64_t sc,
-                                      int64_t batch) {
-  return TP_PASTE(tp_gemm_batched_, MTTKRP_SFX)(space, ta, tb, m, n, k, (MTTKRP_T)1, (const MTTKRP_T *)A,
-                                             lda, sa, (const MTTKRP_T *)B, ldb, sb, (MTTKRP_T)beta,
-                                             (MTTKRP_T *)C, ldc, sc, batch);
+                                            int64_t m, int64_t n, int64_t k, const void *A,
+                                            int64_t lda, int64_t sa, const void *B, int64_t ldb,
+                                            int64_t sb, double beta, void *C, int64_t ldc,
+                                            int64_t sc, int64_t batch) {
+  return TP_PASTE(tp_gemm_batched_, MTTKRP_SFX)(
+      space, ta, tb, m, n, k, (MTTKRP_T)1, (const MTTKRP_T *)A, lda, sa, (const MTTKRP_T *)B, ldb,
+      sb, (MTTKRP_T)beta, (MTTKRP_T *)C, ldc, sc, batch);
 }
 
 /* The table is built inside a host function: a namespace-scope constant would be
  * copied to the device by hipcc, with host function pointers it cannot link. */
 const mttkrp_ops *MTTKRP_PN(mttkrp_ops)(void) {
-  static const mttkrp_ops ops = {sizeof(MTTKRP_T),        MTTKRP_PN(mttkrp_elem_run),
-                              MTTKRP_PN(mttkrp_slice_run), MTTKRP_PN(mttkrp_tile_run),
-                              MTTKRP_PN(mttkrp_kr_run),    MTTKRP_PN(mttkrp_partial_run),
-                              MTTKRP_PN(mttkrp_gemm_run)};
+  static const mttkrp_ops ops = {
+      sizeof(MTTKRP_T),           MTTKRP_PN(mttkrp_elem_run), MTTKRP_PN(mttkrp_slice_run),
+      MTTKRP_PN(mttkrp_tile_run), MTTKRP_PN(mttkrp_kr_run),   MTTKRP_PN(mttkrp_partial_run),
+      MTTKRP_PN(mttkrp_gemm_run)};
   return &ops;
 }

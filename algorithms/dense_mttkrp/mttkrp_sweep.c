@@ -18,10 +18,10 @@ struct tp_mttkrp_sweep {
   int64_t rank;
   tp_mttkrp_options opts;
   int reuse;
-  int split;        /* canonical modes 0..split form group A */
-  int have[2];      /* group A / B partial is current for this iteration */
-  void *partial;    /* the current group's partial (max(L_s, J_s) x rank) */
-  size_t budget;    /* Khatri-Rao rows per pass */
+  int split;     /* canonical modes 0..split form group A */
+  int have[2];   /* group A / B partial is current for this iteration */
+  void *partial; /* the current group's partial (max(L_s, J_s) x rank) */
+  size_t budget; /* Khatri-Rao rows per pass */
 };
 
 /* The split that makes the larger partial smallest. */
@@ -82,9 +82,9 @@ tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t ran
   const size_t bytes = tp_dtype_size(X->dtype) * (size_t)rows * (size_t)rank;
   const size_t tensor = tp_dtype_size(X->dtype) * (size_t)tp_dense_count(X);
   tp_mttkrp_variant v = s->opts.variant;
-  s->reuse = (v == TP_MTTKRP_AUTO || v == TP_MTTKRP_GEMM || v == TP_MTTKRP_BLOCKED) &&
-             (partial_bytes_limit ? bytes <= partial_bytes_limit
-                                  : partial_pays(space, bytes, tensor));
+  s->reuse =
+      (v == TP_MTTKRP_AUTO || v == TP_MTTKRP_GEMM || v == TP_MTTKRP_BLOCKED) &&
+      (partial_bytes_limit ? bytes <= partial_bytes_limit : partial_pays(space, bytes, tensor));
   tp_status st = s->reuse ? tp_alloc(space, bytes, &s->partial) : TP_SUCCESS;
   if (st == TP_ERROR_OUT_OF_MEMORY && !partial_bytes_limit) {
     /* the estimate was wrong (a memory limit, other users of the device): no partials */
@@ -99,9 +99,7 @@ tp_status tp_mttkrp_sweep_create(tp_space *space, const tp_dense *X, int64_t ran
   return TP_SUCCESS;
 }
 
-int tp_mttkrp_sweep_passes(const tp_mttkrp_sweep *s) {
-  return !s ? 0 : s->reuse ? 2 : s->X.order;
-}
+int tp_mttkrp_sweep_passes(const tp_mttkrp_sweep *s) { return !s ? 0 : s->reuse ? 2 : s->X.order; }
 
 tp_status tp_mttkrp_sweep_destroy(tp_mttkrp_sweep **sweep) {
   if (!sweep || !*sweep)
@@ -119,7 +117,8 @@ static tp_status mttkrp_form_partial(tp_mttkrp_sweep *s, const mttkrp_problem *p
   const size_t eb = ops->elem_bytes;
   const int64_t R = p->rank, La = mttkrp_prod(p->dims, 0, s->split + 1);
   const int64_t Jb = mttkrp_prod(p->dims, s->split + 1, p->d);
-  const int first = group_a ? s->split + 1 : 0, count = group_a ? p->d - s->split - 1 : s->split + 1;
+  const int first = group_a ? s->split + 1 : 0,
+            count = group_a ? p->d - s->split - 1 : s->split + 1;
   const int64_t K = group_a ? Jb : La, M = group_a ? La : Jb;
   const int64_t depth = mttkrp_max(1, mttkrp_min(K, (int64_t)(s->budget / eb) / R));
   void *kr = NULL;

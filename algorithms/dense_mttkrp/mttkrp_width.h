@@ -183,7 +183,8 @@ TP_TEAM_KERNEL(MTTKRP_KN(mttkrp_partial), MTTKRP_PN(mttkrp_partial_args), team, 
           }
         }
       } else {
-        TP_LANES for (int j = 0; j < MTTKRP_K; ++j) sums[team->team_rank * F + lane * MTTKRP_K + j] = acc[j];
+        TP_LANES for (int j = 0; j < MTTKRP_K; ++j)
+            sums[team->team_rank * F + lane * MTTKRP_K + j] = acc[j];
       }
     }
     if (team->team_size > 1) {

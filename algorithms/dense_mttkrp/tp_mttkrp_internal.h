@@ -30,8 +30,8 @@ typedef struct mttkrp_problem {
   int64_t count;
   int64_t rank;
   const void *X;
-  const void *U[MTTKRP_MAX_ORDER];   /* U[mode] is not read */
-  void *G;                        /* dims[mode] x rank */
+  const void *U[MTTKRP_MAX_ORDER]; /* U[mode] is not read */
+  void *G;                         /* dims[mode] x rank */
 } mttkrp_problem;
 
 /* Vector lanes and per-lane columns of the element-wise kernels. */
@@ -69,8 +69,8 @@ typedef struct mttkrp_partial {
 /* Walks the row modes first..last-1 of p (first fastest): mode k's stride goes to
  * pt->p_stride, every other mode is appended to pt's other modes with its stride and
  * factor. Returns the product of the other modes' sizes. */
-static inline int64_t mttkrp_partial_add_modes(mttkrp_partial *pt, const mttkrp_problem *p, int first,
-                                            int last) {
+static inline int64_t mttkrp_partial_add_modes(mttkrp_partial *pt, const mttkrp_problem *p,
+                                               int first, int last) {
   int64_t stride = 1, count = 1;
   for (int m = first; m < last; ++m) {
     if (m == p->mode) {
@@ -95,14 +95,13 @@ typedef struct mttkrp_ops {
   tp_status (*tile)(tp_space *space, const mttkrp_problem *p, int64_t edge);
   /* out[(row - row0) * rank + r] = prod_m U_m[i_m(row) * ld + r] over q modes, rows in
    * [row0, row0 + nrows) of the modes' first-index-fastest linear index. */
-  tp_status (*khatri_rao_rows)(tp_space *space, int q, const int64_t *dims,
-                               const void *const *U, int64_t rank, int64_t ld, int64_t row0,
-                               int64_t nrows, void *out);
+  tp_status (*khatri_rao_rows)(tp_space *space, int q, const int64_t *dims, const void *const *U,
+                               int64_t rank, int64_t ld, int64_t row0, int64_t nrows, void *out);
   tp_status (*partial)(tp_space *space, const mttkrp_partial *p);
-  tp_status (*gemm_batched)(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m,
-                            int64_t n, int64_t k, const void *A, int64_t lda, int64_t sa,
-                            const void *B, int64_t ldb, int64_t sb, double beta, void *C,
-                            int64_t ldc, int64_t sc, int64_t batch);
+  tp_status (*gemm_batched)(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m, int64_t n,
+                            int64_t k, const void *A, int64_t lda, int64_t sa, const void *B,
+                            int64_t ldb, int64_t sb, double beta, void *C, int64_t ldc, int64_t sc,
+                            int64_t batch);
 } mttkrp_ops;
 
 const mttkrp_ops *mttkrp_ops_f32(void);
@@ -114,7 +113,7 @@ static inline const mttkrp_ops *mttkrp_ops_for(tp_dtype dtype) {
 
 /* Validates X, U, mode and G and fills the canonical problem. */
 tp_status mttkrp_problem_make(const tp_dense *X, const tp_kruskal *U, int mode, void *G,
-                           mttkrp_problem *p);
+                              mttkrp_problem *p);
 
 /* G = 0, before the kernels that accumulate into it. */
 static inline tp_status mttkrp_clear_output(tp_space *space, const mttkrp_problem *p) {
@@ -125,7 +124,7 @@ static inline tp_status mttkrp_clear_output(tp_space *space, const mttkrp_proble
  * lanes: BLOCKED's concurrent lanes, panel: its rank columns per pass over the tensor
  * (0 = automatic for both). */
 tp_status mttkrp_run_gemm_engine(tp_space *space, const mttkrp_problem *p, size_t workspace_bytes,
-                              int lanes, int64_t panel);
+                                 int lanes, int64_t panel);
 
 /* Edge of the TILE variant's hypercube tiles (Eq. 6). */
 int64_t mttkrp_tile_edge(const tp_space *space, const mttkrp_problem *p);

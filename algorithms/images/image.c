@@ -30,8 +30,10 @@ tp_image_format tp_image_path_format(const char *path, int *gzip) {
     const char *tail;
     tp_image_format format;
     int gzip;
-  } names[] = {{".nii", TP_IMAGE_NIFTI1, 0}, {".nii.gz", TP_IMAGE_NIFTI1, 1},
-               {".mif", TP_IMAGE_MIF, 0},    {".mif.gz", TP_IMAGE_MIF, 1}};
+  } names[] = {{".nii", TP_IMAGE_NIFTI1, 0},
+               {".nii.gz", TP_IMAGE_NIFTI1, 1},
+               {".mif", TP_IMAGE_MIF, 0},
+               {".mif.gz", TP_IMAGE_MIF, 1}};
   int z = 0;
   tp_image_format f = TP_IMAGE_NONE;
   for (size_t i = 0; path && i < sizeof names / sizeof names[0]; ++i)
@@ -115,8 +117,7 @@ tp_status tp_image_read(const char *path, tp_image *out) {
   return st;
 }
 
-tp_status tp_image_read_buffer(const void *bytes, size_t size, const char *name,
-                               tp_image *out) {
+tp_status tp_image_read_buffer(const void *bytes, size_t size, const char *name, tp_image *out) {
   TP_CHECK_ARG(out, "out is NULL");
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(bytes || size == 0, "bytes is NULL");
@@ -139,20 +140,19 @@ void tp_image_free(tp_image *image) {
 static tp_status check_image(const char *path, const tp_image *image, tp_dtype dtype) {
   TP_CHECK_ARG(path && *path && image, "path or image is NULL");
   TP_CHECK_ARG(dtype == TP_DTYPE_F32 || dtype == TP_DTYPE_F64,
-               "%s: images are written as float32 or float64, not %s", path,
-               tp_dtype_name(dtype));
+               "%s: images are written as float32 or float64, not %s", path, tp_dtype_name(dtype));
   const tp_image_geometry *g = &image->geometry;
-  TP_CHECK_ARG(g->ndim >= 1 && g->ndim <= TP_IMAGE_MAX_DIMS, "%s: the geometry has %d axes",
-               path, g->ndim);
+  TP_CHECK_ARG(g->ndim >= 1 && g->ndim <= TP_IMAGE_MAX_DIMS, "%s: the geometry has %d axes", path,
+               g->ndim);
   int64_t dims[3], voxels = 1;
   tp_image_spatial_dims(g, dims);
   for (int a = 0; a < 3; ++a) {
-    TP_CHECK_ARG(dims[a] >= 1 && dims[a] <= INT64_MAX / voxels, "%s: dimension %d is %lld",
-                 path, a, (long long)dims[a]);
+    TP_CHECK_ARG(dims[a] >= 1 && dims[a] <= INT64_MAX / voxels, "%s: dimension %d is %lld", path, a,
+                 (long long)dims[a]);
     voxels *= dims[a];
   }
   TP_CHECK_ARG(image->voxels == voxels && image->values >= 1 &&
-               image->values <= INT64_MAX / 8 / voxels,
+                   image->values <= INT64_MAX / 8 / voxels,
                "%s: %lld voxels of %lld values, but the geometry has %lld voxels", path,
                (long long)image->voxels, (long long)image->values, (long long)voxels);
   TP_CHECK_ARG(image->data, "%s: the data are NULL", path);
@@ -185,8 +185,10 @@ tp_status tp_image_write_to(tp_output_set *set, const char *path, const tp_image
   TP_TRY(check_image(path, image, dtype));
   int gzip = 0;
   tp_image_format format = tp_image_path_format(path, &gzip);
-  TP_CHECK_ARG(format != TP_IMAGE_NONE, "%s: the name asks for no image format: it must end "
-               "in .nii, .nii.gz, .mif or .mif.gz", path);
+  TP_CHECK_ARG(format != TP_IMAGE_NONE,
+               "%s: the name asks for no image format: it must end "
+               "in .nii, .nii.gz, .mif or .mif.gz",
+               path);
   tpi_output *file;
   TP_TRY(tpi_output_open(set, path, &file));
   tp_status st = write_file(file, image, dtype, format, gzip);

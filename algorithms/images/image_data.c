@@ -14,8 +14,8 @@
 static const struct {
   size_t size;
   const char *name;
-} types[] = {{1, "int8"},  {1, "uint8"},  {2, "int16"},   {2, "uint16"},  {4, "int32"},
-             {4, "uint32"}, {8, "int64"}, {8, "uint64"},  {4, "float32"}, {8, "float64"}};
+} types[] = {{1, "int8"},   {1, "uint8"}, {2, "int16"},  {2, "uint16"},  {4, "int32"},
+             {4, "uint32"}, {8, "int64"}, {8, "uint64"}, {4, "float32"}, {8, "float64"}};
 
 size_t tpi_image_type_size(tpi_image_type type) { return types[type].size; }
 
@@ -30,14 +30,46 @@ static double decode_one(const unsigned char *p, tpi_image_type type, int swap) 
   switch (type) {
   case TP_IMG_I8: return (double)(int8_t)b[0];
   case TP_IMG_U8: return (double)b[0];
-  case TP_IMG_I16: { int16_t v; memcpy(&v, b, 2); return v; }
-  case TP_IMG_U16: { uint16_t v; memcpy(&v, b, 2); return v; }
-  case TP_IMG_I32: { int32_t v; memcpy(&v, b, 4); return v; }
-  case TP_IMG_U32: { uint32_t v; memcpy(&v, b, 4); return v; }
-  case TP_IMG_I64: { int64_t v; memcpy(&v, b, 8); return (double)v; }
-  case TP_IMG_U64: { uint64_t v; memcpy(&v, b, 8); return (double)v; }
-  case TP_IMG_F32: { float v; memcpy(&v, b, 4); return v; }
-  case TP_IMG_F64: { double v; memcpy(&v, b, 8); return v; }
+  case TP_IMG_I16: {
+    int16_t v;
+    memcpy(&v, b, 2);
+    return v;
+  }
+  case TP_IMG_U16: {
+    uint16_t v;
+    memcpy(&v, b, 2);
+    return v;
+  }
+  case TP_IMG_I32: {
+    int32_t v;
+    memcpy(&v, b, 4);
+    return v;
+  }
+  case TP_IMG_U32: {
+    uint32_t v;
+    memcpy(&v, b, 4);
+    return v;
+  }
+  case TP_IMG_I64: {
+    int64_t v;
+    memcpy(&v, b, 8);
+    return (double)v;
+  }
+  case TP_IMG_U64: {
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return (double)v;
+  }
+  case TP_IMG_F32: {
+    float v;
+    memcpy(&v, b, 4);
+    return v;
+  }
+  case TP_IMG_F64: {
+    double v;
+    memcpy(&v, b, 8);
+    return v;
+  }
   }
   return 0.0;
 }
@@ -48,8 +80,7 @@ static void describe_dims(const tp_image_geometry *g, char *text, size_t cap) {
   size_t len = 0;
   text[0] = '\0';
   for (int a = 0; a < g->ndim && len < cap; ++a)
-    len += (size_t)snprintf(text + len, cap - len, "%s%lld", a ? " x " : "",
-                            (long long)g->dim[a]);
+    len += (size_t)snprintf(text + len, cap - len, "%s%lld", a ? " x " : "", (long long)g->dim[a]);
 }
 
 void tp_image_spatial_dims(const tp_image_geometry *g, int64_t dims[3]) {
@@ -69,8 +100,10 @@ tp_status tpi_image_shape(const char *name, const tp_image_geometry *g, tp_image
   else if (n > 3) {
     char text[200];
     describe_dims(g, text, sizeof text);
-    return TP_ERROR(TP_ERROR_FORMAT, "%s has dimensions %s: tenport reads X x Y x Z, "
-                    "X x Y x Z x C and X x Y x Z x 1 x C images", name, text);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s has dimensions %s: tenport reads X x Y x Z, "
+                    "X x Y x Z x C and X x Y x Z x 1 x C images",
+                    name, text);
   }
   int64_t dims[3], voxels = 1;
   tp_image_spatial_dims(g, dims);
@@ -80,8 +113,8 @@ tp_status tpi_image_shape(const char *name, const tp_image_geometry *g, tp_image
     voxels *= dims[a];
   }
   if (voxels > INT64_MAX / 8 / out->values)
-    return TP_ERROR(TP_ERROR_OVERFLOW, "%s: %lld voxels of %lld values do not fit in memory",
-                    name, (long long)voxels, (long long)out->values);
+    return TP_ERROR(TP_ERROR_OVERFLOW, "%s: %lld voxels of %lld values do not fit in memory", name,
+                    (long long)voxels, (long long)out->values);
   out->voxels = voxels;
   return TP_SUCCESS;
 }
@@ -105,10 +138,11 @@ static tp_status skip_to(tp_input *in, uint64_t at, uint64_t offset) {
 }
 
 static tp_status truncated(tp_input *in, const tpi_image_data *d, uint64_t got, uint64_t want) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: the data end after %llu of their %llu bytes (%lld "
-                  "values of %s from byte %llu; a truncated file?)", tp_input_name(in),
-                  (unsigned long long)got, (unsigned long long)want, (long long)d->count,
-                  types[d->type].name, (unsigned long long)d->offset);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: the data end after %llu of their %llu bytes (%lld "
+                  "values of %s from byte %llu; a truncated file?)",
+                  tp_input_name(in), (unsigned long long)got, (unsigned long long)want,
+                  (long long)d->count, types[d->type].name, (unsigned long long)d->offset);
 }
 
 /* All of the data's bytes. With the source's size unknown (a pipe, gzip data) the
@@ -193,8 +227,8 @@ tp_status tpi_image_read_data(tp_input *in, uint64_t at, const tpi_image_data *d
   out->data = (double *)malloc(sizeof(double) * (size_t)(d->count ? d->count : 1));
   if (!out->data) {
     free(raw);
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values",
-                    tp_input_name(in), (long long)d->count);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", tp_input_name(in),
+                    (long long)d->count);
   }
   scatter(d, raw, out, out->geometry.scl_slope, out->geometry.scl_inter);
   free(raw);

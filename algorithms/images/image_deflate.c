@@ -27,7 +27,7 @@ tp_status tpi_image_deflate_start(tpi_image_deflate **z, const char *path) {
 }
 
 tp_status tpi_image_deflate_push(tpi_image_deflate *d, tpi_output *file, const void *bytes,
-                                size_t n, int finish) {
+                                 size_t n, int finish) {
   d->z.next_in = (Bytef *)(uintptr_t)bytes; /* zlib does not write through next_in */
   d->z.avail_in = (uInt)n;
   int r;

@@ -4,12 +4,14 @@
 
 tp_status tpi_image_deflate_start(tpi_image_deflate **z, const char *path) {
   *z = NULL;
-  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "cannot write %s: this tenport was built without "
-                  "zlib, which gzip-compressed output needs; name it without .gz", path);
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED,
+                  "cannot write %s: this tenport was built without "
+                  "zlib, which gzip-compressed output needs; name it without .gz",
+                  path);
 }
 
 tp_status tpi_image_deflate_push(tpi_image_deflate *z, tpi_output *file, const void *bytes,
-                                size_t n, int finish) {
+                                 size_t n, int finish) {
   (void)z, (void)bytes, (void)n, (void)finish;
   return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "%s: no zlib", tpi_output_path(file));
 }

@@ -44,7 +44,7 @@ static void quaternion_rotation(const double q[3], double R[3][3]) {
 }
 
 void tpi_nifti_qform_affine(const double quatern[3], const double qoffset[3],
-                           const double pixdim[8], double affine[3][4]) {
+                            const double pixdim[8], double affine[3][4]) {
   double R[3][3], qfac = pixdim[0] < 0 ? -1.0 : 1.0;
   quaternion_rotation(quatern, R);
   for (int c = 0; c < 3; ++c) {
@@ -101,7 +101,7 @@ static void rotation_quaternion(double R[3][3], double q[4]) {
 }
 
 void tpi_nifti_qform_of(const double transform[3][4], double quatern[3], double qoffset[3],
-                       double *qfac) {
+                        double *qfac) {
   double R[3][3], q[4];
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c)
@@ -127,10 +127,11 @@ tp_status tp_image_check_same_grid(const tp_image_geometry *a, const char *name_
   tp_image_spatial_dims(a, da);
   tp_image_spatial_dims(b, db);
   if (memcmp(da, db, sizeof da) != 0)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s has %lld x %lld x %lld voxels and %s "
-                    "%lld x %lld x %lld: they must be the same", name_b, (long long)db[0],
-                    (long long)db[1], (long long)db[2], name_a, (long long)da[0],
-                    (long long)da[1], (long long)da[2]);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "%s has %lld x %lld x %lld voxels and %s "
+                    "%lld x %lld x %lld: they must be the same",
+                    name_b, (long long)db[0], (long long)db[1], (long long)db[2], name_a,
+                    (long long)da[0], (long long)da[1], (long long)da[2]);
   double A[3][4], B[3][4], largest = 0;
   tp_image_affine(a, A);
   tp_image_affine(b, B);
@@ -140,9 +141,10 @@ tp_status tp_image_check_same_grid(const tp_image_geometry *a, const char *name_
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c)
       if (!(fabs(A[r][c] - B[r][c]) <= limit))
-        return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s is not on the voxel grid of %s: "
+        return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                        "%s is not on the voxel grid of %s: "
                         "their voxel-to-scanner affines differ at row %d, column %d (%.9g "
-                        "against %.9g; at most %.3g mm is allowed)", name_b, name_a, r, c,
-                        B[r][c], A[r][c], limit);
+                        "against %.9g; at most %.3g mm is allowed)",
+                        name_b, name_a, r, c, B[r][c], A[r][c], limit);
   return TP_SUCCESS;
 }

@@ -27,7 +27,7 @@ static void put_values(tpi_image_sink *s, const double *v, size_t n, tp_dtype dt
 }
 
 void tpi_image_write_values(tpi_image_sink *s, const tp_image *image, tp_dtype dtype,
-                           const int order[4]) {
+                            const int order[4]) {
   const tp_image_geometry *g = &image->geometry;
   int64_t dims[4], stride[4], counter[4] = {0, 0, 0, 0}, pos = 0;
   double chunk[CHUNK], slope = g->scl_slope, inter = g->scl_inter;

@@ -45,8 +45,8 @@ static tp_status line_error(const mif_line *l, const char *what) {
   for (size_t i = 0; i < n; ++i)
     if ((unsigned char)value[i] < 0x20 || (unsigned char)value[i] >= 0x7f)
       value[i] = '?';
-  return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: %.*s '%s%s' is not valid: %s", l->name,
-                  l->number, (int)(l->key_len < 40 ? l->key_len : 40), l->key, value,
+  return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: %.*s '%s%s' is not valid: %s", l->name, l->number,
+                  (int)(l->key_len < 40 ? l->key_len : 40), l->key, value,
                   l->value_len > 80 ? "..." : "", what);
 }
 
@@ -251,9 +251,8 @@ static tp_status peek_header(tp_input *in, const unsigned char **p, size_t *end)
         }
       }
     if (got < want || want == HEADER_MAX)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: the .mif header has no END line%s",
-                      tp_input_name(in), got < want ? " (a truncated file?)"
-                                                    : " in its first 4 MiB");
+      return TP_ERROR(TP_ERROR_FORMAT, "%s: the .mif header has no END line%s", tp_input_name(in),
+                      got < want ? " (a truncated file?)" : " in its first 4 MiB");
     want *= 2;
   }
 }
@@ -286,8 +285,8 @@ static int split_line(const char *text, size_t n, mif_line *l) {
   return l->key_len > 0 && l->value_len > 0 ? 1 : -1;
 }
 
-static tp_status read_lines(const char *name, const char *text, size_t size,
-                            tp_image_geometry *g, tpi_image_data *d, mif_entries *e) {
+static tp_status read_lines(const char *name, const char *text, size_t size, tp_image_geometry *g,
+                            tpi_image_data *d, mif_entries *e) {
   const char *line = text, *stop = text + size;
   mif_line l;
   memset(&l, 0, sizeof l);
@@ -304,8 +303,8 @@ static tp_status read_lines(const char *name, const char *text, size_t size,
     } else {
       int kind = split_line(line, n, &l);
       if (kind < 0 && !(l.key_len == 3 && memcmp(l.key, "END", 3) == 0))
-        return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: '%.*s' is not 'key: value'", name,
-                        number, (int)(l.key_len < 80 ? l.key_len : 80), l.key);
+        return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: '%.*s' is not 'key: value'", name, number,
+                        (int)(l.key_len < 80 ? l.key_len : 80), l.key);
       if (kind > 0)
         TP_TRY(take_line(&l, g, d, e));
     }
@@ -327,9 +326,10 @@ static tp_status set_layout(const char *name, const mif_entries *e, tpi_image_da
   int seen[TP_IMAGE_MAX_DIMS] = {0};
   for (int a = 0; a < ndim; ++a) {
     if (e->layout[a] >= ndim || seen[e->layout[a]]++)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the layout's ranks must be 0 to %d, "
-                      "each once (axis %d has rank %lld)", name, e->layout_line, ndim - 1,
-                      a, (long long)e->layout[a]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s line %d: the layout's ranks must be 0 to %d, "
+                      "each once (axis %d has rank %lld)",
+                      name, e->layout_line, ndim - 1, a, (long long)e->layout[a]);
     d->order[e->layout[a]] = a;
     d->reversed[a] = e->negative[a];
   }
@@ -345,8 +345,10 @@ static tp_status set_geometry(const char *name, const mif_entries *e, tp_image_g
     g->vox[a] = a < e->vox_count && a < g->ndim ? e->vox[a] : a < 3 ? 1.0 : NAN;
   for (int a = 0; a < spatial; ++a)
     if (!(isfinite(g->vox[a]) && g->vox[a] >= 0))
-      return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the voxel size of axis %d is %g: it "
-                      "must be finite and not negative", name, e->vox_line, a, g->vox[a]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s line %d: the voxel size of axis %d is %g: it "
+                      "must be finite and not negative",
+                      name, e->vox_line, a, g->vox[a]);
   if (e->transform_rows != 0 && e->transform_rows != 3)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: the transform has %d rows: it needs 3", name,
                     e->transform_rows);
@@ -369,20 +371,25 @@ tp_status tpi_mif_read_header(tp_input *in, tp_image_geometry *g, tpi_image_data
   TP_TRY(peek_header(in, &p, &end));
   TP_TRY(read_lines(name, (const char *)p, end, g, d, &e));
   if (!e.dim_line || !e.vox_line || !e.layout_line || !e.type_line || !e.file_line)
-    return missing(name, !e.dim_line ? "dim" : !e.vox_line ? "vox" : !e.layout_line
-                   ? "layout" : !e.type_line ? "datatype" : "file");
+    return missing(name, !e.dim_line      ? "dim"
+                         : !e.vox_line    ? "vox"
+                         : !e.layout_line ? "layout"
+                         : !e.type_line   ? "datatype"
+                                          : "file");
   g->format = TP_IMAGE_MIF;
   TP_TRY(set_geometry(name, &e, g));
   TP_TRY(set_layout(name, &e, d, g->ndim));
   if (d->offset < end)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the data offset %llu lies inside the "
-                    "header (it ends at byte %zu)", name, e.file_line,
-                    (unsigned long long)d->offset, end);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s line %d: the data offset %llu lies inside the "
+                    "header (it ends at byte %zu)",
+                    name, e.file_line, (unsigned long long)d->offset, end);
   uint64_t size = tpi_input_remaining(in);
   if (size != UINT64_MAX && d->offset >= size)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s line %d: the data offset %llu is beyond the end of "
-                    "the file (%llu bytes)", name, e.file_line, (unsigned long long)d->offset,
-                    (unsigned long long)size);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s line %d: the data offset %llu is beyond the end of "
+                    "the file (%llu bytes)",
+                    name, e.file_line, (unsigned long long)d->offset, (unsigned long long)size);
   d->ndim = g->ndim;
   memcpy(d->dim, g->dim, sizeof d->dim);
   return TP_SUCCESS;

@@ -21,8 +21,8 @@ static size_t header_text(const tp_image *image, tp_dtype dtype, char *text) {
   int64_t dims[3];
   size_t len;
   tp_image_spatial_dims(g, dims);
-  len = (size_t)snprintf(text, HEADER_CAP, "mrtrix image\ndim: %lld,%lld,%lld",
-                         (long long)dims[0], (long long)dims[1], (long long)dims[2]);
+  len = (size_t)snprintf(text, HEADER_CAP, "mrtrix image\ndim: %lld,%lld,%lld", (long long)dims[0],
+                         (long long)dims[1], (long long)dims[2]);
   if (four)
     len += (size_t)snprintf(text + len, HEADER_CAP - len, ",%lld", (long long)image->values);
   len = add(text, len, "\nvox: %.17g", g->vox[0]);

@@ -31,9 +31,7 @@ static int64_t get_i16(const header_bytes *h, size_t off) {
 static int64_t get_i32(const header_bytes *h, size_t off) {
   return (int32_t)(uint32_t)get_uint(h, off, 4);
 }
-static int64_t get_i64(const header_bytes *h, size_t off) {
-  return (int64_t)get_uint(h, off, 8);
-}
+static int64_t get_i64(const header_bytes *h, size_t off) { return (int64_t)get_uint(h, off, 8); }
 static double get_f32(const header_bytes *h, size_t off) {
   uint32_t bits = (uint32_t)get_uint(h, off, 4);
   float v;
@@ -74,15 +72,15 @@ tp_image_format tpi_nifti_sizeof_hdr(const unsigned char *p, size_t n, int *swap
 typedef struct nifti_fields {
   size_t size, magic, datatype, bitpix, dim, pixdim, vox_offset, scl_slope, scl_inter;
   size_t qform_code, sform_code, quatern, qoffset, srow, xyzt_units;
-  int wide;                /* NIfTI-2: int64 dims, doubles, int32 codes */
-  const char *magic_text;  /* single file */
-  const char *pair_text;   /* .hdr/.img pair */
+  int wide;               /* NIfTI-2: int64 dims, doubles, int32 codes */
+  const char *magic_text; /* single file */
+  const char *pair_text;  /* .hdr/.img pair */
 } nifti_fields;
 
-static const nifti_fields nifti1 = {NIFTI1_SIZE, 344, 70, 72, 40, 76, 108, 112, 116,
-                                    252, 254, 256, 268, 280, 123, 0, "n+1", "ni1"};
-static const nifti_fields nifti2 = {NIFTI2_SIZE, 4, 12, 14, 16, 104, 168, 176, 184,
-                                    344, 348, 352, 376, 400, 500, 1, "n+2", "ni2"};
+static const nifti_fields nifti1 = {NIFTI1_SIZE, 344, 70,  72,  40,  76,  108, 112,   116,
+                                    252,         254, 256, 268, 280, 123, 0,   "n+1", "ni1"};
+static const nifti_fields nifti2 = {NIFTI2_SIZE, 4,   12,  14,  16,  104, 168, 176,   184,
+                                    344,         348, 352, 376, 400, 500, 1,   "n+2", "ni2"};
 
 static int64_t get_int(const header_bytes *h, const nifti_fields *f, size_t off, int i) {
   return f->wide ? get_i64(h, off + 8 * (size_t)i) : get_i16(h, off + 2 * (size_t)i);
@@ -100,19 +98,24 @@ static tp_status check_magic(const char *name, const unsigned char *m, const nif
   static const unsigned char tail2[4] = {'\r', '\n', 0x1a, '\n'};
   char text[5];
   if (memcmp(m, f->pair_text, 4) == 0) /* the terminating NUL of the text included */
-    return TP_ERROR(TP_ERROR_FORMAT, "%s is the header of a .hdr/.img pair (magic '%s'): "
-                    "tenport reads single-file NIfTI (.nii, .nii.gz) only", name, f->pair_text);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s is the header of a .hdr/.img pair (magic '%s'): "
+                    "tenport reads single-file NIfTI (.nii, .nii.gz) only",
+                    name, f->pair_text);
   if (memcmp(m, f->magic_text, 4) != 0) {
     for (int i = 0; i < 4; ++i)
       text[i] = m[i] >= 0x20 && m[i] < 0x7f ? (char)m[i] : '?';
     text[4] = '\0';
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: the magic at byte %zu is '%s', not '%s' (a "
-                    "single-file NIfTI-%d image)", name, f->magic, text, f->magic_text,
-                    f->wide ? 2 : 1);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: the magic at byte %zu is '%s', not '%s' (a "
+                    "single-file NIfTI-%d image)",
+                    name, f->magic, text, f->magic_text, f->wide ? 2 : 1);
   }
   if (f->wide && memcmp(m + 4, tail2, 4) != 0)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: the bytes after the NIfTI-2 magic are not "
-                    "\\r\\n\\032\\n: the file was changed in a text-mode transfer", name);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: the bytes after the NIfTI-2 magic are not "
+                    "\\r\\n\\032\\n: the file was changed in a text-mode transfer",
+                    name);
   return TP_SUCCESS;
 }
 
@@ -120,14 +123,18 @@ static tp_status read_dims(const char *name, const header_bytes *h, const nifti_
                            tp_image_geometry *g) {
   int64_t n = get_int(h, f, f->dim, 0);
   if (n < 1 || n > TP_IMAGE_MAX_DIMS)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: dim[0] (the number of dimensions) is %lld: it "
-                    "must be 1 to 7", name, (long long)n);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: dim[0] (the number of dimensions) is %lld: it "
+                    "must be 1 to 7",
+                    name, (long long)n);
   g->ndim = (int)n;
   for (int a = 0; a < g->ndim; ++a) {
     g->dim[a] = get_int(h, f, f->dim, a + 1);
     if (g->dim[a] < 1)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: dim[%d] is %lld: each dimension must be at "
-                      "least 1", name, a + 1, (long long)g->dim[a]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s: dim[%d] is %lld: each dimension must be at "
+                      "least 1",
+                      name, a + 1, (long long)g->dim[a]);
   }
   return TP_SUCCESS;
 }
@@ -138,8 +145,8 @@ typedef struct nifti_type {
 } nifti_type;
 
 static const nifti_type nifti_types[] = {
-    {2, 8, TP_IMG_U8},     {4, 16, TP_IMG_I16},   {8, 32, TP_IMG_I32},   {16, 32, TP_IMG_F32},
-    {64, 64, TP_IMG_F64},  {256, 8, TP_IMG_I8},   {512, 16, TP_IMG_U16}, {768, 32, TP_IMG_U32},
+    {2, 8, TP_IMG_U8},      {4, 16, TP_IMG_I16},   {8, 32, TP_IMG_I32},   {16, 32, TP_IMG_F32},
+    {64, 64, TP_IMG_F64},   {256, 8, TP_IMG_I8},   {512, 16, TP_IMG_U16}, {768, 32, TP_IMG_U32},
     {1024, 64, TP_IMG_I64}, {1280, 64, TP_IMG_U64}};
 
 static const char *unsupported_type(int64_t code) {
@@ -162,16 +169,20 @@ static tp_status read_type(const char *name, const header_bytes *h, const nifti_
     if (nifti_types[i].code != code)
       continue;
     if (bits != nifti_types[i].bits)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: bitpix is %lld, but datatype %lld (%s) has %d "
-                      "bits", name, (long long)bits, (long long)code,
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s: bitpix is %lld, but datatype %lld (%s) has %d "
+                      "bits",
+                      name, (long long)bits, (long long)code,
                       tpi_image_type_name(nifti_types[i].type), nifti_types[i].bits);
     d->type = nifti_types[i].type;
     return TP_SUCCESS;
   }
   const char *what = unsupported_type(code);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: datatype %lld%s%s%s is not supported: tenport reads "
-                  "the integer types (int8 to uint64) and float32, float64", name,
-                  (long long)code, what ? " (" : " (no NIfTI datatype", what ? what : "", ")");
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: datatype %lld%s%s%s is not supported: tenport reads "
+                  "the integer types (int8 to uint64) and float32, float64",
+                  name, (long long)code, what ? " (" : " (no NIfTI datatype", what ? what : "",
+                  ")");
 }
 
 static tp_status read_offset(tp_input *in, const header_bytes *h, const nifti_fields *f,
@@ -179,14 +190,17 @@ static tp_status read_offset(tp_input *in, const header_bytes *h, const nifti_fi
   const char *name = tp_input_name(in);
   double v = f->wide ? (double)get_i64(h, f->vox_offset) : get_f32(h, f->vox_offset);
   if (!(v >= (double)f->size && v <= 0x1p62 && v == floor(v)))
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: vox_offset is %.17g: it must be a whole number "
-                    "of bytes from %zu (the header's size) on", name, v, f->size);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: vox_offset is %.17g: it must be a whole number "
+                    "of bytes from %zu (the header's size) on",
+                    name, v, f->size);
   d->offset = f->wide ? (uint64_t)get_i64(h, f->vox_offset) : (uint64_t)v;
   uint64_t size = tpi_input_remaining(in);
   if (size != UINT64_MAX && d->offset >= size)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: vox_offset %llu is beyond the end of the file "
-                    "(%llu bytes)", name, (unsigned long long)d->offset,
-                    (unsigned long long)size);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: vox_offset %llu is beyond the end of the file "
+                    "(%llu bytes)",
+                    name, (unsigned long long)d->offset, (unsigned long long)size);
   return TP_SUCCESS;
 }
 
@@ -248,13 +262,16 @@ tp_status tpi_nifti_read_header(tp_input *in, tp_image_geometry *g, tpi_image_da
   TP_TRY(tpi_input_peek(in, NIFTI2_SIZE, &p, &got));
   tp_image_format format = tpi_nifti_sizeof_hdr(p, got, &swap);
   if (format == TP_IMAGE_NONE)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: sizeof_hdr (bytes 0-3) is not 348 (NIfTI-1) or "
-                    "540 (NIfTI-2) in either byte order%s", name,
-                    got < 4 ? ": the file is shorter than 4 bytes" : "");
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: sizeof_hdr (bytes 0-3) is not 348 (NIfTI-1) or "
+                    "540 (NIfTI-2) in either byte order%s",
+                    name, got < 4 ? ": the file is shorter than 4 bytes" : "");
   const nifti_fields *f = format == TP_IMAGE_NIFTI1 ? &nifti1 : &nifti2;
   if (got < f->size)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s is truncated: its NIfTI-%d header needs %zu bytes, "
-                    "the file has %zu", name, f->wide ? 2 : 1, f->size, got);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s is truncated: its NIfTI-%d header needs %zu bytes, "
+                    "the file has %zu",
+                    name, f->wide ? 2 : 1, f->size, got);
   header_bytes h = {p, swap != host_is_big_endian()};
   TP_TRY(check_magic(name, p + f->magic, f));
   memset(g, 0, sizeof *g);

@@ -67,13 +67,13 @@ tp_image_format tpi_nifti_sizeof_hdr(const unsigned char *p, size_t n, int *swap
 
 /* The NIfTI qform (quaternion, offsets, pixdim with qfac) as an affine. */
 void tpi_nifti_qform_affine(const double quatern[3], const double qoffset[3],
-                           const double pixdim[8], double affine[3][4]);
+                            const double pixdim[8], double affine[3][4]);
 /* The transform and the x, y, z voxel sizes of an affine: its columns' lengths and
  * directions (a zero column keeps its axis' direction). */
 void tpi_image_set_affine(tp_image_geometry *g, const double affine[3][4]);
 /* The qform of a transform: quatern, qoffset and qfac (pixdim[0]). */
 void tpi_nifti_qform_of(const double transform[3][4], double quatern[3], double qoffset[3],
-                       double *qfac);
+                        double *qfac);
 
 /* ---- writing ------------------------------------------------------------------------- */
 
@@ -95,14 +95,14 @@ tp_status tpi_image_sink_close(tpi_image_sink *s);
 /* zlib's side: a gzip stream whose output goes to file. */
 tp_status tpi_image_deflate_start(tpi_image_deflate **z, const char *path);
 tp_status tpi_image_deflate_push(tpi_image_deflate *z, tpi_output *file, const void *bytes,
-                                size_t n, int finish);
+                                 size_t n, int finish);
 void tpi_image_deflate_end(tpi_image_deflate **z);
 
 /* The values of image, as float32 or float64 little-endian, in the order the axes are
  * stored (order[0] fastest: 0 x, 1 y, 2 z, 3 the values), unscaled by the geometry's
  * scl_slope and scl_inter (image_write.c). */
 void tpi_image_write_values(tpi_image_sink *s, const tp_image *image, tp_dtype dtype,
-                           const int order[4]);
+                            const int order[4]);
 
 /* The whole file of each format (nifti_write.c, mif_write.c). version: 1 or 2. */
 tp_status tpi_nifti_write(tpi_image_sink *s, const tp_image *image, tp_dtype dtype, int version);

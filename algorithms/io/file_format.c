@@ -129,11 +129,13 @@ static const char *what_it_is(tp_file_format found) {
   case TP_FILE_NPY: return "a NumPy .npy array";
   case TP_FILE_TPB: return "a tenport binary sparse tensor (.tpb)";
   case TP_FILE_TCI: return "a tensor-train manifest (.tci)";
-  case TP_FILE_GZIP: return "gzip-compressed, and this tenport was built without zlib; "
-                            "decompress it first (zcat FILE | tenport ... --input -)";
+  case TP_FILE_GZIP:
+    return "gzip-compressed, and this tenport was built without zlib; "
+           "decompress it first (zcat FILE | tenport ... --input -)";
   case TP_FILE_TEXT: return "sparse tensor text";
-  case TP_FILE_DENSE_TEXT: return "dense tensor text (the 'tensor' format of GenTen and the "
-                                  "Tensor Toolbox)";
+  case TP_FILE_DENSE_TEXT:
+    return "dense tensor text (the 'tensor' format of GenTen and the "
+           "Tensor Toolbox)";
   case TP_FILE_EMPTY: return "empty";
   case TP_FILE_UNKNOWN: break;
   }

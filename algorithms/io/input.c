@@ -77,7 +77,7 @@ void tpi_input_release(tp_input *in) {
 }
 
 tp_status tpi_input_open_pieces(tp_input **in, const char *path, const tpi_input_piece *pieces,
-                               int count) {
+                                int count) {
   TP_CHECK_ARG(pieces && count >= 1, "no pieces");
   TP_TRY(tp_input_open(in, path));
   tp_input *p = *in;
@@ -198,8 +198,8 @@ static tp_status read_source(tp_input *in, unsigned char *dst, size_t n, size_t 
     TP_TRY(check_head(in));
   if (in->gzip)
     return tpi_input_gzip_read(in, dst, n, got);
-  size_t take = (size_t)(in->head_len - in->head_pos) < n ? (size_t)(in->head_len - in->head_pos)
-                                                          : n;
+  size_t take =
+      (size_t)(in->head_len - in->head_pos) < n ? (size_t)(in->head_len - in->head_pos) : n;
   if (take)
     memcpy(dst, in->head + in->head_pos, take);
   in->head_pos += (int)take;
@@ -234,15 +234,14 @@ static tp_status make_room(tp_input *in, size_t n) {
     cap *= 2;
   unsigned char *p = (unsigned char *)realloc(in->ahead, cap);
   if (!p)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to look %zu bytes ahead", in->name,
-                    n);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory to look %zu bytes ahead", in->name, n);
   in->ahead = p, in->ahead_cap = cap;
   return TP_SUCCESS;
 }
 
 tp_status tpi_input_peek(tp_input *in, size_t n, const unsigned char **bytes, size_t *got) {
-  TP_CHECK_ARG(n <= TP_INPUT_PEEK_MAX, "%s: cannot look %zu bytes ahead (at most %d)", in->name,
-               n, TP_INPUT_PEEK_MAX);
+  TP_CHECK_ARG(n <= TP_INPUT_PEEK_MAX, "%s: cannot look %zu bytes ahead (at most %d)", in->name, n,
+               TP_INPUT_PEEK_MAX);
   if (in->ahead_len - in->ahead_pos < n) {
     TP_TRY(make_room(in, n));
     size_t more = 0;

@@ -17,9 +17,9 @@
 
 enum {
   NPY_MAGIC_LEN = 6,
-  NPY_PREFIX_MAX = 12,    /* magic, version and a u32 header length */
-  NPY_ALIGN = 64,         /* the writer pads the preamble to a multiple of this */
-  NPY_SHAPE_TEXT = 400,   /* "(d0, d1, ...)" for TP_NPY_MAX_DIMS 20-digit dimensions */
+  NPY_PREFIX_MAX = 12,  /* magic, version and a u32 header length */
+  NPY_ALIGN = 64,       /* the writer pads the preamble to a multiple of this */
+  NPY_SHAPE_TEXT = 400, /* "(d0, d1, ...)" for TP_NPY_MAX_DIMS 20-digit dimensions */
   NPY_PREAMBLE_MAX = TP_NPY_PREAMBLE_MAX /* the writer's whole preamble */
 };
 static const unsigned char npy_magic[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -65,8 +65,7 @@ static void swap_bytes(unsigned char *p, int64_t count, size_t size) {
 /* ---- shapes --------------------------------------------------------------- */
 /* count = prod(shape) and its size in bytes; returns 0 if either overflows. A zero
  * dimension makes the count 0 whatever the others are. */
-static int shape_size(int ndim, const int64_t *shape, size_t elem, int64_t *count,
-                      size_t *nbytes) {
+static int shape_size(int ndim, const int64_t *shape, size_t elem, int64_t *count, size_t *nbytes) {
   int64_t n = 1;
   for (int i = 0; i < ndim; ++i)
     if (shape[i] == 0)
@@ -88,8 +87,8 @@ static void format_shape(int ndim, const int64_t *shape, char buf[NPY_SHAPE_TEXT
   size_t n = 1;
   buf[0] = '(';
   for (int i = 0; i < ndim; ++i)
-    n += (size_t)snprintf(buf + n, NPY_SHAPE_TEXT - n, "%s%lld", i ? ", " : "",
-                          (long long)shape[i]);
+    n +=
+        (size_t)snprintf(buf + n, NPY_SHAPE_TEXT - n, "%s%lld", i ? ", " : "", (long long)shape[i]);
   snprintf(buf + n, NPY_SHAPE_TEXT - n, ndim == 1 ? ",)" : ")");
 }
 
@@ -145,9 +144,7 @@ static int accept(npy_cursor *c, char ch) {
   return 1;
 }
 
-static int is_digit(const npy_cursor *c) {
-  return c->p < c->end && *c->p >= '0' && *c->p <= '9';
-}
+static int is_digit(const npy_cursor *c) { return c->p < c->end && *c->p >= '0' && *c->p <= '9'; }
 
 /* A quoted string, either quote; no escapes, which no valid key or descr contains. */
 static tp_status parse_string(npy_cursor *c, const char **s, size_t *len, const char *what) {
@@ -321,8 +318,8 @@ static tp_status parse_prefix(const unsigned char *p, size_t n, const char *name
   int major = p[6], minor = p[7];
   if (major < 1 || major > 3 || minor != 0)
     return TP_ERROR(TP_ERROR_FORMAT,
-                    "%s: unsupported .npy version %d.%d (1.0, 2.0 and 3.0 are read)", name,
-                    major, minor);
+                    "%s: unsupported .npy version %d.%d (1.0, 2.0 and 3.0 are read)", name, major,
+                    minor);
   *prefix_len = major == 1 ? 10 : 12;
   if (n < *prefix_len)
     return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated header: the file ends in the header length",
@@ -368,8 +365,10 @@ static void fill_array(const npy_layout *l, void *data, tp_npy_array *out) {
  * so that tp_npy_peek_header leaves the input as it was, and a pipe is read once. */
 
 static tp_status header_too_long(const char *name, size_t header_len) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: the header claims %zu bytes; tenport reads headers of "
-                  "at most %d bytes", name, header_len, TP_INPUT_PEEK_MAX - NPY_PREFIX_MAX);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: the header claims %zu bytes; tenport reads headers of "
+                  "at most %d bytes",
+                  name, header_len, TP_INPUT_PEEK_MAX - NPY_PREFIX_MAX);
 }
 
 /* Parses the preamble at the input's position; *start receives its length. */
@@ -479,8 +478,7 @@ void tp_npy_free(tp_npy_array *a) {
 /* ---- conversion ------------------------------------------------------------- */
 static double load_f64(const void *data, tp_dtype dtype, int64_t i);
 
-void tpi_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
-                   void *out) {
+void tpi_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to, void *out) {
   const size_t size = npy_dtypes[dtype].size;
   for (int64_t i = 0; i < n; ++i) {
     unsigned char e[8];
@@ -533,8 +531,7 @@ void tpi_npy_c_order(const tp_npy_array *a, void *dst, int to_f32) {
   }
 }
 
-static tp_status read_converted(tp_input *in, int required_ndim, tp_dtype to,
-                                tp_npy_array *out) {
+static tp_status read_converted(tp_input *in, int required_ndim, tp_dtype to, tp_npy_array *out) {
   TP_CHECK_ARG(out, "out is NULL");
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(required_ndim >= -1 && required_ndim <= TP_NPY_MAX_DIMS,
@@ -598,14 +595,13 @@ tp_status tp_npy_read_f32(const char *path, int required_ndim, tp_npy_array *out
  * multiple of NPY_ALIGN bytes (so the data can be memory-mapped aligned). Returns its
  * length. */
 size_t tpi_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
-                       char buf[NPY_PREAMBLE_MAX]) {
+                        char buf[NPY_PREAMBLE_MAX]) {
   char shape_text[NPY_SHAPE_TEXT], dict[NPY_SHAPE_TEXT + 64];
   const npy_dtype_info *t = &npy_dtypes[dtype];
   format_shape(ndim, shape, shape_text);
-  size_t len = (size_t)snprintf(dict, sizeof dict,
-                                "{'descr': '%c%c%zu', 'fortran_order': %s, 'shape': %s, }",
-                                t->size == 1 ? '|' : '<', t->kind, t->size,
-                                fortran ? "True" : "False", shape_text);
+  size_t len = (size_t)snprintf(
+      dict, sizeof dict, "{'descr': '%c%c%zu', 'fortran_order': %s, 'shape': %s, }",
+      t->size == 1 ? '|' : '<', t->kind, t->size, fortran ? "True" : "False", shape_text);
   int major = len + NPY_ALIGN > 65535 ? 2 : 1; /* 2.0 only for headers over a u16 */
   size_t prefix = major == 1 ? 10 : 12;
   size_t total = (prefix + len + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
@@ -665,8 +661,8 @@ static tp_status check_array(const char *path, tp_dtype dtype, int ndim, const i
                              int fortran_order, const void *data, npy_out *a) {
   TP_CHECK_ARG(path && *path, "path is NULL or empty");
   TP_CHECK_ARG(dtype_valid(dtype), "dtype %d is not a tp_dtype", (int)dtype);
-  TP_CHECK_ARG(ndim >= 0 && ndim <= TP_NPY_MAX_DIMS, "%s: ndim %d is outside [0, %d]", path,
-               ndim, TP_NPY_MAX_DIMS);
+  TP_CHECK_ARG(ndim >= 0 && ndim <= TP_NPY_MAX_DIMS, "%s: ndim %d is outside [0, %d]", path, ndim,
+               TP_NPY_MAX_DIMS);
   TP_CHECK_ARG(shape || ndim == 0, "shape is NULL");
   for (int i = 0; i < ndim; ++i)
     TP_CHECK_ARG(shape[i] >= 0, "shape[%d] is negative (%lld)", i, (long long)shape[i]);

@@ -15,9 +15,7 @@
 enum { RUN_BYTES = 1 << 24 };
 
 /* Dimensions from the fastest to the slowest. */
-static int dim_at(const tp_npy_header *h, int j) {
-  return h->fortran_order ? j : h->ndim - 1 - j;
-}
+static int dim_at(const tp_npy_header *h, int j) { return h->fortran_order ? j : h->ndim - 1 - j; }
 
 static tp_status check_block(const char *path, const tp_npy_header *h, const int64_t *first,
                              const int64_t *count, tp_dtype to) {
@@ -25,9 +23,11 @@ static tp_status check_block(const char *path, const tp_npy_header *h, const int
                tp_dtype_name(to));
   for (int k = 0; k < h->ndim; ++k)
     if (first[k] < 0 || count[k] < 0 || first[k] > h->shape[k] - count[k])
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: the block's indices %lld..%lld of "
-                      "dimension %d are outside its %lld", path, (long long)first[k],
-                      (long long)(first[k] + count[k]), k, (long long)h->shape[k]);
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                      "%s: the block's indices %lld..%lld of "
+                      "dimension %d are outside its %lld",
+                      path, (long long)first[k], (long long)(first[k] + count[k]), k,
+                      (long long)h->shape[k]);
   return TP_SUCCESS;
 }
 
@@ -59,8 +59,8 @@ static tp_status read_run(block_read *b, uint64_t offset, int64_t n, char *dst) 
   for (int64_t done = 0; done < n; done += per) {
     size_t want = (size_t)((n - done < per ? n - done : per)) * b->elem, got = 0;
     while (got < want) {
-      ssize_t r = pread(b->fd, b->buf + got, want - got,
-                        (off_t)(offset + (uint64_t)done * b->elem + got));
+      ssize_t r =
+          pread(b->fd, b->buf + got, want - got, (off_t)(offset + (uint64_t)done * b->elem + got));
       if (r < 0 && errno == EINTR)
         continue;
       if (r <= 0)
@@ -69,14 +69,13 @@ static tp_status read_run(block_read *b, uint64_t offset, int64_t n, char *dst) 
       got += (size_t)r;
     }
     tpi_npy_decode(b->buf, b->h->dtype, b->h->byte_swapped, (int64_t)(want / b->elem), b->to,
-                  dst + (size_t)done * b->out_elem);
+                   dst + (size_t)done * b->out_elem);
   }
   return TP_SUCCESS;
 }
 
 /* Every run of the block, the outer dimensions' indices counted like an odometer. */
-static tp_status read_runs(block_read *b, const int64_t *first, const int64_t *count,
-                           char *dst) {
+static tp_status read_runs(block_read *b, const int64_t *first, const int64_t *count, char *dst) {
   const tp_npy_header *h = b->h;
   int64_t len, idx[TP_NPY_MAX_DIMS] = {0}, stride[TP_NPY_MAX_DIMS];
   int inner = run_dims(h, first, count, &len);
@@ -130,18 +129,22 @@ static tp_status regular_header(const char *path, tp_npy_header *h) {
   tp_input *in;
   TP_TRY(tp_input_open(&in, path));
   uint64_t size = in->known_size;
-  tp_status st = in->gzip ? TP_ERROR(TP_ERROR_FORMAT, "%s is gzip-compressed: a block is read "
-                                     "by positioned reads; decompress it first", path)
-                 : size == UINT64_MAX
-                     ? TP_ERROR(TP_ERROR_IO, "%s is not a regular file: a block is read by "
-                                "positioned reads", path)
-                     : tp_npy_peek_header(in, h);
+  tp_status st = in->gzip             ? TP_ERROR(TP_ERROR_FORMAT,
+                                                 "%s is gzip-compressed: a block is read "
+                                                             "by positioned reads; decompress it first",
+                                                 path)
+                 : size == UINT64_MAX ? TP_ERROR(TP_ERROR_IO,
+                                                 "%s is not a regular file: a block is read by "
+                                                 "positioned reads",
+                                                 path)
+                                      : tp_npy_peek_header(in, h);
   tp_input_close(&in);
   TP_TRY(st);
   if (h->data_offset + (uint64_t)h->count * tp_dtype_size(h->dtype) > size)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated data: the header's shape needs %llu "
-                    "bytes after the header, the file has %llu", path,
-                    (unsigned long long)((uint64_t)h->count * tp_dtype_size(h->dtype)),
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: truncated data: the header's shape needs %llu "
+                    "bytes after the header, the file has %llu",
+                    path, (unsigned long long)((uint64_t)h->count * tp_dtype_size(h->dtype)),
                     (unsigned long long)(size - h->data_offset));
   return TP_SUCCESS;
 }
@@ -179,8 +182,8 @@ static tp_status c_rows(const char *path, const tp_npy_header *h, int64_t first,
 
 /* Fortran order: the block of whole indices of the first dimension that covers the rows,
  * put in C order, and the rows taken from it. */
-static tp_status fortran_rows(const char *path, const tp_npy_header *h, int64_t first,
-                              int64_t n, int64_t rows, int64_t len, tp_dtype to, void *dst) {
+static tp_status fortran_rows(const char *path, const tp_npy_header *h, int64_t first, int64_t n,
+                              int64_t rows, int64_t len, tp_dtype to, void *dst) {
   int64_t inner = rows / h->shape[0]; /* rows per index of the first dimension */
   int64_t at[TP_NPY_MAX_DIMS] = {0}, count[TP_NPY_MAX_DIMS];
   memcpy(count, h->shape, sizeof count);
@@ -211,8 +214,10 @@ tp_status tp_npy_read_rows(const char *path, int64_t first, int64_t n, tp_dtype 
   TP_TRY(regular_header(path, &h));
   int64_t rows, len;
   row_shape(&h, &rows, &len);
-  TP_CHECK_ARG(first >= 0 && n >= 0 && first <= rows - n, "%s: rows %lld..%lld are outside "
-               "its %lld", path, (long long)first, (long long)(first + n), (long long)rows);
+  TP_CHECK_ARG(first >= 0 && n >= 0 && first <= rows - n,
+               "%s: rows %lld..%lld are outside "
+               "its %lld",
+               path, (long long)first, (long long)(first + n), (long long)rows);
   if (header)
     *header = h;
   if (n == 0 || len == 0)

@@ -12,8 +12,8 @@
 
 tp_status tp_even_range(int64_t n, int parts, int part, int64_t *first, int64_t *count) {
   TP_CHECK_ARG(n >= 0 && parts >= 1 && part >= 0 && part < parts,
-               "n = %lld, parts = %d, part = %d: need n >= 0 and 0 <= part < parts",
-               (long long)n, parts, part);
+               "n = %lld, parts = %d, part = %d: need n >= 0 and 0 <= part < parts", (long long)n,
+               parts, part);
   /* n = q parts + s: n part / parts = q part + s part / parts, with s part < parts^2 */
   int64_t q = n / parts, s = n % parts;
   int64_t begin = q * part + s * part / parts;
@@ -38,34 +38,31 @@ static int product(const int64_t *dims, int n, uint64_t *out) {
 }
 
 /* The array's rows, the bytes of a row and of the data; 0 on overflow. */
-static int row_sizes(int ndim, const int64_t *shape, int lead_ndim, size_t elem,
-                     int64_t *rows, uint64_t *row_bytes, uint64_t *data_bytes) {
+static int row_sizes(int ndim, const int64_t *shape, int lead_ndim, size_t elem, int64_t *rows,
+                     uint64_t *row_bytes, uint64_t *data_bytes) {
   uint64_t r, per, total;
   if (!product(shape, lead_ndim, &r) || !product(shape + lead_ndim, ndim - lead_ndim, &per) ||
-      __builtin_mul_overflow(per, (uint64_t)elem, &per) ||
-      __builtin_mul_overflow(r, per, &total) || r > (uint64_t)INT64_MAX ||
-      total > (uint64_t)INT64_MAX - TP_NPY_PREAMBLE_MAX)
+      __builtin_mul_overflow(per, (uint64_t)elem, &per) || __builtin_mul_overflow(r, per, &total) ||
+      r > (uint64_t)INT64_MAX || total > (uint64_t)INT64_MAX - TP_NPY_PREAMBLE_MAX)
     return 0;
   *rows = (int64_t)r, *row_bytes = per, *data_bytes = total;
   return 1;
 }
 
-static tp_status check_args(int root, const tp_output_set *set, const char *path,
-                            tp_dtype dtype, int ndim, const int64_t *shape, int lead_ndim,
-                            int64_t first_row, int64_t rows, const void *data,
-                            int64_t *all_rows, uint64_t *row_bytes, uint64_t *data_bytes) {
+static tp_status check_args(int root, const tp_output_set *set, const char *path, tp_dtype dtype,
+                            int ndim, const int64_t *shape, int lead_ndim, int64_t first_row,
+                            int64_t rows, const void *data, int64_t *all_rows, uint64_t *row_bytes,
+                            uint64_t *data_bytes) {
   TP_CHECK_ARG(path && *path, "path is NULL or empty");
   TP_CHECK_ARG(!root || set, "%s: rank 0 needs the output set", path);
   TP_CHECK_ARG(tp_dtype_size(dtype) > 0, "%s: dtype %d is not a tp_dtype", path, (int)dtype);
   TP_CHECK_ARG(ndim >= 0 && ndim <= TP_NPY_MAX_DIMS && (shape || ndim == 0),
                "%s: ndim %d is outside [0, %d], or shape is NULL", path, ndim, TP_NPY_MAX_DIMS);
-  TP_CHECK_ARG(lead_ndim >= 0 && lead_ndim <= ndim, "%s: lead_ndim %d is outside [0, %d]",
-               path, lead_ndim, ndim);
+  TP_CHECK_ARG(lead_ndim >= 0 && lead_ndim <= ndim, "%s: lead_ndim %d is outside [0, %d]", path,
+               lead_ndim, ndim);
   for (int i = 0; i < ndim; ++i)
-    TP_CHECK_ARG(shape[i] >= 0, "%s: shape[%d] is negative (%lld)", path, i,
-                 (long long)shape[i]);
-  if (!row_sizes(ndim, shape, lead_ndim, tp_dtype_size(dtype), all_rows, row_bytes,
-                 data_bytes))
+    TP_CHECK_ARG(shape[i] >= 0, "%s: shape[%d] is negative (%lld)", path, i, (long long)shape[i]);
+  if (!row_sizes(ndim, shape, lead_ndim, tp_dtype_size(dtype), all_rows, row_bytes, data_bytes))
     return TP_ERROR(TP_ERROR_OVERFLOW, "%s: the size of the array overflows", path);
   TP_CHECK_ARG(first_row >= 0 && rows >= 0 && first_row <= *all_rows - rows,
                "%s: rows %lld..%lld are outside the array's %lld", path, (long long)first_row,
@@ -76,8 +73,7 @@ static tp_status check_args(int root, const tp_output_set *set, const char *path
 }
 
 /* The ranks' ranges (pairs first, count in rank order) cover [0, all_rows) once. */
-static tp_status check_cover(const char *path, const int64_t *ranges, int size,
-                             int64_t all_rows) {
+static tp_status check_cover(const char *path, const int64_t *ranges, int size, int64_t all_rows) {
   int64_t *order = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)size);
   if (!order)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d ranges", size);
@@ -97,8 +93,10 @@ static tp_status check_cover(const char *path, const int64_t *ranges, int size,
     next = order[2 * k] == next ? next + order[2 * k + 1] : -1;
   free(order);
   if (next != all_rows)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s: the ranks' row ranges do not cover its "
-                    "%lld rows once each", path, (long long)all_rows);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "%s: the ranks' row ranges do not cover its "
+                    "%lld rows once each",
+                    path, (long long)all_rows);
   return TP_SUCCESS;
 }
 
@@ -122,8 +120,10 @@ static tp_status write_slab(const char *tmp, uint64_t offset, const void *data, 
     return tp_output_write_at(tmp, offset, data, (size_t)n);
   void *copy = malloc((size_t)n);
   if (!copy)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a little-endian copy of %llu "
-                    "bytes", (unsigned long long)n);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "no memory for a little-endian copy of %llu "
+                    "bytes",
+                    (unsigned long long)n);
   memcpy(copy, data, (size_t)n);
   tpi_npy_to_little(copy, (int64_t)(n / elem), elem);
   tp_status st = tp_output_write_at(tmp, offset, copy, (size_t)n);
@@ -132,17 +132,16 @@ static tp_status write_slab(const char *tmp, uint64_t offset, const void *data, 
 }
 
 tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *path,
-                                 tp_dtype dtype, int ndim, const int64_t *shape,
-                                 int lead_ndim, int64_t first_row, int64_t rows,
-                                 const void *data) {
+                                 tp_dtype dtype, int ndim, const int64_t *shape, int lead_ndim,
+                                 int64_t first_row, int64_t rows, const void *data) {
   const int rank = comm ? tp_comm_rank(comm) : 0, size = comm ? tp_comm_size(comm) : 1;
   const int root = rank == 0;
   int64_t all_rows = 0;
   uint64_t row_bytes = 0, data_bytes = 0;
   char head[TP_NPY_PREAMBLE_MAX];
   size_t head_len = 0;
-  tp_status st = check_args(root, set, path, dtype, ndim, shape, lead_ndim, first_row, rows,
-                            data, &all_rows, &row_bytes, &data_bytes);
+  tp_status st = check_args(root, set, path, dtype, ndim, shape, lead_ndim, first_row, rows, data,
+                            &all_rows, &row_bytes, &data_bytes);
   TP_TRY(agree(comm, st));
 
   int64_t *ranges = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)size);
@@ -170,8 +169,7 @@ tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *
   if (comm)
     TP_TRY_GOTO(st, tp_comm_broadcast_host(comm, info, 2, TP_DTYPE_I64, 0), done);
   char *name = (char *)malloc((size_t)info[1] + 1);
-  st = name ? TP_SUCCESS
-            : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a file name");
+  st = name ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a file name");
   if (name && root)
     memcpy(name, tmp, (size_t)info[1] + 1);
   st = agree(comm, st);
@@ -181,8 +179,8 @@ tp_status tp_npy_write_rows_dist(tp_comm *comm, tp_output_set *set, const char *
   /* every rank its slab */
   if (st == TP_SUCCESS) {
     uint64_t offset = (uint64_t)info[0] + (uint64_t)first_row * row_bytes;
-    st = agree(comm, write_slab(name, offset, data, (uint64_t)rows * row_bytes,
-                                tp_dtype_size(dtype)));
+    st = agree(comm,
+               write_slab(name, offset, data, (uint64_t)rows * row_bytes, tp_dtype_size(dtype)));
   }
   free(name);
   if (st == TP_SUCCESS)

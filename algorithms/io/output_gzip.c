@@ -31,7 +31,7 @@ tp_status tpi_output_deflate_start(tpi_output_deflate **d, const char *path) {
 }
 
 int tpi_output_deflate_push(tpi_output_deflate *d, const void *bytes, size_t n, int finish,
-                           tpi_output_sink sink, void *ctx) {
+                            tpi_output_sink sink, void *ctx) {
   const unsigned char *p = (const unsigned char *)bytes;
   do {
     uInt take = n < (size_t)1 << 30 ? (uInt)n : (uInt)1 << 30; /* zlib counts in uInt */

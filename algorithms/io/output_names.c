@@ -18,8 +18,10 @@
 #include "algorithms/io/tp_output_names.h"
 
 #define TMP_SUFFIX ".tenport-tmp"
-enum { NAME_KEPT = 128, /* bytes of NAME in a temporary's name: NAME_MAX is 255 */
-       TRIES = 64 };
+enum {
+  NAME_KEPT = 128, /* bytes of NAME in a temporary's name: NAME_MAX is 255 */
+  TRIES = 64
+};
 
 char *tpi_output_folder_of(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -64,7 +66,7 @@ static uint64_t random_u64(void) {
 }
 
 tp_status tpi_output_create_temporary(const char *folder, const char *path, char **tmp_path,
-                                     int *fd) {
+                                      int *fd) {
   const char *base = base_of(path);
   size_t cap = strlen(folder) + NAME_KEPT + 64;
   *tmp_path = (char *)malloc(cap);
@@ -82,8 +84,8 @@ tp_status tpi_output_create_temporary(const char *folder, const char *path, char
   int err = errno;
   free(*tmp_path);
   *tmp_path = NULL;
-  return TP_ERROR(TP_ERROR_IO, "cannot write %s: cannot create a file in the folder %s: %s",
-                  path, folder, strerror(err));
+  return TP_ERROR(TP_ERROR_IO, "cannot write %s: cannot create a file in the folder %s: %s", path,
+                  folder, strerror(err));
 }
 
 /* The process id in "PID.RANDOM.tenport-tmp", or -1 when name is not of that form. */

@@ -16,13 +16,13 @@
 
 struct tpi_output {
   char *path, *folder, *tmp_path;
-  int fd, err;          /* err: the first errno of a failed write, kept until finish */
-  int finished;         /* written completely and synced: may be committed */
-  int shared;           /* prepared by tp_output_set_share: parts written by others */
-  mode_t mode;          /* given to the file before it replaces its target */
+  int fd, err;  /* err: the first errno of a failed write, kept until finish */
+  int finished; /* written completely and synced: may be committed */
+  int shared;   /* prepared by tp_output_set_share: parts written by others */
+  mode_t mode;  /* given to the file before it replaces its target */
   char *buf;
   size_t len;
-  int gzip;             /* written gzip-compressed (tp_output_set_gzip) */
+  int gzip;                    /* written gzip-compressed (tp_output_set_gzip) */
   tpi_output_deflate *deflate; /* the compressor of the current write, when gzip */
 };
 
@@ -133,16 +133,22 @@ static tp_status check_target(const tp_output_set *set, const char *path, mode_t
     return TP_SUCCESS;
   }
   if (S_ISLNK(st.st_mode))
-    return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is a symbolic link, and tenport never "
-                    "writes through links; remove it or choose another name", path);
+    return TP_ERROR(TP_ERROR_IO,
+                    "cannot write %s: it is a symbolic link, and tenport never "
+                    "writes through links; remove it or choose another name",
+                    path);
   if (S_ISDIR(st.st_mode))
     return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is a folder", path);
   if (!S_ISREG(st.st_mode))
-    return TP_ERROR(TP_ERROR_IO, "cannot write %s: it is not a regular file (a device, FIFO "
-                    "or socket)", path);
+    return TP_ERROR(TP_ERROR_IO,
+                    "cannot write %s: it is not a regular file (a device, FIFO "
+                    "or socket)",
+                    path);
   if (is_protected(set, &st))
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "cannot write %s: it is one of this run's "
-                    "inputs, which would be lost; choose another output name", path);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "cannot write %s: it is one of this run's "
+                    "inputs, which would be lost; choose another output name",
+                    path);
   if (set->keep_existing)
     return TP_ERROR(TP_ERROR_IO, "'%s' exists; %s", path, set->keep_existing);
   *mode = st.st_mode & 07777;
@@ -166,8 +172,8 @@ tp_status tp_output_check_folder(const char *path) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for a folder name");
   tp_status st = check_folder(folder, path);
   if (st == TP_SUCCESS && access(folder, W_OK | X_OK) != 0)
-    st = TP_ERROR(TP_ERROR_IO, "cannot write %s: the folder %s is not writable: %s", path,
-                  folder, strerror(errno));
+    st = TP_ERROR(TP_ERROR_IO, "cannot write %s: the folder %s is not writable: %s", path, folder,
+                  strerror(errno));
   free(folder);
   return st;
 }
@@ -365,8 +371,7 @@ tp_status tp_output_set_share(tp_output_set *set, const char *path, const void *
   return TP_SUCCESS;
 }
 
-tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes,
-                             size_t n) {
+tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *bytes, size_t n) {
   TP_CHECK_ARG(tmp_path && (bytes || n == 0), "tmp_path and bytes must not be NULL");
   TP_CHECK_ARG(offset <= (uint64_t)INT64_MAX - n, "%s: offset %llu + %zu bytes is too large",
                tmp_path, (unsigned long long)offset, n);
@@ -399,8 +404,10 @@ tp_status tp_output_write_at(const char *tmp_path, uint64_t offset, const void *
 tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
   TP_CHECK_ARG(set && path, "set and path must not be NULL");
   tpi_output *f = find(set, path);
-  TP_CHECK_ARG(f && f->shared && f->fd >= 0, "%s is not a shared file of the output set "
-               "(tp_output_set_share), or it is done already", path);
+  TP_CHECK_ARG(f && f->shared && f->fd >= 0,
+               "%s is not a shared file of the output set "
+               "(tp_output_set_share), or it is done already",
+               path);
   if (!f->err && fchmod(f->fd, f->mode) != 0)
     f->err = errno;
   if (!f->err && fsync(f->fd) != 0)
@@ -424,8 +431,10 @@ static tp_status rename_all(tp_output_set *set) {
     int err = errno;
     for (size_t j = 0; j < i; ++j) /* replaced already: their temporaries are gone */
       free(set->files[j]->tmp_path), set->files[j]->tmp_path = NULL;
-    return TP_ERROR(TP_ERROR_IO, "cannot replace %s: %s (%zu of the set's %zu files were "
-                    "replaced before it)", f->path, strerror(err), i, set->count);
+    return TP_ERROR(TP_ERROR_IO,
+                    "cannot replace %s: %s (%zu of the set's %zu files were "
+                    "replaced before it)",
+                    f->path, strerror(err), i, set->count);
   }
   set->committed = 1;
   return TP_SUCCESS;
@@ -436,8 +445,10 @@ tp_status tp_output_set_commit(tp_output_set *set) {
   TP_CHECK_ARG(!set->committed, "the output set was committed already");
   for (size_t i = 0; i < set->count; ++i)
     if (!set->files[i]->finished)
-      return TP_ERROR(TP_ERROR_IO, "%s was not written completely; no file of the set was "
-                      "replaced", set->files[i]->path);
+      return TP_ERROR(TP_ERROR_IO,
+                      "%s was not written completely; no file of the set was "
+                      "replaced",
+                      set->files[i]->path);
   TP_TRY(rename_all(set));
   for (size_t i = 0; i < set->count; ++i)
     tpi_output_sync_folder(set->files[i]->folder);
@@ -447,7 +458,7 @@ tp_status tp_output_set_commit(tp_output_set *set) {
 /* ---- one-file writes ------------------------------------------------------------------- */
 
 tp_status tpi_output_write_in(tp_output_set *set, const char *path, tpi_output_writer write,
-                             const void *what) {
+                              const void *what) {
   tpi_output *f;
   TP_TRY(tpi_output_open(set, path, &f));
   tp_status st = write(f, what);
@@ -466,8 +477,7 @@ static tp_status write_bytes(tpi_output *f, const void *what) {
   return TP_SUCCESS;
 }
 
-tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes,
-                              size_t n) {
+tp_status tp_output_set_write(tp_output_set *set, const char *path, const void *bytes, size_t n) {
   TP_CHECK_ARG(set && path && (bytes || n == 0), "set, path and bytes must not be NULL");
   bytes_out b = {bytes, n};
   return tpi_output_write_in(set, path, write_bytes, &b);

@@ -19,24 +19,24 @@ typedef struct tpi_input_piece {
 } tpi_input_piece;
 
 struct tp_input {
-  char *name;                  /* for messages (owned) */
-  int fd, owns_fd;             /* -1 for a memory buffer */
-  const unsigned char *bytes;  /* the memory buffer */
+  char *name;                 /* for messages (owned) */
+  int fd, owns_fd;            /* -1 for a memory buffer */
+  const unsigned char *bytes; /* the memory buffer */
   size_t size, pos;
-  uint64_t known_size;         /* bytes in a regular file or buffer, UINT64_MAX if unknown */
-  uint64_t consumed;           /* bytes handed to readers so far */
-  unsigned char *ahead;        /* bytes read from the source but not yet consumed */
+  uint64_t known_size;  /* bytes in a regular file or buffer, UINT64_MAX if unknown */
+  uint64_t consumed;    /* bytes handed to readers so far */
+  unsigned char *ahead; /* bytes read from the source but not yet consumed */
   size_t ahead_len, ahead_pos, ahead_cap;
-  dev_t dev;                   /* identity of the source, when it has one */
+  dev_t dev; /* identity of the source, when it has one */
   ino_t ino;
   int has_identity;
-  tpi_input_piece *pieces;      /* a pieced input: read in turn by positioned reads */
+  tpi_input_piece *pieces; /* a pieced input: read in turn by positioned reads */
   int piece_count, piece;
   uint64_t piece_pos;
-  int64_t first_line;          /* line number before the first line (text readers) */
-  unsigned char head[2];       /* the source's first bytes, read to tell gzip data from */
+  int64_t first_line;                   /* line number before the first line (text readers) */
+  unsigned char head[2];                /* the source's first bytes, read to tell gzip data from */
   int head_len, head_pos, head_checked; /* plain bytes; returned first when plain */
-  struct tpi_input_gzip *gzip;  /* the decompressor, when the source is gzip data */
+  struct tpi_input_gzip *gzip;          /* the decompressor, when the source is gzip data */
 };
 
 /* An input over memory (the fuzzers' and tests' entry point); name stands for the file in
@@ -49,7 +49,7 @@ void tpi_input_release(tp_input *in);
  * a range of a .tns's lines). The pieces are copied; their memory must outlive the
  * input. Close with tp_input_close. */
 tp_status tpi_input_open_pieces(tp_input **in, const char *path, const tpi_input_piece *pieces,
-                               int count);
+                                int count);
 
 /* Up to n bytes of the source as stored (compressed, for gzip data), fewer only at its
  * end. */
@@ -73,7 +73,6 @@ enum { TP_INPUT_PEEK_MAX = 1 << 24 };
 /* Bytes left to read when the source's size is known, else UINT64_MAX. */
 uint64_t tpi_input_remaining(const tp_input *in);
 
-
 /* ---- numbers of text files (text_number.c) ------------------------------------------ */
 
 /* The number spelled at p, as strtod (dtype float64) or strtof (float32) reads it, into
@@ -93,8 +92,7 @@ enum { TP_TEXT_NUMBER_BYTES = 32 };
 
 /* n elements of a .npy's dtype in its byte order (swap: not the host's) as float32 or
  * float64 (to) at out (npy.c). */
-void tpi_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to,
-                   void *out);
+void tpi_npy_decode(const void *raw, tp_dtype dtype, int swap, int64_t n, tp_dtype to, void *out);
 
 /* a's elements as float32 (to_f32) or float64 in C order at dst, Fortran-order data
  * transposed (npy.c). */
@@ -104,7 +102,7 @@ void tpi_npy_c_order(const tp_npy_array *a, void *dst, int to_f32);
  * header dict padded to a multiple of 64 bytes) in buf; returns its length (npy.c). */
 enum { TP_NPY_PREAMBLE_MAX = 1024 };
 size_t tpi_npy_preamble(tp_dtype dtype, int ndim, const int64_t *shape, int fortran,
-                       char buf[TP_NPY_PREAMBLE_MAX]);
+                        char buf[TP_NPY_PREAMBLE_MAX]);
 
 /* count elements of size bytes in the host's order into little-endian, in place (nothing
  * to do on a little-endian host) (npy.c). */
@@ -143,7 +141,7 @@ tp_status tpi_output_deflate_start(tpi_output_deflate **d, const char *path);
 /* Compresses n bytes into the sink, the last ones of the member when finish; returns 0 or
  * the sink's errno value (EIO when zlib fails). */
 int tpi_output_deflate_push(tpi_output_deflate *d, const void *bytes, size_t n, int finish,
-                           tpi_output_sink sink, void *ctx);
+                            tpi_output_sink sink, void *ctx);
 /* Frees the stream and sets *d to NULL; safe on NULL. */
 void tpi_output_deflate_end(tpi_output_deflate **d);
 
@@ -153,6 +151,6 @@ typedef tp_status (*tpi_output_writer)(tpi_output *file, const void *what);
 tp_status tpi_output_write_one(const char *path, tpi_output_writer write, const void *what);
 /* The same into an existing set (the file is finished but not committed). */
 tp_status tpi_output_write_in(tp_output_set *set, const char *path, tpi_output_writer write,
-                             const void *what);
+                              const void *what);
 
 #endif

@@ -16,7 +16,7 @@ mode_t tpi_output_umask(void);
 /* Creates ".NAME.PID.RANDOM.tenport-tmp" in folder for the target path, exclusively and
  * without following a link, mode 0600; *tmp_path is malloc'ed. */
 tp_status tpi_output_create_temporary(const char *folder, const char *path, char **tmp_path,
-                                     int *fd);
+                                      int *fd);
 
 /* Removes the temporaries for path's NAME in folder whose process no longer runs (regular
  * files of this user only). Failures are ignored: they are only clutter. */

@@ -27,21 +27,20 @@ tp_status tp_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_tra
                              int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
                              const void *B, int64_t ldb, const void *C, int64_t ldc) {
   TP_CHECK_ARG(space, "space must not be NULL");
-  TP_CHECK_ARG(m >= 0 && n >= 0 && k >= 0, "negative GEMM shape m=%lld n=%lld k=%lld",
-               (long long)m, (long long)n, (long long)k);
+  TP_CHECK_ARG(m >= 0 && n >= 0 && k >= 0, "negative GEMM shape m=%lld n=%lld k=%lld", (long long)m,
+               (long long)n, (long long)k);
   int64_t a_cols = trans_a ? m : k, b_cols = trans_b ? k : n;
   TP_CHECK_ARG(lda >= (a_cols > 1 ? a_cols : 1), "lda=%lld is smaller than op(A)'s %lld columns",
                (long long)lda, (long long)a_cols);
   TP_CHECK_ARG(ldb >= (b_cols > 1 ? b_cols : 1), "ldb=%lld is smaller than op(B)'s %lld columns",
                (long long)ldb, (long long)b_cols);
-  TP_CHECK_ARG(ldc >= (n > 1 ? n : 1), "ldc=%lld is smaller than C's %lld columns",
-               (long long)ldc, (long long)n);
+  TP_CHECK_ARG(ldc >= (n > 1 ? n : 1), "ldc=%lld is smaller than C's %lld columns", (long long)ldc,
+               (long long)n);
   TP_CHECK_ARG(m == 0 || n == 0 || (C && (k == 0 || (A && B))), "NULL matrix");
   return TP_SUCCESS;
 }
 
-tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                              int64_t batch) {
+tp_status tp_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t batch) {
   TP_CHECK_ARG(batch >= 0, "negative batch count %lld", (long long)batch);
   TP_CHECK_ARG(stride_a >= 0 && stride_b >= 0 && stride_c >= 0,
                "negative batch stride (A %lld, B %lld, C %lld)", (long long)stride_a,

@@ -19,8 +19,8 @@ typedef struct GEMM_ARGS {
 
 TP_TEAM_KERNEL(TP_PASTE(gemm_tile_, GEMM_SFX), GEMM_ARGS, team, g) {
   GEMM_T *As = (GEMM_T *)team->scratch; /* [TILE][DEPTH] */
-  GEMM_T *Bs = As + TILE * DEPTH;  /* [DEPTH][TILE] */
-  GEMM_T *Cs = Bs + DEPTH * TILE;  /* [TILE][TILE] */
+  GEMM_T *Bs = As + TILE * DEPTH;       /* [DEPTH][TILE] */
+  GEMM_T *Cs = Bs + DEPTH * TILE;       /* [TILE][TILE] */
   const int64_t s = team->league_rank % g.splits, bt = team->league_rank / g.splits;
   const int64_t b = bt / g.tiles, t = bt % g.tiles;
   const GEMM_T *A = g.A + b * g.sa, *B = g.B + b * g.sb;
@@ -33,11 +33,11 @@ TP_TEAM_KERNEL(TP_PASTE(gemm_tile_, GEMM_SFX), GEMM_ARGS, team, g) {
     tp_team_barrier(team);
     TP_TEAM_VECTOR_FOR(team, e, 0, TILE * DEPTH) {
       int64_t r = e / DEPTH, p = e % DEPTH, i = i0 + r, pa = p0 + p;
-      As[e] = (i < g.m && pa < p_end) ? (g.trans_a ? A[pa * g.lda + i] : A[i * g.lda + pa])
-                                      : (GEMM_T)0;
+      As[e] =
+          (i < g.m && pa < p_end) ? (g.trans_a ? A[pa * g.lda + i] : A[i * g.lda + pa]) : (GEMM_T)0;
       int64_t q = e / TILE, c = e % TILE, pb = p0 + q, j = j0 + c;
-      Bs[e] = (pb < p_end && j < g.n) ? (g.trans_b ? B[j * g.ldb + pb] : B[pb * g.ldb + j])
-                                      : (GEMM_T)0;
+      Bs[e] =
+          (pb < p_end && j < g.n) ? (g.trans_b ? B[j * g.ldb + pb] : B[pb * g.ldb + j]) : (GEMM_T)0;
     }
     tp_team_barrier(team);
     TP_TEAM_FOR(team, r, 0, TILE) {
@@ -70,8 +70,8 @@ TP_TEAM_KERNEL(TP_PASTE(gemm_tile_, GEMM_SFX), GEMM_ARGS, team, g) {
 TP_RANGE_KERNEL(TP_PASTE(gemm_sum_pieces_, GEMM_SFX), GEMM_ARGS, e, g) {
   const int64_t mn = g.m * g.n, b = e / mn, i = (e % mn) / g.n, j = e % g.n;
   const int64_t t = (i / TILE) * g.tiles_n + j / TILE;
-  const GEMM_T *piece = g.partial + (b * g.tiles + t) * g.splits * (TILE * TILE) +
-                   (i % TILE) * TILE + j % TILE;
+  const GEMM_T *piece =
+      g.partial + (b * g.tiles + t) * g.splits * (TILE * TILE) + (i % TILE) * TILE + j % TILE;
   GEMM_T sum = 0;
   for (int64_t s = 0; s < g.splits; ++s)
     sum += piece[s * (TILE * TILE)];
@@ -79,10 +79,11 @@ TP_RANGE_KERNEL(TP_PASTE(gemm_sum_pieces_, GEMM_SFX), GEMM_ARGS, e, g) {
   *out = g.alpha * sum + (g.beta == 0 ? (GEMM_T)0 : g.beta * *out);
 }
 
-tp_status TP_PASTE(tp_gemm_portable_batched_, GEMM_SFX)(
-    tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m, int64_t n,
-    int64_t k, GEMM_T alpha, const GEMM_T *A, int64_t lda, int64_t sa, const GEMM_T *B, int64_t ldb,
-    int64_t sb, GEMM_T beta, GEMM_T *C, int64_t ldc, int64_t sc, int64_t batch) {
+tp_status TP_PASTE(tp_gemm_portable_batched_,
+                   GEMM_SFX)(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m,
+                             int64_t n, int64_t k, GEMM_T alpha, const GEMM_T *A, int64_t lda,
+                             int64_t sa, const GEMM_T *B, int64_t ldb, int64_t sb, GEMM_T beta,
+                             GEMM_T *C, int64_t ldc, int64_t sc, int64_t batch) {
   TP_TRY(tp_gemm_check_args(space, trans_a, trans_b, m, n, k, A, lda, B, ldb, C, ldc));
   TP_TRY(tp_gemm_check_batch(sa, sb, sc, batch));
   if (m == 0 || n == 0 || batch == 0)
@@ -115,12 +116,12 @@ tp_status TP_PASTE(tp_gemm_portable_batched_, GEMM_SFX)(
   return st;
 }
 
-tp_status TP_PASTE(tp_gemm_portable_, GEMM_SFX)(tp_space *space, tp_transpose trans_a,
-                                 tp_transpose trans_b, int64_t m, int64_t n, int64_t k,
-                                 GEMM_T alpha, const GEMM_T *A, int64_t lda, const GEMM_T *B,
-                                 int64_t ldb, GEMM_T beta, GEMM_T *C, int64_t ldc) {
-  return TP_PASTE(tp_gemm_portable_batched_, GEMM_SFX)(space, trans_a, trans_b, m, n, k, alpha, A, lda,
-                                        0, B, ldb, 0, beta, C, ldc, 0, 1);
+tp_status TP_PASTE(tp_gemm_portable_,
+                   GEMM_SFX)(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, int64_t m,
+                             int64_t n, int64_t k, GEMM_T alpha, const GEMM_T *A, int64_t lda,
+                             const GEMM_T *B, int64_t ldb, GEMM_T beta, GEMM_T *C, int64_t ldc) {
+  return TP_PASTE(tp_gemm_portable_batched_, GEMM_SFX)(space, trans_a, trans_b, m, n, k, alpha, A,
+                                                       lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 
 #undef GEMM_ARGS

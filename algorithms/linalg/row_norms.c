@@ -41,8 +41,8 @@ tp_status tp_row_norms2_f64(tp_space *space, const double *A, int64_t m, int64_t
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(m >= 0 && n >= 0, "matrix shape %lld x %lld is negative", (long long)m,
                (long long)n);
-  TP_CHECK_ARG(ld >= n, "leading dimension %lld is smaller than the %lld columns",
-               (long long)ld, (long long)n);
+  TP_CHECK_ARG(ld >= n, "leading dimension %lld is smaller than the %lld columns", (long long)ld,
+               (long long)n);
   TP_CHECK_ARG(m == 0 || row_norms2, "row_norms2 must not be NULL");
   TP_CHECK_ARG(m == 0 || n == 0 || A, "A must not be NULL");
   TP_CHECK_ARG(n <= INT32_MAX - TP_MAX_VECTOR_LENGTH,
@@ -57,8 +57,7 @@ tp_status tp_row_norms2_f64(tp_space *space, const double *A, int64_t m, int64_t
   args.row_norms2 = row_norms2;
   args.total = total;
   int vector = n >= 32 ? 32 : (n >= 8 ? 8 : 1);
-  tp_team_policy policy =
-      tp_team_policy_make((m + ROWS_PER_TEAM - 1) / ROWS_PER_TEAM, 128 / vector, vector,
-                          ROWS_PER_TEAM * sizeof(double));
+  tp_team_policy policy = tp_team_policy_make((m + ROWS_PER_TEAM - 1) / ROWS_PER_TEAM, 128 / vector,
+                                              vector, ROWS_PER_TEAM * sizeof(double));
   return row_norms2_kernel_launch(space, policy, args);
 }

@@ -22,8 +22,10 @@ static int coo_cleared(const tp_coo *t) {
 
 tp_status tp_coo_check(const tp_coo *t) {
   TP_CHECK_ARG(t, "the COO descriptor is NULL");
-  TP_CHECK_ARG(!coo_cleared(t), "COO tensor: order 0 is outside [1, %d] and there are no "
-               "arrays: the tensor has been freed or was never allocated", TP_COO_MAX_ORDER);
+  TP_CHECK_ARG(!coo_cleared(t),
+               "COO tensor: order 0 is outside [1, %d] and there are no "
+               "arrays: the tensor has been freed or was never allocated",
+               TP_COO_MAX_ORDER);
   TP_CHECK_ARG(tpi_coo_dtype_ok(t->dtype), "COO tensor: dtype %s (%d) is not float32 or float64",
                tp_dtype_name(t->dtype), (int)t->dtype);
   TP_CHECK_ARG(t->order >= 1 && t->order <= TP_COO_MAX_ORDER,
@@ -38,11 +40,14 @@ tp_status tp_coo_check(const tp_coo *t) {
 /* Arrays freed while this descriptor (a copy made before the free) still points at them. */
 static tp_status coo_not_freed(const tp_coo *t) {
   for (int m = 0; m < t->order; ++m)
-    TP_CHECK_ARG(!tp_block_index_was_freed(t->indices[m]), "COO tensor: indices[%d] (%p) was "
-                 "freed; the descriptor is a copy made before the free", m,
-                 (void *)t->indices[m]);
-  TP_CHECK_ARG(!tp_block_index_was_freed(t->values), "COO tensor: values (%p) was freed; the "
-               "descriptor is a copy made before the free", t->values);
+    TP_CHECK_ARG(!tp_block_index_was_freed(t->indices[m]),
+                 "COO tensor: indices[%d] (%p) was "
+                 "freed; the descriptor is a copy made before the free",
+                 m, (void *)t->indices[m]);
+  TP_CHECK_ARG(!tp_block_index_was_freed(t->values),
+               "COO tensor: values (%p) was freed; the "
+               "descriptor is a copy made before the free",
+               t->values);
   return TP_SUCCESS;
 }
 
@@ -60,8 +65,7 @@ tp_status tpi_coo_check_arrays(const tp_coo *t) {
 void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
   size_t n = (size_t)snprintf(buf, cap, "(");
   for (int m = 0; m < t->order && n < cap; ++m)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? ", " : "",
-                          (long long)t->indices[m][k]);
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? ", " : "", (long long)t->indices[m][k]);
   if (n < cap)
     snprintf(buf + n, cap - n, ")");
 }
@@ -110,7 +114,10 @@ tp_status tp_coo_validate(const tp_coo *host) {
     double v = tpi_coo_value(host, k_value);
     tpi_coo_format_coordinate(host, k_value, at, sizeof at);
     return TP_ERROR(TP_ERROR_NUMERICAL, "COO tensor: nonzero %lld at %s: value %s is not finite",
-                    (long long)k_value, at, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+                    (long long)k_value, at,
+                    isnan(v) ? "NaN"
+                    : v > 0  ? "+Inf"
+                             : "-Inf");
   }
   return k_index < host->nnz ? bad_index(host, k_index, m) : TP_SUCCESS;
 }
@@ -156,8 +163,7 @@ static tp_status coo_memory_check(const tp_coo *t, size_t total) {
   return tp_host_memory_check(total, what);
 }
 
-tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
-                          tp_coo *t) {
+tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz, tp_coo *t) {
   TP_CHECK_ARG(t, "t is NULL");
   memset(t, 0, sizeof *t);
   TP_CHECK_ARG(dims, "dims is NULL");
@@ -171,7 +177,7 @@ tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64
 }
 
 tp_status tpi_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
-                            tp_coo *t) {
+                             tp_coo *t) {
   size_t index_bytes = 0, value_bytes = 0, total = 0;
   tp_status st = tpi_coo_describe(dtype, order, dims, nnz, t);
   if (st == TP_SUCCESS)

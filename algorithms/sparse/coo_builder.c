@@ -58,7 +58,7 @@ static void copy_into(tpi_coo_builder *b, int64_t at, const tpi_coo_builder *fro
 }
 
 tp_status tpi_coo_builder_append_all(tpi_coo_builder *b, const tpi_tns_parser *parts, int count,
-                                    const char *name) {
+                                     const char *name) {
   int64_t at[TP_TNS_PIECES + 1];
   at[0] = b->t.nnz;
   for (int i = 0; i < count; ++i)

@@ -24,8 +24,10 @@ static tp_status dense_count(const tp_coo *t, int64_t *count) {
     if (*count > INT64_MAX / t->dims[m]) {
       char dims[TP_DENSE_DIMS_TEXT];
       tpi_dense_format_dims(t->order, t->dims, dims, sizeof dims);
-      return TP_ERROR(TP_ERROR_OVERFLOW, "the dense form of a %s tensor would hold more than "
-                      "2^63 elements", dims);
+      return TP_ERROR(TP_ERROR_OVERFLOW,
+                      "the dense form of a %s tensor would hold more than "
+                      "2^63 elements",
+                      dims);
     }
     *count *= t->dims[m];
   }
@@ -36,9 +38,10 @@ tp_status tp_coo_to_dense(const tp_coo *host, tp_dense *dense) {
   TP_CHECK_ARG(dense, "dense is NULL");
   memset(dense, 0, sizeof *dense);
   TP_TRY(tp_coo_validate(host));
-  TP_CHECK_ARG(host->order >= 2 && host->order <= TP_DENSE_MAX_ORDER, "the tensor has %d "
-               "mode%s; a dense tensor has 2 to %d", host->order, host->order == 1 ? "" : "s",
-               TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(host->order >= 2 && host->order <= TP_DENSE_MAX_ORDER,
+               "the tensor has %d "
+               "mode%s; a dense tensor has 2 to %d",
+               host->order, host->order == 1 ? "" : "s", TP_DENSE_MAX_ORDER);
   int64_t count;
   TP_TRY(dense_count(host, &count));
   TP_TRY(tp_dense_alloc(NULL, host->dtype, host->order, host->dims, TP_LAYOUT_LEFT, dense));
@@ -75,8 +78,10 @@ tp_status tp_coo_from_dense(const tp_dense *host, double drop_below, tp_coo *coo
   memset(coo, 0, sizeof *coo);
   TP_TRY(tp_dense_check(host));
   TP_CHECK_ARG(host->data, "the tensor's data is NULL");
-  TP_CHECK_ARG(drop_below >= 0 && isfinite(drop_below), "drop_below %g is not a finite number "
-               ">= 0", drop_below);
+  TP_CHECK_ARG(drop_below >= 0 && isfinite(drop_below),
+               "drop_below %g is not a finite number "
+               ">= 0",
+               drop_below);
   int64_t count = tp_dense_count(host), nnz = 0, small = 0;
   for (int64_t i = 0; i < count; ++i) {
     double v = tpi_dense_load(host->data, host->dtype, i);

@@ -23,8 +23,10 @@ enum { STREAM_NOISE = 4, STREAM_SUPPORT = 64 /* + mode */, STREAM_FACTOR = 96 /*
 static tp_status check_args(tp_dtype dtype, int order, const int64_t *dims, int64_t rank,
                             int64_t support, double noise) {
   TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
-  TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER, "order %d is outside [2, %d] (a "
-               "planted tensor has at least 2 modes)", order, TP_COO_MAX_ORDER);
+  TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER,
+               "order %d is outside [2, %d] (a "
+               "planted tensor has at least 2 modes)",
+               order, TP_COO_MAX_ORDER);
   TP_CHECK_ARG(dims, "dims is NULL");
   for (int m = 0; m < order; ++m)
     TP_CHECK_ARG(dims[m] >= 1, "dims[%d] = %lld, must be at least 1", m, (long long)dims[m]);
@@ -163,8 +165,7 @@ static int64_t block_nonzeros(int order, int64_t rank, const int64_t *k) {
   return n;
 }
 
-static tp_status build(tp_kruskal *u, int64_t support, double noise, uint64_t seed,
-                       tp_coo *host) {
+static tp_status build(tp_kruskal *u, int64_t support, double noise, uint64_t seed, tp_coo *host) {
   int64_t k[TP_COO_MAX_ORDER];
   int64_t *rows[TP_COO_MAX_ORDER] = {NULL};
   for (int m = 0; m < u->order; ++m)

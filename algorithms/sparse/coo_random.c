@@ -28,8 +28,10 @@ static tp_status check_options(const tp_coo_random_options *o) {
     memcpy(shape.dims, o->dims, sizeof(int64_t) * (size_t)o->order);
   TP_TRY(tp_coo_check(&shape));
   for (int m = 0; m < o->order; ++m)
-    TP_CHECK_ARG(isfinite(o->skew[m]) && o->skew[m] >= 0, "skew[%d] = %g, must be finite and "
-                 "positive (0 means 1)", m, o->skew[m]);
+    TP_CHECK_ARG(isfinite(o->skew[m]) && o->skew[m] >= 0,
+                 "skew[%d] = %g, must be finite and "
+                 "positive (0 means 1)",
+                 m, o->skew[m]);
   TP_CHECK_ARG(o->values == TP_COO_VALUES_UNIFORM || o->values == TP_COO_VALUES_PARETO ||
                    o->values == TP_COO_VALUES_ONES,
                "values %d is not a tp_coo_values", (int)o->values);
@@ -96,9 +98,10 @@ tp_status tp_coo_random_part(const tp_coo_random_options *opt, int64_t first, in
   TP_CHECK_ARG(host, "host is NULL");
   memset(host, 0, sizeof *host);
   TP_TRY(check_options(opt));
-  TP_CHECK_ARG(first >= 0 && count >= 0 && first <= opt->nnz - count, "draws [%lld, %lld) "
-               "are not within the %lld draws", (long long)first, (long long)(first + count),
-               (long long)opt->nnz);
+  TP_CHECK_ARG(first >= 0 && count >= 0 && first <= opt->nnz - count,
+               "draws [%lld, %lld) "
+               "are not within the %lld draws",
+               (long long)first, (long long)(first + count), (long long)opt->nnz);
   TP_TRY(tpi_coo_host_alloc(opt->dtype, opt->order, opt->dims, count, host));
   draw_nonzeros(opt, first, host);
   tp_status st = tpi_coo_merge_duplicates(host, merged);

@@ -20,8 +20,10 @@ static tp_status check_sums(const char *name, const tp_coo *host) {
     return TP_SUCCESS;
   char at[TP_COO_COORD_TEXT];
   tpi_coo_format_coordinate(host, k, at, sizeof at);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: the duplicates of nonzero %s (zero-based) sum to a "
-                  "value beyond the %s range", name, at, tp_dtype_name(host->dtype));
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: the duplicates of nonzero %s (zero-based) sum to a "
+                  "value beyond the %s range",
+                  name, at, tp_dtype_name(host->dtype));
 }
 
 static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_info *info) {
@@ -35,7 +37,7 @@ static tp_status merge_and_check(const char *name, tp_coo *host, tp_coo_read_inf
 }
 
 tp_status tpi_coo_finish_read(tp_status st, const char *name, tp_coo *host,
-                             tp_coo_read_info *info) {
+                              tp_coo_read_info *info) {
   if (st == TP_SUCCESS)
     st = merge_and_check(name, host, info);
   if (st != TP_SUCCESS) {
@@ -64,11 +66,13 @@ static tp_status check_binary_shape(const char *name, int order, const int64_t *
   char found[TP_COO_COORD_TEXT], given[TP_COO_COORD_TEXT];
   format_dims(t->order, t->dims, found, sizeof found);
   if (!dims)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of %d modes (dims %s), expected %d "
-                    "modes", name, t->order, found, order);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s holds a tensor of %d modes (dims %s), expected %d "
+                    "modes",
+                    name, t->order, found, order);
   format_dims(order, dims, given, sizeof given);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of dims %s, not the dims %s asked for",
-                  name, found, given);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of dims %s, not the dims %s asked for", name,
+                  found, given);
 }
 
 static tp_status read_binary(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
@@ -88,8 +92,7 @@ tp_status tp_coo_read_input(tp_input *in, tp_dtype dtype, int order, const int64
 }
 
 tp_status tp_coo_read_input_with(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
-                                 const tp_tns_options *opts, tp_coo *host,
-                                 tp_coo_read_info *info) {
+                                 const tp_tns_options *opts, tp_coo *host, tp_coo_read_info *info) {
   if (host)
     memset(host, 0, sizeof *host);
   if (info)
@@ -132,7 +135,7 @@ tp_status tp_coo_read(const char *path, tp_dtype dtype, tp_coo *host, tp_coo_rea
 }
 
 tp_status tpi_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
-                             tp_coo *host, tp_coo_read_info *info) {
+                              tp_coo *host, tp_coo_read_info *info) {
   if (host)
     memset(host, 0, sizeof *host);
   TP_CHECK_ARG(host, "host is NULL");

@@ -31,14 +31,15 @@ static tp_status open_file(share_file *f, const char *path) {
     return TP_ERROR(TP_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return TP_ERROR(TP_ERROR_IO, "%s is not a regular file: each rank reads its share by "
-                    "positioned reads, which a pipe or device cannot give", path);
+    return TP_ERROR(TP_ERROR_IO,
+                    "%s is not a regular file: each rank reads its share by "
+                    "positioned reads, which a pipe or device cannot give",
+                    path);
   f->size = (uint64_t)st.st_size;
   return TP_SUCCESS;
 }
 
-static tp_status read_at(const share_file *f, void *buf, size_t n, uint64_t offset,
-                         size_t *got) {
+static tp_status read_at(const share_file *f, void *buf, size_t n, uint64_t offset, size_t *got) {
   *got = 0;
   while (*got < n) {
     ssize_t r = pread(f->fd, (char *)buf + *got, n - *got, (off_t)(offset + *got));
@@ -77,15 +78,18 @@ static tp_status tpb_pieces(const share_file *f, unsigned char *head, tpi_input_
   uint64_t iw = get_le(head + 12, 4), vw = get_le(head + 16, 4), order = get_le(head + 20, 4);
   uint64_t nnz = get_le(head + 24, 8);
   if (order < 1 || order > TP_COO_MAX_ORDER || (iw != 4 && iw != 8) || (vw != 4 && vw != 8))
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: a .tpb header with order %llu and widths %llu and "
-                    "%llu is not one tenport reads", f->path, (unsigned long long)order,
-                    (unsigned long long)iw, (unsigned long long)vw);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: a .tpb header with order %llu and widths %llu and "
+                    "%llu is not one tenport reads",
+                    f->path, (unsigned long long)order, (unsigned long long)iw,
+                    (unsigned long long)vw);
   uint64_t header = TP_TPB_FIXED_HEADER + 8 * order, per = order * iw + vw;
   if (nnz > (f->size - (f->size < header ? f->size : header)) / per ||
       header + nnz * per != f->size)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: the file holds %llu bytes, the header (order %llu, "
-                    "nnz %llu, widths %llu and %llu) says %llu", f->path,
-                    (unsigned long long)f->size, (unsigned long long)order,
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: the file holds %llu bytes, the header (order %llu, "
+                    "nnz %llu, widths %llu and %llu) says %llu",
+                    f->path, (unsigned long long)f->size, (unsigned long long)order,
                     (unsigned long long)nnz, (unsigned long long)iw, (unsigned long long)vw,
                     (unsigned long long)(header + nnz * per));
   uint64_t first = nnz * (uint64_t)f->rank / (uint64_t)f->ranks;
@@ -134,7 +138,6 @@ static int count_fields(const char *p, const char *end) {
   return n;
 }
 
-
 /* Where the first line starting at or after byte b begins (the file's size if none). */
 static tp_status line_start(const share_file *f, uint64_t b, uint64_t *start) {
   if (b == 0 || b >= f->size) {
@@ -158,8 +161,7 @@ static tp_status line_start(const share_file *f, uint64_t b, uint64_t *start) {
 }
 
 /* Line ends in [begin, end): the lines before the next share's. */
-static tp_status count_lines(const share_file *f, uint64_t begin, uint64_t end,
-                             int64_t *lines) {
+static tp_status count_lines(const share_file *f, uint64_t begin, uint64_t end, int64_t *lines) {
   char *buf = (char *)malloc(SCAN_BYTES);
   if (!buf)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to scan %s", f->path);
@@ -168,8 +170,8 @@ static tp_status count_lines(const share_file *f, uint64_t begin, uint64_t end,
   for (uint64_t at = begin; at < end && st == TP_SUCCESS; at += SCAN_BYTES) {
     size_t want = end - at < SCAN_BYTES ? (size_t)(end - at) : SCAN_BYTES, got;
     st = read_at(f, buf, want, at, &got);
-    for (const char *p = buf; st == TP_SUCCESS && (p = (const char *)memchr(p, '\n', (size_t)(buf + got - p)));
-         ++p)
+    for (const char *p = buf;
+         st == TP_SUCCESS && (p = (const char *)memchr(p, '\n', (size_t)(buf + got - p))); ++p)
       ++*lines;
   }
   free(buf);
@@ -177,8 +179,7 @@ static tp_status count_lines(const share_file *f, uint64_t begin, uint64_t end,
 }
 
 /* Whether [begin, end) holds a line with a field (not only blanks and comments). */
-static tp_status has_nonzero_line(const share_file *f, uint64_t begin, uint64_t end,
-                                  int *found) {
+static tp_status has_nonzero_line(const share_file *f, uint64_t begin, uint64_t end, int *found) {
   char buf[4096];
   *found = 0;
   for (uint64_t line = begin; line < end && !*found;) {
@@ -197,9 +198,9 @@ static tp_status has_nonzero_line(const share_file *f, uint64_t begin, uint64_t 
 /* The share's lines through the text reader, numbered from first_line + 1. A share
  * without nonzero lines is an empty tensor of the given order (its dims are agreed
  * later when not given). */
-static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end,
-                             int64_t first_line, tp_dtype dtype, int order, const int64_t *dims,
-                             tp_coo *share, tp_coo_read_info *info) {
+static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end, int64_t first_line,
+                             tp_dtype dtype, int order, const int64_t *dims, tp_coo *share,
+                             tp_coo_read_info *info) {
   int64_t ones[TP_COO_MAX_ORDER];
   int found = 1;
   for (int m = 0; m < order; ++m)
@@ -255,7 +256,7 @@ static tp_status agree_dims(tp_comm *comm, tp_coo *share) {
   for (int m = 0; m < share->order; ++m)
     if (top[m] == 0)
       return TP_ERROR(TP_ERROR_FORMAT, "the file has no nonzeros; give the dims to read an "
-                      "empty tensor");
+                                       "empty tensor");
   memcpy(share->dims, top, sizeof(int64_t) * (size_t)share->order);
   return TP_SUCCESS;
 }
@@ -305,9 +306,11 @@ static tp_status refuse_dense_text(const char *path) {
     st = tp_input_format(in, &format);
   tp_input_close(&in);
   if (st == TP_SUCCESS && format == TP_FILE_DENSE_TEXT)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s is dense 'tensor' text, not a sparse tensor: distributed "
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s is dense 'tensor' text, not a sparse tensor: distributed "
                   "runs read a dense tensor from a .npy file by positioned reads; convert it "
-                  "first (tenport convert --input %s --output X.npy)", path, path);
+                  "first (tenport convert --input %s --output X.npy)",
+                  path, path);
   return st;
 }
 
@@ -319,19 +322,26 @@ static tp_status read_share(tp_comm *comm, share_file *f, tp_dtype dtype, int or
   if (st == TP_SUCCESS)
     st = read_at(f, magic, sizeof magic, 0, &got);
   if (st == TP_SUCCESS && got >= 6 && memcmp(magic, "\x93NUMPY", 6) == 0)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s is a NumPy .npy array, not a sparse tensor (.tns or "
-                  ".tpb)", f->path);
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s is a NumPy .npy array, not a sparse tensor (.tns or "
+                  ".tpb)",
+                  f->path);
   if (st == TP_SUCCESS && got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s is gzip-compressed: the ranks read their shares of "
-                  "the file by positioned reads; decompress it first", f->path);
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s is gzip-compressed: the ranks read their shares of "
+                  "the file by positioned reads; decompress it first",
+                  f->path);
   TP_TRY(tp_comm_agree(comm, st));
   if (got >= 5 && memcmp(magic, "TPCOO", 5) == 0) {
     TP_TRY(tp_comm_agree(comm, read_tpb_share(f, dtype, share, info)));
     int same = order == 0 || share->order == order;
     for (int m = 0; same && dims && m < order; ++m)
       same = share->dims[m] == dims[m];
-    return same ? TP_SUCCESS : TP_ERROR(TP_ERROR_FORMAT, "%s holds a tensor of another order "
-                                        "or dims than those given", f->path);
+    return same ? TP_SUCCESS
+                : TP_ERROR(TP_ERROR_FORMAT,
+                           "%s holds a tensor of another order "
+                           "or dims than those given",
+                           f->path);
   }
   TP_TRY(tp_comm_agree(comm, refuse_dense_text(f->path)));
   return read_tns_share(comm, f, dtype, order, dims, share, info);
@@ -343,8 +353,7 @@ tp_status tp_coo_read_share(tp_comm *comm, const char *path, tp_dtype dtype, int
   memset(share, 0, sizeof *share);
   if (info)
     memset(info, 0, sizeof *info);
-  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64",
-               tp_dtype_name(dtype));
+  TP_CHECK_ARG(tpi_coo_dtype_ok(dtype), "dtype %s is not float32 or float64", tp_dtype_name(dtype));
   TP_CHECK_ARG(!dims || order > 0, "dims are given but the order is not");
   share_file f = {path, -1, 0, tp_comm_rank(comm), tp_comm_size(comm)};
   tp_status st = read_share(comm, &f, dtype, order, dims, share, info);

@@ -51,8 +51,7 @@ static int plan_groups(const tp_coo *t, key_group *groups) {
 }
 
 /* keys[k] of nonzero perm[k] (of nonzero k when perm is NULL). */
-static void group_keys(const tp_coo *t, const key_group *g, const int64_t *perm,
-                       uint64_t *keys) {
+static void group_keys(const tp_coo *t, const key_group *g, const int64_t *perm, uint64_t *keys) {
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < t->nnz; ++k) {
     int64_t p = perm ? perm[k] : k;
@@ -142,16 +141,14 @@ static tp_status sort_one_key(tp_coo *t, const key_group *g, sort_arrays *a) {
 }
 
 /* A permutation sorted by the groups from least to most significant, then applied. */
-static tp_status sort_by_groups(tp_coo *t, const key_group *groups, int count,
-                                sort_arrays *a) {
+static tp_status sort_by_groups(tp_coo *t, const key_group *groups, int count, sort_arrays *a) {
   int64_t *perm = a->payload;
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t k = 0; k < t->nnz; ++k)
     perm[k] = k;
   for (int g = count - 1; g >= 0; --g) {
     group_keys(t, &groups[g], perm, a->keys);
-    TP_TRY(tpi_radix_sort_u64(a->keys, perm, a->keys_tmp, a->payload_tmp, t->nnz,
-                             groups[g].bits));
+    TP_TRY(tpi_radix_sort_u64(a->keys, perm, a->keys_tmp, a->payload_tmp, t->nnz, groups[g].bits));
   }
   apply_permutation(t, perm, a->keys);
   return TP_SUCCESS;

@@ -28,16 +28,15 @@ static tp_status space_memory_check(tp_space *space, const tp_coo *t) {
   char what[TP_COO_MAX_ORDER * 21 + 96];
   size_t n = (size_t)snprintf(what, sizeof what, "COO tensor ");
   for (int m = 0; m < t->order && n < sizeof what; ++m)
-    n += (size_t)snprintf(what + n, sizeof what - n, "%s%lld", m ? "x" : "",
-                          (long long)t->dims[m]);
+    n += (size_t)snprintf(what + n, sizeof what - n, "%s%lld", m ? "x" : "", (long long)t->dims[m]);
   if (n < sizeof what)
     snprintf(what + n, sizeof what - n, " with %lld nonzeros (%s)", (long long)t->nnz,
              tp_dtype_name(t->dtype));
   return tp_space_memory_check(space, (size_t)((uint64_t)t->nnz * per_nonzero), what);
 }
 
-tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims,
-                       int64_t nnz, tp_coo *t) {
+tp_status tp_coo_alloc(tp_space *space, tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
+                       tp_coo *t) {
   if (!space)
     return tpi_coo_host_alloc(dtype, order, dims, nnz, t);
   tp_status st = tpi_coo_describe(dtype, order, dims, nnz, t);

@@ -14,8 +14,13 @@
 #include "portable/tp_host_omp.h"
 #include "algorithms/sparse/tp_sparse_internal.h"
 
-enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, MAX_BLOCKS = 64, MIN_BLOCK = 1 << 15,
-       MSD_MIN = 1 << 20 };
+enum {
+  RADIX_BITS = 11,
+  RADIX = 1 << RADIX_BITS,
+  MAX_BLOCKS = 64,
+  MIN_BLOCK = 1 << 15,
+  MSD_MIN = 1 << 20
+};
 #define DIGIT(key, shift) ((size_t)(((key) >> (shift)) & (RADIX - 1)))
 
 static int block_count(int64_t n) {
@@ -28,8 +33,7 @@ static int64_t block_first(int64_t n, int blocks, int b) {
   return b * q + (b < r ? b : r);
 }
 
-static void count_digits(const uint64_t *keys, int64_t n, int shift, int blocks,
-                         int64_t *counts) {
+static void count_digits(const uint64_t *keys, int64_t n, int shift, int blocks, int64_t *counts) {
   TP_HOST_OMP(omp parallel for schedule(static) if (blocks > 1))
   for (int b = 0; b < blocks; ++b) {
     int64_t *c = counts + (size_t)b * RADIX;
@@ -63,8 +67,7 @@ static void scatter(const uint64_t *keys, const int64_t *values, uint64_t *keys_
   TP_HOST_OMP(omp parallel for schedule(static) if (blocks > 1))
   for (int b = 0; b < blocks; ++b) {
     int64_t *pos = offsets + (size_t)b * RADIX;
-    for (int64_t i = block_first(n, blocks, b), end = block_first(n, blocks, b + 1); i < end;
-         ++i) {
+    for (int64_t i = block_first(n, blocks, b), end = block_first(n, blocks, b + 1); i < end; ++i) {
       int64_t p = pos[DIGIT(keys[i], shift)]++;
       keys_out[p] = keys[i];
       values_out[p] = values[i];
@@ -101,8 +104,7 @@ static void copy_pairs(uint64_t *k, int64_t *v, const uint64_t *from_k, const in
 static tp_status sort_buckets(uint64_t *k, int64_t *v, uint64_t *kt, int64_t *vt,
                               const int64_t *ends, int bits) {
   int failed = 0;
-  TP_HOST_OMP(omp parallel)
-  {
+  TP_HOST_OMP(omp parallel) {
     int64_t *counts = (int64_t *)malloc(sizeof(int64_t) * RADIX);
     TP_HOST_OMP(omp for schedule(dynamic, 8))
     for (int d = 0; d < RADIX; ++d) {
@@ -134,8 +136,8 @@ static tp_status msd_then_lsd(uint64_t *keys, int64_t *values, uint64_t *keys_tm
       continue; /* every key has this digit */
     scatter(keys, values, keys_tmp, values_tmp, n, shift, blocks, counts);
     /* after the scatter, the last block's offsets are the ends of the buckets */
-    return sort_buckets(keys, values, keys_tmp, values_tmp,
-                        counts + (size_t)(blocks - 1) * RADIX, shift);
+    return sort_buckets(keys, values, keys_tmp, values_tmp, counts + (size_t)(blocks - 1) * RADIX,
+                        shift);
   }
   if (lsd_passes(keys, values, keys_tmp, values_tmp, n, shift + RADIX_BITS, blocks, counts))
     copy_pairs(keys, values, keys_tmp, values_tmp, n);
@@ -143,7 +145,7 @@ static tp_status msd_then_lsd(uint64_t *keys, int64_t *values, uint64_t *keys_tm
 }
 
 tp_status tpi_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
-                            int64_t *values_tmp, int64_t n, int key_bits) {
+                             int64_t *values_tmp, int64_t n, int key_bits) {
   if (n < 2)
     return TP_SUCCESS;
   int blocks = block_count(n);

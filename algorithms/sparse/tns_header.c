@@ -123,17 +123,19 @@ static int fits_dims(const char *text, size_t len, size_t from, int order, const
 }
 
 /* Recognises a header in lines[0, n); sets h (h->lines 0 when there is none). */
-static tp_status recognise(const char *name, const char *text, size_t len,
-                           const header_line *lines, const int64_t *no, int n,
-                           tpi_tns_header *h) {
+static tp_status recognise(const char *name, const char *text, size_t len, const header_line *lines,
+                           const int64_t *no, int n, tpi_tns_header *h) {
   if (n >= 1 && lines[0].is_sptensor) {
     if (lines[0].fields > 2 || lines[0].base == -2)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: the word after sptensor may only be "
-                      "indices-start-at-zero or indices-start-at-one", name, (long long)no[0]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s, line %lld: the word after sptensor may only be "
+                      "indices-start-at-zero or indices-start-at-one",
+                      name, (long long)no[0]);
     if (n < 4 || lines[1].fields != 1 || !order_ok(lines[1].field[0]) ||
         lines[2].fields != lines[1].field[0] || !all_positive(&lines[2], 0) ||
         lines[3].fields != 1 || lines[3].field[0] < 0)
-      return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: an sptensor header is the word "
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s, line %lld: an sptensor header is the word "
                       "sptensor, then lines of the order, the dims and the number of nonzeros",
                       name, (long long)no[0]);
     h->order = (int)lines[1].field[0];

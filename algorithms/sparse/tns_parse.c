@@ -52,9 +52,11 @@ static const char *field_text(const char *p, const char *end, char buf[FIELD_TEX
 /* With dims given, the count they imply may be what is wrong, not the file. */
 static tp_status field_count_error(const tpi_tns_parser *ps, const char *line, const char *end) {
   int64_t found = count_fields(line, end);
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld field%s, expected %d (%d ind%s and a "
-                  "value%s)", ps->name, (long long)ps->line, (long long)found,
-                  found == 1 ? "" : "s", ps->order + 1, ps->order, ps->order == 1 ? "ex" : "ices",
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: %lld field%s, expected %d (%d ind%s and a "
+                  "value%s)",
+                  ps->name, (long long)ps->line, (long long)found, found == 1 ? "" : "s",
+                  ps->order + 1, ps->order, ps->order == 1 ? "ex" : "ices",
                   ps->dims ? ", as the dims given have that many modes" : "");
 }
 
@@ -63,12 +65,16 @@ static tp_status field_count_error(const tpi_tns_parser *ps, const char *line, c
 static tp_status take_order(tpi_tns_parser *ps, const char *line, const char *end) {
   int64_t fields = count_fields(line, end);
   if (fields < 2)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: 1 field; a nonzero is its indices "
-                    "followed by its value", ps->name, (long long)ps->line);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: 1 field; a nonzero is its indices "
+                    "followed by its value",
+                    ps->name, (long long)ps->line);
   if (fields - 1 > TP_COO_MAX_ORDER)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: %lld fields, that is %lld indices; at most "
-                    "%d modes are read", ps->name, (long long)ps->line, (long long)fields,
-                    (long long)fields - 1, TP_COO_MAX_ORDER);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: %lld fields, that is %lld indices; at most "
+                    "%d modes are read",
+                    ps->name, (long long)ps->line, (long long)fields, (long long)fields - 1,
+                    TP_COO_MAX_ORDER);
   ps->order = (int)fields - 1;
   tpi_coo_builder_init(&ps->b, ps->dtype, ps->order, ps->expected_nnz);
   return TP_SUCCESS;
@@ -79,8 +85,8 @@ static tp_status take_order(tpi_tns_parser *ps, const char *line, const char *en
 static tp_status index_error(const tpi_tns_parser *ps, int m, const char *field, const char *end,
                              const char *problem) {
   char text[FIELD_TEXT];
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: index '%s' of mode %d (field %d) %s",
-                  ps->name, (long long)ps->line, field_text(field, end, text), m, m + 1, problem);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: index '%s' of mode %d (field %d) %s", ps->name,
+                  (long long)ps->line, field_text(field, end, text), m, m + 1, problem);
 }
 
 /* An index of mode m at *pp, stored zero-based in *out: 1-based files (index_base 1), or
@@ -162,8 +168,8 @@ static tp_status parse_value(tpi_tns_parser *ps, const char **pp, const char *en
 /* ---- lines ------------------------------------------------------------------------------- */
 
 /* The fields of a nonzero line starting at p, into nonzero k. */
-static tp_status parse_fields(tpi_tns_parser *ps, const char *p, const char *line,
-                              const char *end, int64_t k) {
+static tp_status parse_fields(tpi_tns_parser *ps, const char *p, const char *line, const char *end,
+                              int64_t k) {
   for (int m = 0; m < ps->order; ++m) {
     if (at_line_end(p, end))
       return field_count_error(ps, line, end);
@@ -196,9 +202,10 @@ static tp_status parse_line(tpi_tns_parser *ps, const char *line, const char *en
 }
 
 tp_status tpi_tns_line_too_long(const char *name, int64_t line) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s, line %lld: longer than %d bytes; a .tns line holds the "
-                  "indices and the value of one nonzero", name, (long long)line,
-                  TP_TNS_MAX_LINE_BYTES);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s, line %lld: longer than %d bytes; a .tns line holds the "
+                  "indices and the value of one nonzero",
+                  name, (long long)line, TP_TNS_MAX_LINE_BYTES);
 }
 
 tp_status tpi_tns_parse_lines(tpi_tns_parser *ps, const char *text, const char *end) {

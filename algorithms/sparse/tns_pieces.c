@@ -27,8 +27,7 @@ static void setup_parts(const tpi_tns_parser *ps, tpi_tns_pieces *pc, size_t byt
     tpi_tns_parser *part = &pc->part[i];
     if (!pc->ready) {
       *part = *ps;
-      tpi_coo_builder_init(&part->b, ps->dtype, ps->order,
-                          (int64_t)(bytes / TP_TNS_PIECES / 16));
+      tpi_coo_builder_init(&part->b, ps->dtype, ps->order, (int64_t)(bytes / TP_TNS_PIECES / 16));
     }
     part->line = 0;
     part->b.t.nnz = 0;
@@ -46,8 +45,11 @@ static tp_status report(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *cons
   part->line = line;
   part->b.t.nnz = 0;
   tp_status st = tpi_tns_parse_lines(part, cut[failed], cut[failed + 1]);
-  return st != TP_SUCCESS ? st : TP_ERROR(TP_ERROR_INTERNAL, "%s: a piece parsed twice "
-                                          "differently", ps->name);
+  return st != TP_SUCCESS ? st
+                          : TP_ERROR(TP_ERROR_INTERNAL,
+                                     "%s: a piece parsed twice "
+                                     "differently",
+                                     ps->name);
 }
 
 /* Runs the side job, if any, into *side_st. */
@@ -57,8 +59,8 @@ static void run_side(tpi_tns_side_job side, void *ctx, tp_status *side_st) {
 }
 
 tp_status tpi_tns_parse_block(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *text,
-                             const char *end, tpi_tns_side_job side, void *ctx,
-                             tp_status *side_st) {
+                              const char *end, tpi_tns_side_job side, void *ctx,
+                              tp_status *side_st) {
   size_t bytes = (size_t)(end - text);
   if (ps->order == 0 || bytes < PARALLEL_MIN_BYTES) {
     tp_status st = tpi_tns_parse_lines(ps, text, end);

@@ -107,8 +107,8 @@ static tp_status parse_source(tp_input *in, size_t chunk, tpi_tns_parser *ps) {
   b.buf[1] = (char *)malloc(b.cap + 1);
   tp_status st = TP_SUCCESS;
   if (!b.buf[0] || !b.buf[1])
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate two %zu-byte read buffers",
-                  in->name, b.cap + 1);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate two %zu-byte read buffers", in->name,
+                  b.cap + 1);
   tpi_tns_pieces pieces;
   memset(&pieces, 0, sizeof pieces);
   if (st == TP_SUCCESS)
@@ -121,9 +121,10 @@ static tp_status parse_source(tp_input *in, size_t chunk, tpi_tns_parser *ps) {
 /* The parsed nonzeros as a tensor of the given or inferred dims. */
 static tp_status take_tensor(tpi_tns_parser *ps, const int64_t *dims, tp_coo *host) {
   if (!dims && ps->b.t.nnz == 0)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: no nonzeros and no dims (%lld lines of blanks and "
-                    "comments); give the dims to read an empty tensor", ps->name,
-                    (long long)ps->line);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: no nonzeros and no dims (%lld lines of blanks and "
+                    "comments); give the dims to read an empty tensor",
+                    ps->name, (long long)ps->line);
   *host = ps->b.t;
   for (int m = 0; m < ps->order; ++m)
     host->dims[m] = dims ? dims[m] : ps->b.max_index[m] + 1;
@@ -150,9 +151,10 @@ static tp_status agree_with_header(const char *name, const tpi_tns_header *h, in
   for (int m = 0; same && dims && m < order; ++m)
     same = dims[m] == h->dims[m];
   return same ? TP_SUCCESS
-              : TP_ERROR(TP_ERROR_FORMAT, "%s: its header (%s, line %lld) gives another order "
-                         "or other dims than those asked for", name, h->kind,
-                         (long long)h->lines);
+              : TP_ERROR(TP_ERROR_FORMAT,
+                         "%s: its header (%s, line %lld) gives another order "
+                         "or other dims than those asked for",
+                         name, h->kind, (long long)h->lines);
 }
 
 /* The index base a header names (GenTen's sptensor line), against the one asked for. */
@@ -160,8 +162,10 @@ static tp_status take_header_base(const char *name, const tpi_tns_header *h, tp_
   if (h->index_base == TP_TNS_INDEX_AUTO)
     return TP_SUCCESS;
   if (o->index_base != TP_TNS_INDEX_AUTO && o->index_base != h->index_base)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: its header says its indices are %d-based, and they "
-                    "were asked to be read as %d-based", name, h->index_base, o->index_base);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: its header says its indices are %d-based, and they "
+                    "were asked to be read as %d-based",
+                    name, h->index_base, o->index_base);
   o->index_base = h->index_base;
   return TP_SUCCESS;
 }
@@ -171,7 +175,8 @@ static tp_status take_header_base(const char *name, const tpi_tns_header *h, tp_
 static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
   for (int m = 0; m < ps->order; ++m) {
     if (ps->b.max_index[m] >= INT64_MAX - 1) /* its dim would be 2^63 */
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: an index 0 makes the file's indices 0-based, and "
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s: an index 0 makes the file's indices 0-based, and "
                       "then mode %d's largest index %lld needs a dimension beyond 64 bits",
                       ps->name, m, (long long)INT64_MAX);
     int64_t *idx = ps->b.t.indices[m];
@@ -179,9 +184,10 @@ static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
       ++idx[i];
     ++ps->b.max_index[m];
     if (dims && ps->b.max_index[m] >= dims[m])
-      return TP_ERROR(TP_ERROR_FORMAT, "%s: an index 0 makes the file's indices 0-based, and "
-                      "then index %lld of mode %d is beyond the dimension %lld", ps->name,
-                      (long long)ps->b.max_index[m], m, (long long)dims[m]);
+      return TP_ERROR(TP_ERROR_FORMAT,
+                      "%s: an index 0 makes the file's indices 0-based, and "
+                      "then index %lld of mode %d is beyond the dimension %lld",
+                      ps->name, (long long)ps->b.max_index[m], m, (long long)dims[m]);
   }
   return TP_SUCCESS;
 }
@@ -189,21 +195,22 @@ static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
 /* After the lines: the count an sptensor header announced, and the index base. */
 static tp_status settle_indices(tpi_tns_parser *ps, const tpi_tns_header *h, const int64_t *dims) {
   if (h->nnz >= 0 && ps->b.t.nnz != h->nnz)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s: its sptensor header (line %lld) announces %lld "
-                    "nonzeros, and the file has %lld", ps->name, (long long)h->lines,
-                    (long long)h->nnz, (long long)ps->b.t.nnz);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s: its sptensor header (line %lld) announces %lld "
+                    "nonzeros, and the file has %lld",
+                    ps->name, (long long)h->lines, (long long)h->nnz, (long long)ps->b.t.nnz);
   return ps->index_base == TP_TNS_INDEX_AUTO && ps->saw_zero ? make_zero_based(ps, dims)
-                                                              : TP_SUCCESS;
+                                                             : TP_SUCCESS;
 }
 
 tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
-                                const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
+                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info) {
   return tpi_coo_read_tns_input_with(in, chunk, dtype, order, dims, NULL, host, info);
 }
 
 tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
-                                     const int64_t *dims, const tp_tns_options *opts,
-                                     tp_coo *host, tp_coo_read_info *info) {
+                                      const int64_t *dims, const tp_tns_options *opts, tp_coo *host,
+                                      tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_TRY(check_args(dtype, order, dims, host));
@@ -256,8 +263,8 @@ tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int
 }
 
 tp_status tpi_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
-                                 tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
-                                 tp_coo_read_info *info) {
+                                  tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
+                                  tp_coo_read_info *info) {
   tp_input in;
   tpi_input_init_buffer(&in, name, bytes, size);
   tp_status st = tpi_coo_read_tns_input(&in, chunk, dtype, order, dims, host, info);

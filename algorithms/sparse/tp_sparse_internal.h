@@ -30,11 +30,10 @@ static inline void tpi_coo_set_value(tp_coo *t, int64_t k, double v) {
 
 /* tp_coo_alloc / tp_coo_free on the host (malloc), without a space. */
 /* Fills *t's descriptor (no arrays) and checks it; the error names the field. */
-tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
-                          tp_coo *t);
+tp_status tpi_coo_describe(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz, tp_coo *t);
 
 tp_status tpi_coo_host_alloc(tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
-                            tp_coo *t);
+                             tp_coo *t);
 void tpi_coo_host_free(tp_coo *t);
 
 /* tp_coo_check, and every array pointer non-NULL when nnz > 0. */
@@ -52,7 +51,7 @@ enum { TP_COO_COORD_TEXT = TP_COO_MAX_ORDER * 22 + 4 };
 /* Stable LSD radix sort of n (key, value) pairs on the low key_bits bits of the keys;
  * the tmp arrays hold n entries each. The result is in keys and values. */
 tp_status tpi_radix_sort_u64(uint64_t *keys, int64_t *values, uint64_t *keys_tmp,
-                       int64_t *values_tmp, int64_t n, int key_bits);
+                             int64_t *values_tmp, int64_t n, int key_bits);
 
 /* Sorts a host tensor's nonzeros by coordinate (mode 0 slowest), stably and in place.
  * Indices must be within dims. */
@@ -64,7 +63,7 @@ tp_status tpi_coo_merge_duplicates(tp_coo *host, int64_t *merged);
 /* ---- a tensor filled one nonzero at a time (coo_builder.c) ------------------------------ */
 
 typedef struct tpi_coo_builder {
-  tp_coo t;            /* t.nnz nonzeros so far; arrays hold capacity entries */
+  tp_coo t; /* t.nnz nonzeros so far; arrays hold capacity entries */
   int64_t capacity, first_capacity;
   int64_t max_index[TP_COO_MAX_ORDER]; /* largest zero-based index of each mode, or -1 */
 } tpi_coo_builder;
@@ -80,13 +79,13 @@ void tpi_coo_builder_free(tpi_coo_builder *b);
 typedef struct tpi_tns_parser {
   const char *name;
   tp_dtype dtype;
-  int order;               /* 0 until the first nonzero line when not given */
-  const int64_t *dims;     /* the given shape, or NULL */
-  int64_t line;            /* lines parsed so far */
-  int64_t expected_nnz;    /* sizes the builder's first arrays */
-  int index_base;          /* 1, 0 or TP_TNS_INDEX_AUTO (1-based unless a 0 appears) */
-  int saw_zero;            /* an index 0 was read (TP_TNS_INDEX_AUTO) */
-  tpi_coo_builder b;        /* set up once the order is known */
+  int order;            /* 0 until the first nonzero line when not given */
+  const int64_t *dims;  /* the given shape, or NULL */
+  int64_t line;         /* lines parsed so far */
+  int64_t expected_nnz; /* sizes the builder's first arrays */
+  int index_base;       /* 1, 0 or TP_TNS_INDEX_AUTO (1-based unless a 0 appears) */
+  int saw_zero;         /* an index 0 was read (TP_TNS_INDEX_AUTO) */
+  tpi_coo_builder b;    /* set up once the order is known */
 } tpi_tns_parser;
 
 /* A header at the top of the text (tns_header.c): the lines it took, comments before it
@@ -94,11 +93,11 @@ typedef struct tpi_tns_parser {
 typedef struct tpi_tns_header {
   int64_t lines;
   size_t bytes;
-  const char *kind;                /* "sptensor", "order and dims lines", ... */
+  const char *kind; /* "sptensor", "order and dims lines", ... */
   int order;
   int64_t dims[TP_COO_MAX_ORDER];
-  int64_t nnz;                     /* the nonzeros an sptensor header announces, or -1 */
-  int index_base;                  /* 0 or 1 as the header says, else TP_TNS_INDEX_AUTO */
+  int64_t nnz;    /* the nonzeros an sptensor header announces, or -1 */
+  int index_base; /* 0 or 1 as the header says, else TP_TNS_INDEX_AUTO */
 } tpi_tns_header;
 
 /* Recognises and consumes a header at the input's start (its first 64 KiB, peeked). */
@@ -132,40 +131,39 @@ typedef tp_status (*tpi_tns_side_job)(void *ctx);
  * blocks are parsed in parallel pieces once the order is known. side (may be NULL) runs
  * once, beside the pieces; its status goes to *side_st. */
 tp_status tpi_tns_parse_block(tpi_tns_parser *ps, tpi_tns_pieces *pc, const char *text,
-                             const char *end, tpi_tns_side_job side, void *ctx,
-                             tp_status *side_st);
+                              const char *end, tpi_tns_side_job side, void *ctx,
+                              tp_status *side_st);
 void tpi_tns_pieces_free(tpi_tns_pieces *pc);
 
 /* Appends the nonzeros of count parsers' builders to b, in order, copying on every core,
  * and takes their maximum indices. */
 tp_status tpi_coo_builder_append_all(tpi_coo_builder *b, const tpi_tns_parser *parts, int count,
-                                    const char *name);
+                                     const char *name);
 
 /* Readers of an input; on failure *host is zeroed and owns nothing. chunk: bytes read at
  * a time (.tns; 0 = TP_TNS_CHUNK_BYTES). */
 tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
-                                const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
+                                 const int64_t *dims, tp_coo *host, tp_coo_read_info *info);
 /* The same with text options (NULL: tp_tns_options_default()). */
 tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
-                                     const int64_t *dims, const tp_tns_options *opts,
-                                     tp_coo *host, tp_coo_read_info *info);
+                                      const int64_t *dims, const tp_tns_options *opts, tp_coo *host,
+                                      tp_coo_read_info *info);
 tp_status tpi_coo_read_binary_input(tp_input *in, tp_dtype dtype, tp_coo *host,
-                                   tp_coo_read_info *info);
+                                    tp_coo_read_info *info);
 
 /* The same on a memory buffer, name standing for the file in messages. */
 tp_status tpi_coo_read_tns_buffer(const char *name, const void *bytes, size_t size, size_t chunk,
-                                 tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
-                                 tp_coo_read_info *info);
+                                  tp_dtype dtype, int order, const int64_t *dims, tp_coo *host,
+                                  tp_coo_read_info *info);
 tp_status tpi_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
-                                    tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
+                                     tp_dtype dtype, tp_coo *host, tp_coo_read_info *info);
 /* Either format, binary when the buffer starts with the magic. */
 tp_status tpi_coo_read_buffer(const char *name, const void *bytes, size_t size, tp_dtype dtype,
-                             tp_coo *host, tp_coo_read_info *info);
+                              tp_coo *host, tp_coo_read_info *info);
 
 /* Ends a read whose status so far is st: on success sums duplicates and checks that
  * float32 sums stayed finite; on any failure frees host and clears it. */
-tp_status tpi_coo_finish_read(tp_status st, const char *name, tp_coo *host,
-                             tp_coo_read_info *info);
+tp_status tpi_coo_finish_read(tp_status st, const char *name, tp_coo *host, tp_coo_read_info *info);
 
 /* ---- the binary format (tpb.c) ---------------------------------------------------------
  * Little-endian: magic (8 bytes), then u32 version, u32 index width, u32 value width,

@@ -137,12 +137,13 @@ static tp_status bad_header(const char *name, const char *problem, uint64_t valu
 }
 
 /* Magic, version, widths and order, from the fixed part (got bytes of it). */
-static tp_status parse_fixed(const char *name, const unsigned char *h, size_t got,
-                             tpb_header *t) {
+static tp_status parse_fixed(const char *name, const unsigned char *h, size_t got, tpb_header *t) {
   size_t n = got < TP_TPB_MAGIC_BYTES ? got : TP_TPB_MAGIC_BYTES;
   if (memcmp(h, TP_TPB_MAGIC, n) != 0 || got == 0)
-    return TP_ERROR(TP_ERROR_FORMAT, "%s is not a tenport binary COO file: bad magic (expected "
-                    "\"TPCOO\\0\\0\\1\")", name);
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s is not a tenport binary COO file: bad magic (expected "
+                    "\"TPCOO\\0\\0\\1\")",
+                    name);
   if (got < TP_TPB_FIXED_HEADER)
     return bad_header(name, "truncated header: bytes read of the 32 of its fixed part",
                       (uint64_t)got);
@@ -176,18 +177,18 @@ static tp_status check_size(const tp_input *src, tpb_header *t) {
   uint64_t per_nonzero = (uint64_t)t->order * t->index_width + t->value_width;
   t->header_bytes = TP_TPB_FIXED_HEADER + 8 * (uint64_t)t->order;
   if (t->nnz > (UINT64_MAX - t->header_bytes) / per_nonzero)
-    return bad_header(src->name, "nnz is too large: the file size would overflow 64 bits",
-                      t->nnz);
+    return bad_header(src->name, "nnz is too large: the file size would overflow 64 bits", t->nnz);
   t->data_bytes = t->nnz * per_nonzero;
   uint64_t expected = t->header_bytes + t->data_bytes, after = tpi_input_remaining(src);
   uint64_t total = after == UINT64_MAX ? after : after + t->header_bytes; /* header read */
   if (total == UINT64_MAX || total == expected)
     return TP_SUCCESS;
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: %s: the file holds %llu bytes, the header (order %u, "
-                  "nnz %llu, widths %u and %u) says %llu", src->name,
-                  total < expected ? "truncated" : "bytes after the data",
-                  (unsigned long long)total, t->order, (unsigned long long)t->nnz,
-                  t->index_width, t->value_width, (unsigned long long)expected);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: %s: the file holds %llu bytes, the header (order %u, "
+                  "nnz %llu, widths %u and %u) says %llu",
+                  src->name, total < expected ? "truncated" : "bytes after the data",
+                  (unsigned long long)total, t->order, (unsigned long long)t->nnz, t->index_width,
+                  t->value_width, (unsigned long long)expected);
 }
 
 static tp_status read_header(tp_input *src, tpb_header *t) {
@@ -214,8 +215,7 @@ static tp_status read_header(tp_input *src, tpb_header *t) {
 enum { TPB_STAGE_BYTES = 32 << 20, TPB_BLOCK = 1 << 16 };
 
 static tp_status truncated(const char *name) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated: the data ends before the header's nnz",
-                  name);
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: truncated: the data ends before the header's nnz", name);
 }
 
 /* Element k of an array of width w (little-endian bytes). */
@@ -255,8 +255,7 @@ static int64_t decode_indices(const unsigned char *p, uint32_t w, int64_t k0, in
   return first_bad == INT64_MAX ? -1 : k0 + first_bad;
 }
 
-static int64_t decode_values(const unsigned char *p, uint32_t w, int64_t k0, int64_t n,
-                             tp_coo *t) {
+static int64_t decode_values(const unsigned char *p, uint32_t w, int64_t k0, int64_t n, tp_coo *t) {
   int64_t first_bad = INT64_MAX;
   const int64_t blocks = (n + TPB_BLOCK - 1) / TPB_BLOCK;
   TP_HOST_OMP(omp parallel for schedule(static) reduction(min : first_bad))
@@ -272,9 +271,11 @@ static int64_t decode_values(const unsigned char *p, uint32_t w, int64_t k0, int
 }
 
 static tp_status bad_index(const char *name, const tp_coo *t, int m, int64_t k) {
-  return TP_ERROR(TP_ERROR_FORMAT, "%s: nonzero %lld, mode %d: index %llu is beyond the "
-                  "dimension %lld (indices are zero-based)", name, (long long)k, m,
-                  (unsigned long long)(uint64_t)t->indices[m][k], (long long)t->dims[m]);
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: nonzero %lld, mode %d: index %llu is beyond the "
+                  "dimension %lld (indices are zero-based)",
+                  name, (long long)k, m, (unsigned long long)(uint64_t)t->indices[m][k],
+                  (long long)t->dims[m]);
 }
 
 /* The file's value (read again from the bytes that held it: the tensor has it rounded). */
@@ -310,8 +311,8 @@ static tp_status read_array(tp_input *src, const tpb_header *h, int m, unsigned 
     } else {
       int64_t bad = decode_values(p, w, k0, n, t);
       if (bad >= 0) /* in place, the bytes now hold the tensor's value: the same number */
-        return bad_value(src->name, bad, in_place ? tpi_coo_value(t, bad)
-                                                  : get_value(p, w, bad - k0));
+        return bad_value(src->name, bad,
+                         in_place ? tpi_coo_value(t, bad) : get_value(p, w, bad - k0));
     }
   }
   return TP_SUCCESS;
@@ -336,7 +337,7 @@ static tp_status read_arrays(tp_input *src, const tpb_header *h, tp_coo *t) {
 }
 
 tp_status tpi_coo_read_binary_input(tp_input *src, tp_dtype dtype, tp_coo *host,
-                                   tp_coo_read_info *info) {
+                                    tp_coo_read_info *info) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_CHECK_ARG(host, "host is NULL");
@@ -362,7 +363,7 @@ tp_status tp_coo_read_binary(const char *path, tp_dtype dtype, tp_coo *host) {
 }
 
 tp_status tpi_coo_read_binary_buffer(const char *name, const void *bytes, size_t size,
-                                    tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
+                                     tp_dtype dtype, tp_coo *host, tp_coo_read_info *info) {
   tp_input in;
   tpi_input_init_buffer(&in, name, bytes, size);
   tp_status st = tpi_coo_read_binary_input(&in, dtype, host, info);

@@ -15,8 +15,8 @@ static tp_status tpc_check(const tp_coo *X, const tp_kruskal *U, int mode, const
                "the tensor is %s: MTTKRP takes float32 or float64", tp_dtype_name(X->dtype));
   TP_CHECK_ARG(U->dtype == X->dtype, "the factors are %s but the tensor is %s",
                tp_dtype_name(U->dtype), tp_dtype_name(X->dtype));
-  TP_CHECK_ARG(U->order == X->order, "the factors have order %d but the tensor has %d",
-               U->order, X->order);
+  TP_CHECK_ARG(U->order == X->order, "the factors have order %d but the tensor has %d", U->order,
+               X->order);
   TP_CHECK_ARG(mode >= 0 && mode < X->order, "mode %d is outside 0..%d", mode, X->order - 1);
   for (int m = 0; m < X->order; ++m) {
     TP_CHECK_ARG(U->dims[m] == X->dims[m],

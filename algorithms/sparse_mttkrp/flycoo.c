@@ -94,7 +94,7 @@ static tp_status flycoo_build(tp_flycoo *f, const flycoo_source *src, int split)
     use[m] = keep_all ? pos[m] : pos[0];
   for (int m = 0; m < f->order && st == TP_SUCCESS; ++m) {
     st = flycoo_plan_mode_in_space(f->space, src, m, f->kappa, split, &f->modes[m], use[m],
-                                &counts[m]);
+                                   &counts[m]);
     if (st == TP_SUCCESS && !keep_all && f->nnz > 0)
       st = flycoo_bk_fill_records(f->space, src, use, m, f->layout, f->records[m]);
   }
@@ -109,7 +109,7 @@ static tp_status flycoo_build(tp_flycoo *f, const flycoo_source *src, int split)
 
 /* The handle, its options checked, nothing built. */
 static tp_status flycoo_new(tp_space *space, const tp_coo *X, const tp_flycoo_options *opts,
-                         tp_flycoo **fly) {
+                            tp_flycoo **fly) {
   const tp_flycoo_options o = opts ? *opts : tp_flycoo_options_default();
   TP_CHECK_ARG(o.partitions >= 0, "partitions %d is negative", o.partitions);
   int per_mode = 0;
@@ -128,7 +128,7 @@ static tp_status flycoo_new(tp_space *space, const tp_coo *X, const tp_flycoo_op
 
 /* Either input: checked, staged in the space, built, ||X||^2 taken. */
 static tp_status flycoo_create(tp_space *space, const tp_coo *X, int in_space,
-                            const tp_flycoo_options *opts, tp_flycoo **fly) {
+                               const tp_flycoo_options *opts, tp_flycoo **fly) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
   *fly = NULL;
   const double t0 = tp_wall_seconds();
@@ -169,8 +169,8 @@ tp_status tp_flycoo_create(tp_space *space, const tp_coo *host, const tp_flycoo_
   return flycoo_create(space, host, 0, opts, fly);
 }
 
-tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
-                                    const tp_flycoo_options *opts, tp_flycoo **fly) {
+tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X, const tp_flycoo_options *opts,
+                                    tp_flycoo **fly) {
   return flycoo_create(space, X, 1, opts, fly);
 }
 
@@ -210,22 +210,22 @@ tp_status tp_flycoo_reorder(tp_space *space, tp_flycoo *fly, int mode) {
     fly->current = fly->mode = mode;
     return TP_SUCCESS;
   }
-  TP_TRY(flycoo_permute(space, fly->records[fly->current], fly->records[1 - fly->current],
-                     fly->nnz, fly->layout.stride, fly->order + mode));
+  TP_TRY(flycoo_permute(space, fly->records[fly->current], fly->records[1 - fly->current], fly->nnz,
+                        fly->layout.stride, fly->order + mode));
   fly->current = 1 - fly->current;
   fly->mode = mode;
   return TP_SUCCESS;
 }
 
 static tp_status flycoo_check_factors(const tp_flycoo *f, const tp_kruskal *U, int mode,
-                                   const void *G) {
+                                      const void *G) {
   TP_CHECK_ARG(U && G, "U and G must not be NULL");
   TP_TRY(tp_kruskal_check(U));
   TP_CHECK_ARG(mode >= 0 && mode < f->order, "mode %d is outside 0..%d", mode, f->order - 1);
   TP_CHECK_ARG(U->dtype == f->dtype, "the factors are %s but the tensor is %s",
                tp_dtype_name(U->dtype), tp_dtype_name(f->dtype));
-  TP_CHECK_ARG(U->order == f->order, "the factors have order %d but the tensor has %d",
-               U->order, f->order);
+  TP_CHECK_ARG(U->order == f->order, "the factors have order %d but the tensor has %d", U->order,
+               f->order);
   for (int m = 0; m < f->order; ++m) {
     TP_CHECK_ARG(U->dims[m] == f->dims[m],
                  "factor %d has %lld rows but the tensor's mode %d has %lld", m,
@@ -235,8 +235,8 @@ static tp_status flycoo_check_factors(const tp_flycoo *f, const tp_kruskal *U, i
   return TP_SUCCESS;
 }
 
-tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode,
-                           void *G, int remap) {
+tp_status tp_flycoo_mttkrp(tp_space *space, tp_flycoo *fly, const tp_kruskal *U, int mode, void *G,
+                           int remap) {
   TP_CHECK_ARG(space && fly, "space and fly must not be NULL");
   TP_CHECK_ARG(space == fly->space, "the FLYCOO tensor was built in another space");
   TP_TRY(flycoo_check_factors(fly, U, mode, G));
@@ -274,9 +274,9 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
   if (!rec)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host records",
                     words * sizeof(uint32_t));
-  tp_status st = words ? tp_copy_to_host(space, rec, fly->records[fly->current],
-                                         sizeof(uint32_t) * words)
-                       : TP_SUCCESS;
+  tp_status st =
+      words ? tp_copy_to_host(space, rec, fly->records[fly->current], sizeof(uint32_t) * words)
+            : TP_SUCCESS;
   if (st == TP_SUCCESS)
     st = tp_coo_alloc(NULL, fly->dtype, fly->order, fly->dims, fly->nnz, host);
   const size_t vb = tp_dtype_size(fly->dtype);
@@ -290,7 +290,9 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
   return st;
 }
 
-const flycoo_mode_dev *flycoo_flycoo_plan(const tp_flycoo *fly, int mode) { return &fly->modes[mode]; }
+const flycoo_mode_dev *flycoo_flycoo_plan(const tp_flycoo *fly, int mode) {
+  return &fly->modes[mode];
+}
 
 const uint32_t *flycoo_flycoo_records(const tp_flycoo *fly, int buffer) {
   return fly->records[buffer];

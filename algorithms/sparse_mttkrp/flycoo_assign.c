@@ -62,7 +62,7 @@ typedef struct tpa_state {
   uint64_t *take;          /* per partition: pieces of the current run */
   uint64_t events;         /* pieces placed so far: the next share's first event */
   tpa_heap heap;
-  int heap_ok;             /* the heap matches load[] */
+  int heap_ok; /* the heap matches load[] */
   flycoo_assignment *out;
   int64_t cap_shares;
 } tpa_state;
@@ -195,7 +195,7 @@ static void tpa_finish(const tpa_state *s, flycoo_assignment *a) {
 }
 
 tp_status flycoo_assign_runs(const uint32_t *run_size, const int64_t *run_count, int64_t runs,
-                          int kappa, int64_t bulk_from, flycoo_assignment *a) {
+                             int kappa, int64_t bulk_from, flycoo_assignment *a) {
   TP_CHECK_ARG(kappa >= 1, "kappa %d must be positive", kappa);
   tpa_state s;
   tp_status st = tpa_alloc(&s, kappa, a);

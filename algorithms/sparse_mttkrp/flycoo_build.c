@@ -33,9 +33,9 @@ typedef struct build_mode {
   uint32_t cap, top; /* piece size limit; the largest piece size possible */
   void *temps[TPB_MAX_TEMPS];
   int n_temps;
-  int64_t *scalars;  /* two words of the space: a scan's total, a compaction's count */
+  int64_t *scalars; /* two words of the space: a scan's total, a compaction's count */
   uint32_t *keys, *perm, *first, *end, *start_of;
-  uint64_t *base;    /* per row: pieces before (low word), partial rows before (high) */
+  uint64_t *base; /* per row: pieces before (low word), partial rows before (high) */
   int64_t pieces, partial, splits;
   flycoo_piece_arrays pc;
   flycoo_assignment as;
@@ -127,7 +127,8 @@ static tp_status build_sort_pieces(build_mode *w) {
 }
 
 /* The runs on the host: sizes and counts (decreasing sizes). */
-static tp_status build_runs_to_host(build_mode *w, int64_t *runs, uint32_t **size, int64_t **count) {
+static tp_status build_runs_to_host(build_mode *w, int64_t *runs, uint32_t **size,
+                                    int64_t **count) {
   uint8_t *flags;
   int64_t *start;
   TP_TRY(build_temp(w, (size_t)w->pieces, (void **)&flags));
@@ -179,7 +180,7 @@ static tp_status build_place(build_mode *w) {
   TP_TRY(build_temp(w, sizeof(uint64_t) * (size_t)n, (void **)&key));
   TP_TRY(build_temp(w, sizeof(uint32_t) * (size_t)n, (void **)&where));
   TP_TRY(flycoo_bk_events(w->space, shares, w->as.n_shares, w->plan->part_piece, w->kappa, n, key,
-                       where));
+                          where));
   const uint64_t most = ((uint64_t)w->as.max_partition + 1) * (uint64_t)w->kappa;
   TP_TRY(tp_sort_pairs_u64_u32(w->space, key, where, n, 0, build_bits(most)));
   TP_TRY(build_temp(w, sizeof(uint32_t) * (size_t)n, (void **)&w->start_of));
@@ -222,14 +223,14 @@ static tp_status build_plan(build_mode *w, uint32_t *position) {
 }
 
 tp_status flycoo_plan_mode_in_space(tp_space *space, const flycoo_source *src, int mode, int kappa,
-                                 int split, flycoo_mode_dev *plan, uint32_t *position,
-                                 flycoo_plan_counts *counts) {
+                                    int split, flycoo_mode_dev *plan, uint32_t *position,
+                                    flycoo_plan_counts *counts) {
   memset(plan, 0, sizeof *plan);
   memset(counts, 0, sizeof *counts);
   TP_CHECK_ARG(kappa >= 1, "kappa %d must be positive", kappa);
   if (src->dims[mode] > FLYCOO_MAX_DIM)
-    return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
-                    mode, (long long)src->dims[mode], (long long)FLYCOO_MAX_DIM);
+    return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld", mode,
+                    (long long)src->dims[mode], (long long)FLYCOO_MAX_DIM);
   build_mode w;
   memset(&w, 0, sizeof w);
   w.space = space, w.src = src, w.mode = mode, w.kappa = kappa, w.plan = plan;

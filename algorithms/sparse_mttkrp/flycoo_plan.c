@@ -62,7 +62,7 @@ static void flycoo_heap_sift_down(flycoo_heap *h) {
 
 /* Assigns each piece (sorted) to the least-filled partition; returns the largest load. */
 static int64_t flycoo_assign(flycoo_piece *pieces, int64_t n, int kappa, uint64_t *load,
-                          uint32_t *id) {
+                             uint32_t *id) {
   flycoo_heap h = {load, id, kappa};
   for (int p = 0; p < kappa; ++p)
     load[p] = 0, id[p] = (uint32_t)p; /* all zero: already a heap */
@@ -86,7 +86,7 @@ static void flycoo_count_rows(const tp_coo *host, int mode, uint32_t *count) {
 
 /* The pieces of every nonempty row, in row order; piece_base[i] = pieces before row i. */
 static int64_t flycoo_make_pieces(const uint32_t *count, int64_t dim, uint32_t cap,
-                               uint32_t *piece_base, flycoo_piece *out, flycoo_mode_plan *p) {
+                                  uint32_t *piece_base, flycoo_piece *out, flycoo_mode_plan *p) {
   int64_t n = 0;
   for (int64_t i = 0; i < dim; ++i) {
     piece_base[i] = (uint32_t)n;
@@ -108,15 +108,15 @@ static int64_t flycoo_make_pieces(const uint32_t *count, int64_t dim, uint32_t c
 }
 
 static tp_status flycoo_alloc_plan(flycoo_mode_plan *p, int64_t pieces, int kappa, int64_t split,
-                                int64_t nnz) {
+                                   int64_t nnz) {
   p->piece_start = (uint32_t *)calloc((size_t)(pieces + 1), sizeof(uint32_t));
   p->piece_slot = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(pieces + 1));
   p->part_piece = (uint32_t *)calloc((size_t)kappa + 1, sizeof(uint32_t));
   p->split_row = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(split + 1));
   p->split_first = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(split + 1));
   p->position = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(nnz + 1));
-  if (!p->piece_start || !p->piece_slot || !p->part_piece || !p->split_row ||
-      !p->split_first || !p->position)
+  if (!p->piece_start || !p->piece_slot || !p->part_piece || !p->split_row || !p->split_first ||
+      !p->position)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate the partition plan of %lld pieces",
                     (long long)pieces);
   return TP_SUCCESS;
@@ -157,7 +157,7 @@ static void flycoo_work_free(flycoo_work *w) {
 /* Orders the sorted pieces by partition (within one, in placement order): part_piece,
  * piece_start, and where[j] = final place of sorted piece j; start_of[orig] its start. */
 static void flycoo_lay_out(const flycoo_piece *sorted, int64_t n, int kappa, flycoo_mode_plan *p,
-                        uint32_t *where, uint32_t *start_of) {
+                           uint32_t *where, uint32_t *start_of) {
   for (int64_t j = 0; j < n; ++j)
     p->part_piece[sorted[j].part + 1]++;
   for (int q = 0; q < kappa; ++q)
@@ -177,8 +177,8 @@ static void flycoo_lay_out(const flycoo_piece *sorted, int64_t n, int kappa, fly
 /* Partial rows of the cut rows (in row order, their pieces in order) and every piece's
  * slot. */
 static void flycoo_slots(const flycoo_piece *sorted, int64_t n, const uint32_t *count, int64_t dim,
-                      uint32_t cap, const uint32_t *where, uint32_t *split_index,
-                      flycoo_mode_plan *p) {
+                         uint32_t cap, const uint32_t *where, uint32_t *split_index,
+                         flycoo_mode_plan *p) {
   int64_t s = 0, partial = 0;
   for (int64_t i = 0; i < dim; ++i) {
     if (count[i] <= cap)
@@ -192,17 +192,16 @@ static void flycoo_slots(const flycoo_piece *sorted, int64_t n, const uint32_t *
   p->partial_rows = partial;
   for (int64_t j = 0; j < n; ++j) {
     const flycoo_piece *pc = &sorted[j];
-    p->piece_slot[where[j]] =
-        count[pc->row] <= cap
-            ? pc->row
-            : (uint32_t)(dim + p->split_first[split_index[pc->row]] + pc->k);
+    p->piece_slot[where[j]] = count[pc->row] <= cap
+                                  ? pc->row
+                                  : (uint32_t)(dim + p->split_first[split_index[pc->row]] + pc->k);
   }
 }
 
 /* position[x]: the start of the nonzero's piece plus its rank within the piece (nonzeros
  * of a row keep the host tensor's order). */
 static void flycoo_positions(const tp_coo *host, int mode, uint32_t cap, const flycoo_work *w,
-                          flycoo_mode_plan *p) {
+                             flycoo_mode_plan *p) {
   const int64_t *idx = host->indices[mode];
   for (int64_t x = 0; x < host->nnz; ++x) {
     uint32_t i = (uint32_t)idx[x], c = w->seen[i]++;
@@ -210,13 +209,14 @@ static void flycoo_positions(const tp_coo *host, int mode, uint32_t cap, const f
   }
 }
 
-tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split, flycoo_mode_plan *plan) {
+tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split,
+                           flycoo_mode_plan *plan) {
   memset(plan, 0, sizeof *plan);
   const int64_t dim = host->dims[mode], nnz = host->nnz;
   TP_CHECK_ARG(kappa >= 1, "kappa %d must be positive", kappa);
   if (dim > FLYCOO_MAX_DIM)
-    return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
-                    mode, (long long)dim, (long long)FLYCOO_MAX_DIM);
+    return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld", mode,
+                    (long long)dim, (long long)FLYCOO_MAX_DIM);
   const int64_t share = (nnz + kappa - 1) / kappa;
   const uint32_t cap = split ? (uint32_t)(share / 2 > 0 ? share / 2 : 1) : UINT32_MAX;
   flycoo_work w;

@@ -21,8 +21,7 @@ tp_status flycoo_check_coo(const tp_coo *X) {
   TP_CHECK_ARG(X, "the tensor must not be NULL");
   TP_TRY(tp_coo_check(X));
   TP_CHECK_ARG(X->dtype == TP_DTYPE_F32 || X->dtype == TP_DTYPE_F64,
-               "the tensor is %s: sparse MTTKRP takes float32 or float64",
-               tp_dtype_name(X->dtype));
+               "the tensor is %s: sparse MTTKRP takes float32 or float64", tp_dtype_name(X->dtype));
   TP_CHECK_ARG(X->order >= 2, "the tensor has %d mode(s): MTTKRP needs at least 2", X->order);
   TP_CHECK_ARG(X->nnz == 0 || X->values, "the tensor's values must not be NULL");
   for (int m = 0; m < X->order; ++m)
@@ -34,8 +33,8 @@ tp_status flycoo_check_coo(const tp_coo *X) {
                     (long long)X->nnz, (long long)UINT32_MAX - 1);
   for (int m = 0; m < X->order; ++m)
     if (X->dims[m] > FLYCOO_MAX_DIM)
-      return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld",
-                      m, (long long)X->dims[m], (long long)FLYCOO_MAX_DIM);
+      return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "mode %d has %lld rows; FLYCOO takes up to %lld", m,
+                      (long long)X->dims[m], (long long)FLYCOO_MAX_DIM);
   return TP_SUCCESS;
 }
 
@@ -54,7 +53,7 @@ static tp_status flycoo_validate_copy(tp_space *space, const tp_coo *X) {
   tp_coo_free(NULL, &host);
   return st != TP_SUCCESS ? st
                           : TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: the space's check "
-                                     "failed, the host's passed");
+                                                        "failed, the host's passed");
 }
 
 /* Every index within its mode and every value finite, by reductions in the space. */
@@ -148,7 +147,7 @@ static tp_status flycoo_stage_alloc(tp_space *space, const tp_coo *X, flycoo_sta
 /* The values where kernels can read them: in place on a CPU (the space is host memory),
  * else a copy in the space. */
 static tp_status flycoo_stage_values(tp_space *space, const tp_coo *host, int is_gpu,
-                                  flycoo_staged *s) {
+                                     flycoo_staged *s) {
   const size_t bytes = tp_dtype_size(host->dtype) * (size_t)host->nnz;
   if (!is_gpu || bytes == 0) {
     s->src.values = host->values;
@@ -177,7 +176,7 @@ static int flycoo_not_after(const tp_coo *h, int64_t x) {
  * narrowed into out[m], each value checked and squared into part[block], each coordinate
  * compared with the one before. */
 static void flycoo_host_pass(const tp_coo *h, uint32_t *const *out, double *part,
-                          flycoo_pass_result *r) {
+                             flycoo_pass_result *r) {
   const int64_t blocks = (h->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   int bad = 0, unsorted = 0;
   TP_HOST_OMP(omp parallel for schedule(static) reduction(| : bad, unsorted))
@@ -208,7 +207,7 @@ static void flycoo_host_pass(const tp_coo *h, uint32_t *const *out, double *part
 /* GPUs: the indices narrowed on the host, then uploaded; CPUs: narrowed into the space's
  * arrays themselves (host memory). */
 static tp_status flycoo_host_targets(const tp_coo *host, int is_gpu, flycoo_staged *s,
-                                  uint32_t **out) {
+                                     uint32_t **out) {
   for (int m = 0; m < host->order; ++m) {
     /* on a GPU the host pass writes to host copies (freed by the caller), never to the
      * space's blocks: an empty tensor has none (NULL) */
@@ -222,7 +221,7 @@ static tp_status flycoo_host_targets(const tp_coo *host, int is_gpu, flycoo_stag
 }
 
 static tp_status flycoo_upload_indices(tp_space *space, const tp_coo *host, uint32_t *const *out,
-                                    flycoo_staged *s) {
+                                       flycoo_staged *s) {
   for (int m = 0; m < host->order && host->nnz > 0; ++m)
     TP_TRY(tp_copy_to_device(space, s->owned[m], out[m], sizeof(uint32_t) * (size_t)host->nnz));
   return TP_SUCCESS;
@@ -234,8 +233,7 @@ static tp_status flycoo_host_checks(const tp_coo *host, uint32_t *const *out, do
   const int64_t blocks = (host->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
   if (!part)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld partial sums",
-                    (long long)blocks);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate %lld partial sums", (long long)blocks);
   flycoo_pass_result r;
   flycoo_host_pass(host, out, part, &r);
   *norm2 = 0;

@@ -49,8 +49,8 @@ TP_RANGE_KERNEL(flycoo_bounds_kernel, flycoo_bounds_args, s, a) {
     a.end[k] = (uint32_t)(s + 1);
 }
 
-tp_status flycoo_bk_row_bounds(tp_space *space, const uint32_t *keys, int64_t nnz,
-                            uint32_t *first, uint32_t *end) {
+tp_status flycoo_bk_row_bounds(tp_space *space, const uint32_t *keys, int64_t nnz, uint32_t *first,
+                               uint32_t *end) {
   flycoo_bounds_args a;
   a.keys = keys, a.first = first, a.end = end, a.n = nnz;
   return flycoo_bounds_kernel_launch(space, nnz, a);
@@ -75,7 +75,7 @@ TP_RANGE_KERNEL(flycoo_row_pieces_kernel, flycoo_row_pieces_args, i, a) {
 }
 
 tp_status flycoo_bk_row_pieces(tp_space *space, const uint32_t *first, const uint32_t *end,
-                            int64_t dim, uint32_t cap, uint64_t *pieces, uint8_t *cut) {
+                               int64_t dim, uint32_t cap, uint64_t *pieces, uint8_t *cut) {
   flycoo_row_pieces_args a;
   a.first = first, a.end = end, a.pieces = pieces, a.cut = cut, a.cap = cap;
   return flycoo_row_pieces_kernel_launch(space, dim, a);
@@ -94,7 +94,7 @@ TP_RANGE_KERNEL(flycoo_split_kernel, flycoo_split_args, s, a) {
 }
 
 tp_status flycoo_bk_split_rows(tp_space *space, const int64_t *rows, int64_t n,
-                            const uint64_t *base, uint32_t *split_row, uint32_t *split_first) {
+                               const uint64_t *base, uint32_t *split_row, uint32_t *split_first) {
   flycoo_split_args a;
   a.rows = rows, a.base = base, a.split_row = split_row, a.split_first = split_first;
   return flycoo_split_kernel_launch(space, n, a);
@@ -122,8 +122,8 @@ TP_RANGE_KERNEL(flycoo_make_pieces_kernel, flycoo_make_pieces_args, i, a) {
 }
 
 tp_status flycoo_bk_make_pieces(tp_space *space, const uint32_t *first, const uint32_t *end,
-                             const uint64_t *base, int64_t dim, uint32_t cap, uint32_t top,
-                             flycoo_piece_arrays p) {
+                                const uint64_t *base, int64_t dim, uint32_t cap, uint32_t top,
+                                flycoo_piece_arrays p) {
   flycoo_make_pieces_args a;
   a.first = first, a.end = end, a.base = base, a.p = p, a.cap = cap, a.top = top;
   return flycoo_make_pieces_kernel_launch(space, dim, a);
@@ -156,7 +156,7 @@ TP_RANGE_KERNEL(flycoo_run_sizes_kernel, flycoo_run_sizes_args, d, a) {
 }
 
 tp_status flycoo_bk_run_sizes(tp_space *space, const uint32_t *keys, const int64_t *start,
-                           int64_t runs, uint32_t top, uint32_t *size) {
+                              int64_t runs, uint32_t top, uint32_t *size) {
   flycoo_run_sizes_args a;
   a.keys = keys, a.start = start, a.size = size, a.top = top;
   return flycoo_run_sizes_kernel_launch(space, runs, a);
@@ -188,8 +188,8 @@ TP_RANGE_KERNEL(flycoo_events_kernel, flycoo_events_args, e, a) {
 }
 
 tp_status flycoo_bk_events(tp_space *space, const flycoo_share *shares, int64_t n_shares,
-                        const uint32_t *part_piece, int kappa, int64_t n, uint64_t *key,
-                        uint32_t *where) {
+                           const uint32_t *part_piece, int kappa, int64_t n, uint64_t *key,
+                           uint32_t *where) {
   flycoo_events_args a;
   a.shares = shares, a.part_piece = part_piece, a.key = key, a.where = where;
   a.n_shares = n_shares, a.kappa = (uint32_t)kappa;
@@ -199,7 +199,8 @@ tp_status flycoo_bk_events(tp_space *space, const flycoo_share *shares, int64_t 
 TP_RANGE_KERNEL(flycoo_place_kernel, flycoo_place_args, t, a) {
   const uint32_t o = a.orig[t], w = a.where[t];
   const uint64_t key = a.key[t];
-  const uint32_t start = a.part_first[key % (uint32_t)a.kappa] + (uint32_t)(key / (uint32_t)a.kappa);
+  const uint32_t start =
+      a.part_first[key % (uint32_t)a.kappa] + (uint32_t)(key / (uint32_t)a.kappa);
   a.piece_start[w] = start;
   a.start_of[o] = start;
   const uint32_t row = a.row[o];
@@ -262,7 +263,7 @@ TP_RANGE_KERNEL(flycoo_fill_kernel, flycoo_fill_args, x, a) {
 }
 
 tp_status flycoo_bk_fill_records(tp_space *space, const flycoo_source *src, uint32_t *const *pos,
-                              int mode, flycoo_layout l, uint32_t *records) {
+                                 int mode, flycoo_layout l, uint32_t *records) {
   void **tables;
   const void *ptrs[2 * TP_COO_MAX_ORDER];
   for (int m = 0; m < src->order; ++m)
@@ -289,30 +290,30 @@ typedef struct flycoo_coo_args {
 } flycoo_coo_args;
 
 /* Nonzero x + 1 against nonzero x. */
-TP_RANGE_REDUCE_KERNEL(flycoo_not_increasing_kernel, flycoo_coo_args, int64_t, tp_join_sum_i64, 0, x, a,
-                       acc) {
+TP_RANGE_REDUCE_KERNEL(flycoo_not_increasing_kernel, flycoo_coo_args, int64_t, tp_join_sum_i64, 0,
+                       x, a, acc) {
   int cmp = 0;
   for (int m = 0; m < a.order && cmp == 0; ++m)
     cmp = (a.idx[m][x] > a.idx[m][x + 1]) - (a.idx[m][x] < a.idx[m][x + 1]);
   *acc += cmp >= 0;
 }
 
-TP_RANGE_REDUCE_KERNEL(flycoo_sum_squares_kernel, flycoo_coo_args, double, tp_join_sum_f64, 0.0, x, a,
-                       acc) {
+TP_RANGE_REDUCE_KERNEL(flycoo_sum_squares_kernel, flycoo_coo_args, double, tp_join_sum_f64, 0.0, x,
+                       a, acc) {
   const double v = a.f32 ? (double)((const float *)a.values)[x] : ((const double *)a.values)[x];
   *acc += v * v;
 }
 
 tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, int64_t *not_increasing,
-                            double *sum_squares) {
+                               double *sum_squares) {
   void **table;
   TP_TRY(flycoo_table(space, (const void *const *)X->indices, X->order, &table));
   flycoo_coo_args a;
   a.idx = (const int64_t *const *)table;
   a.values = X->values;
   a.order = X->order, a.f32 = X->dtype == TP_DTYPE_F32;
-  tp_status st = flycoo_not_increasing_kernel_launch(space, X->nnz > 1 ? X->nnz - 1 : 0, a,
-                                                  not_increasing);
+  tp_status st =
+      flycoo_not_increasing_kernel_launch(space, X->nnz > 1 ? X->nnz - 1 : 0, a, not_increasing);
   if (st == TP_SUCCESS)
     st = flycoo_sum_squares_kernel_launch(space, X->nnz, a, sum_squares);
   tp_temp_release(space, table);

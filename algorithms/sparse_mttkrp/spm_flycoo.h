@@ -16,12 +16,13 @@
  * rank, and with remap its lanes also copy each record to its place in the next mode's
  * order. The window's rows are then written to G (or to partial rows) without atomics:
  * the partition owns them. */
-TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_args), 1024, FLYCOO_MIN_TEAMS, team,
-                       a) {
+TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_args), 1024,
+                       FLYCOO_MIN_TEAMS, team, a) {
   const int vl = team->vector_length, F = vl * FLYCOO_K;
   const int order = FLYCOO_N > 0 ? FLYCOO_N : a.order; /* a constant in the specialised kernels */
   const int vw = (int)(sizeof(FLYCOO_T) / 4);
-  const int stride = FLYCOO_N > 0 ? FLYCOO_STRIDE(FLYCOO_N, vw, !FLYCOO_C) : a.stride; /* the layout */
+  const int stride =
+      FLYCOO_N > 0 ? FLYCOO_STRIDE(FLYCOO_N, vw, !FLYCOO_C) : a.stride; /* the layout */
   const int value_word = FLYCOO_N > 0 ? FLYCOO_VALUE_WORD(FLYCOO_N, vw, !FLYCOO_C) : a.value_word;
   FLYCOO_T *sums = (FLYCOO_T *)team->scratch;
   const int64_t pb = a.part_piece[team->league_rank], pe = a.part_piece[team->league_rank + 1];
@@ -34,16 +35,17 @@ TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_arg
     const int64_t s = e0 + team->team_rank * per, t = tp_min_i64(s + per, e1);
     if (s < t) {
       TP_VECTOR_FOR(team, lane, 0, vl) {
-        int64_t cur = TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(a.piece_start, base, wend - 1, s);
+        int64_t cur =
+            TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(a.piece_start, base, wend - 1, s);
         int64_t next_start = a.piece_start[cur + 1];
         const int64_t left = a.R - a.r0 - lane; /* this lane's columns: vl * j < left */
         FLYCOO_T acc[FLYCOO_K];
         TP_LANES for (int j = 0; j < FLYCOO_K; ++j) acc[j] = 0;
         for (int64_t e = s; e < t; e += FLYCOO_INFLIGHT) {
           if (TP_PREFETCH_AHEAD > 0) /* CPUs: start the loads of records further on */
-            FLYCOO_PN(flycoo_prefetch_group)(&a, order, stride, e + TP_PREFETCH_AHEAD,
-                                       tp_min_i64(e + TP_PREFETCH_AHEAD + FLYCOO_INFLIGHT, t),
-                                       (size_t)F * sizeof(FLYCOO_T));
+            FLYCOO_PN(flycoo_prefetch_group)
+          (&a, order, stride, e + TP_PREFETCH_AHEAD,
+           tp_min_i64(e + TP_PREFETCH_AHEAD + FLYCOO_INFLIGHT, t), (size_t)F * sizeof(FLYCOO_T));
           /* gather first: the factor loads of FLYCOO_INFLIGHT nonzeros are in flight at once */
           uint32_t x[FLYCOO_INFLIGHT]; /* record numbers: 32-bit, to spare registers */
           FLYCOO_T prod[FLYCOO_INFLIGHT][FLYCOO_K];
@@ -65,8 +67,8 @@ TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_arg
           TP_UNROLL for (int u = 0; u < FLYCOO_INFLIGHT; ++u) {
             if (e + u < t) {
               if (e + u >= next_start) {
-                TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(sums + (cur - base) * F, acc, lane, vl, a.r0,
-                                                   a.R);
+                TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)
+                (sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
                 while (e + u >= (int64_t)a.piece_start[cur + 1])
                   ++cur;
                 next_start = a.piece_start[cur + 1];
@@ -86,7 +88,8 @@ TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo_flycoo)), FLYCOO_PN(flycoo_arg
             }
           }
         }
-        TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
+        TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)
+        (sums + (cur - base) * F, acc, lane, vl, a.r0, a.R);
       }
     }
     tp_team_barrier(team);

@@ -53,8 +53,9 @@ TP_INLINE FLYCOO_T FLYCOO_PN(flycoo_value)(const uint32_t *rec, int word) {
 
 /* Prefetches the factor rows (row_bytes from column r0) and, with remap, the destination
  * of records [from, to): for CPUs, whose out-of-order window holds few gathers. */
-TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) *a, int order, int stride,
-                                          int64_t from, int64_t to, size_t row_bytes) {
+TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) * a, int order,
+                                                int stride, int64_t from, int64_t to,
+                                                size_t row_bytes) {
   for (int64_t y = from; y < to; ++y) {
     const uint32_t *rec = a->in + y * stride;
     for (int m = 0; m < order; ++m)
@@ -84,16 +85,16 @@ TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) *a,
 #include "algorithms/sparse_mttkrp/spm_width.h"
 #undef FLYCOO_K
 
-#define FLYCOO_LAUNCH_WIDTH(name, width, space, policy, args)                              \
-  do {                                                                                  \
-    switch (width) {                                                                    \
-    case 1: return TP_PASTE(FLYCOO_PN(name), _k1_launch)(space, policy, args);             \
-    case 2: return TP_PASTE(FLYCOO_PN(name), _k2_launch)(space, policy, args);             \
-    case 4: return TP_PASTE(FLYCOO_PN(name), _k4_launch)(space, policy, args);             \
-    case 8: return TP_PASTE(FLYCOO_PN(name), _k8_launch)(space, policy, args);             \
-    case 16: return TP_PASTE(FLYCOO_PN(name), _k16_launch)(space, policy, args);           \
-    default: return TP_PASTE(FLYCOO_PN(name), _k32_launch)(space, policy, args);           \
-    }                                                                                   \
+#define FLYCOO_LAUNCH_WIDTH(name, width, space, policy, args)                    \
+  do {                                                                           \
+    switch (width) {                                                             \
+    case 1: return TP_PASTE(FLYCOO_PN(name), _k1_launch)(space, policy, args);   \
+    case 2: return TP_PASTE(FLYCOO_PN(name), _k2_launch)(space, policy, args);   \
+    case 4: return TP_PASTE(FLYCOO_PN(name), _k4_launch)(space, policy, args);   \
+    case 8: return TP_PASTE(FLYCOO_PN(name), _k8_launch)(space, policy, args);   \
+    case 16: return TP_PASTE(FLYCOO_PN(name), _k16_launch)(space, policy, args); \
+    default: return TP_PASTE(FLYCOO_PN(name), _k32_launch)(space, policy, args); \
+    }                                                                            \
   } while (0)
 
 /* G rows of cut rows: the sum of their pieces' partial rows, in piece order. */
@@ -137,7 +138,7 @@ static int FLYCOO_PN(flycoo_whole_rows)(flycoo_shape sh, const flycoo_pass *p) {
 }
 
 static tp_status FLYCOO_PN(flycoo_launch_pass)(tp_space *space, flycoo_shape sh, size_t scratch,
-                                         int kappa, FLYCOO_PN(flycoo_args) a) {
+                                               int kappa, FLYCOO_PN(flycoo_args) a) {
   tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
   pol.schedule = TP_SCHEDULE_DYNAMIC;
   FLYCOO_LAUNCH_WIDTH(flycoo_flycoo, sh.width, space, pol, a);
@@ -196,7 +197,7 @@ static flycoo_shape FLYCOO_PN(flycoo_atomic_shape)(const tp_space_info *info, in
 }
 
 static tp_status FLYCOO_PN(flycoo_atomic)(tp_space *space, const tp_coo *X, const tp_kruskal *U,
-                                    int mode, void *G) {
+                                          int mode, void *G) {
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
   const flycoo_shape sh = FLYCOO_PN(flycoo_atomic_shape)(&info, U->rank);

@@ -17,7 +17,7 @@ TP_RANGE_KERNEL(flycoo_permute_records, flycoo_permute_args, e, a) {
 }
 
 tp_status flycoo_permute(tp_space *space, const uint32_t *in, uint32_t *out, int64_t nnz,
-                      int stride, int word) {
+                         int stride, int word) {
   flycoo_permute_args a;
   a.in = in, a.out = out, a.stride = stride, a.word = word;
   return flycoo_permute_records_launch(space, nnz, a);

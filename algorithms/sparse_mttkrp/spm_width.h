@@ -15,8 +15,8 @@ typedef struct FLYCOO_KN(flycoo_vec) {
  * all FLYCOO_K columns in the row, aligned: flycoo_whole_rows) as one block that compilers load
  * with whole vector instructions; the guarded loop defeats that on CPUs. GPU builds leave
  * the block path out (TP_IS_GPU is a constant): its registers would cost the GPU kernel. */
-TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, const FLYCOO_T *row, int vl,
-                                                     int64_t left, int whole_rows) {
+TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, const FLYCOO_T *row,
+                                                             int vl, int64_t left, int whole_rows) {
   if (!TP_IS_GPU && whole_rows) {
     const FLYCOO_KN(flycoo_vec) q = *(const FLYCOO_KN(flycoo_vec) *)row;
     TP_LANES for (int j = 0; j < FLYCOO_K; ++j) prod[j] *= q.v[j];
@@ -39,8 +39,8 @@ TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, con
 #endif
 
 /* Adds a lane's sums for the current piece into its scratch row, and clears them. */
-TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(FLYCOO_T *row, FLYCOO_T *acc, int lane, int vl,
-                                                   int64_t r0, int64_t R) {
+TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(FLYCOO_T *row, FLYCOO_T *acc, int lane,
+                                                           int vl, int64_t r0, int64_t R) {
   TP_LANES for (int j = 0; j < FLYCOO_K; ++j) {
     const int c = lane + vl * j;
     if (r0 + c < R)
@@ -51,7 +51,7 @@ TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_flush), FLYCOO_K)(FLYCOO_T *row, FLYCOO
 
 /* The last piece of [lo, hi] whose first record is at or before e. */
 TP_INLINE int64_t TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(const uint32_t *start, int64_t lo,
-                                                         int64_t hi, int64_t e) {
+                                                                 int64_t hi, int64_t e) {
   while (lo < hi) {
     const int64_t mid = (lo + hi + 1) / 2;
     if ((int64_t)start[mid] <= e)
@@ -66,7 +66,7 @@ TP_INLINE int64_t TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(const uint32_t 
  * (spm_flycoo.h), specialised for 3, 4 and 5 modes in both record layouts (FLYCOO_C = 1:
  * compact, without positions), and the launcher that picks one. */
 #define FLYCOO_C 0
-#define FLYCOO_CN /* the kernels' name suffix: none, or c for compact */
+#define FLYCOO_CN  /* the kernels' name suffix: none, or c for compact */
 #define FLYCOO_N 0 /* any order and either layout, read from the arguments */
 #include "algorithms/sparse_mttkrp/spm_flycoo.h"
 #undef FLYCOO_N
@@ -80,7 +80,7 @@ TP_INLINE int64_t TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(const uint32_t 
 #undef FLYCOO_CN
 
 static tp_status TP_PASTE(FLYCOO_KN(flycoo_flycoo), _launch)(tp_space *space, tp_team_policy policy,
-                                                       FLYCOO_PN(flycoo_args) a) {
+                                                             FLYCOO_PN(flycoo_args) a) {
   switch (a.positions ? a.order : -a.order) {
   case 3: return TP_PASTE(FLYCOO_KN(flycoo_flycoo_n3), _launch)(space, policy, a);
   case 4: return TP_PASTE(FLYCOO_KN(flycoo_flycoo_n4), _launch)(space, policy, a);

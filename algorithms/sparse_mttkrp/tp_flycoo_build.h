@@ -16,18 +16,18 @@ tp_status flycoo_bk_narrow(tp_space *space, const int64_t *in, uint32_t *out, in
 
 /* From keys sorted by row: first[row] and end[row] of each row's run (untouched for rows
  * without nonzeros). */
-tp_status flycoo_bk_row_bounds(tp_space *space, const uint32_t *keys, int64_t nnz,
-                            uint32_t *first, uint32_t *end);
+tp_status flycoo_bk_row_bounds(tp_space *space, const uint32_t *keys, int64_t nnz, uint32_t *first,
+                               uint32_t *end);
 
 /* Per row: its pieces k = ceil(count / cap) in the low word of pieces[i] and, for a cut
  * row (k > 1), k again in the high word (its partial rows); cut[i] = (k > 1). */
 tp_status flycoo_bk_row_pieces(tp_space *space, const uint32_t *first, const uint32_t *end,
-                            int64_t dim, uint32_t cap, uint64_t *pieces, uint8_t *cut);
+                               int64_t dim, uint32_t cap, uint64_t *pieces, uint8_t *cut);
 
 /* The cut rows (rows[s], from a compaction of cut[]): split_row[s] = row, split_first[s] =
  * the partial rows of the cut rows before it (the high word of base[row]). */
 tp_status flycoo_bk_split_rows(tp_space *space, const int64_t *rows, int64_t n,
-                            const uint64_t *base, uint32_t *split_row, uint32_t *split_first);
+                               const uint64_t *base, uint32_t *split_row, uint32_t *split_first);
 
 /* Every row's pieces in row order at base (low word): sort key top - size (so that an
  * ascending sort puts the largest first), original number, row and number within the
@@ -36,21 +36,21 @@ typedef struct flycoo_piece_arrays {
   uint32_t *key, *orig, *row, *k;
 } flycoo_piece_arrays;
 tp_status flycoo_bk_make_pieces(tp_space *space, const uint32_t *first, const uint32_t *end,
-                             const uint64_t *base, int64_t dim, uint32_t cap, uint32_t top,
-                             flycoo_piece_arrays p);
+                                const uint64_t *base, int64_t dim, uint32_t cap, uint32_t top,
+                                flycoo_piece_arrays p);
 
 /* flags[t] = 1 where sorted key t starts a run of equal keys. */
 tp_status flycoo_bk_run_flags(tp_space *space, const uint32_t *keys, int64_t n, uint8_t *flags);
 
 /* size[d] = top - keys[start[d]]: the piece size of each run. */
 tp_status flycoo_bk_run_sizes(tp_space *space, const uint32_t *keys, const int64_t *start,
-                           int64_t runs, uint32_t top, uint32_t *size);
+                              int64_t runs, uint32_t top, uint32_t *size);
 
 /* One event per piece from the shares: key = load * kappa + partition, where = the
  * piece's place in the partition-major order (part_piece[partition] + rank). */
 tp_status flycoo_bk_events(tp_space *space, const flycoo_share *shares, int64_t n_shares,
-                        const uint32_t *part_piece, int kappa, int64_t n, uint64_t *key,
-                        uint32_t *where);
+                           const uint32_t *part_piece, int kappa, int64_t n, uint64_t *key,
+                           uint32_t *where);
 
 /* The sorted pieces (orig) matched with the sorted events: piece_start[where] and
  * start_of[orig] = the piece's first record, piece_slot[where] = its row, or dim + its
@@ -79,13 +79,13 @@ tp_status flycoo_bk_positions(tp_space *space, int64_t nnz, flycoo_position_args
  * indices, with positions the place of the nonzero in every mode's order, the value, zero
  * in every other word. */
 tp_status flycoo_bk_fill_records(tp_space *space, const flycoo_source *src, uint32_t *const *pos,
-                              int mode, flycoo_layout l, uint32_t *records);
+                                 int mode, flycoo_layout l, uint32_t *records);
 
 /* Checks of a tensor in the space, into memory of the space: the number of nonzeros
  * whose coordinate is not greater than the one before (0: strictly increasing, so
  * without duplicates), and the sum of the squared values. */
 tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, int64_t *not_increasing,
-                            double *sum_squares);
+                               double *sum_squares);
 
 /* ---- the input (flycoo_source.c) --------------------------------------------------------- */
 

@@ -44,7 +44,8 @@ typedef struct flycoo_mode_plan {
  * decreasing size, ties by row then piece, each to the least-filled partition, ties by
  * the lowest partition). split: cut rows of more than cap = max(1, ceil(nnz / kappa) / 2)
  * nonzeros into pieces of cap. */
-tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split, flycoo_mode_plan *plan);
+tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split,
+                           flycoo_mode_plan *plan);
 void flycoo_plan_free(flycoo_mode_plan *plan);
 
 /* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build.c) -------------
@@ -73,7 +74,7 @@ typedef struct flycoo_assignment {
  * between the heap and the threshold by their cost; n > 0 places runs of n pieces or
  * more by the threshold, shorter ones by the heap (the tests' way to take either). */
 tp_status flycoo_assign_runs(const uint32_t *run_size, const int64_t *run_count, int64_t runs,
-                          int kappa, int64_t bulk_from, flycoo_assignment *a);
+                             int kappa, int64_t bulk_from, flycoo_assignment *a);
 void flycoo_assignment_free(flycoo_assignment *a);
 
 /* A tensor in the space as the build reads it: 32-bit indices and the values. */
@@ -96,8 +97,8 @@ typedef struct flycoo_mode_dev flycoo_mode_dev;
  * caller with tp_free) and position[x], each nonzero's place in the mode's order (nnz
  * words of the space). */
 tp_status flycoo_plan_mode_in_space(tp_space *space, const flycoo_source *src, int mode, int kappa,
-                                 int split, flycoo_mode_dev *plan, uint32_t *position,
-                                 flycoo_plan_counts *counts);
+                                    int split, flycoo_mode_dev *plan, uint32_t *position,
+                                    flycoo_plan_counts *counts);
 
 typedef struct flycoo_layout {
   int stride;     /* words per record */
@@ -110,10 +111,10 @@ typedef struct flycoo_layout {
  * the scattered writes of the remapping fill sectors (a partly written sector costs the
  * memory a read first); without, every byte saved is a byte less read per pass. Macros,
  * so that the specialised kernels get constants (a runtime stride costs them spills). */
-#define FLYCOO_VALUE_WORD(order, vw, positions)                                             \
+#define FLYCOO_VALUE_WORD(order, vw, positions) \
   (((positions) ? 2 * (order) : (order) + (vw)-1) / (vw) * (vw))
-#define FLYCOO_STRIDE(order, vw, positions)                                                 \
-  ((positions) ? (FLYCOO_VALUE_WORD(order, vw, 1) + (vw) + 7) / 8 * 8                       \
+#define FLYCOO_STRIDE(order, vw, positions)                           \
+  ((positions) ? (FLYCOO_VALUE_WORD(order, vw, 1) + (vw) + 7) / 8 * 8 \
                : FLYCOO_VALUE_WORD(order, vw, 0) + (vw))
 
 static inline flycoo_layout flycoo_record_layout(int order, tp_dtype dtype, int positions) {
@@ -134,7 +135,7 @@ struct flycoo_mode_dev {
 /* One MTTKRP pass of a mode over records in its order. */
 typedef struct flycoo_pass {
   const uint32_t *in;
-  uint32_t *out;    /* records in next's order, or NULL */
+  uint32_t *out; /* records in next's order, or NULL */
   int order, mode, next, kappa;
   flycoo_layout layout;
   int64_t rank, dim;
@@ -164,7 +165,7 @@ flycoo_layout flycoo_flycoo_layout(const tp_flycoo *fly);
 /* Records out[positions of `to` (word order + to)] = in, for every record (no kernel
  * arithmetic): the permutation pass. */
 tp_status flycoo_permute(tp_space *space, const uint32_t *in, uint32_t *out, int64_t nnz,
-                      int stride, int word);
+                         int stride, int word);
 
 TP_EXTERN_C_END
 #endif

@@ -123,8 +123,7 @@ tp_status tp_dwmri_phantom(int nx, int ny, int lmax, double noise, uint64_t seed
   TP_CHECK_ARG(sh && truth, "sh and truth must not be NULL");
   TP_CHECK_ARG(nx >= 2 && ny >= 2 && nx % 2 == 0 && ny % 2 == 0,
                "the slice is %d x %d: both sizes must be even and at least 2", nx, ny);
-  TP_CHECK_ARG(lmax >= 2 && lmax <= 16 && lmax % 2 == 0, "lmax %d is not even in [2, 16]",
-               lmax);
+  TP_CHECK_ARG(lmax >= 2 && lmax <= 16 && lmax % 2 == 0, "lmax %d is not even in [2, 16]", lmax);
   TP_CHECK_ARG(isfinite(noise) && noise >= 0, "noise %g must be finite and >= 0", noise);
   const int64_t voxels = (int64_t)nx * ny, coeffs = tp_sh_count(lmax);
   uint64_t state = seed;

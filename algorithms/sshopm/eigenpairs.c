@@ -46,12 +46,18 @@ void tp_eig_merge_options_init(tp_eig_merge_options *options) {
 }
 
 static tp_status check_options(const tp_eig_merge_options *o) {
-  TP_CHECK_ARG(isfinite(o->dot_tol) && o->dot_tol >= 0, "dot_tol = %g: must be finite and "
-               ">= 0", o->dot_tol);
-  TP_CHECK_ARG(isfinite(o->lambda_tol) && o->lambda_tol >= 0, "lambda_tol = %g: must be "
-               "finite and >= 0", o->lambda_tol);
-  TP_CHECK_ARG(isfinite(o->hessian_tol) && o->hessian_tol >= 0, "hessian_tol = %g: must be "
-               "finite and >= 0", o->hessian_tol);
+  TP_CHECK_ARG(isfinite(o->dot_tol) && o->dot_tol >= 0,
+               "dot_tol = %g: must be finite and "
+               ">= 0",
+               o->dot_tol);
+  TP_CHECK_ARG(isfinite(o->lambda_tol) && o->lambda_tol >= 0,
+               "lambda_tol = %g: must be "
+               "finite and >= 0",
+               o->lambda_tol);
+  TP_CHECK_ARG(isfinite(o->hessian_tol) && o->hessian_tol >= 0,
+               "hessian_tol = %g: must be "
+               "finite and >= 0",
+               o->hessian_tol);
   return TP_SUCCESS;
 }
 
@@ -79,8 +85,8 @@ static tp_status check_runs(int dim, int num_starts, const double *lambda, const
         return TP_ERROR(TP_ERROR_NUMERICAL, "run %d: converged with x[%d] = %g", v, i, xv[i]);
     double nrm = norm2(dim, xv);
     if (fabs(nrm - 1.0) > 1e-3)
-      return TP_ERROR(TP_ERROR_NUMERICAL, "run %d: converged with |x| = %.6g, not unit norm",
-                      v, nrm);
+      return TP_ERROR(TP_ERROR_NUMERICAL, "run %d: converged with |x| = %.6g, not unit norm", v,
+                      nrm);
   }
   return TP_SUCCESS;
 }
@@ -142,8 +148,7 @@ static int compare_runs(const void *pa, const void *pb) {
   return (a->index > b->index) - (a->index < b->index);
 }
 
-static int same_pair(const tp_eig_merge_options *o, int dim, const run_info *a,
-                     const run_info *b) {
+static int same_pair(const tp_eig_merge_options *o, int dim, const run_info *a, const run_info *b) {
   double dot = 0.0;
   for (int i = 0; i < dim; ++i)
     dot += a->x[i] * b->x[i];
@@ -153,8 +158,8 @@ static int same_pair(const tp_eig_merge_options *o, int dim, const run_info *a,
 /* Greedy clustering of the sorted runs: each joins the first cluster whose first
  * member matches it, else starts a new one. rep[k] is the member of cluster k with
  * the smallest residual (the earliest on ties); size[k] counts its members. */
-static int cluster_runs(const tp_eig_merge_options *o, int dim, int count,
-                        const run_info *runs, int *seed, int *rep, int *size) {
+static int cluster_runs(const tp_eig_merge_options *o, int dim, int count, const run_info *runs,
+                        int *seed, int *rep, int *size) {
   int clusters = 0;
   for (int r = 0; r < count; ++r) {
     int k = 0;
@@ -172,8 +177,7 @@ static int cluster_runs(const tp_eig_merge_options *o, int dim, int count,
   return clusters;
 }
 
-static tp_eig_kind kind_from_eigenvalues(int count, const double *e, size_t stride,
-                                         double tol) {
+static tp_eig_kind kind_from_eigenvalues(int count, const double *e, size_t stride, double tol) {
   int neg = 0, pos = 0;
   for (int i = 0; i < count; ++i) {
     neg += e[i * stride] < -tol;
@@ -223,8 +227,8 @@ static void project(int n, const double *x, const double *h, double *c, double *
  * no tangent directions: the pair is both a maximum and a minimum and is reported as
  * TP_EIG_LOCAL_MAX. For m = 1 the projected Hessian is -lambda I. work holds 3 n^2
  * values (m >= 2, n >= 2). */
-static tp_status classify(int order, int dim, const double *tensor, double lambda,
-                          const double *x, double tol, double *work, tp_eig_kind *kind) {
+static tp_status classify(int order, int dim, const double *tensor, double lambda, const double *x,
+                          double tol, double *work, tp_eig_kind *kind) {
   if (dim == 1) {
     *kind = TP_EIG_LOCAL_MAX;
     return TP_SUCCESS;
@@ -315,8 +319,8 @@ static tp_status prepare_runs(int order, int dim, const double *tensor, int num_
  * to out, lambda scaled back by s. */
 static tp_status report_pairs(int order, int dim, const double *a, tensor_scale scale,
                               double hessian_tol, int clusters, const run_info *runs,
-                              const int *rep, const int *size, pair_info *pairs,
-                              double *work, tp_eigenpairs *out) {
+                              const int *rep, const int *size, pair_info *pairs, double *work,
+                              tp_eigenpairs *out) {
   for (int k = 0; k < clusters; ++k) {
     const run_info *r = &runs[rep[k]];
     pairs[k].lambda = r->lambda;
@@ -329,9 +333,10 @@ static tp_status report_pairs(int order, int dim, const double *a, tensor_scale 
   for (int k = 0; k < clusters; ++k) {
     out->lambda[k] = pairs[k].lambda * scale.root * scale.big;
     if (!isfinite(out->lambda[k]))
-      return TP_ERROR(TP_ERROR_NUMERICAL, "eigenvalue %.17g times the tensor's norm "
-                      "%g x %.17g is beyond the range of double", pairs[k].lambda, scale.big,
-                      scale.root);
+      return TP_ERROR(TP_ERROR_NUMERICAL,
+                      "eigenvalue %.17g times the tensor's norm "
+                      "%g x %.17g is beyond the range of double",
+                      pairs[k].lambda, scale.big, scale.root);
     memcpy(out->x + (size_t)k * (size_t)dim, pairs[k].x, sizeof(double) * (size_t)dim);
     out->kind[k] = pairs[k].kind;
     out->starts[k] = pairs[k].starts;
@@ -340,10 +345,9 @@ static tp_status report_pairs(int order, int dim, const double *a, tensor_scale 
   return TP_SUCCESS;
 }
 
-tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
-                                   int num_starts, const double *lambda, const double *x,
-                                   const int8_t *flag, const tp_eig_merge_options *options,
-                                   tp_eigenpairs *out) {
+tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor, int num_starts,
+                                   const double *lambda, const double *x, const int8_t *flag,
+                                   const tp_eig_merge_options *options, tp_eigenpairs *out) {
   tp_eig_merge_options defaults;
   tp_eig_merge_options_init(&defaults);
   const tp_eig_merge_options *o = options ? options : &defaults;
@@ -364,8 +368,10 @@ tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
   double *a;
   tensor_scale scale;
   if (!xs || !runs || !pairs || !ints) {
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the workspace of %d runs of "
-                  "dimension %d", num_starts, dim);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                  "no room for the workspace of %d runs of "
+                  "dimension %d",
+                  num_starts, dim);
     goto done;
   }
   /* xs: normalised x of each converged run, then dim values of scratch, then the
@@ -373,13 +379,13 @@ tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
   a = xs + v * n + n + hess;
   if (unit_tensor(order, dim, unique, tensor, a, &scale) != 0)
     goto done; /* no eigenpairs to report */
-  TP_TRY_GOTO(st, prepare_runs(order, dim, a, num_starts, x, flag, xs, xs + v * n, runs,
-                               &count),
+  TP_TRY_GOTO(st, prepare_runs(order, dim, a, num_starts, x, flag, xs, xs + v * n, runs, &count),
               done);
   qsort(runs, (size_t)count, sizeof *runs, compare_runs);
   clusters = cluster_runs(o, dim, count, runs, ints, ints + v, ints + 2 * v);
-  TP_TRY_GOTO(st, report_pairs(order, dim, a, scale, o->hessian_tol, clusters, runs, ints + v,
-                               ints + 2 * v, pairs, xs + v * n + n, out),
+  TP_TRY_GOTO(st,
+              report_pairs(order, dim, a, scale, o->hessian_tol, clusters, runs, ints + v,
+                           ints + 2 * v, pairs, xs + v * n + n, out),
               done);
 done:
   free(xs);

@@ -53,12 +53,11 @@ typedef struct batch_job {
   const tp_eig_merge_options *options;
 } batch_job;
 
-static tp_status one_tensor(const batch_job *b, int64_t t, tp_eigenpairs *w,
-                            tensor_pairs *kept) {
+static tp_status one_tensor(const batch_job *b, int64_t t, tp_eigenpairs *w, tensor_pairs *kept) {
   const size_t runs = (size_t)t * (size_t)b->starts;
   TP_TRY(tp_sshopm_eigenpairs_f64(b->order, b->dim, b->values + t * b->unique, b->starts,
-                                  b->lambda + runs, b->x + runs * (size_t)b->dim,
-                                  b->flag + runs, b->options, w));
+                                  b->lambda + runs, b->x + runs * (size_t)b->dim, b->flag + runs,
+                                  b->options, w));
   return keep(w, b->dim, kept);
 }
 
@@ -66,20 +65,23 @@ static tp_status one_tensor(const batch_job *b, int64_t t, tp_eigenpairs *w,
 static tp_status merge_all(const batch_job *b, int64_t tensors, tensor_pairs *kept) {
   tpi_loop_error err;
   memset(&err, 0, sizeof err);
-TP_HOST_OMP(omp parallel)
-  {
+  TP_HOST_OMP(omp parallel) {
     tp_eigenpairs w;
     int ok = pairs_alloc(&w, b->starts, b->dim);
     if (!ok)
-      tpi_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
-                                          "eigenpairs of %d starts", b->starts), 0);
+      tpi_loop_error_record(&err,
+                            TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                                     "no room for the "
+                                     "eigenpairs of %d starts",
+                                     b->starts),
+                            0);
 TP_HOST_OMP(omp for schedule(dynamic, 16))
-    for (int64_t t = 0; t < tensors; ++t) {
-      tp_status st = ok ? one_tensor(b, t, &w, &kept[t]) : TP_SUCCESS;
-      if (st != TP_SUCCESS)
-        tpi_loop_error_record(&err, st, t);
-    }
-    pairs_free(&w);
+for (int64_t t = 0; t < tensors; ++t) {
+  tp_status st = ok ? one_tensor(b, t, &w, &kept[t]) : TP_SUCCESS;
+  if (st != TP_SUCCESS)
+    tpi_loop_error_record(&err, st, t);
+}
+pairs_free(&w);
   }
   return tpi_loop_error_raise(&err, "tensor");
 }
@@ -99,8 +101,8 @@ static tp_status pack(const tensor_pairs *kept, int64_t tensors, int dim,
   out->kind = (tp_eig_kind *)malloc(sizeof(tp_eig_kind) * (total ? total : 1));
   out->starts = (int *)malloc(sizeof(int) * (total ? total : 1));
   if (!out->lambda || !out->x || !out->kind || !out->starts)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for %zu eigenpairs of dimension %d",
-                    total, dim);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for %zu eigenpairs of dimension %d", total,
+                    dim);
   for (int64_t t = 0; t < tensors; ++t) {
     const size_t at = (size_t)out->first[t], c = (size_t)kept[t].count;
     memcpy(out->lambda + at, kept[t].pairs.lambda, sizeof(double) * c);
@@ -121,8 +123,7 @@ void tp_eigenpairs_batch_free(tp_eigenpairs_batch *batch) {
 
 tp_status tp_sshopm_eigenpairs_batch_f64(int order, int dim, int64_t tensors,
                                          const double *tensor_values, int num_starts,
-                                         const double *lambda, const double *x,
-                                         const int8_t *flag,
+                                         const double *lambda, const double *x, const int8_t *flag,
                                          const tp_eig_merge_options *options,
                                          tp_eigenpairs_batch *out) {
   TP_CHECK_ARG(out, "out must not be NULL");

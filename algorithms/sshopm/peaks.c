@@ -42,27 +42,33 @@ void tp_peaks_options_init(tp_peaks_options *o) {
 static tp_status check_options(const tp_peaks_options *o) {
   TP_CHECK_ARG(o->max_peaks >= 1, "max_peaks = %d: must be >= 1", o->max_peaks);
   TP_CHECK_ARG(o->num_starts >= 1, "num_starts = %d: must be >= 1", o->num_starts);
-  TP_CHECK_ARG(o->max_iterations >= 1, "max_iterations = %d: must be >= 1",
-               o->max_iterations);
-  TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0, "tol = %g: must be finite and >= 0 "
-               "(0: the default for the precision)", o->tol);
-  TP_CHECK_ARG(isfinite(o->xtol) && o->xtol >= 0, "xtol = %g: must be finite and >= 0 "
-               "(0: the default for the precision)", o->xtol);
+  TP_CHECK_ARG(o->max_iterations >= 1, "max_iterations = %d: must be >= 1", o->max_iterations);
+  TP_CHECK_ARG(isfinite(o->tol) && o->tol >= 0,
+               "tol = %g: must be finite and >= 0 "
+               "(0: the default for the precision)",
+               o->tol);
+  TP_CHECK_ARG(isfinite(o->xtol) && o->xtol >= 0,
+               "xtol = %g: must be finite and >= 0 "
+               "(0: the default for the precision)",
+               o->xtol);
   TP_CHECK_ARG(isfinite(o->tau) && o->tau >= 0, "tau = %g: must be finite and >= 0", o->tau);
-  TP_CHECK_ARG(o->min_amplitude >= 0 && o->min_amplitude <= 1, "min_amplitude = %g: must "
-               "be in [0, 1]", o->min_amplitude);
+  TP_CHECK_ARG(o->min_amplitude >= 0 && o->min_amplitude <= 1,
+               "min_amplitude = %g: must "
+               "be in [0, 1]",
+               o->min_amplitude);
   TP_CHECK_ARG(isfinite(o->threshold), "threshold = %g: must be finite", o->threshold);
   return TP_SUCCESS;
 }
 
-static tp_status check_arguments(tp_space *space, int lmax, int64_t num_voxels,
-                                 const double *sh, const tp_peaks_options *o,
-                                 const double *directions, const double *amplitudes,
-                                 const int32_t *counts) {
+static tp_status check_arguments(tp_space *space, int lmax, int64_t num_voxels, const double *sh,
+                                 const tp_peaks_options *o, const double *directions,
+                                 const double *amplitudes, const int32_t *counts) {
   TP_CHECK_ARG(space && o, "space or options is NULL");
   TP_TRY(check_options(o));
-  TP_CHECK_ARG(lmax >= 2 && tp_sh_count(lmax) > 0, "lmax = %d: fiber peaks need an even "
-               "lmax in [2, 16] (the tensor order; SS-HOPM needs order >= 2)", lmax);
+  TP_CHECK_ARG(lmax >= 2 && tp_sh_count(lmax) > 0,
+               "lmax = %d: fiber peaks need an even "
+               "lmax in [2, 16] (the tensor order; SS-HOPM needs order >= 2)",
+               lmax);
   TP_CHECK_ARG(num_voxels >= 0, "num_voxels = %lld is negative", (long long)num_voxels);
   if (num_voxels == 0)
     return TP_SUCCESS;
@@ -137,8 +143,10 @@ static tp_status alloc_host(peaks_run *r) {
   r->h_flag = (int8_t *)malloc(b * v);
   if (!r->h_sh || !r->h_tensors || !r->h_scale || !r->h_starts || (r->single && !r->h_stage) ||
       !r->h_lambda || !r->h_x || !r->h_flag)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room on the host for a batch of %lld "
-                    "voxels x %d starts", (long long)r->batch, r->starts);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "no room on the host for a batch of %lld "
+                    "voxels x %d starts",
+                    (long long)r->batch, r->starts);
   return TP_SUCCESS;
 }
 
@@ -217,12 +225,12 @@ static tp_status solve_batch(peaks_run *r, int64_t count) {
   TP_TRY(upload(r, r->d_tensors, r->h_tensors, count * r->unique));
   if (r->single) {
     tp_sshopm_out_f32 out = {(float *)r->d_lambda, (float *)r->d_x, r->d_flag, NULL};
-    TP_TRY(tp_sshopm_f32(r->space, &p, (const float *)r->d_tensors,
-                         (const float *)r->d_starts, &r->solver, &out));
+    TP_TRY(tp_sshopm_f32(r->space, &p, (const float *)r->d_tensors, (const float *)r->d_starts,
+                         &r->solver, &out));
   } else {
     tp_sshopm_out_f64 out = {(double *)r->d_lambda, (double *)r->d_x, r->d_flag, NULL};
-    TP_TRY(tp_sshopm_f64(r->space, &p, (const double *)r->d_tensors,
-                         (const double *)r->d_starts, &r->solver, &out));
+    TP_TRY(tp_sshopm_f64(r->space, &p, (const double *)r->d_tensors, (const double *)r->d_starts,
+                         &r->solver, &out));
   }
   TP_TRY(tp_copy_to_host(r->space, r->h_lambda, r->d_lambda, r->es * runs));
   TP_TRY(tp_copy_to_host(r->space, r->h_x, r->d_x, r->es * runs * 3));
@@ -275,8 +283,7 @@ static void load_run(const peaks_run *r, size_t first, size_t j, double *lambda,
  * degrees and lambda within 1e-5 s (s: the tensor's Frobenius norm), ten times
  * tighter than tp_sshopm_eigenpairs_f64's default merging, so this only drops runs it
  * would merge anyway. */
-static int repeats_kept(const voxel_work *w, int kept, double lambda, const double *x,
-                        double s) {
+static int repeats_kept(const voxel_work *w, int kept, double lambda, const double *x, double s) {
   for (int k = 0; k < kept; ++k) {
     const double *y = w->x + 3 * k;
     double dot = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
@@ -317,8 +324,8 @@ static int gather_runs(const peaks_run *r, int64_t i, voxel_work *w) {
 /* Keeps the positive local maxima of the ranked pairs, down to min_amplitude times
  * the largest and to the absolute threshold, at most k; writes the voxel's outputs
  * (scaled back) and NaN after. */
-static void select_peaks(const tp_eigenpairs *pairs, int k, const tp_peaks_options *o,
-                         double scale, double *dir, double *amp, int32_t *count) {
+static void select_peaks(const tp_eigenpairs *pairs, int k, const tp_peaks_options *o, double scale,
+                         double *dir, double *amp, int32_t *count) {
   int kept = 0;
   double largest = 0.0;
   for (int p = 0; p < pairs->count && kept < k; ++p) {
@@ -340,8 +347,8 @@ static void select_peaks(const tp_eigenpairs *pairs, int k, const tp_peaks_optio
   *count = kept;
 }
 
-static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, double *dir,
-                             double *amp, int32_t *count) {
+static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, double *dir, double *amp,
+                             int32_t *count) {
   const int k = r->opt->max_peaks;
   if (r->h_scale[i] == 0) { /* non-finite or all-zero coefficients: no peaks */
     w->pairs.count = 0;
@@ -349,37 +356,39 @@ static tp_status voxel_peaks(const peaks_run *r, int64_t i, voxel_work *w, doubl
     return TP_SUCCESS;
   }
   int runs = gather_runs(r, i, w);
-  TP_TRY(tp_sshopm_eigenpairs_f64(r->lmax, 3, r->h_tensors + i * r->unique, runs, w->lambda,
-                                  w->x, w->flag, NULL, &w->pairs));
+  TP_TRY(tp_sshopm_eigenpairs_f64(r->lmax, 3, r->h_tensors + i * r->unique, runs, w->lambda, w->x,
+                                  w->flag, NULL, &w->pairs));
   select_peaks(&w->pairs, k, r->opt, r->h_scale[i], dir, amp, count);
   return TP_SUCCESS;
 }
 
 /* Post-processes voxels [0, count) of the batch starting at voxel `first`. A failure
  * does not stop the other voxels; the one with the smallest index is reported. */
-static tp_status batch_peaks(const peaks_run *r, int64_t first, int64_t count,
-                             double *directions, double *amplitudes, int32_t *counts) {
+static tp_status batch_peaks(const peaks_run *r, int64_t first, int64_t count, double *directions,
+                             double *amplitudes, int32_t *counts) {
   const int k = r->opt->max_peaks;
   tpi_loop_error err;
   memset(&err, 0, sizeof err);
-TP_HOST_OMP(omp parallel)
-  {
+  TP_HOST_OMP(omp parallel) {
     voxel_work w;
     int ok = work_alloc(&w, r->starts);
     if (!ok)
-      tpi_loop_error_record(&err, TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the "
-                                          "eigenpairs of %d starts", r->starts), first);
+      tpi_loop_error_record(&err,
+                            TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                                     "no room for the "
+                                     "eigenpairs of %d starts",
+                                     r->starts),
+                            first);
 TP_HOST_OMP(omp for schedule(dynamic, 64))
-    for (int64_t i = 0; i < count; ++i) {
-      if (!ok)
-        continue;
-      int64_t g = first + i;
-      tp_status st = voxel_peaks(r, i, &w, directions + g * k * 3, amplitudes + g * k,
-                                 counts + g);
-      if (st != TP_SUCCESS)
-        tpi_loop_error_record(&err, st, g);
-    }
-    work_free(&w);
+for (int64_t i = 0; i < count; ++i) {
+  if (!ok)
+    continue;
+  int64_t g = first + i;
+  tp_status st = voxel_peaks(r, i, &w, directions + g * k * 3, amplitudes + g * k, counts + g);
+  if (st != TP_SUCCESS)
+    tpi_loop_error_record(&err, st, g);
+}
+work_free(&w);
   }
   return tpi_loop_error_raise(&err, "voxel");
 }

@@ -37,8 +37,7 @@ int tp_sh_count(int lmax) {
 static int sh_index(int l, int m) { return l * (l + 1) / 2 + m; }
 
 static tp_status check_lmax(int lmax) {
-  TP_CHECK_ARG(tp_sh_count(lmax) > 0, "lmax = %d: must be even and in [0, %d]", lmax,
-               SH_MAX_L);
+  TP_CHECK_ARG(tp_sh_count(lmax) > 0, "lmax = %d: must be even and in [0, %d]", lmax, SH_MAX_L);
   return TP_SUCCESS;
 }
 
@@ -83,8 +82,7 @@ static double order_sum(int lmax, int m, const double *q, double re, double im,
   return sum;
 }
 
-tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double direction[3],
-                         double *value) {
+tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double direction[3], double *value) {
   TP_CHECK_ARG(coeffs && direction && value, "coeffs, direction or value is NULL");
   TP_TRY(check_lmax(lmax));
   TP_TRY(tp_check_finite_f64(coeffs, tp_sh_count(lmax), "SH coefficients"));
@@ -195,8 +193,8 @@ static void fill_column(int order, int l, int m, sh_poly *poly, double *map) {
   basis_polynomial(order, l, m, poly);
   for (int a = 0; a <= order; ++a)
     for (int b = 0; a + b <= order; ++b) {
-      double mult = ford / (tp_sym_factorial(a) * tp_sym_factorial(b) *
-                           tp_sym_factorial(order - a - b));
+      double mult =
+          ford / (tp_sym_factorial(a) * tp_sym_factorial(b) * tp_sym_factorial(order - a - b));
       double c = (double)poly->coef[a * (order + 1) + b];
       map[class_position(order, a, b) * u + col] = scale * c / mult;
     }
@@ -219,11 +217,9 @@ static tp_status build_map(int order, double **map_out) {
   return TP_SUCCESS;
 }
 
-tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
-                           double *tensors) {
+tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh, double *tensors) {
   TP_TRY(check_lmax(lmax));
-  TP_CHECK_ARG(num_voxels >= 0, "num_voxels = %lld: must not be negative",
-               (long long)num_voxels);
+  TP_CHECK_ARG(num_voxels >= 0, "num_voxels = %lld: must not be negative", (long long)num_voxels);
   if (num_voxels == 0)
     return TP_SUCCESS;
   TP_CHECK_ARG(sh && tensors, "sh or tensors is NULL");
@@ -235,16 +231,16 @@ tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
   double *map = NULL;
   TP_TRY(build_map(lmax, &map));
 TP_HOST_OMP(omp parallel for schedule(static))
-  for (int64_t v = 0; v < num_voxels; ++v) {
-    const double *in = sh + v * u;
-    double *out = tensors + v * u;
-    for (int64_t j = 0; j < u; ++j) {
-      double s = 0.0;
-      for (int64_t i = 0; i < u; ++i)
-        s += map[j * u + i] * in[i];
-      out[j] = s;
-    }
+for (int64_t v = 0; v < num_voxels; ++v) {
+  const double *in = sh + v * u;
+  double *out = tensors + v * u;
+  for (int64_t j = 0; j < u; ++j) {
+    double s = 0.0;
+    for (int64_t i = 0; i < u; ++i)
+      s += map[j * u + i] * in[i];
+    out[j] = s;
   }
-  free(map);
-  return TP_SUCCESS;
+}
+free(map);
+return TP_SUCCESS;
 }

@@ -38,14 +38,14 @@ tp_status tp_sshopm_validate(const tp_sshopm_problem *p, const tp_sshopm_options
                     p->order, p->dim, (long long)unique);
   TP_CHECK_ARG(p->num_tensors >= 0, "num_tensors = %lld is negative", (long long)p->num_tensors);
   TP_CHECK_ARG(p->num_starts >= 0, "num_starts = %d is negative", p->num_starts);
-  TP_CHECK_ARG(o->shift == TP_SHIFT_FIXED || o->shift == TP_SHIFT_ADAPTIVE,
-               "unknown shift mode %d", (int)o->shift);
+  TP_CHECK_ARG(o->shift == TP_SHIFT_FIXED || o->shift == TP_SHIFT_ADAPTIVE, "unknown shift mode %d",
+               (int)o->shift);
   TP_CHECK_ARG(o->kernel >= TP_SSHOPM_KERNEL_AUTO && o->kernel <= TP_SSHOPM_KERNEL_UNROLLED,
                "unknown kernel choice %d", (int)o->kernel);
   if (!isfinite(o->alpha) || !isfinite(o->tau) || !isfinite(o->tol) || !isfinite(o->xtol))
     return TP_ERROR(TP_ERROR_NUMERICAL,
-                    "options: alpha = %g, tau = %g, tol = %g, xtol = %g must be finite",
-                    o->alpha, o->tau, o->tol, o->xtol);
+                    "options: alpha = %g, tau = %g, tol = %g, xtol = %g must be finite", o->alpha,
+                    o->tau, o->tol, o->xtol);
   TP_CHECK_ARG(o->tau >= 0, "tau = %g: the adaptive margin must be >= 0", o->tau);
   TP_CHECK_ARG(o->tol >= 0, "tol = %g must be >= 0 (0 runs exactly max_iterations)", o->tol);
   TP_CHECK_ARG(o->xtol >= 0, "xtol = %g must be >= 0 (0: no test on the step)", o->xtol);
@@ -93,7 +93,8 @@ tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_starts, do
 static void walk_terms(int order, int dim, tp_sym_terms *t) {
   int idx[TP_SYM_MAX_ORDER];
   int64_t n1 = 0, n2 = 0;
-  double f0 = tp_sym_factorial(order), f1 = tp_sym_factorial(order - 1), f2 = tp_sym_factorial(order - 2);
+  double f0 = tp_sym_factorial(order), f1 = tp_sym_factorial(order - 1),
+         f2 = tp_sym_factorial(order - 2);
   tp_sym_index_first(order, idx);
   for (int64_t j = 0; j < t->unique; ++j, tp_sym_index_next(order, dim, idx)) {
     if (t->index) {
@@ -136,8 +137,10 @@ void tp_sym_terms_free(tp_sym_terms *t) {
 tp_status tp_sym_terms_build(int order, int dim, tp_sym_terms *t) {
   TP_CHECK_ARG(t, "terms is NULL");
   memset(t, 0, sizeof *t);
-  TP_CHECK_ARG(order >= 2 && dim >= 1 && dim <= 255, "order %d, dimension %d: generic "
-               "kernels need m >= 2 and n <= 255", order, dim);
+  TP_CHECK_ARG(order >= 2 && dim >= 1 && dim <= 255,
+               "order %d, dimension %d: generic "
+               "kernels need m >= 2 and n <= 255",
+               order, dim);
   TP_TRY(tp_sym_unique_count(order, dim, &t->unique));
   t->order = order, t->dim = dim;
   walk_terms(order, dim, t); /* count */
@@ -150,11 +153,13 @@ tp_status tp_sym_terms_build(int order, int dim, tp_sym_terms *t) {
   t->t2_class = (int32_t *)malloc(n2 * sizeof(int32_t));
   t->t2_meta = (int32_t *)malloc(n2 * sizeof(int32_t));
   t->t2_coef = (double *)malloc(n2 * sizeof(double));
-  if (!t->index || !t->t0_coef || !t->t1_class || !t->t1_meta || !t->t1_coef ||
-      !t->t2_class || !t->t2_meta || !t->t2_coef) {
+  if (!t->index || !t->t0_coef || !t->t1_class || !t->t1_meta || !t->t1_coef || !t->t2_class ||
+      !t->t2_meta || !t->t2_coef) {
     tp_sym_terms_free(t);
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the term lists of order %d, "
-                    "dimension %d", order, dim);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "no room for the term lists of order %d, "
+                    "dimension %d",
+                    order, dim);
   }
   walk_terms(order, dim, t); /* fill */
   return TP_SUCCESS;

@@ -24,19 +24,19 @@
 #define TP_SSHOPM_ITERATE_H
 
 /* Scales x (n entries) to unit norm; 0 if it vanished or holds NaN. */
-#define TP_SSHOPM_DEFINE_NORMALISE(name)                                                 \
-  TP_DEVICE int name(int n, TP_REAL *x) {                                               \
-    TP_REAL norm2 = 0;                                                                  \
-    TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i];                         \
-    if (!(norm2 > 0))                                                                   \
-      return 0;                                                                         \
-    const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);                               \
-    TP_UNROLL for (int i = 0; i < n; ++i) x[i] *= inv;                                  \
-    return 1;                                                                           \
+#define TP_SSHOPM_DEFINE_NORMALISE(name)                        \
+  TP_DEVICE int name(int n, TP_REAL *x) {                       \
+    TP_REAL norm2 = 0;                                          \
+    TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i]; \
+    if (!(norm2 > 0))                                           \
+      return 0;                                                 \
+    const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);       \
+    TP_UNROLL for (int i = 0; i < n; ++i) x[i] *= inv;          \
+    return 1;                                                   \
   }
 
-#define TP_SSHOPM_DEFINE_ITERATE(name, ctx_t, DIM, MAXDIM, yfn)                           \
-  TP_DEVICE void name(ctx_t ctx, const FN(sshopm_params) *prm, const TP_REAL *x0,       \
+#define TP_SSHOPM_DEFINE_ITERATE(name, ctx_t, DIM, MAXDIM, yfn)                         \
+  TP_DEVICE void name(ctx_t ctx, const FN(sshopm_params) * prm, const TP_REAL *x0,      \
                       TP_REAL *lambda_out, TP_REAL *x_out, int8_t *flag_out,            \
                       int32_t *iterations_out) {                                        \
     const int n = (DIM);                                                                \

@@ -47,7 +47,7 @@ typedef struct FN(sshopm_params) {
   TP_REAL alpha, tau, tol, xtol2;
   TP_REAL inv_scale; /* 1 / s: runs iterate on A / s (per tensor) */
   int max_iterations, concave, adaptive, order;
-  int nonfinite;     /* the tensor holds a NaN or an infinity (per tensor) */
+  int nonfinite; /* the tensor holds a NaN or an infinity (per tensor) */
 } FN(sshopm_params);
 
 TP_SSHOPM_DEFINE_NORMALISE(FN(sshopm_normalise))
@@ -63,7 +63,7 @@ TP_SSHOPM_DEFINE_NORMALISE(FN(sshopm_normalise))
 /* 1 / sqrt(q) where q is safe to use (see above), else 0. */
 TP_INLINE TP_REAL FN(sshopm_inv_root)(TP_REAL q) {
   return q >= TP_REAL_SQRT(TP_REAL_MIN) && q <= TP_REAL_MAX ? (TP_REAL)1 / TP_REAL_SQRT(q)
-                                                             : (TP_REAL)0;
+                                                            : (TP_REAL)0;
 }
 
 /* e of big = f 2^e, at least 2 - emax so that 2^-e is a normal number; 0 unless big is
@@ -109,8 +109,7 @@ TP_INLINE TP_REAL FN(sshopm_max_abs_here)(int64_t n, const TP_REAL *a) {
 /* The run parameters for a tensor with 1 / s = inv (NaN: not finite). The fixed shift
  * moves to A / s's units; past about 2^(emax/4) it only freezes the iterate, as it
  * already does past 1 / epsilon, and the cap keeps |y|^2 finite. */
-TP_DEVICE FN(sshopm_params) FN(sshopm_tensor_params)(const FN(sshopm_params) *base,
-                                                     TP_REAL inv) {
+TP_DEVICE FN(sshopm_params) FN(sshopm_tensor_params)(const FN(sshopm_params) * base, TP_REAL inv) {
   FN(sshopm_params) p = *base;
   const TP_REAL cap = TP_REAL_SQRT(TP_REAL_SQRT(TP_REAL_MAX));
   p.nonfinite = !(inv - inv == 0);
@@ -130,8 +129,7 @@ TP_DEVICE void FN(sshopm_stage)(const tp_team *team, const TP_REAL *tensor, int6
 /* Kolda & Mayo (2014): the smallest shift keeping the iteration monotone, with the
  * extreme eigenvalues lo, hi of A x^(m-2): convex alpha = max(0, tau/m - (m-1) lo),
  * concave alpha = -max(0, tau/m + (m-1) hi). */
-TP_INLINE TP_REAL FN(sshopm_adaptive_alpha)(const FN(sshopm_params) *p, TP_REAL lo,
-                                            TP_REAL hi) {
+TP_INLINE TP_REAL FN(sshopm_adaptive_alpha)(const FN(sshopm_params) * p, TP_REAL lo, TP_REAL hi) {
   const TP_REAL m = (TP_REAL)p->order;
   if (p->concave) {
     TP_REAL a = p->tau / m + (m - 1) * hi;
@@ -162,7 +160,7 @@ TP_DEVICE void FN(sshopm_extremes)(int n, const TP_REAL *h, TP_REAL *lo, TP_REAL
 }
 
 /* y = h x and the adaptive shift from h = A x^(m-2). */
-TP_DEVICE void FN(sshopm_y_from_h)(int n, const FN(sshopm_params) *prm, const TP_REAL *h,
+TP_DEVICE void FN(sshopm_y_from_h)(int n, const FN(sshopm_params) * prm, const TP_REAL *h,
                                    const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {
   TP_UNROLL for (int i = 0; i < n; ++i) {
     TP_REAL s = 0;
@@ -202,8 +200,8 @@ typedef struct FN(sshopm_args) {
 
 /* ---- generic products: walks the term lists ------------------------------------- */
 
-TP_DEVICE TP_REAL FN(sshopm_monomial)(const FN(sshopm_generic_ctx) *c, int32_t cls,
-                                      int skip_p, int skip_q, const TP_REAL *x) {
+TP_DEVICE TP_REAL FN(sshopm_monomial)(const FN(sshopm_generic_ctx) * c, int32_t cls, int skip_p,
+                                      int skip_q, const TP_REAL *x) {
   const uint8_t *idx = c->index + (int64_t)cls * c->order;
   TP_REAL prod = 1;
   for (int q = 0; q < c->order; ++q)
@@ -212,14 +210,14 @@ TP_DEVICE TP_REAL FN(sshopm_monomial)(const FN(sshopm_generic_ctx) *c, int32_t c
   return prod;
 }
 
-TP_DEVICE TP_REAL FN(sshopm_generic_axm)(const FN(sshopm_generic_ctx) *c, const TP_REAL *x) {
+TP_DEVICE TP_REAL FN(sshopm_generic_axm)(const FN(sshopm_generic_ctx) * c, const TP_REAL *x) {
   TP_REAL sum = 0;
   for (int32_t j = 0; j < (int32_t)c->unique; ++j)
     sum += c->t0_coef[j] * (c->a[j] * c->scale) * FN(sshopm_monomial)(c, j, -1, -1, x);
   return sum;
 }
 
-TP_DEVICE void FN(sshopm_generic_axm1)(const FN(sshopm_generic_ctx) *c, const TP_REAL *x,
+TP_DEVICE void FN(sshopm_generic_axm1)(const FN(sshopm_generic_ctx) * c, const TP_REAL *x,
                                        TP_REAL *y) {
   for (int i = 0; i < c->dim; ++i)
     y[i] = 0;
@@ -230,7 +228,7 @@ TP_DEVICE void FN(sshopm_generic_axm1)(const FN(sshopm_generic_ctx) *c, const TP
   }
 }
 
-TP_DEVICE void FN(sshopm_generic_axm2)(const FN(sshopm_generic_ctx) *c, const TP_REAL *x,
+TP_DEVICE void FN(sshopm_generic_axm2)(const FN(sshopm_generic_ctx) * c, const TP_REAL *x,
                                        TP_REAL *h) {
   const int n = c->dim;
   for (int i = 0; i < n * n; ++i)
@@ -246,9 +244,8 @@ TP_DEVICE void FN(sshopm_generic_axm2)(const FN(sshopm_generic_ctx) *c, const TP
       h[k * n + i] = h[i * n + k];
 }
 
-TP_DEVICE void FN(sshopm_generic_y)(const FN(sshopm_generic_ctx) *c,
-                                    const FN(sshopm_params) *prm, const TP_REAL *x,
-                                    TP_REAL *y, TP_REAL *alpha) {
+TP_DEVICE void FN(sshopm_generic_y)(const FN(sshopm_generic_ctx) * c, const FN(sshopm_params) * prm,
+                                    const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {
   if (prm->adaptive) {
     TP_REAL h[TP_SSHOPM_MAX_DIM * TP_SSHOPM_MAX_DIM];
     FN(sshopm_generic_axm2)(c, x, h);
@@ -258,27 +255,26 @@ TP_DEVICE void FN(sshopm_generic_y)(const FN(sshopm_generic_ctx) *c,
   }
 }
 
-TP_SSHOPM_DEFINE_ITERATE(FN(sshopm_iterate_generic), const FN(sshopm_generic_ctx) *,
-                         ctx->dim, TP_SSHOPM_MAX_DIM, FN(sshopm_generic_y))
+TP_SSHOPM_DEFINE_ITERATE(FN(sshopm_iterate_generic), const FN(sshopm_generic_ctx) *, ctx->dim,
+                         TP_SSHOPM_MAX_DIM, FN(sshopm_generic_y))
 
 /* Runs every start of the league's tensor; out-of-line so kernels stay short. */
-TP_DEVICE void FN(sshopm_run_generic)(const tp_team *team, const FN(sshopm_args) *a,
-                                      const FN(sshopm_params) *prm,
-                                      const FN(sshopm_generic_ctx) *c) {
+TP_DEVICE void FN(sshopm_run_generic)(const tp_team *team, const FN(sshopm_args) * a,
+                                      const FN(sshopm_params) * prm,
+                                      const FN(sshopm_generic_ctx) * c) {
   const int64_t t = team->league_rank;
   const int n = a->generic.dim;
   TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {
     int64_t run = t * a->num_starts + v;
-    FN(sshopm_iterate_generic)(c, prm, a->starts + v * n, a->lambda + run,
-                               a->x + run * n, a->flag + run,
-                               a->iterations ? a->iterations + run : NULL);
+    FN(sshopm_iterate_generic)
+    (c, prm, a->starts + v * n, a->lambda + run, a->x + run * n, a->flag + run,
+     a->iterations ? a->iterations + run : NULL);
   }
 }
 
 /* sum_j multinomial_j (scale a_j)^2 of the league's tensor, shared out as in
  * sshopm_max_abs. Collective. */
-TP_DEVICE TP_REAL FN(sshopm_generic_norm2)(const tp_team *team,
-                                           const FN(sshopm_generic_ctx) *c,
+TP_DEVICE TP_REAL FN(sshopm_generic_norm2)(const tp_team *team, const FN(sshopm_generic_ctx) * c,
                                            const TP_REAL *a, TP_REAL scale) {
   TP_REAL q = 0;
   TP_TEAM_FOR(team, j, 0, c->unique) {
@@ -290,8 +286,7 @@ TP_DEVICE TP_REAL FN(sshopm_generic_norm2)(const tp_team *team,
 
 /* 1 / s of the league's tensor (see "the tensor's scale"). Collective: q is the same
  * in every thread, so the whole team takes the same branch. */
-TP_DEVICE TP_REAL FN(sshopm_generic_inv_norm)(const tp_team *team,
-                                              const FN(sshopm_generic_ctx) *c,
+TP_DEVICE TP_REAL FN(sshopm_generic_inv_norm)(const tp_team *team, const FN(sshopm_generic_ctx) * c,
                                               const TP_REAL *a) {
   TP_REAL inv = FN(sshopm_inv_root)(FN(sshopm_generic_norm2)(team, c, a, 1));
   if (inv == 0) {
@@ -321,70 +316,66 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
 
 /* Per shape s = m<M>n<N>: y-functions for fixed and adaptive shifts, their iterations,
  * and one team kernel for each. */
-#define SSHOPM_DEFINE_UNROLLED(M_, N_, s)                                                 \
-  TP_DEVICE void SHAPE_SOLVER(s, y_fixed)(const TP_REAL *b, const FN(sshopm_params) *prm, \
-                                          const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) { \
-    (void)prm, (void)alpha;                                                             \
-    SHAPE_FN(s, axm1)(b, x, y);                                                         \
-  }                                                                                     \
-  TP_DEVICE void SHAPE_SOLVER(s, y_adaptive)(const TP_REAL *b2,                          \
-                                             const FN(sshopm_params) *prm,              \
-                                             const TP_REAL *x, TP_REAL *y,              \
-                                             TP_REAL *alpha) {                          \
-    TP_REAL h[N_ * N_];                                                                 \
-    SHAPE_FN(s, axm2)(b2, x, h);                                                        \
-    FN(sshopm_y_from_h)(N_, prm, h, x, y, alpha);                                       \
-  }                                                                                     \
-  TP_DEVICE TP_REAL SHAPE_SOLVER(s, inv_norm)(const TP_REAL *a) {                       \
-    TP_REAL inv = FN(sshopm_inv_root)(SHAPE_FN(s, norm2)(a, 1));                        \
-    if (inv == 0) {                                                                     \
-      const TP_REAL big = FN(sshopm_max_abs_here)(SHAPE_K(s, _U), a);                   \
-      const int e = FN(sshopm_exponent)(big);                                           \
-      const TP_REAL q = SHAPE_FN(s, norm2)(a, TP_REAL_LDEXP((TP_REAL)1, -e));           \
-      inv = FN(sshopm_rescaled_inv)(big, e, q);                                         \
-    }                                                                                   \
-    return inv;                                                                         \
-  }                                                                                     \
-  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_fixed), const TP_REAL *,             \
-                           N_, N_, SHAPE_SOLVER(s, y_fixed))          \
-  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_adaptive), const TP_REAL *,          \
-                           N_, N_, SHAPE_SOLVER(s, y_adaptive))       \
-  SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, fixed, prescale1, _NB1)                          \
+#define SSHOPM_DEFINE_UNROLLED(M_, N_, s)                                                      \
+  TP_DEVICE void SHAPE_SOLVER(s, y_fixed)(const TP_REAL *b, const FN(sshopm_params) * prm,     \
+                                          const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {      \
+    (void)prm, (void)alpha;                                                                    \
+    SHAPE_FN(s, axm1)(b, x, y);                                                                \
+  }                                                                                            \
+  TP_DEVICE void SHAPE_SOLVER(s, y_adaptive)(const TP_REAL *b2, const FN(sshopm_params) * prm, \
+                                             const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {   \
+    TP_REAL h[N_ * N_];                                                                        \
+    SHAPE_FN(s, axm2)(b2, x, h);                                                               \
+    FN(sshopm_y_from_h)(N_, prm, h, x, y, alpha);                                              \
+  }                                                                                            \
+  TP_DEVICE TP_REAL SHAPE_SOLVER(s, inv_norm)(const TP_REAL *a) {                              \
+    TP_REAL inv = FN(sshopm_inv_root)(SHAPE_FN(s, norm2)(a, 1));                               \
+    if (inv == 0) {                                                                            \
+      const TP_REAL big = FN(sshopm_max_abs_here)(SHAPE_K(s, _U), a);                          \
+      const int e = FN(sshopm_exponent)(big);                                                  \
+      const TP_REAL q = SHAPE_FN(s, norm2)(a, TP_REAL_LDEXP((TP_REAL)1, -e));                  \
+      inv = FN(sshopm_rescaled_inv)(big, e, q);                                                \
+    }                                                                                          \
+    return inv;                                                                                \
+  }                                                                                            \
+  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_fixed), const TP_REAL *, N_, N_,            \
+                           SHAPE_SOLVER(s, y_fixed))                                           \
+  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_adaptive), const TP_REAL *, N_, N_,         \
+                           SHAPE_SOLVER(s, y_adaptive))                                        \
+  SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, fixed, prescale1, _NB1)                                 \
   SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, adaptive, prescale2, _NB2)
 
 /* Each thread finds s itself (U is small: no team reduction, no extra barrier), the
  * team stages A / s in scratch and prescales it once, and every run then reads the
  * coefficients from registers (small shapes) or from scratch. */
-#define SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, mode, prescale, NB)                          \
-  TP_DEVICE void SHAPE_SOLVER(s, runs_##mode)(const tp_team *team,                      \
-                                              const FN(sshopm_args) *a,                 \
-                                              const FN(sshopm_params) *prm,             \
-                                              const TP_REAL *coef) {                    \
-    const int64_t t = team->league_rank;                                                \
-    TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {                                     \
-      int64_t run = t * a->num_starts + v;                                              \
-      SHAPE_SOLVER(s, iterate_##mode)(coef, prm, a->starts + v * N_,                    \
-                                      a->lambda + run, a->x + run * N_, a->flag + run,  \
-                                      a->iterations ? a->iterations + run : NULL);      \
-    }                                                                                   \
-  }                                                                                     \
-  TP_TEAM_KERNEL_BOUNDED(SHAPE_SOLVER(s, kernel_##mode), FN(sshopm_args), 256, 1, team,  \
-                         a) {                                                           \
-    TP_REAL *staged = (TP_REAL *)team->scratch;                                         \
-    TP_REAL *coef = staged + SHAPE_K(s, _U);                                            \
-    const TP_REAL *tensor = a.tensors + team->league_rank * SHAPE_K(s, _U);            \
-    const FN(sshopm_params) prm =                                                       \
-        FN(sshopm_tensor_params)(&a.prm, SHAPE_SOLVER(s, inv_norm)(tensor));            \
-    FN(sshopm_stage)(team, tensor, SHAPE_K(s, _U), prm.inv_scale, staged);              \
-    TP_TEAM_SINGLE(team) SHAPE_FN(s, prescale)(staged, coef);                           \
-    tp_team_barrier(team);                                                              \
-    if (SHAPE_K(s, NB) * sizeof(TP_REAL) <= SSHOPM_REGISTER_BYTES) {                    \
-      TP_REAL held[SHAPE_K(s, NB)];                                                     \
-      TP_UNROLL for (int k = 0; k < SHAPE_K(s, NB); ++k) held[k] = coef[k];             \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, held);                               \
-    } else {                                                                            \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, coef);                               \
-    }                                                                                   \
+#define SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, mode, prescale, NB)                              \
+  TP_DEVICE void SHAPE_SOLVER(s, runs_##mode)(const tp_team *team, const FN(sshopm_args) * a, \
+                                              const FN(sshopm_params) * prm,                  \
+                                              const TP_REAL *coef) {                          \
+    const int64_t t = team->league_rank;                                                      \
+    TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {                                           \
+      int64_t run = t * a->num_starts + v;                                                    \
+      SHAPE_SOLVER(s, iterate_##mode)                                                         \
+      (coef, prm, a->starts + v * N_, a->lambda + run, a->x + run * N_, a->flag + run,        \
+       a->iterations ? a->iterations + run : NULL);                                           \
+    }                                                                                         \
+  }                                                                                           \
+  TP_TEAM_KERNEL_BOUNDED(SHAPE_SOLVER(s, kernel_##mode), FN(sshopm_args), 256, 1, team, a) {  \
+    TP_REAL *staged = (TP_REAL *)team->scratch;                                               \
+    TP_REAL *coef = staged + SHAPE_K(s, _U);                                                  \
+    const TP_REAL *tensor = a.tensors + team->league_rank * SHAPE_K(s, _U);                   \
+    const FN(sshopm_params) prm =                                                             \
+        FN(sshopm_tensor_params)(&a.prm, SHAPE_SOLVER(s, inv_norm)(tensor));                  \
+    FN(sshopm_stage)(team, tensor, SHAPE_K(s, _U), prm.inv_scale, staged);                    \
+    TP_TEAM_SINGLE(team) SHAPE_FN(s, prescale)(staged, coef);                                 \
+    tp_team_barrier(team);                                                                    \
+    if (SHAPE_K(s, NB) * sizeof(TP_REAL) <= SSHOPM_REGISTER_BYTES) {                          \
+      TP_REAL held[SHAPE_K(s, NB)];                                                           \
+      TP_UNROLL for (int k = 0; k < SHAPE_K(s, NB); ++k) held[k] = coef[k];                   \
+      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, held);                                     \
+    } else {                                                                                  \
+      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, coef);                                     \
+    }                                                                                         \
   }
 
 TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_DEFINE_UNROLLED)
@@ -396,8 +387,8 @@ typedef struct FN(sshopm_values) {
 } FN(sshopm_values);
 
 /* x - x is 0 exactly for finite x and NaN otherwise. */
-TP_RANGE_REDUCE_KERNEL(FN(sshopm_count_nonfinite), FN(sshopm_values), int64_t,
-                       tp_join_sum_i64, 0, i, a, acc) {
+TP_RANGE_REDUCE_KERNEL(FN(sshopm_count_nonfinite), FN(sshopm_values), int64_t, tp_join_sum_i64, 0,
+                       i, a, acc) {
   if (!(a.v[i] - a.v[i] == 0))
     *acc += 1;
 }
@@ -423,7 +414,7 @@ static tp_status FN(sshopm_check_finite)(tp_space *space, const TP_REAL *v, int6
 
 /* One allocation: coefficient arrays (TP_REAL), then int32 arrays, then the index. */
 static tp_status FN(sshopm_upload_terms)(tp_space *space, const tp_sym_terms *t,
-                                         FN(sshopm_generic_ctx) *c, void **block) {
+                                         FN(sshopm_generic_ctx) * c, void **block) {
   const size_t u = (size_t)t->unique, n1 = (size_t)t->n1, n2 = (size_t)t->n2;
   const size_t reals = u + n1 + n2, ints = 2 * n1 + 2 * n2;
   const size_t bytes = reals * sizeof(TP_REAL) + ints * sizeof(int32_t) + u * (size_t)t->order;
@@ -472,31 +463,30 @@ static tp_status FN(sshopm_upload_terms)(tp_space *space, const tp_sym_terms *t,
 static tp_team_policy FN(sshopm_policy)(tp_space *space, const tp_sshopm_problem *p,
                                         size_t scratch_bytes) {
   int team = (int)tp_min_i64(8, tp_ceil_div_i64(p->num_starts, 32));
-  tp_team_policy policy = tp_team_policy_make(p->num_tensors, team < 1 ? 1 : team, 32,
-                                              scratch_bytes);
+  tp_team_policy policy =
+      tp_team_policy_make(p->num_tensors, team < 1 ? 1 : team, 32, scratch_bytes);
   tp_team_policy_fit(space, &policy);
   return policy;
 }
 
 static tp_status FN(sshopm_launch_unrolled)(tp_space *space, const tp_sshopm_problem *p,
-                                            const FN(sshopm_args) *args) {
-#define SSHOPM_LAUNCH_SHAPE(M_, N_, s)                                                    \
-  if (p->order == M_ && p->dim == N_) {                                                 \
-    size_t nb = args->prm.adaptive ? SHAPE_K(s, _NB2) : SHAPE_K(s, _NB1);               \
-    tp_team_policy policy =                                                             \
-        FN(sshopm_policy)(space, p, sizeof(TP_REAL) * (SHAPE_K(s, _U) + nb));           \
-    return args->prm.adaptive                                                           \
-               ? TP_LAUNCHER(SHAPE_SOLVER(s, kernel_adaptive))(space, policy, *args)    \
-               : TP_LAUNCHER(SHAPE_SOLVER(s, kernel_fixed))(space, policy, *args);      \
+                                            const FN(sshopm_args) * args) {
+#define SSHOPM_LAUNCH_SHAPE(M_, N_, s)                                                            \
+  if (p->order == M_ && p->dim == N_) {                                                           \
+    size_t nb = args->prm.adaptive ? SHAPE_K(s, _NB2) : SHAPE_K(s, _NB1);                         \
+    tp_team_policy policy = FN(sshopm_policy)(space, p, sizeof(TP_REAL) * (SHAPE_K(s, _U) + nb)); \
+    return args->prm.adaptive                                                                     \
+               ? TP_LAUNCHER(SHAPE_SOLVER(s, kernel_adaptive))(space, policy, *args)              \
+               : TP_LAUNCHER(SHAPE_SOLVER(s, kernel_fixed))(space, policy, *args);                \
   }
   TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_LAUNCH_SHAPE)
 #undef SSHOPM_LAUNCH_SHAPE
-  return TP_ERROR(TP_ERROR_INTERNAL, "no unrolled kernel for order %d, dimension %d",
-                  p->order, p->dim);
+  return TP_ERROR(TP_ERROR_INTERNAL, "no unrolled kernel for order %d, dimension %d", p->order,
+                  p->dim);
 }
 
 static tp_status FN(sshopm_launch_generic)(tp_space *space, const tp_sshopm_problem *p,
-                                           FN(sshopm_args) *args) {
+                                           FN(sshopm_args) * args) {
   tp_sym_terms terms;
   void *block = NULL;
   TP_TRY(tp_sym_terms_build(p->order, p->dim, &terms));
@@ -529,8 +519,7 @@ static tp_status FN(sshopm_check_out)(const tp_sshopm_problem *p, const TP_REAL 
 
 tp_status TP_PASTE(tp_sshopm_, TP_SFX)(tp_space *space, const tp_sshopm_problem *p,
                                        const TP_REAL *tensors, const TP_REAL *starts,
-                                       const tp_sshopm_options *o,
-                                       const FN(tp_sshopm_out) *out) {
+                                       const tp_sshopm_options *o, const FN(tp_sshopm_out) * out) {
   TP_CHECK_ARG(space && out, "space or out is NULL");
   TP_TRY(tp_sshopm_validate(p, o));
   if (p->num_tensors == 0 || p->num_starts == 0)
@@ -572,15 +561,15 @@ TP_RANGE_KERNEL(FN(sym_products_generic), FN(sym_products_args), t, a) {
   FN(sshopm_generic_axm2)(&c, a.x + t * n, a.out2 + t * n * n);
 }
 
-#define SSHOPM_DEFINE_PRODUCTS(M_, N_, s)                                                 \
-  TP_RANGE_KERNEL(SHAPE_SOLVER(s, products), FN(sym_products_args), t, a) {             \
-    const TP_REAL *at = a.tensors + t * SHAPE_K(s, _U), *xt = a.x + t * N_;             \
-    TP_REAL b1[SHAPE_K(s, _NB1)], b2[SHAPE_K(s, _NB2)];                                 \
-    SHAPE_FN(s, prescale1)(at, b1);                                                     \
-    SHAPE_FN(s, prescale2)(at, b2);                                                     \
-    a.out0[t] = SHAPE_FN(s, axm)(at, xt);                                               \
-    SHAPE_FN(s, axm1)(b1, xt, a.out1 + t * N_);                                         \
-    SHAPE_FN(s, axm2)(b2, xt, a.out2 + t * N_ * N_);                                    \
+#define SSHOPM_DEFINE_PRODUCTS(M_, N_, s)                                   \
+  TP_RANGE_KERNEL(SHAPE_SOLVER(s, products), FN(sym_products_args), t, a) { \
+    const TP_REAL *at = a.tensors + t * SHAPE_K(s, _U), *xt = a.x + t * N_; \
+    TP_REAL b1[SHAPE_K(s, _NB1)], b2[SHAPE_K(s, _NB2)];                     \
+    SHAPE_FN(s, prescale1)(at, b1);                                         \
+    SHAPE_FN(s, prescale2)(at, b2);                                         \
+    a.out0[t] = SHAPE_FN(s, axm)(at, xt);                                   \
+    SHAPE_FN(s, axm1)(b1, xt, a.out1 + t * N_);                             \
+    SHAPE_FN(s, axm2)(b2, xt, a.out2 + t * N_ * N_);                        \
   }
 TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_DEFINE_PRODUCTS)
 
@@ -595,8 +584,8 @@ tp_status TP_PASTE(tp_sym_products_, TP_SFX)(tp_space *space, int order, int dim
   TP_TRY(tp_sym_unique_count(order, dim, &args.unique));
   args.tensors = tensors, args.x = x, args.out0 = out0, args.out1 = out1, args.out2 = out2;
   if (kernel != TP_SSHOPM_KERNEL_GENERIC) {
-#define SSHOPM_PRODUCTS_SHAPE(M_, N_, s)                                                  \
-  if (order == M_ && dim == N_)                                                         \
+#define SSHOPM_PRODUCTS_SHAPE(M_, N_, s) \
+  if (order == M_ && dim == N_)          \
     return TP_LAUNCHER(SHAPE_SOLVER(s, products))(space, num_tensors, args);
     TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_PRODUCTS_SHAPE)
 #undef SSHOPM_PRODUCTS_SHAPE
@@ -620,8 +609,8 @@ tp_status TP_PASTE(tp_sym_products_, TP_SFX)(tp_space *space, int order, int dim
 /* ---- precision-independent --------------------------------------------------------- */
 #if TP_SSHOPM_PRIMARY
 int tp_sshopm_has_unrolled(int order, int dim) {
-#define SSHOPM_HAS_SHAPE(M_, N_, s)                                                       \
-  if (order == M_ && dim == N_)                                                         \
+#define SSHOPM_HAS_SHAPE(M_, N_, s) \
+  if (order == M_ && dim == N_)     \
     return 1;
   TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_HAS_SHAPE)
 #undef SSHOPM_HAS_SHAPE

@@ -49,8 +49,8 @@ tp_status tp_sym_unique_count(int order, int dim, int64_t *count) {
   int64_t u = binomial_or_neg((int64_t)order + dim - 1, order);
   if (u < 0)
     return TP_ERROR(TP_ERROR_OVERFLOW,
-                    "order m = %d, dimension n = %d: C(m+n-1, m) unique values exceed 2^53",
-                    order, dim);
+                    "order m = %d, dimension n = %d: C(m+n-1, m) unique values exceed 2^53", order,
+                    dim);
   *count = u;
   return TP_SUCCESS;
 }
@@ -146,8 +146,10 @@ tp_status tp_sym_index_table(int order, int dim, int32_t *index, int64_t *multin
 static tp_status full_size(int order, int dim, int64_t *size) {
   double s = pow((double)dim, (double)order);
   if (s > 1e12)
-    return TP_ERROR(TP_ERROR_OVERFLOW, "full tensor of order %d and dimension %d: %.3g "
-                    "entries is too many to expand", order, dim, s);
+    return TP_ERROR(TP_ERROR_OVERFLOW,
+                    "full tensor of order %d and dimension %d: %.3g "
+                    "entries is too many to expand",
+                    order, dim, s);
   *size = (int64_t)llround(s);
   return TP_SUCCESS;
 }
@@ -178,8 +180,7 @@ tp_status tp_sym_to_full_f64(int order, int dim, const double *unique, double *f
 tp_status tp_sym_from_full_f64(int order, int dim, const double *full, double rel_tol,
                                double *unique) {
   TP_CHECK_ARG(unique && full, "unique or full is NULL");
-  TP_CHECK_ARG(rel_tol >= 0 && isfinite(rel_tol), "rel_tol = %g must be finite and >= 0",
-               rel_tol);
+  TP_CHECK_ARG(rel_tol >= 0 && isfinite(rel_tol), "rel_tol = %g must be finite and >= 0", rel_tol);
   int64_t u = 0, size = 0;
   TP_TRY(tp_sym_unique_count(order, dim, &u));
   TP_TRY(full_size(order, dim, &size));
@@ -254,8 +255,8 @@ typedef struct sym_powers {
 static tp_status powers_make(int order, int dim, const double *x, sym_powers *p) {
   size_t n = (size_t)dim * (size_t)(order + 1);
   p->stride = order + 1;
-  p->pw = n <= sizeof p->local / sizeof p->local[0] ? p->local
-                                                    : (double *)malloc(sizeof(double) * n);
+  p->pw =
+      n <= sizeof p->local / sizeof p->local[0] ? p->local : (double *)malloc(sizeof(double) * n);
   if (!p->pw)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %zu powers", n);
   for (int v = 0; v < dim; ++v) {
@@ -283,8 +284,8 @@ static double runs_monomial(const sym_runs *r, const sym_powers *p, int a, int d
   return prod;
 }
 
-static tp_status check_product_args(int order, int dim, const double *unique,
-                                    const double *x, const void *out, int64_t *count) {
+static tp_status check_product_args(int order, int dim, const double *unique, const double *x,
+                                    const void *out, int64_t *count) {
   TP_CHECK_ARG(unique && x && out, "a NULL array");
   return tp_sym_unique_count(order, dim, count);
 }
@@ -308,8 +309,7 @@ tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double 
   return TP_SUCCESS;
 }
 
-tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double *x,
-                          double *y) {
+tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double *x, double *y) {
   int64_t u;
   TP_TRY(check_product_args(order, dim, unique, x, y, &u));
   sym_powers pw;
@@ -322,15 +322,14 @@ tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double
   for (int64_t j = 0; j < u; ++j, tp_sym_index_next(order, dim, idx)) {
     runs_of(order, idx, &r);
     for (int a = 0; a < r.count; ++a) /* prod e'! = prod e! / e_a */
-      y[r.value[a]] += fm1 / (r.factorials / r.times[a]) * unique[j] *
-                       runs_monomial(&r, &pw, a, 1, -1, 0);
+      y[r.value[a]] +=
+          fm1 / (r.factorials / r.times[a]) * unique[j] * runs_monomial(&r, &pw, a, 1, -1, 0);
   }
   powers_free(&pw);
   return TP_SUCCESS;
 }
 
-tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double *x,
-                          double *h) {
+tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double *x, double *h) {
   int64_t u;
   TP_TRY(check_product_args(order, dim, unique, x, h, &u));
   TP_CHECK_ARG(order >= 2, "A x^(m-2) needs order m >= 2, got %d", order);
@@ -345,13 +344,11 @@ tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double
     runs_of(order, idx, &r);
     for (int a = 0; a < r.count; ++a) {
       if (r.times[a] >= 2) /* i = k: prod e'! = prod e! / (e_a (e_a - 1)) */
-        h[r.value[a] * dim + r.value[a]] +=
-            fm2 / (r.factorials / (r.times[a] * (r.times[a] - 1))) * unique[j] *
-            runs_monomial(&r, &pw, a, 2, -1, 0);
+        h[r.value[a] * dim + r.value[a]] += fm2 / (r.factorials / (r.times[a] * (r.times[a] - 1))) *
+                                            unique[j] * runs_monomial(&r, &pw, a, 2, -1, 0);
       for (int b = a + 1; b < r.count; ++b) /* i < k: prod e! / (e_a e_b) */
-        h[r.value[a] * dim + r.value[b]] +=
-            fm2 / (r.factorials / (r.times[a] * r.times[b])) * unique[j] *
-            runs_monomial(&r, &pw, a, 1, b, 1);
+        h[r.value[a] * dim + r.value[b]] += fm2 / (r.factorials / (r.times[a] * r.times[b])) *
+                                            unique[j] * runs_monomial(&r, &pw, a, 1, b, 1);
     }
   }
   powers_free(&pw);
@@ -364,16 +361,16 @@ tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double
 tp_status tp_check_finite_f64(const double *values, int64_t count, const char *what) {
   for (int64_t i = 0; i < count; ++i)
     if (!isfinite(values[i]))
-      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what,
-                      (long long)i, values[i]);
+      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what, (long long)i,
+                      values[i]);
   return TP_SUCCESS;
 }
 
 tp_status tp_check_finite_f32(const float *values, int64_t count, const char *what) {
   for (int64_t i = 0; i < count; ++i)
     if (!isfinite(values[i]))
-      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what,
-                      (long long)i, (double)values[i]);
+      return TP_ERROR(TP_ERROR_NUMERICAL, "%s: value %lld is %g (not finite)", what, (long long)i,
+                      (double)values[i]);
   return TP_SUCCESS;
 }
 

@@ -5,13 +5,15 @@
  * generates: tp_symeig_rotate_f32 tp_symeig_rotate_f64 tp_symeig_jacobi_f32
  * tp_symeig_jacobi_f64 tp_symeig3_extremes_f32 tp_symeig3_extremes_f64 */
 
-TP_INLINE void TP_SYMEIG_CAT(tp_symeig_rotate_, SYMEIG_SFX)(int n, SYMEIG_T *a, SYMEIG_T *v, int p, int q) {
+TP_INLINE void TP_SYMEIG_CAT(tp_symeig_rotate_, SYMEIG_SFX)(int n, SYMEIG_T *a, SYMEIG_T *v, int p,
+                                                            int q) {
   SYMEIG_T apq = a[p * n + q];
   if (apq == (SYMEIG_T)0)
     return;
   /* Rotation angle that zeroes a[p][q] (Golub & Van Loan, Alg. 8.4.1). */
   SYMEIG_T theta = (a[q * n + q] - a[p * n + p]) / ((SYMEIG_T)2 * apq);
-  SYMEIG_T t = (theta >= (SYMEIG_T)0 ? (SYMEIG_T)1 : (SYMEIG_T)-1) / (SYMEIG_FABS(theta) + SYMEIG_SQRT(theta * theta + (SYMEIG_T)1));
+  SYMEIG_T t = (theta >= (SYMEIG_T)0 ? (SYMEIG_T)1 : (SYMEIG_T)-1) /
+               (SYMEIG_FABS(theta) + SYMEIG_SQRT(theta * theta + (SYMEIG_T)1));
   SYMEIG_T c = (SYMEIG_T)1 / SYMEIG_SQRT(t * t + (SYMEIG_T)1), s = t * c;
   for (int k = 0; k < n; ++k) { /* columns p, q */
     SYMEIG_T akp = a[k * n + p], akq = a[k * n + q];
@@ -50,7 +52,8 @@ TP_INLINE void TP_SYMEIG_CAT(tp_symeig_jacobi_, SYMEIG_SFX)(int n, SYMEIG_T *a, 
         TP_SYMEIG_CAT(tp_symeig_rotate_, SYMEIG_SFX)(n, a, v, p, q);
   }
 }
-TP_INLINE void TP_SYMEIG_CAT(tp_symeig3_extremes_, SYMEIG_SFX)(const SYMEIG_T *h, SYMEIG_T *lo, SYMEIG_T *hi) {
+TP_INLINE void TP_SYMEIG_CAT(tp_symeig3_extremes_, SYMEIG_SFX)(const SYMEIG_T *h, SYMEIG_T *lo,
+                                                               SYMEIG_T *hi) {
   SYMEIG_T q = (h[0] + h[4] + h[8]) / (SYMEIG_T)3;
   SYMEIG_T p1 = h[1] * h[1] + h[2] * h[2] + h[5] * h[5];
   SYMEIG_T d0 = h[0] - q, d1 = h[4] - q, d2 = h[8] - q;
@@ -63,8 +66,8 @@ TP_INLINE void TP_SYMEIG_CAT(tp_symeig3_extremes_, SYMEIG_SFX)(const SYMEIG_T *h
   /* B = (H - qI) / p; r = det(B) / 2 lies in [-1, 1] up to rounding. */
   SYMEIG_T b0 = d0 * ip, b4 = d1 * ip, b8 = d2 * ip;
   SYMEIG_T b1 = h[1] * ip, b2 = h[2] * ip, b5 = h[5] * ip;
-  SYMEIG_T r = (b0 * (b4 * b8 - b5 * b5) - b1 * (b1 * b8 - b5 * b2) +
-         b2 * (b1 * b5 - b4 * b2)) / (SYMEIG_T)2;
+  SYMEIG_T r = (b0 * (b4 * b8 - b5 * b5) - b1 * (b1 * b8 - b5 * b2) + b2 * (b1 * b5 - b4 * b2)) /
+               (SYMEIG_T)2;
   r = r < (SYMEIG_T)-1 ? (SYMEIG_T)-1 : (r > (SYMEIG_T)1 ? (SYMEIG_T)1 : r);
   SYMEIG_T phi = SYMEIG_ACOS(r) / (SYMEIG_T)3;
   *hi = q + (SYMEIG_T)2 * p * SYMEIG_COS(phi);

@@ -41,9 +41,9 @@ static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
 }
 
 static void run_release(prrlu_run *r) {
-  void *bufs[] = {r->a.st, r->a.row, r->a.col, r->a.val, r->a.u_row, r->a.v_col, r->a.u_l,
-                  r->a.v_val, r->a.piv_rows, r->a.piv_cols, r->a.piv_vals, r->a.partials,
-                  r->a.counter};
+  void *bufs[] = {r->a.st,       r->a.row,      r->a.col,    r->a.val,      r->a.u_row,
+                  r->a.v_col,    r->a.u_l,      r->a.v_val,  r->a.piv_rows, r->a.piv_cols,
+                  r->a.piv_vals, r->a.partials, r->a.counter};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k)
     if (bufs[k])
       tp_free(r->space, bufs[k]);
@@ -312,7 +312,7 @@ tp_status tp_prrlu(tp_space *space, const tp_spmat *host, const tp_prrlu_options
 }
 
 tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
-                            const tpi_prrlu_observer *observer, tp_prrlu_result *result) {
+                             const tpi_prrlu_observer *observer, tp_prrlu_result *result) {
   TP_CHECK_ARG(space && host && result, "tp_prrlu: space, matrix and result must not be NULL");
   memset(result, 0, sizeof *result);
   int64_t limit;

@@ -15,11 +15,11 @@ const char *tp_prrlu_stop_name(tp_prrlu_stop stop) {
 }
 
 tp_status tpi_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
-                                 int64_t *limit) {
+                                  int64_t *limit) {
   TP_CHECK_ARG(opt, "PRRLU options are NULL");
   TP_CHECK_ARG(opt->rmax >= 1, "PRRLU: rmax %lld must be at least 1", (long long)opt->rmax);
-  TP_CHECK_ARG(isfinite(opt->eps) && opt->eps >= 0,
-               "PRRLU: eps %g must be finite and non-negative", opt->eps);
+  TP_CHECK_ARG(isfinite(opt->eps) && opt->eps >= 0, "PRRLU: eps %g must be finite and non-negative",
+               opt->eps);
   TP_CHECK_ARG(rows >= 1 && cols >= 1, "PRRLU: matrix shape %lld x %lld is invalid",
                (long long)rows, (long long)cols);
   int64_t lim = opt->rmax;

@@ -16,7 +16,8 @@ tp_status tp_checked_product(const int64_t *dims, int n, const char *what, int64
     if (p > INT64_MAX / dims[m])
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                       "%s: the dims multiply to more than 2^63 - 1 (at mode %d of %d), so "
-                      "its linear indices do not fit 64 bits", what, m, n);
+                      "its linear indices do not fit 64 bits",
+                      what, m, n);
     p *= dims[m];
   }
   *product = p;
@@ -27,8 +28,8 @@ tp_status tp_spmat_alloc(int64_t rows, int64_t cols, int64_t nnz, tp_spmat *out)
   TP_CHECK_ARG(out, "the output matrix is NULL");
   memset(out, 0, sizeof *out);
   TP_CHECK_ARG(rows >= 1 && cols >= 1 && nnz >= 0,
-               "sparse matrix: shape %lld x %lld with %lld entries is invalid",
-               (long long)rows, (long long)cols, (long long)nnz);
+               "sparse matrix: shape %lld x %lld with %lld entries is invalid", (long long)rows,
+               (long long)cols, (long long)nnz);
   size_t n = (size_t)(nnz > 0 ? nnz : 1);
   out->row = (int64_t *)malloc(n * sizeof(int64_t));
   out->col = (int64_t *)malloc(n * sizeof(int64_t));
@@ -67,8 +68,8 @@ tp_status tp_spmat_from_coo(const tp_coo *host, int row_modes, tp_spmat *out) {
   int64_t total, rows, cols;
   TP_TRY(tp_checked_product(host->dims, host->order, "reshape of the tensor", &total));
   TP_TRY(tp_checked_product(host->dims, row_modes, "reshape (rows)", &rows));
-  TP_TRY(tp_checked_product(host->dims + row_modes, host->order - row_modes,
-                            "reshape (columns)", &cols));
+  TP_TRY(tp_checked_product(host->dims + row_modes, host->order - row_modes, "reshape (columns)",
+                            &cols));
   TP_TRY(tpi_coo_check_indices(host));
   TP_TRY(tp_spmat_alloc(rows, cols, host->nnz, out));
   const int64_t nnz = host->nnz;

@@ -16,7 +16,8 @@ static tp_status prepare_input(const tp_coo *host, tp_coo *t) {
                host->order);
   int64_t total;
   TP_TRY(tp_checked_product(host->dims, host->order, "STTID input", &total));
-  TP_CHECK_ARG(host->nnz > 0, "STTID: the tensor has no nonzeros, so there is nothing to decompose");
+  TP_CHECK_ARG(host->nnz > 0,
+               "STTID: the tensor has no nonzeros, so there is nothing to decompose");
   TP_TRY(tp_coo_validate(host));
   TP_TRY(tpi_coo_host_alloc(TP_DTYPE_F64, host->order, host->dims, host->nnz, t));
   for (int m = 0; m < host->order; ++m)
@@ -28,7 +29,8 @@ static tp_status prepare_input(const tp_coo *host, tp_coo *t) {
   if (st == TP_SUCCESS && merged > 0)
     st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                   "STTID: the tensor repeats %lld coordinates; sum duplicates first "
-                  "(tp_coo_sum_duplicates)", (long long)merged);
+                  "(tp_coo_sum_duplicates)",
+                  (long long)merged);
   if (st != TP_SUCCESS)
     tpi_coo_host_free(t);
   return st;
@@ -37,8 +39,8 @@ static tp_status prepare_input(const tp_coo *host, tp_coo *t) {
 static tp_status check_options(const tp_sttid_options *opt) {
   TP_CHECK_ARG(opt, "STTID options are NULL");
   TP_CHECK_ARG(opt->rmax >= 1, "STTID: rmax %lld must be at least 1", (long long)opt->rmax);
-  TP_CHECK_ARG(isfinite(opt->eps) && opt->eps >= 0,
-               "STTID: eps %g must be finite and non-negative", opt->eps);
+  TP_CHECK_ARG(isfinite(opt->eps) && opt->eps >= 0, "STTID: eps %g must be finite and non-negative",
+               opt->eps);
   return TP_SUCCESS;
 }
 
@@ -59,8 +61,8 @@ typedef struct ttid_sweep {
   void *ctx;
   tp_sttid_progress_fn progress; /* may be NULL */
   void *progress_user;
-  tp_sttid_progress now;         /* the next report */
-  int64_t pivots_before;         /* pivots of the bonds already done */
+  tp_sttid_progress now; /* the next report */
+  int64_t pivots_before; /* pivots of the bonds already done */
   double start;
 } ttid_sweep;
 
@@ -107,7 +109,8 @@ static tp_status sweep_bond(ttid_sweep *s, int k, tpi_ttid_residual *res, tp_tci
   if (st == TP_SUCCESS && piv.rank == 0)
     st = TP_ERROR(TP_ERROR_NUMERICAL,
                   "STTID: bond %d has no pivot above the threshold %g (largest |entry| %g), "
-                  "so the approximation would be zero", k, piv.threshold, piv.first_pivot);
+                  "so the approximation would be zero",
+                  k, piv.threshold, piv.first_pivot);
   tpi_ttid_residual next;
   memset(&next, 0, sizeof next);
   if (st == TP_SUCCESS)
@@ -156,7 +159,7 @@ static void sweep_init(ttid_sweep *s, const tp_coo *t, const tp_sttid_options *o
 }
 
 tp_status tpi_ttid_sweep(const tp_coo *t, const tp_sttid_options *opt, tpi_ttid_factor_fn factor,
-                        void *ctx, tp_tci *out, tp_sttid_info *info) {
+                         void *ctx, tp_tci *out, tp_sttid_info *info) {
   ttid_sweep s;
   sweep_init(&s, t, opt, factor, ctx);
   tp_sttid_info local;
@@ -189,8 +192,8 @@ static tp_status factor_sparse(void *ctx, const tp_spmat *m, const tp_prrlu_opti
   return tpi_prrlu_observed((tp_space *)ctx, m, opt, observer, res);
 }
 
-tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt,
-                   tp_tci *out, tp_sttid_info *info) {
+tp_status tp_sttid(tp_space *space, const tp_coo *host, const tp_sttid_options *opt, tp_tci *out,
+                   tp_sttid_info *info) {
   TP_CHECK_ARG(space && out, "tp_sttid: space and output must not be NULL");
   memset(out, 0, sizeof *out);
   TP_TRY(check_options(opt));

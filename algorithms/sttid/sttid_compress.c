@@ -37,8 +37,8 @@ static tp_status sort_with_positions(const uint64_t *keys_in, int64_t n, uint64_
 
 /* Renumbers the values of x (each below bound) densely in increasing order: ids[e] gets
  * the new number of x[e], *uniq the distinct values in order, *count their number. */
-static tp_status renumber(const int64_t *x, int64_t n, int64_t bound, uint32_t *ids,
-                          int64_t **uniq, int64_t *count) {
+static tp_status renumber(const int64_t *x, int64_t n, int64_t bound, uint32_t *ids, int64_t **uniq,
+                          int64_t *count) {
   uint64_t *k;
   int64_t *p;
   TP_TRY(sort_with_positions((const uint64_t *)x, n, (uint64_t)bound, &k, &p));
@@ -69,12 +69,11 @@ static tp_status check_entries(const tp_spmat *m) {
     if (m->row[e] < 0 || m->row[e] >= m->rows || m->col[e] < 0 || m->col[e] >= m->cols)
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                       "PRRLU: entry %lld at (%lld, %lld) is outside the %lld x %lld matrix",
-                      (long long)e, (long long)m->row[e], (long long)m->col[e],
-                      (long long)m->rows, (long long)m->cols);
+                      (long long)e, (long long)m->row[e], (long long)m->col[e], (long long)m->rows,
+                      (long long)m->cols);
     if (!isfinite(m->values[e]))
-      return TP_ERROR(TP_ERROR_NUMERICAL, "PRRLU: entry %lld at (%lld, %lld) is %g",
-                      (long long)e, (long long)m->row[e], (long long)m->col[e],
-                      m->values[e]);
+      return TP_ERROR(TP_ERROR_NUMERICAL, "PRRLU: entry %lld at (%lld, %lld) is %g", (long long)e,
+                      (long long)m->row[e], (long long)m->col[e], m->values[e]);
   }
   return TP_SUCCESS;
 }

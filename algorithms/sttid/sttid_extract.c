@@ -25,8 +25,7 @@ static tp_status lookup_make(const int64_t *list, int64_t n, pivot_lookup *lk) {
   lk->pos = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
   if (!pairs || !lk->key || !lk->pos) {
     free(pairs), free(lk->key), free(lk->pos);
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for %lld pivots",
-                    (long long)n);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "TT-ID: no host memory for %lld pivots", (long long)n);
   }
   for (int64_t a = 0; a < n; ++a)
     pairs[2 * a] = list[a], pairs[2 * a + 1] = a;
@@ -53,8 +52,7 @@ static int64_t lookup_find(const pivot_lookup *lk, int64_t x) {
 
 static void lookup_free(pivot_lookup *lk) { free(lk->key), free(lk->pos); }
 
-tp_status tpi_ttid_bond_matrix(const tp_coo *t, int k, const tpi_ttid_residual *res,
-                              tp_spmat *m) {
+tp_status tpi_ttid_bond_matrix(const tp_coo *t, int k, const tpi_ttid_residual *res, tp_spmat *m) {
   int64_t cols = 1;
   if (k + 1 < t->order)
     TP_TRY(tp_checked_product(t->dims + k + 1, t->order - k - 1, "TT-ID bond columns", &cols));
@@ -101,7 +99,7 @@ static tp_status core_from(const tp_coo *t, int k, const tpi_ttid_residual *res,
 }
 
 tp_status tpi_ttid_core(const tp_coo *t, int k, const tpi_ttid_residual *res, const tp_spmat *m,
-                       const tp_prrlu_result *piv, tp_coo *core) {
+                        const tp_prrlu_result *piv, tp_coo *core) {
   pivot_lookup lk;
   TP_TRY(lookup_make(piv->cols, piv->rank, &lk));
   int64_t *right = (int64_t *)malloc((size_t)(res->n + 1) * sizeof *right);
@@ -128,7 +126,7 @@ tp_status tpi_ttid_last_core(const tp_coo *t, const tpi_ttid_residual *res, tp_c
 }
 
 tp_status tpi_ttid_next_residual(const tpi_ttid_residual *res, const tp_spmat *m,
-                                const tp_prrlu_result *piv, tpi_ttid_residual *next) {
+                                 const tp_prrlu_result *piv, tpi_ttid_residual *next) {
   memset(next, 0, sizeof *next);
   pivot_lookup lk;
   TP_TRY(lookup_make(piv->rows, piv->rank, &lk));

@@ -46,12 +46,12 @@ static int64_t entries_of(int order, const int64_t *dims) {
   return p;
 }
 
-static tp_status check_args(tp_sttid_random_kind kind, int order, const int64_t *dims,
-                            int64_t nnz, double alpha, const tp_coo *host) {
+static tp_status check_args(tp_sttid_random_kind kind, int order, const int64_t *dims, int64_t nnz,
+                            double alpha, const tp_coo *host) {
   TP_CHECK_ARG(host, "STTID generator: the output is NULL");
   TP_CHECK_ARG(kind == TP_STTID_RANDOM_POWER_LAW || kind == TP_STTID_RANDOM_KNOWLEDGE,
-               "STTID generator: kind %d is neither power-law (%d) nor knowledge (%d)",
-               (int)kind, (int)TP_STTID_RANDOM_POWER_LAW, (int)TP_STTID_RANDOM_KNOWLEDGE);
+               "STTID generator: kind %d is neither power-law (%d) nor knowledge (%d)", (int)kind,
+               (int)TP_STTID_RANDOM_POWER_LAW, (int)TP_STTID_RANDOM_KNOWLEDGE);
   int least = kind == TP_STTID_RANDOM_KNOWLEDGE ? 2 : 1;
   TP_CHECK_ARG(order >= least && order <= TP_COO_MAX_ORDER,
                "STTID generator: order %d is outside [%d, %d] for a %s tensor", order, least,
@@ -62,11 +62,12 @@ static tp_status check_args(tp_sttid_random_kind kind, int order, const int64_t 
                  (long long)dims[m]);
   TP_CHECK_ARG(nnz >= 0, "STTID generator: nnz = %lld is negative", (long long)nnz);
   int64_t entries = entries_of(order, dims);
-  TP_CHECK_ARG(nnz <= entries, "STTID generator: %lld distinct nonzeros asked of a tensor of "
-               "%lld entries", (long long)nnz, (long long)entries);
+  TP_CHECK_ARG(nnz <= entries,
+               "STTID generator: %lld distinct nonzeros asked of a tensor of "
+               "%lld entries",
+               (long long)nnz, (long long)entries);
   TP_CHECK_ARG(kind != TP_STTID_RANDOM_POWER_LAW || (isfinite(alpha) && alpha > 0),
-               "STTID generator: the Pareto shape alpha = %g, must be finite and positive",
-               alpha);
+               "STTID generator: the Pareto shape alpha = %g, must be finite and positive", alpha);
   return TP_SUCCESS;
 }
 
@@ -120,8 +121,10 @@ static tp_status coord_set_init(coord_set *s, int64_t nnz) {
   int fits = cap >= 2 * (uint64_t)nnz && cap <= SIZE_MAX / sizeof(int64_t);
   s->slot = fits ? (int64_t *)malloc(cap * sizeof(int64_t)) : NULL;
   if (!s->slot)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "STTID generator: no memory for a set of %lld "
-                    "coordinates", (long long)nnz);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "STTID generator: no memory for a set of %lld "
+                    "coordinates",
+                    (long long)nnz);
   memset(s->slot, 0xff, cap * sizeof(int64_t));
   return TP_SUCCESS;
 }
@@ -174,15 +177,16 @@ static tp_status draw_distinct(const drawer *g, coord_set *s, tp_coo *t) {
       values[at] = values[at] + v < DBL_MAX ? values[at] + v : DBL_MAX;
   }
   if (have < t->nnz)
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "STTID generator: %lld draws gave only %lld "
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "STTID generator: %lld draws gave only %lld "
                     "distinct coordinates of the %lld asked for; the %s distribution rarely "
-                    "reaches the remaining entries (ask for fewer nonzeros)", (long long)n,
-                    (long long)have, (long long)t->nnz, kind_name(g->kind));
+                    "reaches the remaining entries (ask for fewer nonzeros)",
+                    (long long)n, (long long)have, (long long)t->nnz, kind_name(g->kind));
   return TP_SUCCESS;
 }
 
-tp_status tp_sttid_random(tp_sttid_random_kind kind, int order, const int64_t *dims,
-                          int64_t nnz, double alpha, uint64_t seed, tp_coo *host) {
+tp_status tp_sttid_random(tp_sttid_random_kind kind, int order, const int64_t *dims, int64_t nnz,
+                          double alpha, uint64_t seed, tp_coo *host) {
   if (host)
     memset(host, 0, sizeof *host);
   TP_TRY(check_args(kind, order, dims, nnz, alpha, host));
@@ -200,8 +204,10 @@ tp_status tp_sttid_random(tp_sttid_random_kind kind, int order, const int64_t *d
   if (st == TP_SUCCESS)
     st = tp_coo_sum_duplicates(host, &merged);
   if (st == TP_SUCCESS && merged != 0)
-    st = TP_ERROR(TP_ERROR_INTERNAL, "STTID generator: %lld repeated coordinates slipped "
-                  "through", (long long)merged);
+    st = TP_ERROR(TP_ERROR_INTERNAL,
+                  "STTID generator: %lld repeated coordinates slipped "
+                  "through",
+                  (long long)merged);
   if (st != TP_SUCCESS) {
     tp_coo_free(NULL, host);
     memset(host, 0, sizeof *host);

@@ -43,8 +43,8 @@ tp_status tpi_tci_check(const tp_tci *t) {
   TP_CHECK_ARG(d >= 2 && d <= TP_COO_MAX_ORDER, "TCI: order %d is outside [2, %d]", d,
                TP_COO_MAX_ORDER);
   TP_CHECK_ARG(t->ranks[0] == 1 && t->ranks[d] == 1,
-               "TCI: the boundary ranks are %lld and %lld; both must be 1",
-               (long long)t->ranks[0], (long long)t->ranks[d]);
+               "TCI: the boundary ranks are %lld and %lld; both must be 1", (long long)t->ranks[0],
+               (long long)t->ranks[d]);
   for (int k = 0; k < d; ++k) {
     TP_CHECK_ARG(t->dims[k] >= 1, "TCI: dims[%d] = %lld, must be at least 1", k,
                  (long long)t->dims[k]);
@@ -84,8 +84,9 @@ static tp_status check_core_contents(const tp_tci *t, int k) {
     if (compare_previous(g, e) <= 0)
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                       "TCI: core %d: entry %lld %s entry %lld; cores must be sorted by index "
-                      "without repeated coordinates", k, (long long)e,
-                      compare_previous(g, e) ? "comes before" : "repeats", (long long)(e - 1));
+                      "without repeated coordinates",
+                      k, (long long)e, compare_previous(g, e) ? "comes before" : "repeats",
+                      (long long)(e - 1));
   return TP_SUCCESS;
 }
 
@@ -108,11 +109,10 @@ static tp_status check_bond_pivots(const tp_tci *t, int k) {
   int64_t rows = t->ranks[k] * t->dims[k], cols = bond_cols(t, k), r = t->ranks[k + 1];
   for (int64_t a = 0; a < r; ++a) {
     int64_t i = t->pivot_rows[k][a], j = t->pivot_cols[k][a];
-    TP_CHECK_ARG(i >= 0 && i < rows, "TCI: bond %d's pivot row %lld is %lld, outside [0, %lld)",
-                 k, (long long)a, (long long)i, (long long)rows);
-    TP_CHECK_ARG(j >= 0 && j < cols,
-                 "TCI: bond %d's pivot column %lld is %lld, outside [0, %lld)", k,
-                 (long long)a, (long long)j, (long long)cols);
+    TP_CHECK_ARG(i >= 0 && i < rows, "TCI: bond %d's pivot row %lld is %lld, outside [0, %lld)", k,
+                 (long long)a, (long long)i, (long long)rows);
+    TP_CHECK_ARG(j >= 0 && j < cols, "TCI: bond %d's pivot column %lld is %lld, outside [0, %lld)",
+                 k, (long long)a, (long long)j, (long long)cols);
   }
   return TP_SUCCESS;
 }
@@ -133,8 +133,10 @@ static tp_status check_pivot_query(const tp_tci *t, int bond, int64_t a, const i
   TP_CHECK_ARG(index, "TCI pivot index: the output array is NULL");
   TP_CHECK_ARG(bond >= 0 && bond + 1 < t->order, "TCI: bond %d is outside [0, %d)", bond,
                t->order - 1);
-  TP_CHECK_ARG(a >= 0 && a < t->ranks[bond + 1], "TCI: pivot %lld of bond %d is outside "
-               "[0, %lld)", (long long)a, bond, (long long)t->ranks[bond + 1]);
+  TP_CHECK_ARG(a >= 0 && a < t->ranks[bond + 1],
+               "TCI: pivot %lld of bond %d is outside "
+               "[0, %lld)",
+               (long long)a, bond, (long long)t->ranks[bond + 1]);
   return TP_SUCCESS;
 }
 
@@ -146,8 +148,8 @@ tp_status tp_tci_pivot_row_index(const tp_tci *t, int bond, int64_t a, int64_t *
   for (int k = bond; k >= 0; --k) {
     int64_t row = t->pivot_rows[k][position];
     TP_CHECK_ARG(row >= 0 && row < t->ranks[k] * t->dims[k],
-                 "TCI: bond %d's pivot row %lld is %lld, outside [0, %lld)", k,
-                 (long long)position, (long long)row, (long long)(t->ranks[k] * t->dims[k]));
+                 "TCI: bond %d's pivot row %lld is %lld, outside [0, %lld)", k, (long long)position,
+                 (long long)row, (long long)(t->ranks[k] * t->dims[k]));
     index[k] = row % t->dims[k];
     position = row / t->dims[k];
   }
@@ -162,8 +164,10 @@ tp_status tp_tci_pivot_col_index(const tp_tci *t, int bond, int64_t a, int64_t *
     index[m - bond - 1] = rest % t->dims[m];
     rest /= t->dims[m];
   }
-  TP_CHECK_ARG(col >= 0 && rest == 0, "TCI: bond %d's pivot column %lld is %lld, outside the "
-               "column range of the later modes", bond, (long long)a, (long long)col);
+  TP_CHECK_ARG(col >= 0 && rest == 0,
+               "TCI: bond %d's pivot column %lld is %lld, outside the "
+               "column range of the later modes",
+               bond, (long long)a, (long long)col);
   return TP_SUCCESS;
 }
 

@@ -66,7 +66,8 @@ static tp_status sorted_copy(const tp_coo *host, tp_coo *copy) {
     tpi_coo_format_coordinate(copy, e, at, sizeof at);
     st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                   "tp_tci_error: the tensor repeats the coordinate %s; sum duplicates first "
-                  "(tp_coo_sum_duplicates)", at);
+                  "(tp_coo_sum_duplicates)",
+                  at);
   }
   if (st != TP_SUCCESS)
     tpi_coo_host_free(copy);
@@ -129,9 +130,8 @@ static void walk_chunk(const tpi_tci_prepared *p, const tp_coo *x, int64_t begin
     double *scratch = work + l->offset[d - 1], approx, v = tpi_coo_value(x, e);
     for (int k = m; k + 1 < d; ++k)
       tpi_tci_interpolate(p, k, k ? work + l->offset[k - 1] : &one, x->indices[k][e],
-                         work + l->offset[k], scratch);
-    tpi_tci_interpolate(p, d - 1, work + l->offset[d - 2], x->indices[d - 1][e], &approx,
-                       scratch);
+                          work + l->offset[k], scratch);
+    tpi_tci_interpolate(p, d - 1, work + l->offset[d - 2], x->indices[d - 1][e], &approx, scratch);
     sum_add(&sums[0], v * v);
     sum_add(&sums[1], v * approx);
   }
@@ -153,8 +153,7 @@ static tp_status walk_nonzeros(const tpi_tci_prepared *p, const tp_coo *x, doubl
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_error: no host memory for %lld sums",
                     (long long)chunks);
   int failed = 0;
-  TP_HOST_OMP(omp parallel if (x->nnz > CHUNK_TARGET))
-  {
+  TP_HOST_OMP(omp parallel if (x->nnz > CHUNK_TARGET)) {
     double *work = (double *)malloc((size_t)l.total * sizeof(double));
     if (!work) {
       TP_HOST_OMP(omp atomic write)
@@ -163,8 +162,7 @@ static tp_status walk_nonzeros(const tpi_tci_prepared *p, const tp_coo *x, doubl
     TP_HOST_OMP(omp for schedule(dynamic, 1))
     for (int64_t c = 0; c < chunks; ++c)
       if (work)
-        walk_chunk(p, x, x->nnz * c / chunks, x->nnz * (c + 1) / chunks, &l, work,
-                   partial + 2 * c);
+        walk_chunk(p, x, x->nnz * c / chunks, x->nnz * (c + 1) / chunks, &l, work, partial + 2 * c);
     free(work);
   }
   exact_sum total[2];
@@ -174,8 +172,10 @@ static tp_status walk_nonzeros(const tpi_tci_prepared *p, const tp_coo *x, doubl
       sum_add(&total[j], partial[2 * c + j].s), sum_add(&total[j], partial[2 * c + j].c);
   free(partial);
   if (failed)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_error: no host memory for %lld-value "
-                    "walk vectors", (long long)l.total);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "tp_tci_error: no host memory for %lld-value "
+                    "walk vectors",
+                    (long long)l.total);
   *norm2 = total[0].s + total[0].c;
   *inner = total[1].s + total[1].c;
   return TP_SUCCESS;
@@ -238,8 +238,7 @@ enum { BATCH_VALUES = 1 << 20 };
 
 /* next = sum_u Z_k(:, u, :)^T e Z_k(:, u, :), in batches of whole slices (a slice holds
  * at most ranks[k] rows) of about BATCH_VALUES values. */
-static tp_status environment_step(const tpi_tci_prepared *p, int k, const double *e,
-                                  double *next) {
+static tp_status environment_step(const tpi_tci_prepared *p, int k, const double *e, double *next) {
   const tpi_tci_core_rows *rows = &p->rows[k];
   int64_t rr = p->t->ranks[k + 1], rl = p->t->ranks[k];
   int64_t cap = BATCH_VALUES / rr > rl ? BATCH_VALUES / rr : rl;
@@ -250,8 +249,10 @@ static tp_status environment_step(const tpi_tci_prepared *p, int k, const double
   b.h = (double *)malloc((size_t)(cap * rr + 1) * sizeof(double));
   tp_status st = TP_SUCCESS;
   if (!b.z || !b.h)
-    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_error: no host memory for a %lld x %lld "
-                  "batch of core %d", (long long)cap, (long long)rr, k);
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                  "tp_tci_error: no host memory for a %lld x %lld "
+                  "batch of core %d",
+                  (long long)cap, (long long)rr, k);
   for (int64_t s0 = 0, s1; st == TP_SUCCESS && s0 < rows->slices; s0 = s1) {
     s1 = s0 + 1;
     while (s1 < rows->slices && rows->slice_ptr[s1 + 1] - rows->slice_ptr[s0] <= cap)
@@ -274,8 +275,10 @@ static tp_status tci_norm2(const tpi_tci_prepared *p, double *norm2) {
     int64_t r = t->ranks[k + 1];
     double *next = (double *)calloc((size_t)(r * r), sizeof(double));
     if (!next)
-      st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "tp_tci_error: no host memory for a %lld x %lld "
-                    "environment", (long long)r, (long long)r);
+      st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "tp_tci_error: no host memory for a %lld x %lld "
+                    "environment",
+                    (long long)r, (long long)r);
     else
       st = environment_step(p, k, e, next);
     for (int64_t i = 0; st == TP_SUCCESS && i < r; ++i)
@@ -343,7 +346,7 @@ tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *i
   while (e < host->nnz && tpi_coo_value(host, e) == 0)
     ++e;
   TP_CHECK_ARG(e < host->nnz, "tp_tci_error: the tensor has no nonzero value, so the "
-               "relative error is undefined");
+                              "relative error is undefined");
   tp_tci_error_info local;
   memset(&local, 0, sizeof local);
   TP_TRY(error_terms(t, host, &local));
@@ -351,9 +354,10 @@ tp_status tp_tci_error(const tp_tci *t, const tp_coo *host, tp_tci_error_info *i
                "tp_tci_error: ||T||^2 = %g, so the relative error is undefined",
                local.norm2_tensor);
   if (!isfinite(local.inner) || !isfinite(local.norm2_tci))
-    return TP_ERROR(TP_ERROR_NUMERICAL, "tp_tci_error: <T, T~> = %g and ||T~||^2 = %g are "
-                    "not both finite (an ill-conditioned cross?)", local.inner,
-                    local.norm2_tci);
+    return TP_ERROR(TP_ERROR_NUMERICAL,
+                    "tp_tci_error: <T, T~> = %g and ||T~||^2 = %g are "
+                    "not both finite (an ill-conditioned cross?)",
+                    local.inner, local.norm2_tci);
   finish(&local, t->order);
   local.seconds = tp_wall_seconds() - start;
   *info = local;

@@ -30,13 +30,15 @@ static tp_status mark_pivots(const tp_tci *t, int k, tpi_tci_core_rows *rows) {
   for (int64_t a = 0; a < t->ranks[k + 1]; ++a) {
     int64_t q = tpi_tci_core_rows_find(rows, t->pivot_rows[k][a]);
     if (q < 0)
-      return TP_ERROR(TP_ERROR_NUMERICAL, "TCI: bond %d's pivot row %lld (row %lld of M_%d) "
-                      "holds no core entry, so the cross matrix is singular", k, (long long)a,
-                      (long long)t->pivot_rows[k][a], k);
+      return TP_ERROR(TP_ERROR_NUMERICAL,
+                      "TCI: bond %d's pivot row %lld (row %lld of M_%d) "
+                      "holds no core entry, so the cross matrix is singular",
+                      k, (long long)a, (long long)t->pivot_rows[k][a], k);
     if (rows->pivot[q] >= 0)
-      return TP_ERROR(TP_ERROR_NUMERICAL, "TCI: bond %d gives row %lld of M_%d as pivots %lld "
-                      "and %lld, so the cross matrix is singular", k,
-                      (long long)t->pivot_rows[k][a], k, (long long)rows->pivot[q],
+      return TP_ERROR(TP_ERROR_NUMERICAL,
+                      "TCI: bond %d gives row %lld of M_%d as pivots %lld "
+                      "and %lld, so the cross matrix is singular",
+                      k, (long long)t->pivot_rows[k][a], k, (long long)rows->pivot[q],
                       (long long)a);
     rows->pivot[q] = a;
   }
@@ -93,8 +95,8 @@ void tpi_tci_interpolation_row(const tpi_tci_prepared *p, int k, int64_t q, doub
     tpi_tci_lu_solve_row(&p->lu[k], row);
 }
 
-void tpi_tci_interpolate(const tpi_tci_prepared *p, int k, const double *w, int64_t u,
-                        double *out, double *scratch) {
+void tpi_tci_interpolate(const tpi_tci_prepared *p, int k, const double *w, int64_t u, double *out,
+                         double *scratch) {
   const tp_tci *t = p->t;
   const tpi_tci_core_rows *rows = &p->rows[k];
   size_t bytes = (size_t)t->ranks[k + 1] * sizeof(double);
@@ -132,8 +134,8 @@ tp_status tp_tci_evaluate(const tp_tci *t, const int64_t *index, double *value) 
   TP_TRY(tpi_tci_check(t));
   for (int m = 0; m < t->order; ++m)
     TP_CHECK_ARG(index[m] >= 0 && index[m] < t->dims[m],
-                 "tp_tci_evaluate: mode %d index %lld is outside [0, %lld)", m,
-                 (long long)index[m], (long long)t->dims[m]);
+                 "tp_tci_evaluate: mode %d index %lld is outside [0, %lld)", m, (long long)index[m],
+                 (long long)t->dims[m]);
   tpi_tci_prepared p;
   TP_TRY(tpi_tci_prepare(t, &p));
   int64_t r = largest_rank(t);
@@ -176,10 +178,9 @@ static tp_status check_sizes(const tp_tci *t, int64_t max_elements) {
     if (z < 0 || a < 0)
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                       "tp_tci_to_dense: core %d's contraction needs %s of more than "
-                      "max_elements = %lld entries (ranks %lld and %lld)", k,
-                      z < 0 ? "an interpolation matrix" : "a partial tensor",
-                      (long long)max_elements, (long long)t->ranks[k],
-                      (long long)t->ranks[k + 1]);
+                      "max_elements = %lld entries (ranks %lld and %lld)",
+                      k, z < 0 ? "an interpolation matrix" : "a partial tensor",
+                      (long long)max_elements, (long long)t->ranks[k], (long long)t->ranks[k + 1]);
   }
   return TP_SUCCESS;
 }
@@ -200,8 +201,8 @@ static tp_status interpolation_matrix(const tpi_tci_prepared *p, int k, double *
   if (!z)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
                     "tp_tci_to_dense: no host memory for core %d's %lld x %lld x %lld "
-                    "interpolation matrix", k, (long long)t->ranks[k], (long long)t->dims[k],
-                    (long long)r);
+                    "interpolation matrix",
+                    k, (long long)t->ranks[k], (long long)t->dims[k], (long long)r);
   TP_HOST_OMP(omp parallel for schedule(dynamic, 64) if (rows->n > 256))
   for (int64_t q = 0; q < rows->n; ++q)
     tpi_tci_interpolation_row(p, k, q, z + rows->key[q] * r);

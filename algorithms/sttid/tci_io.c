@@ -94,8 +94,10 @@ static int find_repeat(const int64_t *v, int64_t n, int64_t *twice) {
 static tp_status check_bonds(const tp_tci *t) {
   for (int k = 0; k + 1 < t->order; ++k) {
     int64_t r = t->ranks[k + 1], limit = rank_limit(t->dims, t->ranks, t->order, k), twice = 0;
-    TP_CHECK_ARG(r <= limit, "TCI: ranks[%d] = %lld exceeds %lld, the most bond %d's matrix "
-                 "allows", k + 1, (long long)r, (long long)limit, k);
+    TP_CHECK_ARG(r <= limit,
+                 "TCI: ranks[%d] = %lld exceeds %lld, the most bond %d's matrix "
+                 "allows",
+                 k + 1, (long long)r, (long long)limit, k);
     for (int side = 0; side < 2; ++side) {
       int rep = find_repeat(side ? t->pivot_cols[k] : t->pivot_rows[k], r, &twice);
       if (rep < 0)
@@ -139,8 +141,10 @@ static tp_status write_manifest(tpi_output *f, const void *what) {
 /* Adds PREFIX.core<k>.tns for every core, then PREFIX.tci: the manifest is renamed last. */
 tp_status tp_tci_reserve(tp_output_set *set, const char *prefix, int order) {
   TP_CHECK_ARG(set && prefix && *prefix, "tp_tci_reserve: set or prefix is NULL or empty");
-  TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER, "tp_tci_reserve: order %d is outside "
-               "[2, %d]", order, TP_COO_MAX_ORDER);
+  TP_CHECK_ARG(order >= 2 && order <= TP_COO_MAX_ORDER,
+               "tp_tci_reserve: order %d is outside "
+               "[2, %d]",
+               order, TP_COO_MAX_ORDER);
   tp_status st = TP_SUCCESS;
   for (int k = 0; k <= order && st == TP_SUCCESS; ++k) {
     char *path = NULL;
@@ -190,9 +194,9 @@ typedef struct manifest {
   const char *path;
   char *text;
   size_t size;
-  const char *next;      /* where the next line starts */
-  const char *p, *end;   /* the current line's unread part, end at '\n', '#' or the end */
-  int64_t line;          /* the current line's number (1-based) */
+  const char *next;    /* where the next line starts */
+  const char *p, *end; /* the current line's unread part, end at '\n', '#' or the end */
+  int64_t line;        /* the current line's number (1-based) */
 } manifest;
 
 /* The whole manifest in memory, through a tp_input (a FIFO works too). */
@@ -395,8 +399,10 @@ static tp_status read_ranks(manifest *m, tp_tci *t) {
   for (int k = 0; k + 1 < d; ++k) {
     int64_t r = t->ranks[k + 1], limit = rank_limit(t->dims, t->ranks, d, k);
     if (r < 1 || r > limit)
-      return manifest_error(m, "ranks[%d] = %lld is outside [1, %lld] (bond %d's matrix is "
-                            "%lld x %lld)", k + 1, (long long)r, (long long)limit, k,
+      return manifest_error(m,
+                            "ranks[%d] = %lld is outside [1, %lld] (bond %d's matrix is "
+                            "%lld x %lld)",
+                            k + 1, (long long)r, (long long)limit, k,
                             (long long)bond_rows(t->dims, t->ranks, k),
                             (long long)bond_cols(t->dims, d, k));
   }
@@ -417,8 +423,7 @@ static tp_status read_pivots(manifest *m, const tp_tci *t, int k, int cols, int6
   TP_TRY(expect_count(m, what, r));
   *out = (int64_t *)malloc((size_t)r * sizeof **out);
   if (!*out)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld pivots", m->path,
-                    (long long)r);
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld pivots", m->path, (long long)r);
   TP_TRY(take_list(m, what, r, *out));
   for (int64_t a = 0; a < r; ++a)
     if ((*out)[a] >= limit)
@@ -457,9 +462,11 @@ static tp_status read_core(const char *prefix, tp_tci *t, int k) {
   tp_coo_read_info info = {0};
   tp_status st = tp_coo_read_tns(path, TP_DTYPE_F64, 3, dims, &t->cores[k], &info);
   if (st == TP_SUCCESS && info.duplicates > 0)
-    st = TP_ERROR(TP_ERROR_FORMAT, "%s: %lld entr%s repeat%s a coordinate; a core stores each "
-                  "entry once", path, (long long)info.duplicates,
-                  info.duplicates == 1 ? "y" : "ies", info.duplicates == 1 ? "s" : "");
+    st = TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: %lld entr%s repeat%s a coordinate; a core stores each "
+                  "entry once",
+                  path, (long long)info.duplicates, info.duplicates == 1 ? "y" : "ies",
+                  info.duplicates == 1 ? "s" : "");
   free(path);
   return st;
 }
@@ -482,7 +489,7 @@ static tp_status read_all(const char *prefix, tp_tci *t) {
 }
 
 tp_status tpi_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
-                                      tp_tci *t) {
+                                       tp_tci *t) {
   TP_CHECK_ARG(t, "tpi_tci_read_manifest_buffer: the output is NULL");
   memset(t, 0, sizeof *t);
   TP_CHECK_ARG(bytes || size == 0, "tpi_tci_read_manifest_buffer: bytes is NULL");

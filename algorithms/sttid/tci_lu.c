@@ -82,13 +82,13 @@ static tp_status harvest_row(tpi_tci_lu *lu, int64_t i, double *acc, lu_store *l
 static tp_status singular(const tp_tci *t, int k, int64_t i, double diag) {
   return TP_ERROR(TP_ERROR_NUMERICAL,
                   "TCI: bond %d's cross matrix is singular: U(%lld, %lld) = %g in its LU "
-                  "factors (pivot row %lld, column %lld of M_%d)", k, (long long)i,
-                  (long long)i, diag, (long long)t->pivot_rows[k][i],
+                  "factors (pivot row %lld, column %lld of M_%d)",
+                  k, (long long)i, (long long)i, diag, (long long)t->pivot_rows[k][i],
                   (long long)t->pivot_cols[k][i], k);
 }
 
-static tp_status factor_rows(const tp_tci *t, int k, const tpi_tci_core_rows *rows,
-                             tpi_tci_lu *lu, double *acc) {
+static tp_status factor_rows(const tp_tci *t, int k, const tpi_tci_core_rows *rows, tpi_tci_lu *lu,
+                             double *acc) {
   lu_store l, u;
   memset(&l, 0, sizeof l), memset(&u, 0, sizeof u);
   tp_status st = TP_SUCCESS;
@@ -107,7 +107,7 @@ static tp_status factor_rows(const tp_tci *t, int k, const tpi_tci_core_rows *ro
 }
 
 tp_status tpi_tci_lu_factor(const tp_tci *t, int bond, const tpi_tci_core_rows *rows,
-                           tpi_tci_lu *lu) {
+                            tpi_tci_lu *lu) {
   memset(lu, 0, sizeof *lu);
   int64_t r = t->ranks[bond + 1];
   lu->r = r;

@@ -13,7 +13,7 @@ TP_EXTERN_C_BEGIN
 
 /* Checks the options; *limit receives min(rmax, rows, cols). */
 tp_status tpi_prrlu_check_options(const tp_prrlu_options *opt, int64_t rows, int64_t cols,
-                                 int64_t *limit);
+                                  int64_t *limit);
 
 /* Zeroes *r and allocates room for capacity pivots (host). */
 tp_status tpi_prrlu_result_init(tp_prrlu_result *r, int64_t capacity);
@@ -33,7 +33,7 @@ typedef struct tpi_prrlu_observer {
 
 /* tp_prrlu with an observer (may be NULL). */
 tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
-                            const tpi_prrlu_observer *observer, tp_prrlu_result *result);
+                             const tpi_prrlu_observer *observer, tp_prrlu_result *result);
 
 TP_EXTERN_C_END
 #endif

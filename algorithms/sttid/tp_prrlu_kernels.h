@@ -72,9 +72,9 @@ TP_DEVICE void prrlu_team_share(const tp_team *team, int64_t n, int64_t *begin, 
 /* Every thread and lane of the team over [begin, end), one item each in turn. Unlike
  * TP_TEAM_VECTOR_FOR this is no SIMD loop on the CPU: bodies here carry a running
  * arg-max or take atomic tickets. */
-#define PRRLU_TEAM_ITEMS(team, e, begin, end)                                             \
-  for (int64_t e = (begin) + (int64_t)(team)->team_rank * (team)->vector_length +       \
-                   (team)->vector_lane;                                                 \
+#define PRRLU_TEAM_ITEMS(team, e, begin, end)                                                  \
+  for (int64_t e =                                                                             \
+           (begin) + (int64_t)(team)->team_rank * (team)->vector_length + (team)->vector_lane; \
        e < (int64_t)(end); e += (int64_t)(team)->team_size * (team)->vector_length)
 
 TP_DEVICE int prrlu_idle(const prrlu_state *st) { return st->stop >= 0 || st->stalled; }
@@ -90,8 +90,8 @@ TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
       uint32_t r = a.row[e];
       double v = a.val[e];
       if (r != PRRLU_DEAD && v != 0)
-        best = tp_join_argmax_abs_f64(best,
-                                      tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
+        best =
+            tp_join_argmax_abs_f64(best, tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
     }
   }
   best = tp_vector_argmax_abs_f64(team, best);

@@ -16,7 +16,7 @@ typedef struct tpi_sttid_compressed {
   int64_t nnz, rows, cols; /* entries, occupied rows, occupied columns */
   uint32_t *row, *col;     /* compressed coordinates of each entry */
   double *values;
-  int64_t *row_ids;        /* compressed row -> the matrix's row */
+  int64_t *row_ids; /* compressed row -> the matrix's row */
   int64_t *col_ids;
 } tpi_sttid_compressed;
 

@@ -15,8 +15,7 @@ TP_EXTERN_C_BEGIN
 
 /* Parses a manifest held in memory into t's order, dims, ranks and pivots (no cores), for
  * the fuzzer and the tests; on failure t owns nothing. */
-tp_status tpi_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size,
-                                      tp_tci *t);
+tp_status tpi_tci_read_manifest_buffer(const char *name, const void *bytes, size_t size, tp_tci *t);
 
 /* ---- checks (tci.c) ------------------------------------------------------------------ */
 
@@ -73,7 +72,7 @@ typedef struct tpi_tci_lu {
  * pivot rows (rows is core k's row index). A zero or non-finite diagonal of U gives
  * TP_ERROR_NUMERICAL. */
 tp_status tpi_tci_lu_factor(const tp_tci *t, int bond, const tpi_tci_core_rows *rows,
-                           tpi_tci_lu *lu);
+                            tpi_tci_lu *lu);
 void tpi_tci_lu_free(tpi_tci_lu *lu);
 
 /* y X = w for a row vector, in place: w (lu->r values) becomes y = w U^{-1} L^{-1}. */
@@ -104,8 +103,8 @@ void tpi_tci_interpolation_row(const tpi_tci_prepared *p, int k, int64_t q, doub
 /* out[0..ranks[k+1]) = w Z_k(:, u, :) for w of ranks[k] values: the non-pivot rows of
  * slice u are combined and solved once, the pivot rows added as unit vectors (gathered
  * in scratch, ranks[k+1] values). */
-void tpi_tci_interpolate(const tpi_tci_prepared *p, int k, const double *w, int64_t u,
-                        double *out, double *scratch);
+void tpi_tci_interpolate(const tpi_tci_prepared *p, int k, const double *w, int64_t u, double *out,
+                         double *scratch);
 
 TP_EXTERN_C_END
 #endif

@@ -16,8 +16,8 @@ int tp_comm_has_mpi(void) { return 1; }
 int tp_comm_has_nccl(void) { return tp_comm_nccl_built(); }
 
 tp_status tp_comm_fatal(tp_comm *c, const char *call, const char *why) {
-  fprintf(stderr, "tenport: rank %d of %d: %s failed: %s; aborting every rank\n", c->rank,
-          c->size, call, why);
+  fprintf(stderr, "tenport: rank %d of %d: %s failed: %s; aborting every rank\n", c->rank, c->size,
+          call, why);
   fflush(stderr);
   MPI_Abort(c->mpi, 1);
   return TP_ERROR(TP_ERROR_DEVICE, "rank %d: %s failed: %s", c->rank, call, why);
@@ -37,9 +37,9 @@ tp_status tp_comm_check_mpi(tp_comm *c, int rc, const char *call) {
 
 static tp_status node_ranks(tp_comm *c) {
   MPI_Comm node;
-  TP_TRY(tp_comm_check_mpi(c, MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank,
-                                                  MPI_INFO_NULL, &node),
-                           "MPI_Comm_split_type"));
+  TP_TRY(tp_comm_check_mpi(
+      c, MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node),
+      "MPI_Comm_split_type"));
   MPI_Comm_rank(node, &c->node_rank);
   MPI_Comm_size(node, &c->node_size);
   MPI_Comm_free(&node);
@@ -148,8 +148,7 @@ tp_status tp_comm_split(tp_comm *comm, int color, int key, tp_comm **sub) {
   TP_CHECK_ARG(comm && sub, "comm and sub must not be NULL");
   *sub = NULL;
   MPI_Comm part;
-  TP_TRY(tp_comm_check_mpi(comm, MPI_Comm_split(comm->mpi, color, key, &part),
-                           "MPI_Comm_split"));
+  TP_TRY(tp_comm_check_mpi(comm, MPI_Comm_split(comm->mpi, color, key, &part), "MPI_Comm_split"));
   return make(sub, part, comm->space);
 }
 
@@ -182,8 +181,8 @@ tp_status tp_comm_agree(tp_comm *c, tp_status local) {
       a.status = (int)local;
       snprintf(a.text, sizeof a.text, "%s", *tp_last_error() ? tp_last_error() : "failed");
     }
-    TP_TRY(tp_comm_check_mpi(c, MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, c->mpi),
-                             "MPI_Bcast"));
+    TP_TRY(
+        tp_comm_check_mpi(c, MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, c->mpi), "MPI_Bcast"));
   }
   c->seconds += tp_wall_seconds() - t0;
   if (first == c->size)
@@ -229,20 +228,19 @@ static tp_status check_dtype(tp_dtype dtype) {
 /* Runs a collective and adds its time. GPU data moves on the space's stream: the clock
  * starts once the work queued before the collective is done (else the kernels it waits
  * for count as communication) and stops when the collective is. */
-#define TIMED(c, expr)                                                      \
-  do {                                                                      \
-    tp_status timed_st_ = (c)->gpu ? tp_space_fence((c)->space) : TP_SUCCESS;  \
-    double timed_t0_ = tp_wall_seconds();                                   \
-    if (timed_st_ == TP_SUCCESS)                                            \
-      timed_st_ = (expr);                                                   \
-    if (timed_st_ == TP_SUCCESS && (c)->nccl)                               \
-      timed_st_ = tp_space_fence((c)->space);                               \
-    (c)->seconds += tp_wall_seconds() - timed_t0_;                          \
-    return timed_st_;                                                       \
+#define TIMED(c, expr)                                                        \
+  do {                                                                        \
+    tp_status timed_st_ = (c)->gpu ? tp_space_fence((c)->space) : TP_SUCCESS; \
+    double timed_t0_ = tp_wall_seconds();                                     \
+    if (timed_st_ == TP_SUCCESS)                                              \
+      timed_st_ = (expr);                                                     \
+    if (timed_st_ == TP_SUCCESS && (c)->nccl)                                 \
+      timed_st_ = tp_space_fence((c)->space);                                 \
+    (c)->seconds += tp_wall_seconds() - timed_t0_;                            \
+    return timed_st_;                                                         \
   } while (0)
 
-static tp_status staged_allreduce(tp_comm *c, void *buf, int64_t n, tp_dtype dtype,
-                                  tp_comm_op op) {
+static tp_status staged_allreduce(tp_comm *c, void *buf, int64_t n, tp_dtype dtype, tp_comm_op op) {
   size_t bytes = (size_t)n * tp_dtype_size(dtype);
   void *h = NULL;
   TP_TRY(stage(c, bytes, &h));
@@ -258,8 +256,7 @@ static tp_status allreduce(tp_comm *c, void *buf, int64_t n, tp_dtype dtype, tp_
                     : staged_allreduce(c, buf, n, dtype, op);
 }
 
-tp_status tp_comm_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                            tp_comm_op op) {
+tp_status tp_comm_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, tp_comm_op op) {
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_TRY(check_dtype(dtype));
   TIMED(c, allreduce(c, buf, count, dtype, op));
@@ -308,24 +305,24 @@ static tp_status reduce_scatter(tp_comm *c, const void *send, void *recv, const 
                     : staged_reduce_scatter(c, send, recv, counts, dtype);
 }
 
-tp_status tp_comm_reduce_scatter(tp_comm *c, const void *send, void *recv,
-                                 const int64_t *counts, tp_dtype dtype) {
+tp_status tp_comm_reduce_scatter(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                 tp_dtype dtype) {
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, counts, "counts"));
   TIMED(c, reduce_scatter(c, send, recv, counts, dtype));
 }
 
-static tp_status staged_allgatherv(tp_comm *c, const void *send, void *recv,
-                                   const int64_t *counts, tp_dtype dtype) {
+static tp_status staged_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                   tp_dtype dtype) {
   size_t size = tp_dtype_size(dtype), all = (size_t)total(c, counts) * size;
   int64_t before = 0;
   for (int r = 0; r < c->rank; ++r)
     before += counts[r];
   char *h = NULL;
   TP_TRY(stage(c, all, (void **)&h));
-  TP_TRY(tp_copy_to_host(c->space, h + (size_t)before * size, send,
-                         (size_t)counts[c->rank] * size));
+  TP_TRY(
+      tp_copy_to_host(c->space, h + (size_t)before * size, send, (size_t)counts[c->rank] * size));
   TP_TRY(tp_comm_mpi_allgatherv(c, h + (size_t)before * size, h, counts, dtype));
   return tp_copy_to_device(c->space, recv, h, all);
 }
@@ -365,8 +362,8 @@ static tp_status alltoallv(tp_comm *c, const void *send, const int64_t *send_cou
                     : staged_alltoallv(c, send, send_counts, recv, recv_counts, dtype);
 }
 
-tp_status tp_comm_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts,
-                            void *recv, const int64_t *recv_counts, tp_dtype dtype) {
+tp_status tp_comm_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts, void *recv,
+                            const int64_t *recv_counts, tp_dtype dtype) {
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, send_counts, "send_counts"));
@@ -383,16 +380,15 @@ tp_status tp_comm_allreduce_host(tp_comm *c, void *buf, int64_t count, tp_dtype 
   TIMED(c, tp_comm_mpi_allreduce(c, buf, count, dtype, op));
 }
 
-tp_status tp_comm_broadcast_host(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                                 int root) {
+tp_status tp_comm_broadcast_host(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root) {
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_CHECK_ARG(root >= 0 && root < c->size, "root %d is not a rank of %d", root, c->size);
   TP_TRY(check_dtype(dtype));
   TIMED(c, tp_comm_mpi_broadcast(c, buf, count, dtype, root));
 }
 
-tp_status tp_comm_allgatherv_host(tp_comm *c, const void *send, void *recv,
-                                  const int64_t *counts, tp_dtype dtype) {
+tp_status tp_comm_allgatherv_host(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                  tp_dtype dtype) {
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, counts, "counts"));

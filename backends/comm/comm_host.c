@@ -29,9 +29,7 @@ static MPI_Op mpi_op(tp_comm_op op) {
 }
 
 /* Elements of dtype per chunk. */
-static int64_t chunk_count(tp_dtype dtype) {
-  return (int64_t)(CHUNK_BYTES / tp_dtype_size(dtype));
-}
+static int64_t chunk_count(tp_dtype dtype) { return (int64_t)(CHUNK_BYTES / tp_dtype_size(dtype)); }
 
 tp_status tp_comm_mpi_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
                                 tp_comm_op op) {
@@ -39,36 +37,37 @@ tp_status tp_comm_mpi_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype d
   char *p = (char *)buf;
   for (int64_t done = 0; done < count; done += per) {
     int n = (int)(count - done < per ? count - done : per);
-    TP_TRY(tp_comm_check_mpi(c, MPI_Allreduce(MPI_IN_PLACE, p + done * tp_dtype_size(dtype), n,
-                                              tp_comm_mpi_type(dtype), mpi_op(op), c->mpi),
+    TP_TRY(tp_comm_check_mpi(c,
+                             MPI_Allreduce(MPI_IN_PLACE, p + done * tp_dtype_size(dtype), n,
+                                           tp_comm_mpi_type(dtype), mpi_op(op), c->mpi),
                              "MPI_Allreduce"));
   }
   return TP_SUCCESS;
 }
 
-tp_status tp_comm_mpi_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                                int root) {
+tp_status tp_comm_mpi_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root) {
   const int64_t per = chunk_count(dtype);
   char *p = (char *)buf;
   for (int64_t done = 0; done < count; done += per) {
     int n = (int)(count - done < per ? count - done : per);
-    TP_TRY(tp_comm_check_mpi(c, MPI_Bcast(p + done * tp_dtype_size(dtype), n,
-                                          tp_comm_mpi_type(dtype), root, c->mpi),
-                             "MPI_Bcast"));
+    TP_TRY(tp_comm_check_mpi(
+        c, MPI_Bcast(p + done * tp_dtype_size(dtype), n, tp_comm_mpi_type(dtype), root, c->mpi),
+        "MPI_Bcast"));
   }
   return TP_SUCCESS;
 }
 
 /* Rank r's part of count elements reduced onto it, in chunks. */
-static tp_status reduce_to(tp_comm *c, const char *send, char *recv, int64_t count,
-                           tp_dtype dtype, int root) {
+static tp_status reduce_to(tp_comm *c, const char *send, char *recv, int64_t count, tp_dtype dtype,
+                           int root) {
   const int64_t per = chunk_count(dtype);
   const size_t size = tp_dtype_size(dtype);
   for (int64_t done = 0; done < count; done += per) {
     int n = (int)(count - done < per ? count - done : per);
-    TP_TRY(tp_comm_check_mpi(c, MPI_Reduce(send + done * size,
-                                           c->rank == root ? recv + done * size : NULL, n,
-                                           tp_comm_mpi_type(dtype), MPI_SUM, root, c->mpi),
+    TP_TRY(tp_comm_check_mpi(c,
+                             MPI_Reduce(send + done * size,
+                                        c->rank == root ? recv + done * size : NULL, n,
+                                        tp_comm_mpi_type(dtype), MPI_SUM, root, c->mpi),
                              "MPI_Reduce"));
   }
   return TP_SUCCESS;
@@ -92,9 +91,9 @@ tp_status tp_comm_mpi_reduce_scatter(tp_comm *c, const void *send, void *recv,
   if (!ints)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d counts", c->size);
   if (small_parts(c, counts, ints)) {
-    tp_status st = tp_comm_check_mpi(c, MPI_Reduce_scatter(send, recv, ints,
-                                                           tp_comm_mpi_type(dtype), MPI_SUM,
-                                                           c->mpi), "MPI_Reduce_scatter");
+    tp_status st = tp_comm_check_mpi(
+        c, MPI_Reduce_scatter(send, recv, ints, tp_comm_mpi_type(dtype), MPI_SUM, c->mpi),
+        "MPI_Reduce_scatter");
     free(ints);
     return st;
   }
@@ -107,8 +106,8 @@ tp_status tp_comm_mpi_reduce_scatter(tp_comm *c, const void *send, void *recv,
   return TP_SUCCESS;
 }
 
-tp_status tp_comm_mpi_allgatherv(tp_comm *c, const void *send, void *recv,
-                                 const int64_t *counts, tp_dtype dtype) {
+tp_status tp_comm_mpi_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                 tp_dtype dtype) {
   const size_t size = tp_dtype_size(dtype);
   int64_t offset = 0;
   for (int r = 0; r < c->rank; ++r)
@@ -167,15 +166,15 @@ static tp_status post_all(tp_comm *c, exchange *x, const char *send, const int64
 
 tp_status tp_comm_mpi_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts,
                                 void *recv, const int64_t *recv_counts, tp_dtype dtype) {
-  TP_CHECK_ARG(send_counts[c->rank] == recv_counts[c->rank], "rank %d sends %lld elements to "
-               "itself but expects %lld", c->rank, (long long)send_counts[c->rank],
-               (long long)recv_counts[c->rank]);
+  TP_CHECK_ARG(send_counts[c->rank] == recv_counts[c->rank],
+               "rank %d sends %lld elements to "
+               "itself but expects %lld",
+               c->rank, (long long)send_counts[c->rank], (long long)recv_counts[c->rank]);
   exchange x = {NULL, 0, 0};
   tp_status st = post_all(c, &x, (const char *)send, send_counts, (char *)recv, recv_counts,
                           tp_dtype_size(dtype));
   if (st == TP_SUCCESS && x.count > 0)
-    st = tp_comm_check_mpi(c, MPI_Waitall(x.count, x.requests, MPI_STATUSES_IGNORE),
-                           "MPI_Waitall");
+    st = tp_comm_check_mpi(c, MPI_Waitall(x.count, x.requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
   free(x.requests);
   return st;
 }

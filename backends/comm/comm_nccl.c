@@ -15,9 +15,7 @@ int tp_comm_nccl_built(void) { return 1; }
 
 static ncclComm_t nccl_of(const tp_comm *c) { return (ncclComm_t)c->nccl; }
 
-static cudaStream_t stream_of(const tp_comm *c) {
-  return (cudaStream_t)tp_space_stream(c->space);
-}
+static cudaStream_t stream_of(const tp_comm *c) { return (cudaStream_t)tp_space_stream(c->space); }
 
 static tp_status check(tp_comm *c, ncclResult_t r, const char *call) {
   if (r == ncclSuccess)
@@ -77,16 +75,18 @@ tp_status tp_comm_nccl_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype 
                                  tp_comm_op op) {
   if (count == 0)
     return TP_SUCCESS;
-  return check(c, ncclAllReduce(buf, buf, (size_t)count, nccl_type(dtype), nccl_op(op),
-                                nccl_of(c), stream_of(c)), "ncclAllReduce");
+  return check(c,
+               ncclAllReduce(buf, buf, (size_t)count, nccl_type(dtype), nccl_op(op), nccl_of(c),
+                             stream_of(c)),
+               "ncclAllReduce");
 }
 
-tp_status tp_comm_nccl_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                                 int root) {
+tp_status tp_comm_nccl_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root) {
   if (count == 0)
     return TP_SUCCESS;
-  return check(c, ncclBroadcast(buf, buf, (size_t)count, nccl_type(dtype), root, nccl_of(c),
-                                stream_of(c)), "ncclBroadcast");
+  return check(
+      c, ncclBroadcast(buf, buf, (size_t)count, nccl_type(dtype), root, nccl_of(c), stream_of(c)),
+      "ncclBroadcast");
 }
 
 /* Runs the calls between ncclGroupStart and ncclGroupEnd; a failure inside is reported
@@ -111,15 +111,15 @@ tp_status tp_comm_nccl_reduce_scatter(tp_comm *c, const void *send, void *recv,
   return group_end(c, r, "ncclReduce");
 }
 
-tp_status tp_comm_nccl_allgatherv(tp_comm *c, const void *send, void *recv,
-                                  const int64_t *counts, tp_dtype dtype) {
+tp_status tp_comm_nccl_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                  tp_dtype dtype) {
   const size_t size = tp_dtype_size(dtype);
   ncclResult_t r = ncclGroupStart();
   int64_t offset = 0;
   for (int root = 0; root < c->size && r == ncclSuccess; ++root) {
     if (counts[root] > 0)
-      r = ncclBroadcast(send, (char *)recv + offset * size, (size_t)counts[root],
-                        nccl_type(dtype), root, nccl_of(c), stream_of(c));
+      r = ncclBroadcast(send, (char *)recv + offset * size, (size_t)counts[root], nccl_type(dtype),
+                        root, nccl_of(c), stream_of(c));
     offset += counts[root];
   }
   return group_end(c, r, "ncclBroadcast");
@@ -137,8 +137,8 @@ tp_status tp_comm_nccl_alltoallv(tp_comm *c, const void *send, const int64_t *se
                         stream_of(c)) != cudaSuccess)
       r = ncclUnhandledCudaError;
     if (peer != c->rank && send_counts[peer] > 0)
-      r = ncclSend((const char *)send + sent * size, (size_t)send_counts[peer],
-                   nccl_type(dtype), peer, nccl_of(c), stream_of(c));
+      r = ncclSend((const char *)send + sent * size, (size_t)send_counts[peer], nccl_type(dtype),
+                   peer, nccl_of(c), stream_of(c));
     if (peer != c->rank && recv_counts[peer] > 0 && r == ncclSuccess)
       r = ncclRecv((char *)recv + received * size, (size_t)recv_counts[peer], nccl_type(dtype),
                    peer, nccl_of(c), stream_of(c));

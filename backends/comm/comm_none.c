@@ -56,12 +56,10 @@ tp_status tp_comm_allreduce(tp_comm *c, void *b, int64_t n, tp_dtype t, tp_comm_
 tp_status tp_comm_broadcast(tp_comm *c, void *b, int64_t n, tp_dtype t, int root) {
   return (void)c, (void)b, (void)n, (void)t, (void)root, UNSUPPORTED;
 }
-tp_status tp_comm_reduce_scatter(tp_comm *c, const void *s, void *r, const int64_t *n,
-                                 tp_dtype t) {
+tp_status tp_comm_reduce_scatter(tp_comm *c, const void *s, void *r, const int64_t *n, tp_dtype t) {
   return (void)c, (void)s, (void)r, (void)n, (void)t, UNSUPPORTED;
 }
-tp_status tp_comm_allgatherv(tp_comm *c, const void *s, void *r, const int64_t *n,
-                             tp_dtype t) {
+tp_status tp_comm_allgatherv(tp_comm *c, const void *s, void *r, const int64_t *n, tp_dtype t) {
   return (void)c, (void)s, (void)r, (void)n, (void)t, UNSUPPORTED;
 }
 tp_status tp_comm_alltoallv(tp_comm *c, const void *s, const int64_t *sn, void *r,

@@ -10,14 +10,14 @@
 #include "tenport/comm.h"
 
 struct tp_comm {
-  MPI_Comm mpi;             /* tenport's own duplicate (or split) of the caller's */
+  MPI_Comm mpi; /* tenport's own duplicate (or split) of the caller's */
   int rank, size, node_rank, node_size;
-  tp_space *space;          /* where the collectives' data lives; NULL: host memory */
-  int gpu;                  /* the space's memory is device memory */
-  void *nccl;               /* the NCCL communicator over the same ranks, or NULL */
-  void *stage;              /* host buffer for GPU data moved by MPI */
+  tp_space *space; /* where the collectives' data lives; NULL: host memory */
+  int gpu;         /* the space's memory is device memory */
+  void *nccl;      /* the NCCL communicator over the same ranks, or NULL */
+  void *stage;     /* host buffer for GPU data moved by MPI */
   size_t stage_bytes;
-  double seconds;           /* in collectives so far */
+  double seconds; /* in collectives so far */
 };
 
 MPI_Datatype tp_comm_mpi_type(tp_dtype dtype);
@@ -32,12 +32,11 @@ tp_status tp_comm_check_mpi(tp_comm *c, int rc, const char *call);
 /* ---- host collectives on MPI (comm_host.c) --------------------------------------- */
 tp_status tp_comm_mpi_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
                                 tp_comm_op op);
-tp_status tp_comm_mpi_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                                int root);
+tp_status tp_comm_mpi_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root);
 tp_status tp_comm_mpi_reduce_scatter(tp_comm *c, const void *send, void *recv,
                                      const int64_t *counts, tp_dtype dtype);
-tp_status tp_comm_mpi_allgatherv(tp_comm *c, const void *send, void *recv,
-                                 const int64_t *counts, tp_dtype dtype);
+tp_status tp_comm_mpi_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                 tp_dtype dtype);
 tp_status tp_comm_mpi_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts,
                                 void *recv, const int64_t *recv_counts, tp_dtype dtype);
 
@@ -47,12 +46,11 @@ tp_status tp_comm_nccl_create(tp_comm *c);
 void tp_comm_nccl_destroy(tp_comm *c);
 tp_status tp_comm_nccl_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
                                  tp_comm_op op);
-tp_status tp_comm_nccl_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
-                                 int root);
+tp_status tp_comm_nccl_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root);
 tp_status tp_comm_nccl_reduce_scatter(tp_comm *c, const void *send, void *recv,
                                       const int64_t *counts, tp_dtype dtype);
-tp_status tp_comm_nccl_allgatherv(tp_comm *c, const void *send, void *recv,
-                                  const int64_t *counts, tp_dtype dtype);
+tp_status tp_comm_nccl_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
+                                  tp_dtype dtype);
 tp_status tp_comm_nccl_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts,
                                  void *recv, const int64_t *recv_counts, tp_dtype dtype);
 

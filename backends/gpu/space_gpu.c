@@ -27,8 +27,8 @@ static tp_status tpg_status(tpg_error_t e, const char *what, const char *file, i
     return TP_SUCCESS;
   tp_status code = e == TPG_ERROR_MEMORY ? TP_ERROR_OUT_OF_MEMORY : TP_ERROR_DEVICE;
   (void)TPG(GetLastError)(); /* clear non-sticky errors so later calls are unaffected */
-  return tp_error_raise(code, file, line, func, "%s failed: %s (%s)", what,
-                        TPG(GetErrorString)(e), TPG(GetErrorName)(e));
+  return tp_error_raise(code, file, line, func, "%s failed: %s (%s)", what, TPG(GetErrorString)(e),
+                        TPG(GetErrorName)(e));
 }
 
 #define TPG_CHECK(call) TP_TRY(tpg_status((call), #call, __FILE__, __LINE__, __func__))
@@ -252,8 +252,7 @@ size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
 }
 
 /* ---- copies --------------------------------------------------------------- */
-static tp_status tpg_copy(tp_space *space, void *dst, const void *src, size_t bytes,
-                          int wait) {
+static tp_status tpg_copy(tp_space *space, void *dst, const void *src, size_t bytes, int wait) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(bytes == 0 || (dst && src), "NULL pointer in a copy of %zu bytes", bytes);
   if (bytes == 0)
@@ -315,11 +314,11 @@ tp_status tpg_team_setup(tp_space *space, const tp_team_policy *p, const void *e
   size_t scratch = (p->scratch_bytes + 15) / 16 * 16;
   size_t shared = TPG_TEAM_RESERVE(p->team_size) + scratch;
   if (shared > 48 * 1024)
-    TPG_CHECK(TPG(FuncSetAttribute)(entry, TPG(FuncAttributeMaxDynamicSharedMemorySize),
-                                    (int)shared));
+    TPG_CHECK(
+        TPG(FuncSetAttribute)(entry, TPG(FuncAttributeMaxDynamicSharedMemorySize), (int)shared));
   const int64_t max_grid = 0x7fffffff;
-  cfg->grid = (unsigned)(p->league_size < max_grid ? (p->league_size > 0 ? p->league_size : 1)
-                                                   : max_grid);
+  cfg->grid =
+      (unsigned)(p->league_size < max_grid ? (p->league_size > 0 ? p->league_size : 1) : max_grid);
   cfg->block_x = (unsigned)p->vector_length;
   cfg->block_y = (unsigned)p->team_size;
   cfg->shared_bytes = shared;
@@ -416,8 +415,8 @@ tp_status tp_timer_create(tp_space *space, tp_timer **timer) {
   if (!t)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a timer");
   t->space = space;
-  tp_status st = tpg_status(TPG(EventCreate)(&t->start), "EventCreate", __FILE__, __LINE__,
-                            __func__);
+  tp_status st =
+      tpg_status(TPG(EventCreate)(&t->start), "EventCreate", __FILE__, __LINE__, __func__);
   if (st == TP_SUCCESS) {
     st = tpg_status(TPG(EventCreate)(&t->stop), "EventCreate", __FILE__, __LINE__, __func__);
     if (st != TP_SUCCESS)

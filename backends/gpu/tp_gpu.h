@@ -33,9 +33,9 @@ typedef struct tp_team {
   int vector_lane, vector_length; /* threadIdx.x, blockDim.x */
   void *scratch;
   size_t scratch_bytes;
-  void *reduce_buffer;            /* (team_size + 1) x 16 bytes for team collectives */
-  uint64_t group_mask;            /* this thread's vector group within its warp */
-  int group_shift;                /* bit of the group's lane 0 within the warp mask */
+  void *reduce_buffer; /* (team_size + 1) x 16 bytes for team collectives */
+  uint64_t group_mask; /* this thread's vector group within its warp */
+  int group_shift;     /* bit of the group's lane 0 within the warp mask */
 } tp_team;
 
 /* Bytes of shared memory reserved ahead of the scratch for team collectives. */
@@ -61,14 +61,14 @@ TP_DEVICE void tpg_team_init(tp_team *t, unsigned char *smem, int64_t league_siz
 }
 
 /* ---- nested loops inside a team ------------------------------------------- */
-#define TP_TEAM_FOR(team, i, begin, end)                                                \
+#define TP_TEAM_FOR(team, i, begin, end) \
   for (int64_t i = (begin) + (team)->team_rank; i < (int64_t)(end); i += (team)->team_size)
-#define TP_VECTOR_FOR(team, j, begin, end)                                              \
+#define TP_VECTOR_FOR(team, j, begin, end) \
   for (int j = (begin) + (team)->vector_lane; j < (int)(end); j += (team)->vector_length)
 #define TP_VECTOR_FOR_SUM(team, j, begin, end, acc) TP_VECTOR_FOR(team, j, begin, end)
-#define TP_TEAM_VECTOR_FOR(team, i, begin, end)                                         \
-  for (int64_t i = (begin) + (int64_t)(team)->team_rank * (team)->vector_length +       \
-                   (team)->vector_lane;                                                 \
+#define TP_TEAM_VECTOR_FOR(team, i, begin, end)                                                \
+  for (int64_t i =                                                                             \
+           (begin) + (int64_t)(team)->team_rank * (team)->vector_length + (team)->vector_lane; \
        i < (int64_t)(end); i += (int64_t)(team)->team_size * (team)->vector_length)
 #define TP_TEAM_VECTOR_FOR_SUM(team, i, begin, end, acc) TP_TEAM_VECTOR_FOR(team, i, begin, end)
 #define TP_TEAM_SINGLE(team) if ((team)->team_rank == 0 && (team)->vector_lane == 0)
@@ -119,54 +119,54 @@ TP_DEVICE int tpg_pow2_ceil(int x) {
 
 /* Reduction over team threads (lane 0 of each contributes); every thread gets the result.
  * A fixed tree in shared memory, so the join order never changes. */
-#define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                           \
-  TP_DEVICE T fname(const tp_team *t, T v) {                                            \
-    T *buf = (T *)t->reduce_buffer;                                                     \
-    __syncthreads();                                                                    \
-    if (t->vector_lane == 0)                                                            \
-      buf[t->team_rank] = v;                                                            \
-    __syncthreads();                                                                    \
-    for (int s = tpg_pow2_ceil(t->team_size) >> 1; s > 0; s >>= 1) {                    \
-      if (t->vector_lane == 0 && t->team_rank < s && t->team_rank + s < t->team_size)   \
-        buf[t->team_rank] = join(buf[t->team_rank], buf[t->team_rank + s]);             \
-      __syncthreads();                                                                  \
-    }                                                                                   \
-    return buf[0];                                                                      \
+#define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                         \
+  TP_DEVICE T fname(const tp_team *t, T v) {                                          \
+    T *buf = (T *)t->reduce_buffer;                                                   \
+    __syncthreads();                                                                  \
+    if (t->vector_lane == 0)                                                          \
+      buf[t->team_rank] = v;                                                          \
+    __syncthreads();                                                                  \
+    for (int s = tpg_pow2_ceil(t->team_size) >> 1; s > 0; s >>= 1) {                  \
+      if (t->vector_lane == 0 && t->team_rank < s && t->team_rank + s < t->team_size) \
+        buf[t->team_rank] = join(buf[t->team_rank], buf[t->team_rank + s]);           \
+      __syncthreads();                                                                \
+    }                                                                                 \
+    return buf[0];                                                                    \
   }
 
 /* Exclusive scan over team threads (lane 0 of each contributes); *total gets the sum. */
-#define TP_DEFINE_TEAM_SCAN(fname, T)                                                   \
-  TP_DEVICE T fname(const tp_team *t, T v, T *total) {                                  \
-    T *buf = (T *)t->reduce_buffer;                                                     \
-    __syncthreads();                                                                    \
-    if (t->vector_lane == 0)                                                            \
-      buf[t->team_rank] = v;                                                            \
-    __syncthreads();                                                                    \
-    if (t->team_rank == 0 && t->vector_lane == 0) {                                     \
-      T run = 0;                                                                        \
-      for (int k = 0; k < t->team_size; ++k) {                                          \
-        T x = buf[k];                                                                   \
-        buf[k] = run;                                                                   \
-        run = run + x;                                                                  \
-      }                                                                                 \
-      buf[t->team_size] = run;                                                          \
-    }                                                                                   \
-    __syncthreads();                                                                    \
-    if (total)                                                                          \
-      *total = buf[t->team_size];                                                       \
-    return buf[t->team_rank];                                                           \
+#define TP_DEFINE_TEAM_SCAN(fname, T)                  \
+  TP_DEVICE T fname(const tp_team *t, T v, T *total) { \
+    T *buf = (T *)t->reduce_buffer;                    \
+    __syncthreads();                                   \
+    if (t->vector_lane == 0)                           \
+      buf[t->team_rank] = v;                           \
+    __syncthreads();                                   \
+    if (t->team_rank == 0 && t->vector_lane == 0) {    \
+      T run = 0;                                       \
+      for (int k = 0; k < t->team_size; ++k) {         \
+        T x = buf[k];                                  \
+        buf[k] = run;                                  \
+        run = run + x;                                 \
+      }                                                \
+      buf[t->team_size] = run;                         \
+    }                                                  \
+    __syncthreads();                                   \
+    if (total)                                         \
+      *total = buf[t->team_size];                      \
+    return buf[t->team_rank];                          \
   }
 
 /* Lane shuffles within the calling thread's vector group (lanes 0..vector_length-1). */
-#define TPG_VECTOR_SHUFFLES(sfx, T)                                                     \
-  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {               \
-    return tpg_shfl(t->group_mask, v, src_lane, t->vector_length);                      \
-  }                                                                                     \
-  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) {          \
-    return tpg_shfl_xor(t->group_mask, v, lane_mask, t->vector_length);                 \
-  }                                                                                     \
-  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {               \
-    return tpg_shfl_up(t->group_mask, v, delta, t->vector_length);                      \
+#define TPG_VECTOR_SHUFFLES(sfx, T)                                            \
+  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {      \
+    return tpg_shfl(t->group_mask, v, src_lane, t->vector_length);             \
+  }                                                                            \
+  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) { \
+    return tpg_shfl_xor(t->group_mask, v, lane_mask, t->vector_length);        \
+  }                                                                            \
+  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {      \
+    return tpg_shfl_up(t->group_mask, v, delta, t->vector_length);             \
   }
 
 TPG_VECTOR_SHUFFLES(i32, int32_t)
@@ -179,43 +179,43 @@ TPG_VECTOR_SHUFFLES(f64, double)
 /* ---- atomics ------------------------------------------------------------- */
 /* Global scope: visible to the whole device. _team: only the calling team touches the
  * location (team scratch, or memory the team owns). */
-#define TPG_ATOMIC_ADD(sfx, T, U)                                                       \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { atomicAdd((U *)p, (U)v); }            \
+#define TPG_ATOMIC_ADD(sfx, T, U)                                            \
+  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { atomicAdd((U *)p, (U)v); } \
   TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { tpg_atomic_add_block((U *)p, (U)v); }
 
-#define TPG_ATOMIC_INT(sfx, T, U)                                                       \
-  TPG_ATOMIC_ADD(sfx, T, U)                                                             \
+#define TPG_ATOMIC_INT(sfx, T, U)                                                         \
+  TPG_ATOMIC_ADD(sfx, T, U)                                                               \
   TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) { return (T)atomicAdd((U *)p, (U)v); } \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                             \
-    return (T)tpg_atomic_add_block((U *)p, (U)v);                                       \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                        \
-    return (T)atomicCAS((U *)p, (U)expected, (U)desired);                               \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) {                 \
-    return (T)tpg_atomic_cas_block((U *)p, (U)expected, (U)desired);                    \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
-    T old = *(volatile T *)p;                                                           \
-    while (v > old) {                                                                   \
-      T seen = tp_atomic_cas_##sfx(p, old, v);                                          \
-      if (seen == old)                                                                  \
-        break;                                                                          \
-      old = seen;                                                                       \
-    }                                                                                   \
-    return old;                                                                         \
-  }                                                                                     \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                               \
+    return (T)tpg_atomic_add_block((U *)p, (U)v);                                         \
+  }                                                                                       \
+  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                          \
+    return (T)atomicCAS((U *)p, (U)expected, (U)desired);                                 \
+  }                                                                                       \
+  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) {                   \
+    return (T)tpg_atomic_cas_block((U *)p, (U)expected, (U)desired);                      \
+  }                                                                                       \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                            \
+    T old = *(volatile T *)p;                                                             \
+    while (v > old) {                                                                     \
+      T seen = tp_atomic_cas_##sfx(p, old, v);                                            \
+      if (seen == old)                                                                    \
+        break;                                                                            \
+      old = seen;                                                                         \
+    }                                                                                     \
+    return old;                                                                           \
+  }                                                                                       \
   TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) { return tp_atomic_max_##sfx(p, v); } \
   TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) { return *(const volatile T *)p; } \
-  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { /* acquire: later reads see after */   \
-    T v = *(const volatile T *)p;                                                       \
-    __threadfence();                                                                    \
-    return v;                                                                           \
-  }                                                                                     \
-  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) {                                     \
-    __threadfence();                                                                    \
-    *(volatile T *)p = v;                                                               \
-  }                                                                                     \
+  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { /* acquire: later reads see after */     \
+    T v = *(const volatile T *)p;                                                         \
+    __threadfence();                                                                      \
+    return v;                                                                             \
+  }                                                                                       \
+  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) {                                       \
+    __threadfence();                                                                      \
+    *(volatile T *)p = v;                                                                 \
+  }                                                                                       \
   TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) { *(volatile T *)p = v; }
 
 TPG_ATOMIC_INT(i32, int32_t, int)
@@ -235,22 +235,20 @@ TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
 
 /* Floating-point max through compare-and-swap on the bit pattern: stores v when
  * v > *p, so NaN is never stored and a stored NaN stays. */
-#define TPG_ATOMIC_FLOAT(sfx, T, B, to_bits, from_bits)                                 \
-  TPG_ATOMIC_ADD(sfx, T, T)                                                             \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) { return atomicAdd(p, v); }          \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                             \
-    return tpg_atomic_add_block(p, v);                                                  \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
-    B old = *(volatile B *)p;                                                           \
-    while (v > from_bits(old)) {                                                        \
-      B seen = atomicCAS((B *)p, old, to_bits(v));                                      \
-      if (seen == old)                                                                  \
-        break;                                                                          \
-      old = seen;                                                                       \
-    }                                                                                   \
-    return from_bits(old);                                                              \
-  }                                                                                     \
+#define TPG_ATOMIC_FLOAT(sfx, T, B, to_bits, from_bits)                                          \
+  TPG_ATOMIC_ADD(sfx, T, T)                                                                      \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) { return atomicAdd(p, v); }                   \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) { return tpg_atomic_add_block(p, v); } \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                   \
+    B old = *(volatile B *)p;                                                                    \
+    while (v > from_bits(old)) {                                                                 \
+      B seen = atomicCAS((B *)p, old, to_bits(v));                                               \
+      if (seen == old)                                                                           \
+        break;                                                                                   \
+      old = seen;                                                                                \
+    }                                                                                            \
+    return from_bits(old);                                                                       \
+  }                                                                                              \
   TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) { return tp_atomic_max_##sfx(p, v); }
 
 TPG_ATOMIC_FLOAT(f32, float, unsigned int, __float_as_uint, __uint_as_float)
@@ -283,8 +281,8 @@ TP_EXTERN_C_END
 #endif
 
 #ifndef TPG_LAUNCH
-#define TPG_LAUNCH(entry, cfg, ...)                                                     \
-  entry<<<dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y), (cfg).shared_bytes,     \
+#define TPG_LAUNCH(entry, cfg, ...)                                                 \
+  entry<<<dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y), (cfg).shared_bytes, \
           (cfg).stream>>>(__VA_ARGS__)
 #endif
 
@@ -296,150 +294,146 @@ TP_EXTERN_C_END
 #include "portable/tp_range_check.h"
 
 #define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                            \
-  TP_DEVICE void name##_body(int64_t i, args_t a);                                      \
-  static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_) {                    \
-    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                               \
-    for (int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_i_ < tp_n_; \
-         tp_i_ += tp_stride_)                                                           \
-      name##_body(tp_i_, tp_a_);                                                        \
-  }                                                                                     \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
-                                                 args_t tp_a_) {                        \
-    tpg_launch tp_c_;                                                                   \
-    TP_TRY(tpg_range_setup(tp_s_, tp_n_, #name, &tp_c_));                               \
-    if (tp_n_ == 0)                                                                     \
-      return TP_SUCCESS;                                                                \
-    TPG_LAUNCH(name##_entry, tp_c_, tp_n_, tp_a_);                                      \
-    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                          \
-  }                                                                                     \
+#define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                                 \
+  TP_DEVICE void name##_body(int64_t i, args_t a);                                               \
+  static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_) {                             \
+    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                        \
+    for (int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_i_ < tp_n_;          \
+         tp_i_ += tp_stride_)                                                                    \
+      name##_body(tp_i_, tp_a_);                                                                 \
+  }                                                                                              \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_) { \
+    tpg_launch tp_c_;                                                                            \
+    TP_TRY(tpg_range_setup(tp_s_, tp_n_, #name, &tp_c_));                                        \
+    if (tp_n_ == 0)                                                                              \
+      return TP_SUCCESS;                                                                         \
+    TPG_LAUNCH(name##_entry, tp_c_, tp_n_, tp_a_);                                               \
+    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                                   \
+  }                                                                                              \
   TP_DEVICE void name##_body(int64_t i, args_t a)
 
 #define TP_RANGE2_KERNEL(...) TP_RANGE2_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE2_KERNEL_IMPL(name, args_t, i, j, a)                                        \
-  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                           \
-  static __global__ void name##_entry(int64_t tp_n0_, int64_t tp_n1_, args_t tp_a_) {   \
-    int64_t tp_n_ = tp_n0_ * tp_n1_;                                                    \
-    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                               \
-    for (int64_t tp_k_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_k_ < tp_n_; \
-         tp_k_ += tp_stride_)                                                           \
-      name##_body(tp_k_ / tp_n1_, tp_k_ % tp_n1_, tp_a_);                               \
-  }                                                                                     \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_,       \
-                                                 int64_t tp_n1_, args_t tp_a_) {        \
-    tpg_launch tp_c_;                                                                   \
-    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                     \
-    TP_TRY(tpg_range_setup(tp_s_, tp_n0_ * tp_n1_, #name, &tp_c_));                     \
-    if (tp_n0_ == 0 || tp_n1_ == 0)                                                     \
-      return TP_SUCCESS;                                                                \
-    TPG_LAUNCH(name##_entry, tp_c_, tp_n0_, tp_n1_, tp_a_);                             \
-    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                          \
-  }                                                                                     \
+#define TP_RANGE2_KERNEL_IMPL(name, args_t, i, j, a)                                              \
+  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                                     \
+  static __global__ void name##_entry(int64_t tp_n0_, int64_t tp_n1_, args_t tp_a_) {             \
+    int64_t tp_n_ = tp_n0_ * tp_n1_;                                                              \
+    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                         \
+    for (int64_t tp_k_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_k_ < tp_n_;           \
+         tp_k_ += tp_stride_)                                                                     \
+      name##_body(tp_k_ / tp_n1_, tp_k_ % tp_n1_, tp_a_);                                         \
+  }                                                                                               \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_, int64_t tp_n1_, \
+                                                 args_t tp_a_) {                                  \
+    tpg_launch tp_c_;                                                                             \
+    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                               \
+    TP_TRY(tpg_range_setup(tp_s_, tp_n0_ *tp_n1_, #name, &tp_c_));                                \
+    if (tp_n0_ == 0 || tp_n1_ == 0)                                                               \
+      return TP_SUCCESS;                                                                          \
+    TPG_LAUNCH(name##_entry, tp_c_, tp_n0_, tp_n1_, tp_a_);                                       \
+    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                                    \
+  }                                                                                               \
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a)
 
 /* Block-level tree reduction of one T per thread held in shared memory buf. */
-#define TPG_BLOCK_REDUCE(T, join, buf, acc)                                             \
-  do {                                                                                  \
-    (buf)[threadIdx.x] = (acc);                                                         \
-    __syncthreads();                                                                    \
-    for (unsigned tp_s_ = blockDim.x >> 1; tp_s_ > 0; tp_s_ >>= 1) {                    \
-      if (threadIdx.x < tp_s_)                                                          \
-        (buf)[threadIdx.x] = join((buf)[threadIdx.x], (buf)[threadIdx.x + tp_s_]);      \
-      __syncthreads();                                                                  \
-    }                                                                                   \
+#define TPG_BLOCK_REDUCE(T, join, buf, acc)                                        \
+  do {                                                                             \
+    (buf)[threadIdx.x] = (acc);                                                    \
+    __syncthreads();                                                               \
+    for (unsigned tp_s_ = blockDim.x >> 1; tp_s_ > 0; tp_s_ >>= 1) {               \
+      if (threadIdx.x < tp_s_)                                                     \
+        (buf)[threadIdx.x] = join((buf)[threadIdx.x], (buf)[threadIdx.x + tp_s_]); \
+      __syncthreads();                                                             \
+    }                                                                              \
   } while (0)
 
 #define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)             \
-  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                              \
-  static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_, T *tp_partials_) {   \
-    TPG_SMEM(tp_smem_);                                                                 \
-    T *tp_buf_ = (T *)tp_smem_;                                                         \
-    T tp_acc_ = (identity);                                                             \
-    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                               \
-    int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                     \
-    /* four bodies per step: their loads are independent and overlap */                \
-    for (; tp_i_ + 3 * tp_stride_ < tp_n_; tp_i_ += 4 * tp_stride_) {                   \
-      name##_body(tp_i_, tp_a_, &tp_acc_);                                              \
-      name##_body(tp_i_ + tp_stride_, tp_a_, &tp_acc_);                                 \
-      name##_body(tp_i_ + 2 * tp_stride_, tp_a_, &tp_acc_);                             \
-      name##_body(tp_i_ + 3 * tp_stride_, tp_a_, &tp_acc_);                             \
-    }                                                                                   \
-    for (; tp_i_ < tp_n_; tp_i_ += tp_stride_)                                          \
-      name##_body(tp_i_, tp_a_, &tp_acc_);                                              \
-    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                        \
-    if (threadIdx.x == 0)                                                               \
-      tp_partials_[blockIdx.x] = tp_buf_[0];                                            \
-  }                                                                                     \
-  static __global__ void name##_final(int64_t tp_count_, const T *tp_partials_,         \
-                                      T *tp_result_) {                                  \
-    TPG_SMEM(tp_smem_);                                                                 \
-    T *tp_buf_ = (T *)tp_smem_;                                                         \
-    T tp_acc_ = (identity);                                                             \
-    for (int64_t tp_k_ = threadIdx.x; tp_k_ < tp_count_; tp_k_ += blockDim.x)           \
-      tp_acc_ = join(tp_acc_, tp_partials_[tp_k_]);                                     \
-    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                        \
-    if (threadIdx.x == 0)                                                               \
-      *tp_result_ = tp_buf_[0];                                                         \
-  }                                                                                     \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
-                                                 args_t tp_a_, T *tp_result_) {         \
-    tpg_launch tp_c_;                                                                   \
-    TP_TRY(tpg_range_setup(tp_s_, tp_n_, #name, &tp_c_));                               \
-    T *tp_partials_ = NULL;                                                             \
-    TP_TRY(tp_temp_alloc(tp_s_, sizeof(T) * tp_c_.grid, (void **)&tp_partials_));       \
-    tp_c_.shared_bytes = sizeof(T) * TPG_RANGE_BLOCK;                                   \
-    tp_status tp_st_ = TP_SUCCESS;                                                      \
-    if (tp_n_ > 0) {                                                                    \
-      TPG_LAUNCH(name##_entry, tp_c_, tp_n_, tp_a_, tp_partials_);                      \
-      tp_st_ = tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                      \
-    }                                                                                   \
-    int64_t tp_count_ = tp_n_ > 0 ? (int64_t)tp_c_.grid : 0;                            \
-    tp_c_.grid = 1;                                                                     \
-    if (tp_st_ == TP_SUCCESS) {                                                         \
-      TPG_LAUNCH(name##_final, tp_c_, tp_count_, tp_partials_, tp_result_);             \
-      tp_st_ = tpg_launch_check(tp_s_, #name "_final", __FILE__, __LINE__);             \
-    }                                                                                   \
-    tp_temp_release(tp_s_, tp_partials_);                                               \
-    return tp_st_;                                                                      \
-  }                                                                                     \
+#define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)                  \
+  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                                       \
+  static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_, T *tp_partials_) {            \
+    TPG_SMEM(tp_smem_);                                                                          \
+    T *tp_buf_ = (T *)tp_smem_;                                                                  \
+    T tp_acc_ = (identity);                                                                      \
+    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                        \
+    int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                              \
+    /* four bodies per step: their loads are independent and overlap */                          \
+    for (; tp_i_ + 3 * tp_stride_ < tp_n_; tp_i_ += 4 * tp_stride_) {                            \
+      name##_body(tp_i_, tp_a_, &tp_acc_);                                                       \
+      name##_body(tp_i_ + tp_stride_, tp_a_, &tp_acc_);                                          \
+      name##_body(tp_i_ + 2 * tp_stride_, tp_a_, &tp_acc_);                                      \
+      name##_body(tp_i_ + 3 * tp_stride_, tp_a_, &tp_acc_);                                      \
+    }                                                                                            \
+    for (; tp_i_ < tp_n_; tp_i_ += tp_stride_)                                                   \
+      name##_body(tp_i_, tp_a_, &tp_acc_);                                                       \
+    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                                 \
+    if (threadIdx.x == 0)                                                                        \
+      tp_partials_[blockIdx.x] = tp_buf_[0];                                                     \
+  }                                                                                              \
+  static __global__ void name##_final(int64_t tp_count_, const T *tp_partials_, T *tp_result_) { \
+    TPG_SMEM(tp_smem_);                                                                          \
+    T *tp_buf_ = (T *)tp_smem_;                                                                  \
+    T tp_acc_ = (identity);                                                                      \
+    for (int64_t tp_k_ = threadIdx.x; tp_k_ < tp_count_; tp_k_ += blockDim.x)                    \
+      tp_acc_ = join(tp_acc_, tp_partials_[tp_k_]);                                              \
+    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                                 \
+    if (threadIdx.x == 0)                                                                        \
+      *tp_result_ = tp_buf_[0];                                                                  \
+  }                                                                                              \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_,   \
+                                                 T *tp_result_) {                                \
+    tpg_launch tp_c_;                                                                            \
+    TP_TRY(tpg_range_setup(tp_s_, tp_n_, #name, &tp_c_));                                        \
+    T *tp_partials_ = NULL;                                                                      \
+    TP_TRY(tp_temp_alloc(tp_s_, sizeof(T) * tp_c_.grid, (void **)&tp_partials_));                \
+    tp_c_.shared_bytes = sizeof(T) * TPG_RANGE_BLOCK;                                            \
+    tp_status tp_st_ = TP_SUCCESS;                                                               \
+    if (tp_n_ > 0) {                                                                             \
+      TPG_LAUNCH(name##_entry, tp_c_, tp_n_, tp_a_, tp_partials_);                               \
+      tp_st_ = tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                               \
+    }                                                                                            \
+    int64_t tp_count_ = tp_n_ > 0 ? (int64_t)tp_c_.grid : 0;                                     \
+    tp_c_.grid = 1;                                                                              \
+    if (tp_st_ == TP_SUCCESS) {                                                                  \
+      TPG_LAUNCH(name##_final, tp_c_, tp_count_, tp_partials_, tp_result_);                      \
+      tp_st_ = tpg_launch_check(tp_s_, #name "_final", __FILE__, __LINE__);                      \
+    }                                                                                            \
+    tp_temp_release(tp_s_, tp_partials_);                                                        \
+    return tp_st_;                                                                               \
+  }                                                                                              \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
-#define TP_TEAM_KERNEL(name, args_t, team, a)                                           \
-  TP_TEAM_KERNEL_IMPL(name, args_t, 0, , team, a)
+#define TP_TEAM_KERNEL(name, args_t, team, a) TP_TEAM_KERNEL_IMPL(name, args_t, 0, , team, a)
 /* A team kernel whose teams never exceed max_threads (team_size x vector_length) and
  * of which at least min_teams should fit on one multiprocessor: the compiler budgets
  * registers for that. Ignored on the CPU backends. */
-#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a)           \
-  TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, __launch_bounds__(max_threads, min_teams), \
-                      team, a)
+#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a) \
+  TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, __launch_bounds__(max_threads, min_teams), team, a)
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
-#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, bounds, team, a)               \
-  TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
-  static __global__ void bounds name##_entry(args_t tp_a_, int64_t tp_league_,          \
-                                             size_t tp_scratch_) {                      \
-    TPG_SMEM(tp_smem_);                                                                 \
-    tp_team tp_t_;                                                                      \
-    tpg_team_init(&tp_t_, tp_smem_, tp_league_, tp_scratch_);                           \
-    for (int64_t tp_l_ = blockIdx.x; tp_l_ < tp_league_; tp_l_ += gridDim.x) {          \
-      tp_t_.league_rank = tp_l_;                                                        \
-      name##_body(&tp_t_, tp_a_);                                                       \
-      __syncthreads();                                                                  \
-    }                                                                                   \
-  }                                                                                     \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_, \
-                                                 args_t tp_a_) {                        \
-    tpg_launch tp_c_;                                                                   \
-    TP_TRY(tpg_team_setup(tp_s_, &tp_p_, (const void *)name##_entry, #name, &tp_c_));   \
-    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))     \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                        \
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, bounds, team, a)                   \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                               \
+  static __global__ void bounds name##_entry(args_t tp_a_, int64_t tp_league_,             \
+                                             size_t tp_scratch_) {                         \
+    TPG_SMEM(tp_smem_);                                                                    \
+    tp_team tp_t_;                                                                         \
+    tpg_team_init(&tp_t_, tp_smem_, tp_league_, tp_scratch_);                              \
+    for (int64_t tp_l_ = blockIdx.x; tp_l_ < tp_league_; tp_l_ += gridDim.x) {             \
+      tp_t_.league_rank = tp_l_;                                                           \
+      name##_body(&tp_t_, tp_a_);                                                          \
+      __syncthreads();                                                                     \
+    }                                                                                      \
+  }                                                                                        \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,    \
+                                                 args_t tp_a_) {                           \
+    tpg_launch tp_c_;                                                                      \
+    TP_TRY(tpg_team_setup(tp_s_, &tp_p_, (const void *)name##_entry, #name, &tp_c_));      \
+    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))        \
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                           \
                       "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
-                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));        \
-    if (tp_p_.league_size == 0)                                                         \
-      return TP_SUCCESS;                                                                \
-    TPG_LAUNCH(name##_entry, tp_c_, tp_a_, tp_p_.league_size, tp_p_.scratch_bytes);     \
-    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                          \
-  }                                                                                     \
+                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));           \
+    if (tp_p_.league_size == 0)                                                            \
+      return TP_SUCCESS;                                                                   \
+    TPG_LAUNCH(name##_entry, tp_c_, tp_a_, tp_p_.league_size, tp_p_.scratch_bytes);        \
+    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                             \
+  }                                                                                        \
   TP_DEVICE void name##_body(const tp_team *team, args_t a)
 
 #endif

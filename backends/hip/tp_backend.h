@@ -38,8 +38,8 @@ typedef hipGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_xor(mask, v, off, width) tp_hip_cpu::shfl_xor((mask), (v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) tp_hip_cpu::shfl_up((mask), (v), (off), (width))
 /* Kernels are launched by the runtime's macro, dynamic shared memory is its vector. */
-#define TPG_LAUNCH(entry, cfg, ...)                                                     \
-  hipLaunchKernelGGL(entry, dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y),       \
+#define TPG_LAUNCH(entry, cfg, ...)                                               \
+  hipLaunchKernelGGL(entry, dim3((cfg).grid), dim3((cfg).block_x, (cfg).block_y), \
                      (cfg).shared_bytes, (cfg).stream, __VA_ARGS__)
 #define TPG_SMEM(name) HIP_DYNAMIC_SHARED(unsigned char, name)
 #else

@@ -39,7 +39,7 @@
 #if defined(thread_local) /* as the runtime does after libco */
 #undef thread_local
 #endif
-#define co_create(bytes, entry)                                                         \
+#define co_create(bytes, entry) \
   co_create((bytes) < TP_HIP_CPU_STACK ? TP_HIP_CPU_STACK : (bytes), (entry))
 
 /* The runtime's stream processor spins on a pause instruction while it waits for work;
@@ -177,9 +177,13 @@ inline hipError_t tp_hip_cpu_stream_wait_event(hipStream_t, hipEvent_t event, un
 
 /* ---- what the runtime lacks --------------------------------------------------------- */
 /* Bit casts of the HIP device library. */
-inline unsigned int __float_as_uint(float x) { return tp_hip_cpu::from_word<unsigned int>(tp_hip_cpu::to_word(x)); }
+inline unsigned int __float_as_uint(float x) {
+  return tp_hip_cpu::from_word<unsigned int>(tp_hip_cpu::to_word(x));
+}
 inline float __uint_as_float(unsigned int x) { return tp_hip_cpu::from_word<float>(x); }
-inline long long __double_as_longlong(double x) { return tp_hip_cpu::from_word<long long>(tp_hip_cpu::to_word(x)); }
+inline long long __double_as_longlong(double x) {
+  return tp_hip_cpu::from_word<long long>(tp_hip_cpu::to_word(x));
+}
 
 /* Dynamic shared memory is a vector sized at each launch: no limit to raise. */
 enum hipFuncAttribute { hipFuncAttributeMaxDynamicSharedMemorySize = 8 };
@@ -190,9 +194,13 @@ inline hipError_t hipFuncSetAttribute(const void *, hipFuncAttribute, int) { ret
 typedef struct tp_hip_cpu_graph *hipGraph_t;
 typedef struct tp_hip_cpu_graph_exec *hipGraphExec_t;
 enum hipStreamCaptureMode { hipStreamCaptureModeThreadLocal = 1 };
-inline hipError_t hipStreamBeginCapture(hipStream_t, hipStreamCaptureMode) { return hipErrorNotSupported; }
+inline hipError_t hipStreamBeginCapture(hipStream_t, hipStreamCaptureMode) {
+  return hipErrorNotSupported;
+}
 inline hipError_t hipStreamEndCapture(hipStream_t, hipGraph_t *) { return hipErrorNotSupported; }
-inline hipError_t hipGraphInstantiate(hipGraphExec_t *, hipGraph_t, void *, char *, size_t) { return hipErrorNotSupported; }
+inline hipError_t hipGraphInstantiate(hipGraphExec_t *, hipGraph_t, void *, char *, size_t) {
+  return hipErrorNotSupported;
+}
 inline hipError_t hipGraphDestroy(hipGraph_t) { return hipErrorNotSupported; }
 inline hipError_t hipGraphLaunch(hipGraphExec_t, hipStream_t) { return hipErrorNotSupported; }
 inline hipError_t hipGraphExecDestroy(hipGraphExec_t) { return hipErrorNotSupported; }

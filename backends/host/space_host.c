@@ -15,8 +15,8 @@ enum { TP_HOST_ALIGN = 64 };
 struct tp_space {
   tp_space_common common;
   int threads;
-  void **scratch;        /* one team-scratch buffer per thread */
-  size_t scratch_bytes;  /* size of each */
+  void **scratch;       /* one team-scratch buffer per thread */
+  size_t scratch_bytes; /* size of each */
   char cpu_name[128];
 };
 
@@ -295,7 +295,7 @@ int tp_space_can_record(const tp_space *space) {
 tp_status tp_space_record_begin(tp_space *space) {
   (void)space;
   return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "host spaces run work as it is issued; they do not "
-                  "record it (check tp_space_can_record)");
+                                          "record it (check tp_space_can_record)");
 }
 
 tp_status tp_space_record_end(tp_space *space, tp_recording **recording) {

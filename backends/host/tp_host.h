@@ -43,12 +43,12 @@ typedef struct tp_team {
 /* Vector lanes split [begin, end); int index; iterations must be independent. */
 #define TP_VECTOR_FOR(team, j, begin, end) TP_SIMD for (int j = (begin); j < (int)(end); ++j)
 /* A vector loop whose body adds to acc; finish with tp_vector_sum_*(team, acc). */
-#define TP_VECTOR_FOR_SUM(team, j, begin, end, acc)                                     \
+#define TP_VECTOR_FOR_SUM(team, j, begin, end, acc) \
   TP_PRAGMA(omp simd reduction(+ : acc)) for (int j = (begin); j < (int)(end); ++j)
 /* All threads and lanes of the team split [begin, end); int64_t index. */
-#define TP_TEAM_VECTOR_FOR(team, i, begin, end)                                         \
+#define TP_TEAM_VECTOR_FOR(team, i, begin, end) \
   TP_SIMD for (int64_t i = (begin); i < (int64_t)(end); ++i)
-#define TP_TEAM_VECTOR_FOR_SUM(team, i, begin, end, acc)                               \
+#define TP_TEAM_VECTOR_FOR_SUM(team, i, begin, end, acc) \
   TP_PRAGMA(omp simd reduction(+ : acc)) for (int64_t i = (begin); i < (int64_t)(end); ++i)
 /* Code run by one thread of the team / one lane of each team thread. */
 #define TP_TEAM_SINGLE(team) if (1)
@@ -71,32 +71,32 @@ TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
 TP_INLINE int tp_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 
 /* Team reductions and scans over team threads: a team is one thread here. */
-#define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                           \
-  TP_DEVICE T fname(const tp_team *t, T v) {                                            \
-    (void)t;                                                                            \
-    return v;                                                                           \
+#define TP_DEFINE_TEAM_REDUCE(fname, T, join) \
+  TP_DEVICE T fname(const tp_team *t, T v) {  \
+    (void)t;                                  \
+    return v;                                 \
   }
-#define TP_DEFINE_TEAM_SCAN(fname, T)                                                   \
-  TP_DEVICE T fname(const tp_team *t, T v, T *total) {                                  \
-    (void)t;                                                                            \
-    if (total)                                                                          \
-      *total = v;                                                                       \
-    return (T)0;                                                                        \
+#define TP_DEFINE_TEAM_SCAN(fname, T)                  \
+  TP_DEVICE T fname(const tp_team *t, T v, T *total) { \
+    (void)t;                                           \
+    if (total)                                         \
+      *total = v;                                      \
+    return (T)0;                                       \
   }
 
 /* Lane shuffles: a thread has one lane, which every shuffle reads back. */
-#define TP_HOST_VECTOR_SHUFFLES(sfx, T)                                                 \
-  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {               \
-    (void)t, (void)src_lane;                                                            \
-    return v;                                                                           \
-  }                                                                                     \
-  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) {          \
-    (void)t, (void)lane_mask;                                                           \
-    return v;                                                                           \
-  }                                                                                     \
-  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {               \
-    (void)t, (void)delta;                                                               \
-    return v;                                                                           \
+#define TP_HOST_VECTOR_SHUFFLES(sfx, T)                                        \
+  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {      \
+    (void)t, (void)src_lane;                                                   \
+    return v;                                                                  \
+  }                                                                            \
+  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) { \
+    (void)t, (void)lane_mask;                                                  \
+    return v;                                                                  \
+  }                                                                            \
+  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {      \
+    (void)t, (void)delta;                                                      \
+    return v;                                                                  \
   }
 
 TP_HOST_VECTOR_SHUFFLES(i32, int32_t)
@@ -107,30 +107,29 @@ TP_HOST_VECTOR_SHUFFLES(f32, float)
 TP_HOST_VECTOR_SHUFFLES(f64, double)
 
 /* ---- atomics ------------------------------------------------------------- */
-#define TP_HOST_ATOMIC_INT(sfx, T)                                                      \
+#define TP_HOST_ATOMIC_INT(sfx, T)                                                              \
   TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
-    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                  \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                        \
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST,             \
-                                __ATOMIC_SEQ_CST);                                      \
-    return expected;                                                                    \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
-    T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                       \
-    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST,     \
-                                                   __ATOMIC_RELAXED)) {                 \
-    }                                                                                   \
-    return old;                                                                         \
-  }                                                                                     \
-  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) {                                \
-    return __atomic_load_n(p, __ATOMIC_RELAXED);                                        \
-  }                                                                                     \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                          \
+  }                                                                                             \
+  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                                \
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+    return expected;                                                                            \
+  }                                                                                             \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                               \
+    while (v > old &&                                                                           \
+           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {   \
+    }                                                                                           \
+    return old;                                                                                 \
+  }                                                                                             \
+  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) {                                        \
+    return __atomic_load_n(p, __ATOMIC_RELAXED);                                                \
+  }                                                                                             \
   TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
   TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); } \
-  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) {                             \
-    __atomic_store_n(p, v, __ATOMIC_RELAXED);                                           \
+  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) {                                     \
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);                                                   \
   }
 
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
@@ -152,24 +151,23 @@ TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
   }
 }
 
-#define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                    \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                    \
-    T old, sum;                                                                         \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                           \
-    do {                                                                                \
-      sum = old + v;                                                                    \
-    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_SEQ_CST,             \
-                                        __ATOMIC_RELAXED));                             \
-    return old;                                                                         \
-  }                                                                                     \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { (void)tp_atomic_fetch_add_##sfx(p, v); } \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                          \
-    T old;                                                                              \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                           \
-    while (v > old && !__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_SEQ_CST,      \
-                                                 __ATOMIC_RELAXED)) {                   \
-    }                                                                                   \
-    return old;                                                                         \
+#define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                            \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
+    T old, sum;                                                                                 \
+    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
+    do {                                                                                        \
+      sum = old + v;                                                                            \
+    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
+    return old;                                                                                 \
+  }                                                                                             \
+  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { (void)tp_atomic_fetch_add_##sfx(p, v); }      \
+  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
+    T old;                                                                                      \
+    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
+    while (v > old &&                                                                           \
+           !__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {    \
+    }                                                                                           \
+    return old;                                                                                 \
   }
 
 TP_HOST_ATOMIC_INT(i32, int32_t)
@@ -181,25 +179,25 @@ TP_HOST_ATOMIC_FLOAT(f64, double)
 
 /* Team scope: only the calling team touches the location, and a CPU team is one
  * thread, so plain read-modify-writes are exact (and far cheaper than locked ones). */
-#define TP_HOST_ATOMIC_TEAM(sfx, T)                                                     \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                             \
-    T old = *p;                                                                         \
-    *p = old + v;                                                                       \
-    return old;                                                                         \
-  }                                                                                     \
-  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { *p += v; }                     \
-  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) {                                   \
-    T old = *p;                                                                         \
-    if (v > old)                                                                        \
-      *p = v;                                                                           \
-    return old;                                                                         \
+#define TP_HOST_ATOMIC_TEAM(sfx, T)                                 \
+  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {         \
+    T old = *p;                                                     \
+    *p = old + v;                                                   \
+    return old;                                                     \
+  }                                                                 \
+  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { *p += v; } \
+  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) {               \
+    T old = *p;                                                     \
+    if (v > old)                                                    \
+      *p = v;                                                       \
+    return old;                                                     \
   }
-#define TP_HOST_ATOMIC_TEAM_CAS(sfx, T)                                                 \
-  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) {                 \
-    T old = *p;                                                                         \
-    if (old == expected)                                                                \
-      *p = desired;                                                                     \
-    return old;                                                                         \
+#define TP_HOST_ATOMIC_TEAM_CAS(sfx, T)                                 \
+  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) { \
+    T old = *p;                                                         \
+    if (old == expected)                                                \
+      *p = desired;                                                     \
+    return old;                                                         \
   }
 
 TP_HOST_ATOMIC_TEAM(i32, int32_t)
@@ -244,38 +242,37 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
  *   tp_status name_launch(tp_space *, int64_t n, args_t)
  * running body for i in [0, n). */
 #define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                            \
-  TP_DEVICE void name##_body(int64_t i, args_t a);                                      \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
-                                                 args_t tp_a_) {                        \
-    TP_TRY(tp_check_range(tp_n_, #name));                                               \
-    int tp_threads_ = tp_host_threads(tp_s_);                                           \
-    (void)tp_threads_;                                                                  \
+#define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                                 \
+  TP_DEVICE void name##_body(int64_t i, args_t a);                                               \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_) { \
+    TP_TRY(tp_check_range(tp_n_, #name));                                                        \
+    int tp_threads_ = tp_host_threads(tp_s_);                                                    \
+    (void)tp_threads_;                                                                           \
     TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_)                   \
-               if (tp_n_ >= 4096))                                      \
-    for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                     \
-      name##_body(tp_i_, tp_a_);                                                        \
-    return TP_SUCCESS;                                                                  \
-  }                                                                                     \
+               if (tp_n_ >= 4096))                                                               \
+    for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                              \
+      name##_body(tp_i_, tp_a_);                                                                 \
+    return TP_SUCCESS;                                                                           \
+  }                                                                                              \
   TP_DEVICE void name##_body(int64_t i, args_t a)
 
 /* TP_RANGE2_KERNEL(name, args_t, i, j, a): body for (i, j) in [0, n0) x [0, n1),
  * launched by name_launch(space, n0, n1, args); j is the fast index. */
 #define TP_RANGE2_KERNEL(...) TP_RANGE2_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE2_KERNEL_IMPL(name, args_t, i, j, a)                                        \
-  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                           \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_,       \
-                                                 int64_t tp_n1_, args_t tp_a_) {        \
-    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                     \
-    int tp_threads_ = tp_host_threads(tp_s_);                                           \
-    (void)tp_threads_;                                                                  \
+#define TP_RANGE2_KERNEL_IMPL(name, args_t, i, j, a)                                              \
+  TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                                     \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_, int64_t tp_n1_, \
+                                                 args_t tp_a_) {                                  \
+    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                               \
+    int tp_threads_ = tp_host_threads(tp_s_);                                                     \
+    (void)tp_threads_;                                                                            \
     TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_)       \
-               if (tp_n0_ * tp_n1_ >= 4096))                            \
-    for (int64_t tp_i_ = 0; tp_i_ < tp_n0_; ++tp_i_)                                    \
-      for (int64_t tp_j_ = 0; tp_j_ < tp_n1_; ++tp_j_)                                  \
-        name##_body(tp_i_, tp_j_, tp_a_);                                               \
-    return TP_SUCCESS;                                                                  \
-  }                                                                                     \
+               if (tp_n0_ * tp_n1_ >= 4096))                                                      \
+    for (int64_t tp_i_ = 0; tp_i_ < tp_n0_; ++tp_i_)                                              \
+      for (int64_t tp_j_ = 0; tp_j_ < tp_n1_; ++tp_j_)                                            \
+        name##_body(tp_i_, tp_j_, tp_a_);                                                         \
+    return TP_SUCCESS;                                                                            \
+  }                                                                                               \
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a)
 
 /* TP_RANGE_REDUCE_KERNEL(name, args_t, T, join, identity, i, a, acc) { *acc = ... }
@@ -283,32 +280,31 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
  * join of every body's contributions, starting from identity. The join order is fixed
  * for a given thread count. */
 #define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
-#define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)             \
-  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                              \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_,        \
-                                                 args_t tp_a_, T *tp_result_) {         \
-    TP_TRY(tp_check_range(tp_n_, #name));                                               \
-    int tp_threads_ = tp_host_threads(tp_s_);                                           \
-    T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                     \
-    if (!tp_partials_)                                                                  \
-      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", #name);\
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                   \
-      tp_partials_[tp_t_] = (identity);                                                 \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_n_ >= 4096))    \
-    {                                                                                   \
-      T tp_acc_ = (identity);                                                           \
-      TP_OMP(omp for schedule(static))                                                  \
-      for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                   \
-        name##_body(tp_i_, tp_a_, &tp_acc_);                                            \
-      tp_partials_[TP_HOST_THREAD_NUM()] = tp_acc_;                                     \
-    }                                                                                   \
-    T tp_total_ = (identity);                                                           \
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                   \
-      tp_total_ = join(tp_total_, tp_partials_[tp_t_]);                                 \
-    *tp_result_ = tp_total_;                                                            \
-    free(tp_partials_);                                                                 \
-    return TP_SUCCESS;                                                                  \
-  }                                                                                     \
+#define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)                \
+  TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                                     \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_, \
+                                                 T *tp_result_) {                              \
+    TP_TRY(tp_check_range(tp_n_, #name));                                                      \
+    int tp_threads_ = tp_host_threads(tp_s_);                                                  \
+    T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                            \
+    if (!tp_partials_)                                                                         \
+      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", #name);       \
+    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
+      tp_partials_[tp_t_] = (identity);                                                        \
+    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_n_ >= 4096)) {                         \
+      T tp_acc_ = (identity);                                                                  \
+      TP_OMP(omp for schedule(static))                                                         \
+      for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                          \
+        name##_body(tp_i_, tp_a_, &tp_acc_);                                                   \
+      tp_partials_[TP_HOST_THREAD_NUM()] = tp_acc_;                                            \
+    }                                                                                          \
+    T tp_total_ = (identity);                                                                  \
+    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
+      tp_total_ = join(tp_total_, tp_partials_[tp_t_]);                                        \
+    *tp_result_ = tp_total_;                                                                   \
+    free(tp_partials_);                                                                        \
+    return TP_SUCCESS;                                                                         \
+  }                                                                                            \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
 /* TP_TEAM_KERNEL(name, args_t, team, a) { body } defines
@@ -316,41 +312,40 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
  * running body once per league rank with `const tp_team *team`. */
 #define TP_TEAM_KERNEL(name, args_t, team, a) TP_TEAM_KERNEL_IMPL(name, args_t, 0, team, a)
 /* The thread bound is checked as on GPUs; the register budget means nothing here. */
-#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a)           \
+#define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a) \
   TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, team, a)
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
 #define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                           \
-  TP_DEVICE void name##_body(const tp_team *team, args_t a);                            \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_, \
-                                                 args_t tp_a_) {                        \
-    TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                 \
-    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))     \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                        \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                               \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,    \
+                                                 args_t tp_a_) {                           \
+    TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                    \
+    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))        \
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                           \
                       "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
-                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));        \
-    tp_team_policy_fit(tp_s_, &tp_p_);                                                  \
-    TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                        \
-    int tp_threads_ = tp_host_threads(tp_s_);                                           \
-    (void)tp_threads_;                                                                  \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_p_.league_size > 1))            \
-    {                                                                                   \
-      tp_team tp_t_ = tp_host_team_make(tp_s_, &tp_p_);                                 \
-      if (tp_p_.schedule == TP_SCHEDULE_DYNAMIC) {                                      \
-        TP_OMP(omp for schedule(dynamic, 1))                                            \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                   \
-          tp_t_.league_rank = tp_l_;                                                    \
-          name##_body(&tp_t_, tp_a_);                                                   \
-        }                                                                               \
-      } else {                                                                          \
-        TP_OMP(omp for schedule(static))                                                \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                   \
-          tp_t_.league_rank = tp_l_;                                                    \
-          name##_body(&tp_t_, tp_a_);                                                   \
-        }                                                                               \
-      }                                                                                 \
-    }                                                                                   \
-    return TP_SUCCESS;                                                                  \
-  }                                                                                     \
+                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));           \
+    tp_team_policy_fit(tp_s_, &tp_p_);                                                     \
+    TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                           \
+    int tp_threads_ = tp_host_threads(tp_s_);                                              \
+    (void)tp_threads_;                                                                     \
+    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_p_.league_size > 1)) {             \
+      tp_team tp_t_ = tp_host_team_make(tp_s_, &tp_p_);                                    \
+      if (tp_p_.schedule == TP_SCHEDULE_DYNAMIC) {                                         \
+        TP_OMP(omp for schedule(dynamic, 1))                                               \
+        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
+          tp_t_.league_rank = tp_l_;                                                       \
+          name##_body(&tp_t_, tp_a_);                                                      \
+        }                                                                                  \
+      } else {                                                                             \
+        TP_OMP(omp for schedule(static))                                                   \
+        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
+          tp_t_.league_rank = tp_l_;                                                       \
+          name##_body(&tp_t_, tp_a_);                                                      \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    return TP_SUCCESS;                                                                     \
+  }                                                                                        \
   TP_DEVICE void name##_body(const tp_team *team, args_t a)
 
 #endif

@@ -29,7 +29,7 @@ extern "C" {
 
 /* What the progress callback sees after every iteration. */
 typedef struct tp_cp_als_progress {
-  int iteration;       /* 1-based */
+  int iteration; /* 1-based */
   double fit;
   double delta_fit;    /* fit - previous fit (the first iteration: fit) */
   double seconds;      /* wall time of this iteration */
@@ -52,13 +52,13 @@ typedef enum tp_cp_init_method {
 
 typedef struct tp_cp_als_options {
   int64_t rank;
-  double tol;          /* on |delta fit|; default 1e-4 */
-  int max_iters;       /* default 50 */
-  uint64_t seed;       /* random initial guess; default 1 */
+  double tol;             /* on |delta fit|; default 1e-4 */
+  int max_iters;          /* default 50 */
+  uint64_t seed;          /* random initial guess; default 1 */
   const tp_kruskal *init; /* initial guess in host memory (lambda ignored), or NULL */
   tp_mttkrp_options mttkrp;
-  int reuse_partials;  /* share partial contractions across modes (default 1) */
-  int normalize;       /* final normalisation (default 1): unit 2-norm columns, lambda >= 0,
+  int reuse_partials; /* share partial contractions across modes (default 1) */
+  int normalize;      /* final normalisation (default 1): unit 2-norm columns, lambda >= 0,
                           components sorted by lambda (largest first), and signs fixed as
                           the Tensor Toolbox's fixsigns does: in each component the entry
                           of largest magnitude of each factor is made positive, flipping
@@ -67,38 +67,38 @@ typedef struct tp_cp_als_options {
                           components keep their order. */
   tp_cp_als_progress_fn progress; /* may be NULL */
   void *progress_user;
-  double reg;          /* ridge (L2) regularisation: each solve is U (V + reg I) = G; the
+  double reg;                    /* ridge (L2) regularisation: each solve is U (V + reg I) = G; the
                           fit reported is still 1 - ||X - M|| / ||X||. default 0 */
-  uint32_t fixed_modes; /* bit k set: factor k keeps its initial value (from init, else
+  uint32_t fixed_modes;          /* bit k set: factor k keeps its initial value (from init, else
                            from init_method); at least one mode must stay free. default 0 */
   tp_cp_init_method init_method; /* the first start's factors when init is NULL */
-  double max_seconds;  /* stop after the iteration that ends past this many seconds of the
+  double max_seconds;            /* stop after the iteration that ends past this many seconds of the
                           whole run, restarts included (0: no limit). default 0 */
-  int restarts;        /* further starts from random factors (seeds seed + 1, ...,
+  int restarts;                  /* further starts from random factors (seeds seed + 1, ...,
                           seed + restarts) after the first; the model of the highest final
                           fit is returned. default 0 */
-  int line_search;     /* extrapolation between iterations, kept only when it raises the
+  int line_search;               /* extrapolation between iterations, kept only when it raises the
                           fit (see the top). default 1 */
 } tp_cp_als_options;
 
 typedef struct tp_cp_als_result {
   int iterations;
   double fit;
-  int converged;        /* |delta fit| < tol was reached */
-  int fallback_solves;  /* total solves that used the rank-revealing fallback */
+  int converged;            /* |delta fit| < tol was reached */
+  int fallback_solves;      /* total solves that used the rank-revealing fallback */
   int passes_per_iteration; /* full reads of the tensor per iteration by the MTTKRPs */
   double seconds;
-  double setup_seconds; /* of seconds, before the first iteration: the tensor's norm, the
+  double setup_seconds;  /* of seconds, before the first iteration: the tensor's norm, the
                            starting factors, their Grams and, distributed, the first use
                            of every communicator */
-  double comm_seconds;  /* distributed runs: in collectives after setup (setup warms the
+  double comm_seconds;   /* distributed runs: in collectives after setup (setup warms the
                            communicators up; tenport/distributed.h) */
   double mttkrp_seconds; /* distributed runs: in this rank's MTTKRPs (0 in one process,
                             where they are not waited for one by one) */
-  int stopped_by_time;  /* max_seconds ended the run */
-  int extrapolations;   /* line-search extrapolations kept (the returned start's) */
-  int starts;           /* starts run (1 + restarts, fewer when max_seconds ended it) */
-  int best_start;       /* 0-based: the start whose model is returned */
+  int stopped_by_time;   /* max_seconds ended the run */
+  int extrapolations;    /* line-search extrapolations kept (the returned start's) */
+  int starts;            /* starts run (1 + restarts, fewer when max_seconds ended it) */
+  int best_start;        /* 0-based: the start whose model is returned */
 } tp_cp_als_result;
 
 TP_API tp_cp_als_options tp_cp_als_options_default(void);

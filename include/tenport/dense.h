@@ -19,8 +19,8 @@ extern "C" {
 
 /* Memory order of a dense tensor's elements. */
 typedef enum tp_layout {
-  TP_LAYOUT_LEFT = 0,  /* first index fastest (Fortran order, tenport's default) */
-  TP_LAYOUT_RIGHT = 1  /* last index fastest (C order, NumPy's default) */
+  TP_LAYOUT_LEFT = 0, /* first index fastest (Fortran order, tenport's default) */
+  TP_LAYOUT_RIGHT = 1 /* last index fastest (C order, NumPy's default) */
 } tp_layout;
 
 /* A dense tensor of order d = order (2 <= d <= TP_DENSE_MAX_ORDER) and element type
@@ -128,8 +128,7 @@ TP_API tp_status tp_dense_read_text_input(tp_input *in, tp_dtype want_dtype, tp_
  * first that is not). Written atomically like tp_dense_write_npy; the _to form into an
  * output set. */
 TP_API tp_status tp_dense_write_text(const char *path, const tp_dense *host);
-TP_API tp_status tp_dense_write_text_to(tp_output_set *set, const char *path,
-                                        const tp_dense *host);
+TP_API tp_status tp_dense_write_text_to(tp_output_set *set, const char *path, const tp_dense *host);
 
 /* A dense tensor from an input in either format, told apart by its content
  * (tp_input_format): .npy (tp_dense_read_npy_input) or dense text

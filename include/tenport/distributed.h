@@ -68,11 +68,11 @@ TP_API void tp_dist_coo_destroy(tp_dist_coo **X);
 
 typedef struct tp_dist_coo_info {
   tp_grid grid;
-  int coords[TP_COO_MAX_ORDER];        /* this rank's place in the grid */
+  int coords[TP_COO_MAX_ORDER]; /* this rank's place in the grid */
   tp_dtype dtype;
   int order;
-  int64_t dims[TP_COO_MAX_ORDER];      /* the whole tensor */
-  int64_t nnz;                         /* all ranks, duplicates summed */
+  int64_t dims[TP_COO_MAX_ORDER]; /* the whole tensor */
+  int64_t nnz;                    /* all ranks, duplicates summed */
   int64_t local_nnz, min_local_nnz, max_local_nnz;
   /* this rank's rows and those it solves, in relabelled indices (see tp_dist_coo_create) */
   int64_t slab_begin[TP_COO_MAX_ORDER], slab_end[TP_COO_MAX_ORDER];

@@ -33,8 +33,7 @@ TP_API tp_status tp_sh_eval_f64(int lmax, const double *coeffs, const double dir
  * sphere; a degree l < L enters multiplied by |x|^(L-l). sh is voxels x
  * tp_sh_count(L), tensors is voxels x C(L+2, 2), the same count (host). For L = 0
  * the tensor is the single value c(0, 0) / sqrt(4 pi). */
-TP_API tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh,
-                                  double *tensors);
+TP_API tp_status tp_sh_to_sym_f64(int lmax, int64_t num_voxels, const double *sh, double *tensors);
 
 /* ---- other spherical-harmonic conventions ------------------------------------- */
 
@@ -134,8 +133,8 @@ TP_API tp_status tp_fiber_peaks(tp_space *space, int lmax, int64_t num_voxels, c
  * vectors, zero rows past the voxel's fibers) and fibers (voxels; may be NULL).
  * Errors: TP_ERROR_INVALID_ARGUMENT for NULL pointers, an odd or non-positive nx or ny,
  * lmax not even in [2, 16], or noise negative or not finite. */
-TP_API tp_status tp_dwmri_phantom(int nx, int ny, int lmax, double noise, uint64_t seed,
-                                  double *sh, double *truth, int *fibers);
+TP_API tp_status tp_dwmri_phantom(int nx, int ny, int lmax, double noise, uint64_t seed, double *sh,
+                                  double *truth, int *fibers);
 
 /* The region (0..3, as above) of voxel v of the nx x ny phantom. */
 TP_API int tp_dwmri_phantom_region(int nx, int ny, int64_t v);

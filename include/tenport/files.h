@@ -19,13 +19,13 @@ extern "C" {
 
 /* What the first bytes of an input say it holds. */
 typedef enum tp_file_format {
-  TP_FILE_UNKNOWN = 0, /* binary data of no format tenport reads */
-  TP_FILE_EMPTY = 1,   /* no bytes at all */
-  TP_FILE_NPY = 2,     /* a NumPy .npy array ("\x93NUMPY") */
-  TP_FILE_TPB = 3,     /* tenport's binary sparse tensor ("TPCOO") */
-  TP_FILE_TCI = 4,     /* a tensor-train manifest ("tenport-tci") */
-  TP_FILE_GZIP = 5,    /* gzip-compressed data */
-  TP_FILE_TEXT = 6,    /* text, read as sparse text (FROSTT .tns, sptensor text) */
+  TP_FILE_UNKNOWN = 0,   /* binary data of no format tenport reads */
+  TP_FILE_EMPTY = 1,     /* no bytes at all */
+  TP_FILE_NPY = 2,       /* a NumPy .npy array ("\x93NUMPY") */
+  TP_FILE_TPB = 3,       /* tenport's binary sparse tensor ("TPCOO") */
+  TP_FILE_TCI = 4,       /* a tensor-train manifest ("tenport-tci") */
+  TP_FILE_GZIP = 5,      /* gzip-compressed data */
+  TP_FILE_TEXT = 6,      /* text, read as sparse text (FROSTT .tns, sptensor text) */
   TP_FILE_DENSE_TEXT = 7 /* text whose first word outside comments is "tensor": the dense
                             text of GenTen and the Tensor Toolbox */
 } tp_file_format;

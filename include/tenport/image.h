@@ -45,8 +45,8 @@ TP_API const char *tp_image_format_name(tp_image_format format);
 
 /* Where an image lies in scanner space, and what its file said about it. */
 typedef struct tp_image_geometry {
-  tp_image_format format;        /* of the file it was read from */
-  int ndim;                      /* axes as stored, 1 to 7 */
+  tp_image_format format; /* of the file it was read from */
+  int ndim;               /* axes as stored, 1 to 7 */
   int64_t dim[TP_IMAGE_MAX_DIMS];
   double vox[TP_IMAGE_MAX_DIMS]; /* voxel size of each axis (mm for x, y, z) */
   double transform[3][4];        /* MRtrix3's form: unit directions of the x, y and z axes

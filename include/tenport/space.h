@@ -16,26 +16,26 @@ extern "C" {
 typedef struct tp_space tp_space;
 
 typedef struct tp_space_options {
-  int device;      /* GPU index; must be 0 on the CPU backends */
-  int threads;     /* OpenMP threads; 0 = the OpenMP default. Ignored elsewhere */
-  void *stream;    /* an existing cudaStream_t / hipStream_t to run on; NULL = create one */
+  int device;          /* GPU index; must be 0 on the CPU backends */
+  int threads;         /* OpenMP threads; 0 = the OpenMP default. Ignored elsewhere */
+  void *stream;        /* an existing cudaStream_t / hipStream_t to run on; NULL = create one */
   size_t memory_limit; /* bytes this space may hold at once; 0 = no limit */
 } tp_space_options;
 
 typedef struct tp_space_info {
-  const char *backend;         /* "serial", "openmp", "cuda" or "hip" */
+  const char *backend; /* "serial", "openmp", "cuda" or "hip" */
   char device_name[256];
   int is_gpu;
   int device;
-  int compute_units;           /* multiprocessors on a GPU, threads on the CPU */
-  int warp_size;               /* 32 or 64 on GPUs, 1 on the CPU */
-  int max_vector_length;       /* largest vector length a team policy accepts */
-  int max_team_threads;        /* team_size * vector_length limit */
-  size_t max_scratch_bytes;    /* team scratch any team may request (teams of fewer
+  int compute_units;        /* multiprocessors on a GPU, threads on the CPU */
+  int warp_size;            /* 32 or 64 on GPUs, 1 on the CPU */
+  int max_vector_length;    /* largest vector length a team policy accepts */
+  int max_team_threads;     /* team_size * vector_length limit */
+  size_t max_scratch_bytes; /* team scratch any team may request (teams of fewer
                                   threads may ask for a little more on GPUs) */
-  size_t l1_bytes;             /* per compute unit (0 if unknown) */
-  size_t l2_bytes;             /* last-level cache shared by all units (0 if unknown) */
-  size_t memory_bytes;         /* device memory, or host memory on the CPU */
+  size_t l1_bytes;          /* per compute unit (0 if unknown) */
+  size_t l2_bytes;          /* last-level cache shared by all units (0 if unknown) */
+  size_t memory_bytes;      /* device memory, or host memory on the CPU */
 } tp_space_info;
 
 /* Defaults: device 0, default threads, own stream, no memory limit. */

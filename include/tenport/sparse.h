@@ -69,10 +69,10 @@ TP_API double tp_coo_norm2(const tp_coo *host);
 
 /* What a reader found besides the tensor. */
 typedef struct tp_coo_read_info {
-  int64_t lines;      /* lines read (text files) */
-  int64_t duplicates; /* nonzeros merged into another with the same coordinates */
-  int index_base;     /* text: 1 or 0, the base its indices were read in */
-  int64_t header_lines; /* text: lines of a recognised header (0: none) */
+  int64_t lines;           /* lines read (text files) */
+  int64_t duplicates;      /* nonzeros merged into another with the same coordinates */
+  int index_base;          /* text: 1 or 0, the base its indices were read in */
+  int64_t header_lines;    /* text: lines of a recognised header (0: none) */
   const char *header_kind; /* text: "sptensor", "order and dims lines", "order and dims
                               line", or NULL */
 } tp_coo_read_info;
@@ -203,7 +203,7 @@ typedef struct tp_coo_random_options {
   int64_t nnz;
   double skew[TP_COO_MAX_ORDER]; /* 0 is read as 1 */
   tp_coo_values values;
-  double alpha;                  /* Pareto shape (> 0) */
+  double alpha; /* Pareto shape (> 0) */
   uint64_t seed;
 } tp_coo_random_options;
 

@@ -80,9 +80,9 @@ TP_API tp_status tp_flycoo_create_in_space(tp_space *space, const tp_coo *X,
 typedef struct tp_flycoo_stats {
   tp_dtype dtype;
   int order, partitions;
-  int copies;                              /* record buffers (tp_flycoo_options.copies) */
-  int remaps;                              /* 1: dynamic remapping; 0: a copy per mode */
-  int record_bytes;                        /* bytes per record */
+  int copies;       /* record buffers (tp_flycoo_options.copies) */
+  int remaps;       /* 1: dynamic remapping; 0: a copy per mode */
+  int record_bytes; /* bytes per record */
   int64_t nnz, dims[TP_COO_MAX_ORDER];
   double norm2;                            /* ||X||^2, duplicates summed (double) */
   int64_t rows[TP_COO_MAX_ORDER];          /* nonempty rows */

@@ -37,9 +37,9 @@ typedef enum tp_sshopm_shift {
 } tp_sshopm_shift;
 
 typedef enum tp_sshopm_kernel {
-  TP_SSHOPM_KERNEL_AUTO = 0,     /* unrolled if generated for (m, n), else generic */
-  TP_SSHOPM_KERNEL_GENERIC = 1,  /* loops over index classes; any (m, n) */
-  TP_SSHOPM_KERNEL_UNROLLED = 2  /* generated straight-line code; fails if absent */
+  TP_SSHOPM_KERNEL_AUTO = 0,    /* unrolled if generated for (m, n), else generic */
+  TP_SSHOPM_KERNEL_GENERIC = 1, /* loops over index classes; any (m, n) */
+  TP_SSHOPM_KERNEL_UNROLLED = 2 /* generated straight-line code; fails if absent */
 } tp_sshopm_kernel;
 
 /* Per (tensor, start) outcome. */
@@ -112,10 +112,10 @@ TP_API tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_sta
 /* ---- post-processing of one tensor's results (host) ---------------------------- */
 
 typedef enum tp_eig_kind {
-  TP_EIG_LOCAL_MAX = 0,  /* projected Hessian negative definite */
-  TP_EIG_LOCAL_MIN = 1,  /* projected Hessian positive definite */
-  TP_EIG_SADDLE = 2,     /* projected Hessian indefinite */
-  TP_EIG_DEGENERATE = 3  /* projected Hessian singular to within hessian_tol */
+  TP_EIG_LOCAL_MAX = 0, /* projected Hessian negative definite */
+  TP_EIG_LOCAL_MIN = 1, /* projected Hessian positive definite */
+  TP_EIG_SADDLE = 2,    /* projected Hessian indefinite */
+  TP_EIG_DEGENERATE = 3 /* projected Hessian singular to within hessian_tol */
 } tp_eig_kind;
 
 /* lambda_tol and hessian_tol are relative to the tensor's Frobenius norm s (see the
@@ -161,10 +161,9 @@ typedef struct tp_eigenpairs {
  * or non-finite tolerances, or a flag that is no tp_sshopm_flag; with
  * TP_ERROR_NUMERICAL on a converged run whose lambda or x is not finite or whose |x|
  * differs from 1 by more than 1e-3, or on an eigenvalue beyond the range of double. */
-TP_API tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor,
-                                          int num_starts, const double *lambda, const double *x,
-                                          const int8_t *flag, const tp_eig_merge_options *options,
-                                          tp_eigenpairs *out);
+TP_API tp_status tp_sshopm_eigenpairs_f64(int order, int dim, const double *tensor, int num_starts,
+                                          const double *lambda, const double *x, const int8_t *flag,
+                                          const tp_eig_merge_options *options, tp_eigenpairs *out);
 
 /* The distinct eigenpairs of a batch of tensors, each as tp_sshopm_eigenpairs_f64 gives
  * them, in compact arrays: tensor t's pairs are [first[t], first[t + 1]). */

@@ -79,16 +79,16 @@ typedef struct tp_prrlu_options {
 
 typedef struct tp_prrlu_result {
   int64_t rank;
-  int64_t *rows;         /* rank pivot rows of the matrix, in pivot order (host) */
-  int64_t *cols;         /* rank pivot columns */
-  double *pivots;        /* rank pivot values (the Schur complement entries) */
+  int64_t *rows;  /* rank pivot rows of the matrix, in pivot order (host) */
+  int64_t *cols;  /* rank pivot columns */
+  double *pivots; /* rank pivot values (the Schur complement entries) */
   tp_prrlu_stop stop;
-  double first_pivot;    /* |first pivot| (0 for a matrix without nonzeros) */
-  double threshold;      /* the absolute threshold that applied */
-  int64_t fill;          /* entries created by elimination */
-  int64_t peak_entries;  /* most entries held at once (live and not yet compacted) */
-  int64_t host_syncs;    /* times the loop waited for the space */
-  double seconds;        /* wall time of the factorisation (set-up included) */
+  double first_pivot;   /* |first pivot| (0 for a matrix without nonzeros) */
+  double threshold;     /* the absolute threshold that applied */
+  int64_t fill;         /* entries created by elimination */
+  int64_t peak_entries; /* most entries held at once (live and not yet compacted) */
+  int64_t host_syncs;   /* times the loop waited for the space */
+  double seconds;       /* wall time of the factorisation (set-up included) */
 } tp_prrlu_result;
 
 /* Factors a host matrix in the space. The matrix must not hold two entries with the same
@@ -109,7 +109,7 @@ TP_API void tp_prrlu_result_free(tp_prrlu_result *result);
  * X_k = M_k(I_k, J_k) (ranks[k+1] x ranks[k+1], rows and columns in pivot order). Every
  * stored core entry is an entry of the input tensor. Everything lives on the host. */
 typedef struct tp_tci {
-  int order;                                 /* d >= 2 */
+  int order; /* d >= 2 */
   int64_t dims[TP_COO_MAX_ORDER];
   int64_t ranks[TP_COO_MAX_ORDER + 1];       /* ranks[0] = ranks[d] = 1 */
   tp_coo cores[TP_COO_MAX_ORDER];            /* order-3 f64 tensors, sorted by index */
@@ -144,9 +144,9 @@ typedef void (*tp_sttid_progress_fn)(const tp_sttid_progress *p, void *user);
 
 /* Zero-initialise and set what you need: a NULL progress makes no reports. */
 typedef struct tp_sttid_options {
-  int64_t rmax;     /* largest rank of any bond, >= 1 */
-  double eps;       /* PRRLU threshold, >= 0 */
-  int eps_relative; /* as in tp_prrlu_options */
+  int64_t rmax;                  /* largest rank of any bond, >= 1 */
+  double eps;                    /* PRRLU threshold, >= 0 */
+  int eps_relative;              /* as in tp_prrlu_options */
   tp_sttid_progress_fn progress; /* may be NULL; runs on the calling thread while the
                                     space waits, so keep it short */
   void *progress_user;           /* passed to progress as user */
@@ -165,7 +165,7 @@ typedef struct tp_sttid_bond {
 } tp_sttid_bond;
 
 typedef struct tp_sttid_info {
-  int bonds;                              /* order - 1 */
+  int bonds; /* order - 1 */
   tp_sttid_bond bond[TP_COO_MAX_ORDER - 1];
   double seconds_total;
 } tp_sttid_info;
@@ -198,10 +198,10 @@ TP_API tp_status tp_tci_to_dense(const tp_tci *t, int64_t max_elements, tp_dense
  * the floor, with *at_floor set. */
 typedef struct tp_tci_error_info {
   double relative_error;
-  double norm2_tensor;  /* ||T||^2 */
-  double inner;         /* sum over nnz of T * T~ */
-  double norm2_tci;     /* ||T~||^2 */
-  double floor;         /* the smallest relative error the formula resolves */
+  double norm2_tensor; /* ||T||^2 */
+  double inner;        /* sum over nnz of T * T~ */
+  double norm2_tci;    /* ||T~||^2 */
+  double floor;        /* the smallest relative error the formula resolves */
   int at_floor;
   double seconds;
 } tp_tci_error_info;

@@ -50,8 +50,8 @@ static tp_status run_gemm(void *p) {
   const int64_t lda = (c->ta == TP_NO_TRANS ? c->k : c->m) + c->lda_extra;
   const int64_t a_stride = lda * (c->ta == TP_NO_TRANS ? c->m : c->k);
   return tp_gemm_batched_f64(c->space, c->ta, TP_NO_TRANS, c->m, c->n, c->k, 1.0, c->A, lda,
-                             a_stride, c->B, c->n, c->k * c->n, 0.0, c->C, c->n,
-                             c->m * c->n, c->batch);
+                             a_stride, c->B, c->n, c->k * c->n, 0.0, c->C, c->n, c->m * c->n,
+                             c->batch);
 }
 
 static tp_status fill_random(tp_space *space, double *dst, int64_t n) {
@@ -85,17 +85,28 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int ok = v != NULL;
-    if (ok && strcmp(a, "--m") == 0) ok = parse_list(v, &M);
-    else if (ok && strcmp(a, "--n") == 0) ok = parse_list(v, &N);
-    else if (ok && strcmp(a, "--k") == 0) ok = parse_list(v, &K);
-    else if (ok && strcmp(a, "--batch") == 0) ok = parse_list(v, &B);
-    else if (ok && strcmp(a, "--trans") == 0) trans_n = strchr(v, 'N') != NULL, trans_t = strchr(v, 'T') != NULL;
-    else if (ok && strcmp(a, "--max-elems") == 0) max_elems = atoll(v);
-    else if (ok && strcmp(a, "--lda-extra") == 0) lda_extra = atoll(v);
-    else if (ok && strcmp(a, "--offset") == 0) offset = atoll(v);
-    else if (ok && strcmp(a, "--reps") == 0) reps = atoi(v);
-    else if (ok && strcmp(a, "--warmup") == 0) warmup = atoi(v);
-    else ok = 0;
+    if (ok && strcmp(a, "--m") == 0)
+      ok = parse_list(v, &M);
+    else if (ok && strcmp(a, "--n") == 0)
+      ok = parse_list(v, &N);
+    else if (ok && strcmp(a, "--k") == 0)
+      ok = parse_list(v, &K);
+    else if (ok && strcmp(a, "--batch") == 0)
+      ok = parse_list(v, &B);
+    else if (ok && strcmp(a, "--trans") == 0)
+      trans_n = strchr(v, 'N') != NULL, trans_t = strchr(v, 'T') != NULL;
+    else if (ok && strcmp(a, "--max-elems") == 0)
+      max_elems = atoll(v);
+    else if (ok && strcmp(a, "--lda-extra") == 0)
+      lda_extra = atoll(v);
+    else if (ok && strcmp(a, "--offset") == 0)
+      offset = atoll(v);
+    else if (ok && strcmp(a, "--reps") == 0)
+      reps = atoi(v);
+    else if (ok && strcmp(a, "--warmup") == 0)
+      warmup = atoi(v);
+    else
+      ok = 0;
     if (!ok) {
       usage();
       return 2;
@@ -111,12 +122,17 @@ int main(int argc, char **argv) {
   double *A = NULL, *Bm = NULL, *C = NULL;
   const int64_t a_elems = (mm + lda_extra) * (kk + lda_extra) * bb + offset;
   tp_status st = tp_alloc(space, sizeof(double) * (size_t)a_elems, (void **)&A);
-  if (st == TP_SUCCESS) st = tp_alloc(space, sizeof(double) * (size_t)(kk * nn * bb), (void **)&Bm);
-  if (st == TP_SUCCESS) st = tp_alloc(space, sizeof(double) * (size_t)(mm * nn * bb), (void **)&C);
-  if (st == TP_SUCCESS) st = fill_random(space, A, a_elems);
-  if (st == TP_SUCCESS) st = fill_random(space, Bm, kk * nn * bb);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(space, sizeof(double) * (size_t)(kk * nn * bb), (void **)&Bm);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(space, sizeof(double) * (size_t)(mm * nn * bb), (void **)&C);
+  if (st == TP_SUCCESS)
+    st = fill_random(space, A, a_elems);
+  if (st == TP_SUCCESS)
+    st = fill_random(space, Bm, kk * nn * bb);
   printf("# GEMM provider %s, backend %s; rate = 2 m n k batch / t; A's leading dimension "
-         "+%lld, offset %lld\n", tp_gemm_provider(), tp_backend_name(), lda_extra, offset);
+         "+%lld, offset %lld\n",
+         tp_gemm_provider(), tp_backend_name(), lda_extra, offset);
   printf("%-2s %6s %6s %6s %5s %10s %10s\n", "op", "n", "m", "k", "batch", "ms", "GFLOP/s");
   for (int t = 0; st == TP_SUCCESS && t < 2; ++t) {
     if ((t == 0 && !trans_n) || (t == 1 && !trans_t))
@@ -125,15 +141,18 @@ int main(int argc, char **argv) {
       for (int im = 0; st == TP_SUCCESS && im < M.n; ++im)
         for (int ik = 0; st == TP_SUCCESS && ik < K.n; ++ik)
           for (int ib = 0; st == TP_SUCCESS && ib < B.n; ++ib) {
-            shape_ctx c = {space, t ? TP_TRANS : TP_NO_TRANS, M.v[im], N.v[in], K.v[ik],
-                           B.v[ib], lda_extra, A + offset, Bm, C};
+            shape_ctx c = {space,     t ? TP_TRANS : TP_NO_TRANS,
+                           M.v[im],   N.v[in],
+                           K.v[ik],   B.v[ib],
+                           lda_extra, A + offset,
+                           Bm,        C};
             if (max_elems && (c.m + c.k) * c.n * c.batch > max_elems)
               continue;
             double ms = 0;
             st = micro_time(space, NULL, run_gemm, &c, warmup, reps, &ms);
             if (st == TP_SUCCESS)
-              printf("%-2s %6lld %6lld %6lld %5lld %10.4f %10.1f\n", t ? "T" : "N",
-                     (long long)c.n, (long long)c.m, (long long)c.k, (long long)c.batch, ms,
+              printf("%-2s %6lld %6lld %6lld %5lld %10.4f %10.1f\n", t ? "T" : "N", (long long)c.n,
+                     (long long)c.m, (long long)c.k, (long long)c.batch, ms,
                      2.0 * c.m * c.n * c.k * c.batch / (ms * 1e6));
           }
   }

@@ -312,8 +312,7 @@ static double rel_diff(double got, double want) {
 
 static int host_check_cheap(const bench *b, int mode) {
   double slice = (double)b->count / (double)b->X.dims[mode];
-  return b->host.data &&
-         HOST_CHECK_ROWS * slice * (double)b->rank * b->X.order <= HOST_CHECK_FLOPS;
+  return b->host.data && HOST_CHECK_ROWS * slice * (double)b->rank * b->X.order <= HOST_CHECK_FLOPS;
 }
 
 /* Compares a few rows (first, last, and random ones) with exact host values. */
@@ -394,8 +393,7 @@ static tp_status remember_output(bench *b, tp_mttkrp_variant v, int mode) {
 /* Checks b->G_host (the output of r->variant, which ran r->picked) for this mode. */
 static tp_status check_output(bench *b, int mode, row *r) {
   const double tol = b->sf == sizeof(float) ? 1e-3 : 1e-8;
-  static const tp_mttkrp_variant candidates[] = {TP_MTTKRP_GEMM, TP_MTTKRP_BLOCKED,
-                                                 TP_MTTKRP_TILE};
+  static const tp_mttkrp_variant candidates[] = {TP_MTTKRP_GEMM, TP_MTTKRP_BLOCKED, TP_MTTKRP_TILE};
   r->check = -1;
   if (!b->cfg->check)
     return TP_SUCCESS;
@@ -436,9 +434,9 @@ static double flops_done(const bench *b, tp_mttkrp_variant v) {
 }
 
 static void print_table_header(void) {
-  printf("%5s %-13s %4s %10s %4s %9s %9s %6s %8s %5s %9s %9s %9s %9s  %s\n", "R", "variant",
-         "mode", "ms", "reps", "GF/s NRd", "GF/s 2NR", "%peak", "GB/s", "%copy", "extra MB",
-         "T_0 ms", "T_0LM ms", "T_inf ms", "check");
+  printf("%5s %-13s %4s %10s %4s %9s %9s %6s %8s %5s %9s %9s %9s %9s  %s\n", "R", "variant", "mode",
+         "ms", "reps", "GF/s NRd", "GF/s 2NR", "%peak", "GB/s", "%copy", "extra MB", "T_0 ms",
+         "T_0LM ms", "T_inf ms", "check");
 }
 
 static void fmt_ms(char *buf, size_t n, double ms) {
@@ -541,8 +539,7 @@ static tp_status measure_mode(bench *b, tp_mttkrp_variant v, int mode, row *r) {
   if (st != TP_SUCCESS) {
     r->state = st == TP_ERROR_OUT_OF_MEMORY ? ROW_OOM : ROW_FAILED;
     snprintf(r->note, sizeof r->note, "%s: %.120s",
-             st == TP_ERROR_OUT_OF_MEMORY ? "out of memory" : tp_status_name(st),
-             tp_last_error());
+             st == TP_ERROR_OUT_OF_MEMORY ? "out of memory" : tp_status_name(st), tp_last_error());
     tp_clear_error();
     b->failures += r->state == ROW_FAILED;
     return tp_space_trim(b->space);
@@ -983,8 +980,7 @@ static int parse_shape(const char *v, bench_config *c) {
 /* Options with a value; 0 when the value is bad, -1 for an unknown option. */
 static int parse_valued(const char *a, const char *v, bench_config *c) {
   static const char *const precisions[] = {"f64", "f32"}, *const layouts[] = {"left", "right"};
-  static const char *const reuse[] = {"off", "on", "both"}, *const ceilings[] = {"full",
-                                                                                 "small"};
+  static const char *const reuse[] = {"off", "on", "both"}, *const ceilings[] = {"full", "small"};
   int i = 0, ok;
   uint64_t u = 0;
   if (strcmp(a, "--shape") == 0)

@@ -35,7 +35,7 @@ TP_RANGE_KERNEL(rand_i32, rand_i32_args, i, a) {
 }
 
 tp_status micro_random_i32(tp_space *space, int32_t *x, int64_t n, uint64_t seed, int32_t lo,
-                         int32_t hi) {
+                           int32_t hi) {
   rand_i32_args a;
   a.x = x;
   a.seed = seed;
@@ -79,19 +79,19 @@ TP_RANGE_REDUCE_KERNEL(descents, descents_args, int64_t, tp_join_sum_i64, 0, i, 
 }
 
 /* Runs a counting kernel into a temporary of the space and brings the count home. */
-#define MICRO_COUNT_TO_HOST(launch, space, n, args, count)                                \
-  do {                                                                                  \
-    int64_t *dev_ = NULL;                                                               \
-    TP_TRY(tp_temp_alloc(space, sizeof *dev_, (void **)&dev_));                         \
-    tp_status st_ = launch(space, n, args, dev_);                                       \
-    if (st_ == TP_SUCCESS)                                                              \
-      st_ = tp_copy_to_host(space, count, dev_, sizeof *dev_);                          \
-    tp_temp_release(space, dev_);                                                       \
-    return st_;                                                                         \
+#define MICRO_COUNT_TO_HOST(launch, space, n, args, count)      \
+  do {                                                          \
+    int64_t *dev_ = NULL;                                       \
+    TP_TRY(tp_temp_alloc(space, sizeof *dev_, (void **)&dev_)); \
+    tp_status st_ = launch(space, n, args, dev_);               \
+    if (st_ == TP_SUCCESS)                                      \
+      st_ = tp_copy_to_host(space, count, dev_, sizeof *dev_);  \
+    tp_temp_release(space, dev_);                               \
+    return st_;                                                 \
   } while (0)
 
 tp_status micro_count_descents_u64(tp_space *space, const uint64_t *keys, int64_t n,
-                                 int64_t *count) {
+                                   int64_t *count) {
   descents_args a;
   a.keys = keys;
   MICRO_COUNT_TO_HOST(descents_launch, space, n > 1 ? n - 1 : 0, a, count);
@@ -106,7 +106,7 @@ TP_RANGE_REDUCE_KERNEL(mismatches, mismatch_args, int64_t, tp_join_sum_i64, 0, i
 }
 
 tp_status micro_count_mismatches_u64(tp_space *space, const uint64_t *a, const uint64_t *b,
-                                   int64_t n, int64_t *count) {
+                                     int64_t n, int64_t *count) {
   mismatch_args m;
   m.a = a;
   m.b = b;

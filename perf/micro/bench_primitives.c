@@ -21,7 +21,10 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       opts.device = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--small] [--warmup N] [--reps N] [--only reduce|scan|sort|hash] [--device D]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--small] [--warmup N] [--reps N] [--only reduce|scan|sort|hash] "
+              "[--device D]\n",
+              argv[0]);
       return 2;
     }
   }

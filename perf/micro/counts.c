@@ -22,12 +22,12 @@ double micro_sshopm_flops_fixed(int m, int n) {
 }
 
 double micro_sshopm_flops_adaptive(int m, int n) {
-  return monomials_2_to(m - 2, n) + 2.0 * (n * (n + 1) / 2) * monomials(m - 2, n) +
-         2.0 * n * n + 40 + 10.0 * n;
+  return monomials_2_to(m - 2, n) + 2.0 * (n * (n + 1) / 2) * monomials(m - 2, n) + 2.0 * n * n +
+         40 + 10.0 * n;
 }
 
 double micro_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
-                             int64_t rows) {
+                               int64_t rows) {
   const double eb = (double)value_bytes, nnz = (double)s->nnz;
   const double records = (double)s->record_bytes * (s->remaps ? 2 : 1);
   return nnz * (records + (s->order - 1) * (double)rank * eb) + (double)rows * (double)rank * eb;

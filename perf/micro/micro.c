@@ -33,7 +33,7 @@ double micro_median(double *values, int n) {
 /* Median milliseconds of `reps` runs of op after `warmup` runs; prepare (may be NULL)
  * runs before each, outside the timing. */
 tp_status micro_time(tp_space *space, micro_step prepare, micro_step op, void *ctx, int warmup,
-                   int reps, double *median_ms) {
+                     int reps, double *median_ms) {
   tp_timer *timer = NULL;
   TP_TRY(tp_timer_create(space, &timer));
   double *times = (double *)calloc((size_t)reps, sizeof *times);
@@ -68,7 +68,7 @@ static tp_status micro_peer_status(int rc, const char *what) {
 static int micro_have_peer(void) { return strcmp(tp_peer_name(), "none") != 0; }
 
 static micro_result *micro_add(micro_report *rep, const char *name, int64_t n, double bytes,
-                           double items) {
+                               double items) {
   micro_result *r = &rep->results[rep->count++];
   memset(r, 0, sizeof *r);
   snprintf(r->name, sizeof r->name, "%s", name);
@@ -97,13 +97,13 @@ static tp_status micro_copy(tp_space *s, const micro_config *cfg, micro_report *
   TP_TRY_GOTO(st, tp_alloc(s, c.bytes, &c.src), done);
   TP_TRY_GOTO(st, tp_alloc(s, c.bytes, &c.dst), done);
   TP_TRY_GOTO(st, micro_random_u64(s, (uint64_t *)c.src, (int64_t)(c.bytes / 8), 1), done);
-  micro_result *r = micro_add(rep, "copy", (int64_t)(c.bytes / 8), 2.0 * (double)c.bytes,
-                          (double)c.bytes / 8);
+  micro_result *r =
+      micro_add(rep, "copy", (int64_t)(c.bytes / 8), 2.0 * (double)c.bytes, (double)c.bytes / 8);
   TP_TRY_GOTO(st, micro_time(s, NULL, copy_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
   int64_t nbad = -1;
   TP_TRY_GOTO(st,
               micro_count_mismatches_u64(s, (uint64_t *)c.src, (uint64_t *)c.dst,
-                                       (int64_t)(c.bytes / 8), &nbad),
+                                         (int64_t)(c.bytes / 8), &nbad),
               done);
   r->verified = nbad == 0;
   rep->copy_gbps = r->bytes / (r->ms * 1e6);
@@ -138,8 +138,8 @@ static tp_status micro_reduce(tp_space *s, const micro_config *cfg, micro_report
   if (micro_have_peer()) {
     TP_TRY_GOTO(st,
                 micro_peer_status(tp_peer_reduce_sum_f64(tp_space_stream(s), c.x, c.n, c.out + 1,
-                                                       cfg->warmup, cfg->reps, &r->peer_ms),
-                                "reduce"),
+                                                         cfg->warmup, cfg->reps, &r->peer_ms),
+                                  "reduce"),
                 done);
     TP_TRY_GOTO(st, tp_copy_to_host(s, sums, c.out, sizeof sums), done);
     /* different summation orders: agree to rounding */
@@ -177,16 +177,16 @@ static tp_status micro_scan(tp_space *s, const micro_config *cfg, micro_report *
   r->verified = 1;
   if (micro_have_peer()) {
     TP_TRY_GOTO(st, tp_alloc(s, sizeof(int32_t) * (size_t)c.n, (void **)&peer_out), done);
-    TP_TRY_GOTO(st,
-                micro_peer_status(tp_peer_exclusive_scan_i32(tp_space_stream(s), c.in, peer_out,
-                                                           c.n, cfg->warmup, cfg->reps,
-                                                           &r->peer_ms),
-                                "scan"),
-                done);
+    TP_TRY_GOTO(
+        st,
+        micro_peer_status(tp_peer_exclusive_scan_i32(tp_space_stream(s), c.in, peer_out, c.n,
+                                                     cfg->warmup, cfg->reps, &r->peer_ms),
+                          "scan"),
+        done);
     /* compare as 64-bit words: the count of differing pairs of int32 */
     TP_TRY_GOTO(st,
                 micro_count_mismatches_u64(s, (const uint64_t *)c.out, (const uint64_t *)peer_out,
-                                         c.n / 2, &nbad),
+                                           c.n / 2, &nbad),
                 done);
     r->verified = nbad == 0;
   }
@@ -231,8 +231,7 @@ static tp_status micro_sort(tp_space *s, const micro_config *cfg, micro_report *
   TP_TRY_GOTO(st, micro_iota_u32(s, c.vals0, c.n), done);
   /* a sort pass reads and writes keys and values: report the bytes of one pass */
   micro_result *r = micro_add(rep, "sort pairs u64+u32", c.n, 24.0 * (double)c.n, (double)c.n);
-  TP_TRY_GOTO(st, micro_time(s, sort_restore, sort_op, &c, cfg->warmup, cfg->reps, &r->ms),
-              done);
+  TP_TRY_GOTO(st, micro_time(s, sort_restore, sort_op, &c, cfg->warmup, cfg->reps, &r->ms), done);
   TP_TRY_GOTO(st, micro_count_descents_u64(s, c.keys, c.n, &descents), done);
   if (micro_have_peer()) {
     TP_TRY_GOTO(st, tp_alloc(s, kb, (void **)&pk), done);
@@ -242,8 +241,8 @@ static tp_status micro_sort(tp_space *s, const micro_config *cfg, micro_report *
     TP_TRY_GOTO(st, tp_space_fence(s), done);
     TP_TRY_GOTO(st,
                 micro_peer_status(tp_peer_sort_pairs_u64_u32(tp_space_stream(s), pk, pv, c.n,
-                                                           cfg->warmup, cfg->reps, &r->peer_ms),
-                                "sort"),
+                                                             cfg->warmup, cfg->reps, &r->peer_ms),
+                                  "sort"),
                 done);
     TP_TRY_GOTO(st, micro_count_mismatches_u64(s, c.keys, pk, c.n, &differences), done);
   }
@@ -303,8 +302,8 @@ typedef struct gemm_ctx {
 
 static tp_status gemm_op(void *c) {
   gemm_ctx *x = (gemm_ctx *)c;
-  return tp_gemm_f64(x->space, TP_NO_TRANS, TP_NO_TRANS, x->n, x->n, x->n, 1.0, x->A, x->n,
-                     x->B, x->n, 0.0, x->C, x->n);
+  return tp_gemm_f64(x->space, TP_NO_TRANS, TP_NO_TRANS, x->n, x->n, x->n, 1.0, x->A, x->n, x->B,
+                     x->n, 0.0, x->C, x->n);
 }
 
 static tp_status micro_gemm(tp_space *s, int n, const micro_config *cfg, micro_report *rep) {
@@ -334,7 +333,8 @@ static tp_status micro_describe(tp_space *space, micro_report *report, tp_space_
   return TP_SUCCESS;
 }
 
-tp_status micro_measure_ceilings(tp_space *space, const micro_config *config, micro_report *report) {
+tp_status micro_measure_ceilings(tp_space *space, const micro_config *config,
+                                 micro_report *report) {
   memset(report, 0, sizeof *report);
   tp_space_info info;
   TP_TRY(micro_describe(space, report, &info));
@@ -348,8 +348,8 @@ tp_status micro_run_all(tp_space *space, const micro_config *config, micro_repor
   static const struct {
     const char *name;
     micro_bench run;
-  } benches[] = {{"reduce", micro_reduce}, {"scan", micro_scan}, {"sort", micro_sort},
-                 {"hash", micro_hash}};
+  } benches[] = {
+      {"reduce", micro_reduce}, {"scan", micro_scan}, {"sort", micro_sort}, {"hash", micro_hash}};
   TP_TRY(micro_measure_ceilings(space, config, report));
   for (size_t b = 0; b < sizeof benches / sizeof benches[0]; ++b)
     if (!config->only || strstr(benches[b].name, config->only))
@@ -359,8 +359,9 @@ tp_status micro_run_all(tp_space *space, const micro_config *config, micro_repor
 
 void micro_print(FILE *out, const micro_report *rep) {
   fprintf(out, "device: %s | backend: %s | peer: %s\n", rep->device, rep->backend, rep->peer);
-  fprintf(out, "ceilings measured in this run: copy %.1f GB/s (bytes read + written), "
-               "FP64 GEMM %.1f GFLOP/s (%s, n = %d, 2n^3 flops)\n\n",
+  fprintf(out,
+          "ceilings measured in this run: copy %.1f GB/s (bytes read + written), "
+          "FP64 GEMM %.1f GFLOP/s (%s, n = %d, 2n^3 flops)\n\n",
           rep->copy_gbps, rep->gemm_gflops, rep->gemm_provider, rep->gemm_n);
   fprintf(out, "%-24s %12s %10s %12s %11s %8s %10s %12s %9s %s\n", "primitive", "n", "ms", "GB/s",
           "Gitems/s", "%copy", "peer ms", "peer GB/s", "vs peer", "check");
@@ -378,8 +379,8 @@ void micro_print(FILE *out, const micro_report *rep) {
         snprintf(peer_gbps, sizeof peer_gbps, "%.1f", r->bytes / (r->peer_ms * 1e6));
       snprintf(ratio, sizeof ratio, "%.0f%%", 100.0 * r->peer_ms / r->ms);
     }
-    fprintf(out, "%-24s %12lld %10.3f %12s %11.3f %8s %10s %12s %9s %s\n", r->name,
-            (long long)r->n, r->ms, bw, r->items / (r->ms * 1e6), pct, peer_ms, peer_gbps, ratio,
+    fprintf(out, "%-24s %12lld %10.3f %12s %11.3f %8s %10s %12s %9s %s\n", r->name, (long long)r->n,
+            r->ms, bw, r->items / (r->ms * 1e6), pct, peer_ms, peer_gbps, ratio,
             r->verified ? "ok" : "MISMATCH");
   }
   fprintf(out, "\nGB/s: bytes one operation must move (read + write) over its median time; "

@@ -14,11 +14,11 @@ extern "C" { /* fma_ceiling.c is compiled as CUDA C++ on GPU backends */
 #endif
 
 typedef struct micro_config {
-  int log2_copy_bytes; /* copy of 2^k bytes */
-  int log2_reduce;     /* sum of 2^k doubles */
-  int log2_scan;       /* exclusive scan of 2^k int32 */
-  int log2_sort;       /* sort of 2^k (u64 key, u32 value) pairs */
-  int log2_hash;       /* 2^k random keys into a map at load 0.5 */
+  int log2_copy_bytes;        /* copy of 2^k bytes */
+  int log2_reduce;            /* sum of 2^k doubles */
+  int log2_scan;              /* exclusive scan of 2^k int32 */
+  int log2_sort;              /* sort of 2^k (u64 key, u32 value) pairs */
+  int log2_hash;              /* 2^k random keys into a map at load 0.5 */
   int gemm_n_gpu, gemm_n_cpu; /* n of the n x n x n FP64 GEMM ceiling */
   int warmup, reps;
   const char *only; /* run only the benchmarks whose name contains this (NULL: all) */
@@ -31,12 +31,12 @@ micro_config micro_config_small(void);
 
 typedef struct micro_result {
   char name[32];
-  int64_t n;        /* elements */
-  double bytes;     /* bytes one operation must move (read + write), 0 if not a rate */
-  double items;     /* items one operation processes */
-  double ms;        /* tenport: median milliseconds */
-  double peer_ms;   /* the peer's median, or < 0 without one */
-  int verified;     /* the result was checked (and the peer's agrees) */
+  int64_t n;      /* elements */
+  double bytes;   /* bytes one operation must move (read + write), 0 if not a rate */
+  double items;   /* items one operation processes */
+  double ms;      /* tenport: median milliseconds */
+  double peer_ms; /* the peer's median, or < 0 without one */
+  int verified;   /* the result was checked (and the peer's agrees) */
 } micro_result;
 
 enum { MICRO_MAX_RESULTS = 8 };
@@ -45,7 +45,7 @@ typedef struct micro_report {
   char device[256];
   char backend[16];
   char peer[64];
-  double copy_gbps; /* device-to-device copy, bytes read + written per second / 1e9 */
+  double copy_gbps;   /* device-to-device copy, bytes read + written per second / 1e9 */
   double gemm_gflops; /* FP64 GEMM through tp_gemm_f64 */
   int gemm_n;
   char gemm_provider[32];
@@ -57,7 +57,7 @@ typedef struct micro_report {
  * prepare (may be NULL) runs before each, outside the timing. */
 typedef tp_status (*micro_step)(void *ctx);
 tp_status micro_time(tp_space *space, micro_step prepare, micro_step op, void *ctx, int warmup,
-                   int reps, double *median_ms);
+                     int reps, double *median_ms);
 
 /* The median of n values (sorts them in place). */
 double micro_median(double *values, int n);
@@ -86,7 +86,7 @@ double micro_sshopm_flops_adaptive(int m, int n);
 /* Bytes one FLYCOO MTTKRP pass of a mode with `rows` output rows must move: the records
  * read (and written again when remapping), nnz (d-1) R gathered factor values, G. */
 double micro_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
-                             int64_t rows);
+                               int64_t rows);
 
 /* Microseconds of one tiny launch in a back-to-back stream and of one host round trip. */
 typedef struct micro_launch_costs {

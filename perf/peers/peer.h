@@ -22,8 +22,8 @@ extern "C" {
 const char *tp_peer_name(void);
 
 /* *d_out = sum of d_in[0..n). */
-int tp_peer_reduce_sum_f64(void *stream, const double *d_in, int64_t n, double *d_out,
-                           int warmup, int reps, double *median_ms);
+int tp_peer_reduce_sum_f64(void *stream, const double *d_in, int64_t n, double *d_out, int warmup,
+                           int reps, double *median_ms);
 
 /* d_out[i] = d_in[0] + ... + d_in[i-1], d_out[0] = 0. */
 int tp_peer_exclusive_scan_i32(void *stream, const int32_t *d_in, int32_t *d_out, int64_t n,

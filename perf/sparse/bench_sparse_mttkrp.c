@@ -128,7 +128,7 @@ static tp_status measure_mode(bench *b, int mode, mode_row *r) {
   s.remap = 0;
   TP_TRY(time_step(b, put_in_order, flycoo_mode, &s, &r->plain_ms));
   r->gbps = micro_sparse_mode_bytes(&b->fly_stats, b->cfg->rank, tp_dtype_size(b->cfg->dtype),
-                                  b->cfg->dims[mode]) /
+                                    b->cfg->dims[mode]) /
             (r->remap_ms * 1e6);
   r->base_ms = -1, r->check = -1;
   if (b->cfg->baseline) {
@@ -180,15 +180,14 @@ static tp_status make_tensor(bench *b) {
   printf("tensor: %d modes, dims", b->host.order);
   for (int m = 0; m < b->host.order; ++m)
     printf("%s%lld", m ? "x" : " ", (long long)b->host.dims[m]);
-  printf(", %lld nonzeros (%lld duplicates merged), %s, %s in %.2f s\n",
-         (long long)b->host.nnz, (long long)merged, tp_dtype_name(c->dtype),
-         c->input ? c->input : "generated", now_s() - t0);
+  printf(", %lld nonzeros (%lld duplicates merged), %s, %s in %.2f s\n", (long long)b->host.nnz,
+         (long long)merged, tp_dtype_name(c->dtype), c->input ? c->input : "generated",
+         now_s() - t0);
   if (c->write) {
     const double t1 = now_s();
     const size_t n = strlen(c->write);
-    TP_TRY(n > 4 && strcmp(c->write + n - 4, ".tpb") == 0
-               ? tp_coo_write_binary(c->write, &b->host)
-               : tp_coo_write_tns(c->write, &b->host));
+    TP_TRY(n > 4 && strcmp(c->write + n - 4, ".tpb") == 0 ? tp_coo_write_binary(c->write, &b->host)
+                                                          : tp_coo_write_tns(c->write, &b->host));
     printf("written to %s in %.2f s\n", c->write, now_s() - t1);
   }
   return TP_SUCCESS;
@@ -206,8 +205,8 @@ static tp_status make_flycoo(bench *b) {
   printf("FLYCOO: kappa = %d partitions, rows %s, %d record copies (%s) of %d-byte records, "
          "built in %.2f s, %.1f MB in the space\n",
          s.partitions, b->cfg->split ? "cut above half a share" : "never cut (the paper's)",
-         s.copies, s.remaps ? "dynamic remapping" : "one per mode", s.record_bytes,
-         s.build_seconds, s.device_bytes / 1e6);
+         s.copies, s.remaps ? "dynamic remapping" : "one per mode", s.record_bytes, s.build_seconds,
+         s.device_bytes / 1e6);
   const double share = (double)s.nnz / s.partitions;
   for (int m = 0; m < s.order; ++m)
     printf("  mode %d: %lld nonempty rows, %lld pieces, %lld rows cut, fullest partition "
@@ -269,8 +268,9 @@ static tp_status measure_build(bench *b, double mode_ms, build_times *bt) {
   TP_TRY(time_build(b, 1, &bt->space_ms));
   printf("build (median of %d): tp_flycoo_create %.1f ms from the host tensor (%.1f x one "
          "mode), tp_flycoo_create_in_space %.1f ms from its copy in the space (%.1f x one "
-         "mode of %.3f ms)\n", b->cfg->build_reps, bt->host_ms, bt->host_ms / mode_ms,
-         bt->space_ms, bt->space_ms / mode_ms, mode_ms);
+         "mode of %.3f ms)\n",
+         b->cfg->build_reps, bt->host_ms, bt->host_ms / mode_ms, bt->space_ms,
+         bt->space_ms / mode_ms, mode_ms);
   return TP_SUCCESS;
 }
 
@@ -284,8 +284,7 @@ static tp_status run(bench *b) {
   micro_report rep;
   TP_TRY(micro_measure_ceilings(b->space, &tc, &rep));
   b->copy_gbps = rep.copy_gbps;
-  printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n",
-         b->copy_gbps);
+  printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", b->copy_gbps);
   TP_TRY(make_tensor(b));
   c->order = b->host.order, c->nnz = b->host.nnz;
   memcpy(c->dims, b->host.dims, sizeof c->dims);
@@ -296,15 +295,16 @@ static tp_status run(bench *b) {
   printf("R = %lld, median of %d after %d warm-up; bytes = records read (+ written with "
          "remap) + nnz (d-1) R gathered factor values + G\n",
          (long long)c->rank, c->reps, c->warmup);
-  printf("%6s %11s %11s %9s %9s %7s %11s %8s %9s\n", "mode", "remap ms", "no-remap ms",
-         "overhead", "GB/s", "%copy", "atomic ms", "speedup", "check");
+  printf("%6s %11s %11s %9s %9s %7s %11s %8s %9s\n", "mode", "remap ms", "no-remap ms", "overhead",
+         "GB/s", "%copy", "atomic ms", "speedup", "check");
   if (b->json)
-    fprintf(b->json, "{\"backend\": \"%s\", \"device\": \"%s\", \"copy_gbps\": %.3f, "
+    fprintf(b->json,
+            "{\"backend\": \"%s\", \"device\": \"%s\", \"copy_gbps\": %.3f, "
             "\"nnz\": %lld, \"rank\": %lld, \"precision\": \"%s\", \"copies\": %d, "
             "\"remaps\": %d, \"record_bytes\": %d, \"modes\": [",
             b->info.backend, b->info.device_name, b->copy_gbps, (long long)c->nnz,
-            (long long)c->rank, tp_dtype_name(c->dtype), b->fly_stats.copies,
-            b->fly_stats.remaps, b->fly_stats.record_bytes);
+            (long long)c->rank, tp_dtype_name(c->dtype), b->fly_stats.copies, b->fly_stats.remaps,
+            b->fly_stats.record_bytes);
   double sum = 0, sum_plain = 0, sum_base = 0;
   for (int m = 0; m < c->order; ++m) {
     mode_row r;
@@ -327,9 +327,11 @@ static tp_status run(bench *b) {
   if (c->build_reps > 0)
     TP_TRY(measure_build(b, sum / c->order, &bt));
   if (b->json)
-    fprintf(b->json, "\n  ], \"cycle_ms\": %.6f, \"sum_remap_ms\": %.6f, \"sum_no_remap_ms\": "
+    fprintf(b->json,
+            "\n  ], \"cycle_ms\": %.6f, \"sum_remap_ms\": %.6f, \"sum_no_remap_ms\": "
             "%.6f, \"sum_baseline_ms\": %.6f, \"build_host_ms\": %.6f, \"build_space_ms\": "
-            "%.6f}\n", cycle, sum, sum_plain, sum_base, bt.host_ms, bt.space_ms);
+            "%.6f}\n",
+            cycle, sum, sum_plain, sum_base, bt.host_ms, bt.space_ms);
   return TP_SUCCESS;
 }
 

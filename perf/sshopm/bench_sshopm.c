@@ -40,15 +40,15 @@ typedef struct bench_run {
 static tp_status run_op(void *ctx) {
   bench_run *r = (bench_run *)ctx;
   if (r->single)
-    return tp_sshopm_f32(r->space, &r->problem, (const float *)r->tensors,
-                         (const float *)r->starts, &r->options, &r->out32);
-  return tp_sshopm_f64(r->space, &r->problem, (const double *)r->tensors,
-                       (const double *)r->starts, &r->options, &r->out64);
+    return tp_sshopm_f32(r->space, &r->problem, (const float *)r->tensors, (const float *)r->starts,
+                         &r->options, &r->out32);
+  return tp_sshopm_f64(r->space, &r->problem, (const double *)r->tensors, (const double *)r->starts,
+                       &r->options, &r->out64);
 }
 
 /* Random tensors of unit Frobenius norm, and the starts, as doubles on the host. */
-static tp_status make_inputs(int m, int n, const bench_config *c, int64_t unique,
-                             double **tensors, double **starts) {
+static tp_status make_inputs(int m, int n, const bench_config *c, int64_t unique, double **tensors,
+                             double **starts) {
   int64_t *mult = (int64_t *)malloc(sizeof(int64_t) * (size_t)unique);
   *tensors = (double *)malloc(sizeof(double) * (size_t)(c->tensors * unique));
   *starts = (double *)malloc(sizeof(double) * (size_t)c->starts * n);
@@ -96,8 +96,8 @@ static tp_status upload(tp_space *s, const double *host, int64_t count, int sing
 
 /* Checks the converged runs of the first tensors in double; returns the worst residual
  * and fills the iteration statistics over all runs. */
-static tp_status check_results(bench_run *r, const double *tensors, int64_t unique,
-                               double *worst, double *mean_iterations, double *converged) {
+static tp_status check_results(bench_run *r, const double *tensors, int64_t unique, double *worst,
+                               double *mean_iterations, double *converged) {
   const int64_t runs = r->problem.num_tensors * r->problem.num_starts;
   const int n = r->problem.dim, m = r->problem.order;
   const int64_t checked = runs < 4096 ? runs : 4096;
@@ -115,9 +115,12 @@ static tp_status check_results(bench_run *r, const double *tensors, int64_t uniq
   void *d_lam = r->single ? (void *)r->out32.lambda : (void *)r->out64.lambda;
   void *d_x = r->single ? (void *)r->out32.x : (void *)r->out64.x;
   tp_status st = tp_copy_to_host(r->space, its, d_its, sizeof(int32_t) * (size_t)runs);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(r->space, flag, d_flag, (size_t)runs);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(r->space, lam, d_lam, es * (size_t)checked);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(r->space, x, d_x, es * (size_t)(checked * n));
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(r->space, flag, d_flag, (size_t)runs);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(r->space, lam, d_lam, es * (size_t)checked);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(r->space, x, d_x, es * (size_t)(checked * n));
   double sum_its = 0, conv = 0;
   *worst = 0;
   for (int64_t i = 0; st == TP_SUCCESS && i < runs; ++i) {
@@ -173,9 +176,12 @@ static tp_status bench_shape(tp_space *s, const bench_config *c, int m, int n, d
   r.problem.num_starts = c->starts;
   void *d_tensors = NULL, *d_starts = NULL;
   tp_status st = make_inputs(m, n, c, unique, &tensors, &starts);
-  if (st == TP_SUCCESS) st = upload(s, tensors, c->tensors * unique, c->single, &d_tensors);
-  if (st == TP_SUCCESS) st = upload(s, starts, (int64_t)c->starts * n, c->single, &d_starts);
-  if (st == TP_SUCCESS) st = alloc_outputs(&r);
+  if (st == TP_SUCCESS)
+    st = upload(s, tensors, c->tensors * unique, c->single, &d_tensors);
+  if (st == TP_SUCCESS)
+    st = upload(s, starts, (int64_t)c->starts * n, c->single, &d_starts);
+  if (st == TP_SUCCESS)
+    st = alloc_outputs(&r);
   r.tensors = d_tensors, r.starts = d_starts;
   const char *modes[3] = {"fixed", "adaptive", "converge"};
   for (int mode = 0; st == TP_SUCCESS && mode < 3; ++mode) {
@@ -241,9 +247,11 @@ static int parse(int argc, char **argv, bench_config *c) {
 int main(int argc, char **argv) {
   bench_config c;
   if (!parse(argc, argv, &c)) {
-    fprintf(stderr, "usage: %s [--small] [--tensors T] [--starts V] [--iterations I] "
-                    "[--shapes 4x3,6x3] [--precision f32|f64] [--reps N] [--warmup N] "
-                    "[--seed S]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [--small] [--tensors T] [--starts V] [--iterations I] "
+            "[--shapes 4x3,6x3] [--precision f32|f64] [--reps N] [--warmup N] "
+            "[--seed S]\n",
+            argv[0]);
     return 2;
   }
   tp_space *s = NULL;

@@ -73,8 +73,8 @@ static void print_bonds(const tp_sttid_info *info, const tp_sttid_options *opt) 
     const tp_sttid_bond *x = &info->bond[b];
     char shape[48];
     snprintf(shape, sizeof shape, "%lldx%lld", (long long)x->rows, (long long)x->cols);
-    printf("  %-4d %22s %9lld %7lld %-10s %10.3e %10.3e %8lld %6lld %8.2fms %8.2fms %8.2fms\n",
-           b, shape, (long long)x->nnz, (long long)x->rank, tp_prrlu_stop_name(x->stop),
+    printf("  %-4d %22s %9lld %7lld %-10s %10.3e %10.3e %8lld %6lld %8.2fms %8.2fms %8.2fms\n", b,
+           shape, (long long)x->nnz, (long long)x->rank, tp_prrlu_stop_name(x->stop),
            x->first_pivot, x->last_pivot, (long long)x->fill, (long long)x->host_syncs,
            1e3 * x->seconds_reshape, 1e3 * x->seconds_prrlu, 1e3 * x->seconds_extract);
   }
@@ -122,8 +122,8 @@ static int time_runs(tp_space *space, const tp_coo *t, const config *cfg, run_ti
   return 0;
 }
 
-static int run_case(tp_space *space, const tp_space_info *si, const char *name,
-                    const tp_coo *t, double paper_gpu, double paper_cpu, const config *cfg,
+static int run_case(tp_space *space, const tp_space_info *si, const char *name, const tp_coo *t,
+                    double paper_gpu, double paper_cpu, const config *cfg,
                     const micro_launch_costs *fl, FILE *json, int *first_json) {
   run_times med;
   tp_sttid_info info;
@@ -149,24 +149,26 @@ static int run_case(tp_space *space, const tp_space_info *si, const char *name,
   printf("  median of %d: total %.4f s = reshape %.4f + prrlu %.4f + extract %.4f (+ rest)\n",
          cfg->reps, med.total, med.reshape, med.prrlu, med.extract);
   printf("  floor: %lld pivots x 3 launches x %.2f us + %lld syncs x %.2f us = %.4f s "
-         "(measured / floor = %.2f)\n", (long long)pivots, fl->launch_us, (long long)syncs,
-         fl->round_trip_us, floor_s, floor_s > 0 ? med.total / floor_s : 0);
+         "(measured / floor = %.2f)\n",
+         (long long)pivots, fl->launch_us, (long long)syncs, fl->round_trip_us, floor_s,
+         floor_s > 0 ? med.total / floor_s : 0);
   if (paper_gpu > 0)
     printf("  the authors' times: %.1f s (H200), %.1f s (one thread, 2-core CPU): "
-           "tenport is %.1fx / %.1fx faster\n", paper_gpu, paper_cpu, paper_gpu / med.total,
-           paper_cpu / med.total);
+           "tenport is %.1fx / %.1fx faster\n",
+           paper_gpu, paper_cpu, paper_gpu / med.total, paper_cpu / med.total);
   if (cfg->error)
-    printf("  relative error %.3e%s (computed in %.3f s without densifying)\n",
-           err.relative_error, err.at_floor ? " (at the formula's floor)" : "", err.seconds);
+    printf("  relative error %.3e%s (computed in %.3f s without densifying)\n", err.relative_error,
+           err.at_floor ? " (at the formula's floor)" : "", err.seconds);
   if (json) {
-    fprintf(json, "%s    {\"case\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", "
+    fprintf(json,
+            "%s    {\"case\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", "
             "\"order\": %d, \"nnz\": %lld, \"pivots\": %lld, \"seconds\": %.6f, "
             "\"reshape\": %.6f, \"prrlu\": %.6f, \"extract\": %.6f, \"floor\": %.6f, "
             "\"relative_error\": %.6e, \"density\": %.6e, \"paper_gpu\": %.2f, "
-            "\"paper_cpu\": %.2f}", *first_json ? "" : ",\n", name, si->backend,
-            si->device_name, t->order, (long long)t->nnz, (long long)pivots, med.total,
-            med.reshape, med.prrlu, med.extract, floor_s, err.relative_error, avg_density,
-            paper_gpu, paper_cpu);
+            "\"paper_cpu\": %.2f}",
+            *first_json ? "" : ",\n", name, si->backend, si->device_name, t->order,
+            (long long)t->nnz, (long long)pivots, med.total, med.reshape, med.prrlu, med.extract,
+            floor_s, err.relative_error, avg_density, paper_gpu, paper_cpu);
     *first_json = 0;
   }
   tp_tci_free(&tci);
@@ -179,20 +181,39 @@ static int parse(int argc, char **argv, config *c) {
   c->reps = 5, c->warmup = 1, c->error = 1, c->seed = 1, c->only = "all";
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--eps-relative")) { c->opt.eps_relative = 1; continue; }
-    if (!strcmp(a, "--eps-absolute")) { c->opt.eps_relative = 0; continue; }
-    if (!strcmp(a, "--no-error")) { c->error = 0; continue; }
-    if (!v) return fprintf(stderr, "tp-bench-sttid: %s needs a value\n", a), 1;
+    if (!strcmp(a, "--eps-relative")) {
+      c->opt.eps_relative = 1;
+      continue;
+    }
+    if (!strcmp(a, "--eps-absolute")) {
+      c->opt.eps_relative = 0;
+      continue;
+    }
+    if (!strcmp(a, "--no-error")) {
+      c->error = 0;
+      continue;
+    }
+    if (!v)
+      return fprintf(stderr, "tp-bench-sttid: %s needs a value\n", a), 1;
     ++i;
-    if (!strcmp(a, "--case")) c->only = v;
-    else if (!strcmp(a, "--input")) c->input = v;
-    else if (!strcmp(a, "--json")) c->json = v;
-    else if (!strcmp(a, "--rmax")) c->opt.rmax = atoll(v);
-    else if (!strcmp(a, "--eps")) c->opt.eps = atof(v);
-    else if (!strcmp(a, "--reps")) c->reps = atoi(v);
-    else if (!strcmp(a, "--warmup")) c->warmup = atoi(v);
-    else if (!strcmp(a, "--seed")) c->seed = strtoull(v, NULL, 10);
-    else return fprintf(stderr, "tp-bench-sttid: unknown option %s\n", a), 1;
+    if (!strcmp(a, "--case"))
+      c->only = v;
+    else if (!strcmp(a, "--input"))
+      c->input = v;
+    else if (!strcmp(a, "--json"))
+      c->json = v;
+    else if (!strcmp(a, "--rmax"))
+      c->opt.rmax = atoll(v);
+    else if (!strcmp(a, "--eps"))
+      c->opt.eps = atof(v);
+    else if (!strcmp(a, "--reps"))
+      c->reps = atoi(v);
+    else if (!strcmp(a, "--warmup"))
+      c->warmup = atoi(v);
+    else if (!strcmp(a, "--seed"))
+      c->seed = strtoull(v, NULL, 10);
+    else
+      return fprintf(stderr, "tp-bench-sttid: unknown option %s\n", a), 1;
   }
   if (c->reps < 1 || c->warmup < 0 || c->opt.rmax < 1)
     return fprintf(stderr, "tp-bench-sttid: --reps >= 1, --warmup >= 0, --rmax >= 1\n"), 1;
@@ -216,8 +237,10 @@ int main(int argc, char **argv) {
   if (cfg.json && !json)
     return fprintf(stderr, "tp-bench-sttid: cannot write %s\n", cfg.json), 1;
   if (json)
-    fprintf(json, "{\"benchmark\": \"sttid\", \"launch_us\": %.3f, \"round_trip_us\": %.3f, "
-            "\"results\": [\n", fl.launch_us, fl.round_trip_us);
+    fprintf(json,
+            "{\"benchmark\": \"sttid\", \"launch_us\": %.3f, \"round_trip_us\": %.3f, "
+            "\"results\": [\n",
+            fl.launch_us, fl.round_trip_us);
   int first = 1, rc = 0;
   if (cfg.input) {
     tp_coo t;
@@ -233,8 +256,7 @@ int main(int argc, char **argv) {
     tp_coo t;
     if (tp_sttid_random(c->kind, c->order, c->dims, c->nnz, 2.0, cfg.seed, &t))
       return fail("tp_sttid_random");
-    rc = run_case(space, &si, c->name, &t, c->paper_gpu_s, c->paper_cpu_s, &cfg, &fl, json,
-                  &first);
+    rc = run_case(space, &si, c->name, &t, c->paper_gpu_s, c->paper_cpu_s, &cfg, &fl, json, &first);
     tp_coo_free(NULL, &t);
   }
   if (json)

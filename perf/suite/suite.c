@@ -29,8 +29,8 @@ tp_status tps_init(tps_run *run, tp_space *space, int full, const char *only) {
   run->reps = full ? 5 : 3;
   run->only = only;
   if (only && !tps_is_method(only))
-    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "no method '%s' in the suite (there are: %s)",
-                    only, tps_method_list());
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "no method '%s' in the suite (there are: %s)", only,
+                    tps_method_list());
   return tp_space_get_info(space, &run->info);
 }
 
@@ -112,13 +112,15 @@ static double value_at(const void *p, size_t i, tp_dtype dtype) {
   return dtype == TP_DTYPE_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
 }
 
-tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n,
-                           tp_dtype dtype, double *rel) {
+tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n, tp_dtype dtype,
+                           double *rel) {
   const size_t bytes = n * tp_dtype_size(dtype);
   void *ha = malloc(bytes ? bytes : 1), *hb = malloc(bytes ? bytes : 1);
   tp_status st = ha && hb ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room to check");
-  if (st == TP_SUCCESS) st = tp_copy_to_host(space, ha, a, bytes);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(space, hb, b, bytes);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(space, ha, a, bytes);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(space, hb, b, bytes);
   double diff = 0, scale = 0;
   for (size_t i = 0; st == TP_SUCCESS && i < n; ++i) {
     double x = value_at(ha, i, dtype), y = value_at(hb, i, dtype);

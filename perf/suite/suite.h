@@ -22,17 +22,17 @@ typedef enum tps_ceiling {
 } tps_ceiling;
 
 typedef struct tps_result {
-  char method[24];  /* dense-mttkrp, cp-als, sshopm, sparse-mttkrp, sparse-cp-als, sttid */
-  char name[96];    /* the case: problem, precision, rank */
-  char kernel[24];  /* the variant that ran */
-  double ms;        /* median of one run */
+  char method[24]; /* dense-mttkrp, cp-als, sshopm, sparse-mttkrp, sparse-cp-als, sttid */
+  char name[96];   /* the case: problem, precision, rank */
+  char kernel[24]; /* the variant that ran */
+  double ms;       /* median of one run */
   double flops, bytes, items; /* per run; 0 where not counted */
   char items_unit[32];
   tps_ceiling ceiling;
-  double model_ms;  /* the model's prediction, < 0 where there is none */
-  char model[32];   /* which model */
-  int verified;     /* the result was checked (how: see each case) */
-  char check[48];   /* what was checked, with the figure */
+  double model_ms; /* the model's prediction, < 0 where there is none */
+  char model[32];  /* which model */
+  int verified;    /* the result was checked (how: see each case) */
+  char check[48];  /* what was checked, with the figure */
 } tps_result;
 
 typedef struct tps_ceilings {
@@ -47,9 +47,9 @@ typedef void (*tps_progress_fn)(const char *what, void *user);
 typedef struct tps_run {
   tp_space *space;
   tp_space_info info;
-  int full;          /* 0: quick sizes */
+  int full; /* 0: quick sizes */
   int warmup, reps;
-  const char *only;  /* run only this method (NULL: all) */
+  const char *only; /* run only this method (NULL: all) */
   tps_ceilings ceilings;
   tps_result results[TPS_MAX_RESULTS];
   int count;
@@ -90,8 +90,8 @@ double tps_roofline_ms(const tps_run *run, double flops, double bytes, tps_ceili
 
 /* Largest |a - b| over the largest |b|, for two arrays of n values of dtype (f32, f64)
  * in the space; a non-finite value on either side counts as infinitely far. */
-tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n,
-                           tp_dtype dtype, double *rel);
+tp_status tps_max_rel_diff(tp_space *space, const void *a, const void *b, size_t n, tp_dtype dtype,
+                           double *rel);
 
 /* ---- output ---------------------------------------------------------------------- */
 

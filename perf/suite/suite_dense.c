@@ -37,14 +37,18 @@ static tp_status make_inputs(dense_case *c, const int64_t *dims, int order) {
   tp_kruskal host_U;
   TP_TRY(tp_dense_alloc(NULL, TP_DTYPE_F64, order, dims, TP_LAYOUT_LEFT, &host));
   tp_status st = tp_dense_random_uniform(&host, 2026);
-  if (st == TP_SUCCESS) st = tp_dense_alloc(s, TP_DTYPE_F64, order, dims, TP_LAYOUT_LEFT, &c->X);
-  if (st == TP_SUCCESS) st = tp_dense_copy_to_device(s, &c->X, &host);
+  if (st == TP_SUCCESS)
+    st = tp_dense_alloc(s, TP_DTYPE_F64, order, dims, TP_LAYOUT_LEFT, &c->X);
+  if (st == TP_SUCCESS)
+    st = tp_dense_copy_to_device(s, &c->X, &host);
   tp_dense_free(NULL, &host);
   TP_TRY(st);
   TP_TRY(tp_kruskal_alloc(NULL, TP_DTYPE_F64, order, dims, c->rank, &host_U));
   st = tp_kruskal_random(&host_U, 2027);
-  if (st == TP_SUCCESS) st = tp_kruskal_alloc(s, TP_DTYPE_F64, order, dims, c->rank, &c->U);
-  if (st == TP_SUCCESS) st = tp_kruskal_copy_to_device(s, &c->U, &host_U);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_alloc(s, TP_DTYPE_F64, order, dims, c->rank, &c->U);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_copy_to_device(s, &c->U, &host_U);
   tp_kruskal_free(NULL, &host_U);
   TP_TRY(st);
   int64_t most = 0;
@@ -108,8 +112,8 @@ static tp_status bench_mttkrp(dense_case *c, const char *shape) {
     tp_mttkrp_options g = tp_mttkrp_options_default();
     g.variant = TP_MTTKRP_GEMM;
     TP_TRY(tp_mttkrp(c->run->space, &c->X, &c->U, m, c->G_gemm, &g));
-    TP_TRY(tps_max_rel_diff(c->run->space, c->G_auto, c->G_gemm,
-                            (size_t)(c->X.dims[m] * c->rank), TP_DTYPE_F64, &rel));
+    TP_TRY(tps_max_rel_diff(c->run->space, c->G_auto, c->G_gemm, (size_t)(c->X.dims[m] * c->rank),
+                            TP_DTYPE_F64, &rel));
     worst = fmax(worst, rel);
   }
   const double ms[2] = {ms_auto, ms_gemm};
@@ -154,8 +158,8 @@ static tp_status bench_cp_als(dense_case *c, const char *shape) {
   TP_TRY(st);
   if (t.count < 2)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "CP-ALS stopped after %d iteration(s)", t.count);
-  tps_result *r = tps_add(c->run, "cp-als", "iteration", "%s f64 R=%lld", shape,
-                          (long long)c->rank);
+  tps_result *r =
+      tps_add(c->run, "cp-als", "iteration", "%s f64 R=%lld", shape, (long long)c->rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
   r->ms = 1e3 * micro_median(t.seconds + 1, t.count - 1);
@@ -181,8 +185,10 @@ tp_status tps_dense(tps_run *run) {
   snprintf(shape, sizeof shape, "%s %lldx%lldx%lldx%lld", full ? "A" : "A/4", (long long)dims[0],
            (long long)dims[1], (long long)dims[2], (long long)dims[3]);
   tp_status st = make_inputs(&c, dims, 4);
-  if (st == TP_SUCCESS) st = bench_mttkrp(&c, shape);
-  if (st == TP_SUCCESS) st = bench_cp_als(&c, shape);
+  if (st == TP_SUCCESS)
+    st = bench_mttkrp(&c, shape);
+  if (st == TP_SUCCESS)
+    st = bench_cp_als(&c, shape);
   free_inputs(&c);
   return st;
 }

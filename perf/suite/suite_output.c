@@ -42,9 +42,10 @@ void tps_print(FILE *out, const tps_run *run) {
   fprintf(out, "tenport bench (%s sizes): %s backend, %s, %d compute units\n",
           run->full ? "full" : "quick", run->info.backend, run->info.device_name,
           run->info.compute_units);
-  fprintf(out, "ceilings measured in this run: copy %.1f GB/s (read + write), FP64 GEMM %.1f "
-          "GFLOP/s (%s), FP32 FMA %.1f GFLOP/s\n", c->copy_gbps, c->gemm_f64_gflops,
-          c->gemm_provider, c->fma_f32_gflops);
+  fprintf(out,
+          "ceilings measured in this run: copy %.1f GB/s (read + write), FP64 GEMM %.1f "
+          "GFLOP/s (%s), FP32 FMA %.1f GFLOP/s\n",
+          c->copy_gbps, c->gemm_f64_gflops, c->gemm_provider, c->fma_f32_gflops);
   fprintf(out, "times: median of %d after %d warm-up (ms per run); model: predicted ms\n\n",
           run->reps, run->warmup);
   fprintf(out, "%-14s %-48s %-13s %10s %9s %9s %10s %-16s %9s  %s\n", "method", "case", "kernel",
@@ -128,9 +129,15 @@ static void json_result(FILE *f, const tps_run *run, const tps_result *r) {
   json_number(f, rate(r->flops, r->ms, 1e9), 0), fputs(", \"gbps\": ", f);
   json_number(f, rate(r->bytes, r->ms, 1e9), 0), fputs(", \"items_per_s\": ", f);
   json_number(f, rate(r->items, r->ms, 1), 0), fputs(", \"items\": ", f);
-  if (*r->items_unit) micro_json_string(f, r->items_unit); else fputs("null", f);
+  if (*r->items_unit)
+    micro_json_string(f, r->items_unit);
+  else
+    fputs("null", f);
   fputs(",\n     \"ceiling\": ", f);
-  if (tps_ceiling_name(r->ceiling)) micro_json_string(f, tps_ceiling_name(r->ceiling)); else fputs("null", f);
+  if (tps_ceiling_name(r->ceiling))
+    micro_json_string(f, tps_ceiling_name(r->ceiling));
+  else
+    fputs("null", f);
   fputs(", \"percent_of_ceiling\": ", f);
   json_number(f, tps_percent_of_ceiling(run, r), 1), fputs(", \"model_ms\": ", f);
   json_number(f, r->model_ms, 1), fputs(", ", f);
@@ -181,8 +188,10 @@ tp_status tps_write_json(tp_output_set *set, const char *path, const tps_run *ru
   }
   fputs("  ]\n}\n", f);
   tp_status st = fclose(f) == 0 ? tp_output_set_write(set, path, text, len)
-                                : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the JSON "
-                                           "text of %s", path);
+                                : TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                                           "no memory for the JSON "
+                                           "text of %s",
+                                           path);
   free(text);
   return st;
 }

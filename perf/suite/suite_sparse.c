@@ -64,12 +64,16 @@ static tp_status make_factors(sparse_case *c, int64_t rank) {
   tp_kruskal host;
   TP_TRY(tp_kruskal_alloc(NULL, TP_DTYPE_F32, 3, c->host.dims, rank, &host));
   tp_status st = tp_kruskal_random(&host, 2027);
-  if (st == TP_SUCCESS) st = tp_kruskal_alloc(s, TP_DTYPE_F32, 3, c->host.dims, rank, &c->U);
-  if (st == TP_SUCCESS) st = tp_kruskal_copy_to_device(s, &c->U, &host);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_alloc(s, TP_DTYPE_F32, 3, c->host.dims, rank, &c->U);
+  if (st == TP_SUCCESS)
+    st = tp_kruskal_copy_to_device(s, &c->U, &host);
   tp_kruskal_free(NULL, &host);
   size_t bytes = sizeof(float) * (size_t)(c->host.dims[0] * rank); /* cubical: one size */
-  if (st == TP_SUCCESS) st = tp_alloc(s, bytes, &c->G);
-  if (st == TP_SUCCESS) st = tp_alloc(s, bytes, &c->G_base);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, bytes, &c->G);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(s, bytes, &c->G_base);
   return st;
 }
 
@@ -96,7 +100,8 @@ static tp_status measure_modes(sparse_case *c, mode_sums *s) {
     TP_TRY(tps_max_rel_diff(run->space, c->G, c->G_base,
                             (size_t)(c->host.dims[c->mode] * c->U.rank), TP_DTYPE_F32, &rel));
     s->flycoo_ms += fly / 3, s->atomic_ms += atomic / 3, s->worst = fmax(s->worst, rel);
-    s->bytes += micro_sparse_mode_bytes(&c->stats, c->U.rank, sizeof(float), c->host.dims[c->mode]) / 3;
+    s->bytes +=
+        micro_sparse_mode_bytes(&c->stats, c->U.rank, sizeof(float), c->host.dims[c->mode]) / 3;
   }
   return TP_SUCCESS;
 }
@@ -105,8 +110,8 @@ static tp_status add_mttkrp(sparse_case *c, const char *shape, const mode_sums *
   const char *kernel[2] = {c->stats.remaps ? "flycoo-remap" : "flycoo", "coo-atomics"};
   const double ms[2] = {s->flycoo_ms, s->atomic_ms};
   for (int k = 0; k < 2; ++k) {
-    tps_result *r = tps_add(c->run, "sparse-mttkrp", kernel[k], "%s f32 R=%lld, mode avg",
-                            shape, (long long)c->U.rank);
+    tps_result *r = tps_add(c->run, "sparse-mttkrp", kernel[k], "%s f32 R=%lld, mode avg", shape,
+                            (long long)c->U.rank);
     if (!r)
       return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
     r->ms = ms[k], r->bytes = s->bytes, r->ceiling = TPS_CEILING_COPY;
@@ -141,8 +146,8 @@ static tp_status add_cp_als(sparse_case *c, const char *shape, double mode_bytes
   int n = res.iterations < 16 ? res.iterations : 16;
   if (n < 2)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "sparse CP-ALS stopped after %d iteration(s)", n);
-  tps_result *r = tps_add(c->run, "sparse-cp-als", "iteration", "%s f32 R=%lld", shape,
-                          (long long)c->U.rank);
+  tps_result *r =
+      tps_add(c->run, "sparse-cp-als", "iteration", "%s f32 R=%lld", shape, (long long)c->U.rank);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
   r->ms = 1e3 * micro_median(seconds + 1, n - 1);
@@ -167,11 +172,16 @@ tp_status tps_sparse(tps_run *run) {
   tps_announce(run, "sparse tensor and FLYCOO");
   mode_sums sums;
   tp_status st = make_tensor(&c, dim, nnz);
-  if (st == TP_SUCCESS) st = make_factors(&c, 32);
-  if (st == TP_SUCCESS) tps_announce(run, "sparse MTTKRP");
-  if (st == TP_SUCCESS) st = measure_modes(&c, &sums);
-  if (st == TP_SUCCESS) st = add_mttkrp(&c, shape, &sums);
-  if (st == TP_SUCCESS) st = add_cp_als(&c, shape, sums.bytes);
+  if (st == TP_SUCCESS)
+    st = make_factors(&c, 32);
+  if (st == TP_SUCCESS)
+    tps_announce(run, "sparse MTTKRP");
+  if (st == TP_SUCCESS)
+    st = measure_modes(&c, &sums);
+  if (st == TP_SUCCESS)
+    st = add_mttkrp(&c, shape, &sums);
+  if (st == TP_SUCCESS)
+    st = add_cp_als(&c, shape, sums.bytes);
   free_case(&c);
   return st;
 }

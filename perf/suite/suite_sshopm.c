@@ -26,7 +26,7 @@ typedef struct sshopm_case {
   tp_sshopm_options options;
   float *tensors, *starts; /* in the space */
   tp_sshopm_out_f32 out;
-  double *host_tensors;    /* every tensor in double, for the checks */
+  double *host_tensors; /* every tensor in double, for the checks */
 } sshopm_case;
 
 static tp_status solve_op(void *ctx) {
@@ -80,16 +80,23 @@ static tp_status make_case(sshopm_case *c, int m, int n, int64_t T) {
   if (!tensors)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for %lld tensors", (long long)T);
   tp_status st = random_tensors(m, n, T, unique, tensors);
-  if (st == TP_SUCCESS) st = tp_sshopm_random_starts_f64(7, n, STARTS, starts);
-  if (st == TP_SUCCESS) st = upload_f32(c->space, tensors, T * unique, &c->tensors);
-  if (st == TP_SUCCESS) st = upload_f32(c->space, starts, (int64_t)STARTS * n, &c->starts);
+  if (st == TP_SUCCESS)
+    st = tp_sshopm_random_starts_f64(7, n, STARTS, starts);
+  if (st == TP_SUCCESS)
+    st = upload_f32(c->space, tensors, T * unique, &c->tensors);
+  if (st == TP_SUCCESS)
+    st = upload_f32(c->space, starts, (int64_t)STARTS * n, &c->starts);
   c->host_tensors = tensors;
   const size_t runs = (size_t)(T * STARTS);
   void *lambda = NULL, *x = NULL, *flag = NULL, *its = NULL;
-  if (st == TP_SUCCESS) st = tp_alloc(c->space, sizeof(float) * runs, &lambda);
-  if (st == TP_SUCCESS) st = tp_alloc(c->space, sizeof(float) * runs * (size_t)n, &x);
-  if (st == TP_SUCCESS) st = tp_alloc(c->space, runs, &flag);
-  if (st == TP_SUCCESS) st = tp_alloc(c->space, sizeof(int32_t) * runs, &its);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(c->space, sizeof(float) * runs, &lambda);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(c->space, sizeof(float) * runs * (size_t)n, &x);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(c->space, runs, &flag);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(c->space, sizeof(int32_t) * runs, &its);
   c->out.lambda = (float *)lambda, c->out.x = (float *)x;
   c->out.flag = (int8_t *)flag, c->out.iterations = (int32_t *)its;
   return st;
@@ -114,8 +121,10 @@ static tp_status check_converged(sshopm_case *c, double *worst, double *share) {
   if (!flag)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no room for the flags");
   tp_status st = tp_copy_to_host(c->space, flag, c->out.flag, (size_t)runs);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->space, lambda, c->out.lambda, sizeof(float) * (size_t)checked);
-  if (st == TP_SUCCESS) st = tp_copy_to_host(c->space, x, c->out.x, sizeof(float) * (size_t)(checked * n));
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(c->space, lambda, c->out.lambda, sizeof(float) * (size_t)checked);
+  if (st == TP_SUCCESS)
+    st = tp_copy_to_host(c->space, x, c->out.x, sizeof(float) * (size_t)(checked * n));
   int64_t converged = 0;
   *worst = 0;
   for (int64_t i = 0; st == TP_SUCCESS && i < runs; ++i) {
@@ -173,12 +182,16 @@ static tp_status bench_shape(tps_run *run, int m, int n, int64_t T) {
   tp_sshopm_options_init(&c.options);
   c.options.shift = TP_SHIFT_FIXED, c.options.alpha = m - 1;
   c.options.tol = 0, c.options.max_iterations = ITERATIONS;
-  if (st == TP_SUCCESS) st = micro_time(run->space, NULL, solve_op, &c, run->warmup, run->reps, &ms);
-  if (st == TP_SUCCESS) st = check_fixed(&c, &fixed_error);
+  if (st == TP_SUCCESS)
+    st = micro_time(run->space, NULL, solve_op, &c, run->warmup, run->reps, &ms);
+  if (st == TP_SUCCESS)
+    st = check_fixed(&c, &fixed_error);
   tp_sshopm_options_init(&c.options);
   c.options.tol = 1e-6, c.options.xtol = 1e-4;
-  if (st == TP_SUCCESS) st = solve_op(&c);
-  if (st == TP_SUCCESS) st = check_converged(&c, &worst, &share);
+  if (st == TP_SUCCESS)
+    st = solve_op(&c);
+  if (st == TP_SUCCESS)
+    st = check_converged(&c, &worst, &share);
   free_case(&c);
   TP_TRY(st);
   tps_result *r = tps_add(run, "sshopm", tp_sshopm_has_unrolled(m, n) ? "unrolled" : "generic",
@@ -197,8 +210,8 @@ static tp_status bench_shape(tps_run *run, int m, int n, int64_t T) {
   r->model_ms = tps_roofline_ms(run, r->flops, 0, TPS_CEILING_FMA_F32);
   snprintf(r->model, sizeof r->model, "FMA peak");
   r->verified = fixed_error <= 1e-4 && worst <= 1e-3 && share >= 0.9;
-  snprintf(r->check, sizeof r->check, "lambda %.0e; resid. %.0e, %.0f%% conv.", fixed_error,
-           worst, 100 * share);
+  snprintf(r->check, sizeof r->check, "lambda %.0e; resid. %.0e, %.0f%% conv.", fixed_error, worst,
+           100 * share);
   return TP_SUCCESS;
 }
 

@@ -45,8 +45,8 @@ static tp_status time_decompositions(tps_run *run, const tp_coo *t, const tp_stt
 
 static tp_status record(tps_run *run, const sttid_case *c, double seconds, int64_t pivots,
                         double floor_ms, const tp_tci_error_info *err) {
-  tps_result *r = tps_add(run, "sttid", "sparse-prrlu", "%s power-law, %lld nnz, exact",
-                          c->name, (long long)c->nnz);
+  tps_result *r = tps_add(run, "sttid", "sparse-prrlu", "%s power-law, %lld nnz, exact", c->name,
+                          (long long)c->nnz);
   if (!r)
     return TP_ERROR(TP_ERROR_CAPACITY, "the suite's result table is full");
   r->ms = 1e3 * seconds;
@@ -83,8 +83,8 @@ static tp_status bench_case(tps_run *run, const sttid_case *c, const micro_launc
     st = tp_tci_error(&tci, &t, &err);
   if (st == TP_SUCCESS) {
     int64_t syncs, pivots = count_pivots(&info, &syncs);
-    double floor_ms = 1e-3 * ((double)pivots * 3 * costs->launch_us +
-                              (double)syncs * costs->round_trip_us);
+    double floor_ms =
+        1e-3 * ((double)pivots * 3 * costs->launch_us + (double)syncs * costs->round_trip_us);
     st = record(run, c, seconds, pivots, floor_ms, &err);
   }
   tp_tci_free(&tci);

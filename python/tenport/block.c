@@ -3,8 +3,7 @@
 #include "py_tenport.h"
 
 typedef struct py_block {
-  PyObject_HEAD
-  void *data;
+  PyObject_HEAD void *data;
   Py_ssize_t bytes;
   void (*release)(void *);
   void *context;

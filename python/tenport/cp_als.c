@@ -38,8 +38,7 @@ typedef struct cp_call {
 
 static int parse_factor_list(PyObject *list, py_array *out, int order, const char *what) {
   if (!PyList_Check(list) || PyList_GET_SIZE(list) != order) {
-    PyErr_Format(PyExc_ValueError, "tenport: %s must be a list of %d factor arrays", what,
-                 order);
+    PyErr_Format(PyExc_ValueError, "tenport: %s must be a list of %d factor arrays", what, order);
     return 0;
   }
   for (int m = 0; m < order; ++m)
@@ -71,14 +70,17 @@ static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   c->opts.init_method = nvecs ? TP_CP_INIT_NVECS : TP_CP_INIT_RANDOM;
   c->opts.restarts = restarts, c->opts.line_search = linesearch;
   if (tp_mttkrp_variant_parse(variant, &c->opts.mttkrp.variant) != TP_SUCCESS) {
-    PyErr_Format(PyExc_ValueError, "tenport: mttkrp=%s is not one of auto, elem, slice, tile, "
-                 "gemm, blocked", variant);
+    PyErr_Format(PyExc_ValueError,
+                 "tenport: mttkrp=%s is not one of auto, elem, slice, tile, "
+                 "gemm, blocked",
+                 variant);
     return 0;
   }
   c->history.verbose = verbose;
   c->opts.progress = record_fit;
   c->opts.progress_user = &c->history;
-  if (!py_array_parse(weights, &c->weights) || !parse_factor_list(factors, c->factors, order, "factors"))
+  if (!py_array_parse(weights, &c->weights) ||
+      !parse_factor_list(factors, c->factors, order, "factors"))
     return 0;
   if (init != Py_None) {
     if (!parse_factor_list(init, c->init_factors, order, "init"))
@@ -96,11 +98,10 @@ static PyObject *result_dict(const tp_cp_als_result *r, fit_history *h) {
     return NULL;
   for (int i = 0; i < h->count; ++i)
     PyList_SET_ITEM(fits, i, PyFloat_FromDouble(h->fits[i]));
-  return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N,s:O,s:i,s:i,s:i}", "fit", r->fit,
-                       "iterations", r->iterations, "converged",
-                       r->converged ? Py_True : Py_False, "seconds", r->seconds,
-                       "fallback_solves", r->fallback_solves, "fits", fits, "stopped_by_time",
-                       r->stopped_by_time ? Py_True : Py_False, "extrapolations",
+  return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N,s:O,s:i,s:i,s:i}", "fit", r->fit, "iterations",
+                       r->iterations, "converged", r->converged ? Py_True : Py_False, "seconds",
+                       r->seconds, "fallback_solves", r->fallback_solves, "fits", fits,
+                       "stopped_by_time", r->stopped_by_time ? Py_True : Py_False, "extrapolations",
                        r->extrapolations, "starts", r->starts, "best_start", r->best_start);
 }
 
@@ -136,8 +137,7 @@ static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
   py_array x;
   cp_call c;
   PyObject *rest = PyTuple_GetSlice(args, 1, 12);
-  int ok = rest && py_array_parse(PyTuple_GET_ITEM(args, 0), &x) &&
-           parse_cp_call(rest, x.ndim, &c);
+  int ok = rest && py_array_parse(PyTuple_GET_ITEM(args, 0), &x) && parse_cp_call(rest, x.ndim, &c);
   Py_XDECREF(rest);
   tp_space *space = ok ? py_space() : NULL;
   if (!space)
@@ -155,8 +155,9 @@ static PyObject *py_cp_als_sparse(PyObject *self, PyObject *args) {
   tp_coo coo;
   cp_call c;
   PyObject *rest = PyTuple_GetSlice(args, 3, 14);
-  int ok = rest && py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
-                             PyTuple_GET_ITEM(args, 2), &coo) &&
+  int ok = rest &&
+           py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                        PyTuple_GET_ITEM(args, 2), &coo) &&
            parse_cp_call(rest, coo.order, &c);
   Py_XDECREF(rest);
   tp_space *space = ok ? py_space() : NULL;

@@ -43,10 +43,8 @@ static PyObject *py_read_npy(PyObject *self, PyObject *args) {
   }
   tp_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = tp_npy_read(path, a);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = tp_npy_read(path, a);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != TP_SUCCESS) {
     free(a);
     return py_raise(st);
@@ -70,13 +68,11 @@ static PyObject *py_file_format(PyObject *self, PyObject *args) {
   tp_input *in = NULL;
   tp_file_format format = TP_FILE_UNKNOWN;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = tp_input_open(&in, path);
+  Py_BEGIN_ALLOW_THREADS st = tp_input_open(&in, path);
   if (st == TP_SUCCESS)
     st = tp_input_format(in, &format);
   tp_input_close(&in);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != TP_SUCCESS)
     return py_raise(st);
   return PyUnicode_FromString(tp_file_format_name(format));
@@ -101,17 +97,15 @@ static PyObject *py_read_dense_text(PyObject *self, PyObject *args) {
   }
   tp_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = tp_dense_read_text(path, TP_DTYPE_F64, t);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = tp_dense_read_text(path, TP_DTYPE_F64, t);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != TP_SUCCESS) {
     free(t);
     return py_raise(st);
   }
   int64_t count = tp_dense_count(t);
-  PyObject *block = py_block_new(t->data, (Py_ssize_t)(sizeof(double) * (size_t)count),
-                                 release_dense, t);
+  PyObject *block =
+      py_block_new(t->data, (Py_ssize_t)(sizeof(double) * (size_t)count), release_dense, t);
   if (!block)
     return NULL;
   return Py_BuildValue("(NsNO)", block, dtype_code(t->dtype), shape_tuple(t->dims, t->order),
@@ -139,16 +133,14 @@ static PyObject *py_read_coo(PyObject *self, PyObject *args) {
   tp_status st;
   int64_t *coords = NULL;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  tp_coo_read_info info;
+  Py_BEGIN_ALLOW_THREADS tp_coo_read_info info;
   st = tp_coo_read(path, TP_DTYPE_F64, coo, &info);
   if (st == TP_SUCCESS) {
     coords = malloc(sizeof(int64_t) * (size_t)(coo->nnz > 0 ? coo->nnz : 1) * (size_t)coo->order);
     for (int m = 0; coords && m < coo->order; ++m)
       memcpy(coords + (int64_t)m * coo->nnz, coo->indices[m], sizeof(int64_t) * (size_t)coo->nnz);
   }
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != TP_SUCCESS) {
     free(coo);
     return py_raise(st);
@@ -157,14 +149,18 @@ static PyObject *py_read_coo(PyObject *self, PyObject *args) {
     release_coo(coo);
     return PyErr_NoMemory();
   }
-  PyObject *coords_block = py_block_new(coords, (Py_ssize_t)(sizeof(int64_t) * (size_t)coo->nnz * (size_t)coo->order), free, coords);
-  PyObject *values_block = coords_block ? py_block_new(coo->values, (Py_ssize_t)(sizeof(double) * (size_t)coo->nnz), release_coo, coo) : NULL;
+  PyObject *coords_block = py_block_new(
+      coords, (Py_ssize_t)(sizeof(int64_t) * (size_t)coo->nnz * (size_t)coo->order), free, coords);
+  PyObject *values_block =
+      coords_block ? py_block_new(coo->values, (Py_ssize_t)(sizeof(double) * (size_t)coo->nnz),
+                                  release_coo, coo)
+                   : NULL;
   if (!values_block) {
     Py_XDECREF(coords_block);
     return NULL;
   }
-  return Py_BuildValue("(NNsNL)", coords_block, values_block, "f8", shape_tuple(coo->dims, coo->order),
-                       (long long)coo->nnz);
+  return Py_BuildValue("(NNsNL)", coords_block, values_block, "f8",
+                       shape_tuple(coo->dims, coo->order), (long long)coo->nnz);
 }
 
 PyMethodDef py_io_methods[] = {

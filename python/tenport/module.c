@@ -13,8 +13,7 @@ static PyThread_type_lock space_mutex = NULL;
 
 PyObject *py_raise(tp_status status) {
   const char *msg = tp_last_error();
-  PyErr_Format(py_error, "%s (%s)", msg && *msg ? msg : "tenport failed",
-               tp_status_name(status));
+  PyErr_Format(py_error, "%s (%s)", msg && *msg ? msg : "tenport failed", tp_status_name(status));
   return NULL;
 }
 
@@ -52,9 +51,14 @@ void py_space_release(void) {
 }
 
 static int dtype_from_name(const char *name, tp_dtype *dtype) {
-  static const struct { const char *name; tp_dtype dtype; } known[] = {
-      {"f4", TP_DTYPE_F32}, {"f8", TP_DTYPE_F64}, {"i8", TP_DTYPE_I64},
-      {"i4", TP_DTYPE_I32}, {"i1", TP_DTYPE_I8}};
+  static const struct {
+    const char *name;
+    tp_dtype dtype;
+  } known[] = {{"f4", TP_DTYPE_F32},
+               {"f8", TP_DTYPE_F64},
+               {"i8", TP_DTYPE_I64},
+               {"i4", TP_DTYPE_I32},
+               {"i1", TP_DTYPE_I8}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
     if (strcmp(name, known[i].name) == 0) {
       *dtype = known[i].dtype;
@@ -76,8 +80,7 @@ int py_array_parse(PyObject *obj, py_array *a) {
     return 0;
   Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
   if (ndim > TP_DENSE_MAX_ORDER) {
-    PyErr_Format(PyExc_ValueError, "tenport: %zd dimensions, at most %d", ndim,
-                 TP_DENSE_MAX_ORDER);
+    PyErr_Format(PyExc_ValueError, "tenport: %zd dimensions, at most %d", ndim, TP_DENSE_MAX_ORDER);
     return 0;
   }
   a->ndim = (int)ndim;
@@ -100,7 +103,8 @@ int py_coo_parse(PyObject *coords_obj, PyObject *values_obj, PyObject *dims_obj,
   py_array coords, values;
   if (!py_array_parse(coords_obj, &coords) || !py_array_parse(values_obj, &values))
     return 0;
-  if (!PyTuple_Check(dims_obj) || coords.ndim != 2 || PyTuple_GET_SIZE(dims_obj) != coords.shape[0]) {
+  if (!PyTuple_Check(dims_obj) || coords.ndim != 2 ||
+      PyTuple_GET_SIZE(dims_obj) != coords.shape[0]) {
     PyErr_SetString(PyExc_ValueError, "tenport: the shape must have one size per mode");
     return 0;
   }
@@ -149,8 +153,8 @@ static PyMethodDef module_methods[] = {
 static PyMethodDef all_methods[64];
 
 static void merge_methods(void) {
-  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods, py_io_methods,
-                           py_peaks_methods, py_sttid_methods};
+  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods,
+                           py_io_methods,  py_peaks_methods,  py_sttid_methods};
   size_t n = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
     for (PyMethodDef *m = tables[t]; m->ml_name; ++m)
@@ -163,9 +167,15 @@ static void module_free(void *unused) {
   py_space_release();
 }
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_tenport",
-                                        "tenport's C library, for the tenport package.", -1,
-                                        all_methods, NULL, NULL, NULL, module_free};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                                        "_tenport",
+                                        "tenport's C library, for the tenport package.",
+                                        -1,
+                                        all_methods,
+                                        NULL,
+                                        NULL,
+                                        NULL,
+                                        module_free};
 
 PyMODINIT_FUNC PyInit__tenport(void) {
   merge_methods();

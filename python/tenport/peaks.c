@@ -49,8 +49,8 @@ typedef struct sshopm_arrays {
   py_array tensors, starts, lambda, x, flag, iterations;
 } sshopm_arrays;
 
-static tp_status run_sshopm(tp_space *space, const tp_sshopm_problem *p,
-                            const tp_sshopm_options *o, sshopm_arrays *a) {
+static tp_status run_sshopm(tp_space *space, const tp_sshopm_problem *p, const tp_sshopm_options *o,
+                            sshopm_arrays *a) {
   py_array *host[6] = {&a->tensors, &a->starts, &a->lambda, &a->x, &a->flag, &a->iterations};
   void *at[6] = {0};
   int moved[6] = {0};
@@ -136,17 +136,17 @@ static PyObject *py_eigenpairs(PyObject *self, PyObject *args) {
   if (out.lambda && out.x && out.kind && out.starts) {
     tp_eig_merge_options mo;
     tp_eig_merge_options_init(&mo);
-    tp_status st = tp_sshopm_eigenpairs_f64(order, dim, t.data, v, l.data, x.data, f.data, &mo,
-                                            &out);
+    tp_status st =
+        tp_sshopm_eigenpairs_f64(order, dim, t.data, v, l.data, x.data, f.data, &mo, &out);
     list = st == TP_SUCCESS ? PyList_New(out.count) : py_raise(st);
     static const char *kinds[] = {"maximum", "minimum", "saddle", "degenerate"};
     for (int i = 0; list && i < out.count; ++i) {
       PyObject *vec = PyTuple_New(dim);
       for (int k = 0; vec && k < dim; ++k)
         PyTuple_SET_ITEM(vec, k, PyFloat_FromDouble(out.x[(size_t)i * dim + k]));
-      PyObject *item = vec ? Py_BuildValue("(dNsi)", out.lambda[i], vec, kinds[out.kind[i]],
-                                           out.starts[i])
-                           : NULL;
+      PyObject *item =
+          vec ? Py_BuildValue("(dNsi)", out.lambda[i], vec, kinds[out.kind[i]], out.starts[i])
+              : NULL;
       if (!item) {
         Py_CLEAR(list);
         break;

@@ -55,8 +55,8 @@ tp_kruskal py_kruskal_of(const py_array *weights, const py_array *factors, int o
   return k;
 }
 
-tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device,
-                              int upload, tp_kruskal *k, int *copied) {
+tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device, int upload,
+                              tp_kruskal *k, int *copied) {
   *copied = 0;
   tp_space_info info;
   tp_status st = tp_space_get_info(space, &info);
@@ -94,8 +94,7 @@ static size_t array_bytes(const py_array *a) {
   return (size_t)py_array_count(a) * tp_dtype_size(a->dtype);
 }
 
-tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at,
-                            int *moved) {
+tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at, int *moved) {
   tp_space_info info;
   tp_status st = tp_space_get_info(space, &info);
   *at = a->data, *moved = 0;
@@ -127,12 +126,10 @@ tp_status py_array_leave_space(tp_space *space, const py_array *a, void *at, int
 
 tp_status py_run_unlocked(tp_space *space, py_space_work work, void *context) {
   tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  py_space_lock();
+  Py_BEGIN_ALLOW_THREADS py_space_lock();
   st = work(space, context);
   py_space_unlock();
-  Py_END_ALLOW_THREADS
-  return st;
+  Py_END_ALLOW_THREADS return st;
 }
 
 typedef struct tensor_call {

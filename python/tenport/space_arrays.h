@@ -20,8 +20,8 @@ tp_kruskal py_kruskal_of(const py_array *weights, const py_array *factors, int o
 
 /* *k: the model as the space sees it (in place, or allocated in the space when the
  * arrays are host arrays on a GPU space: *copied, and `upload` copies their values in). */
-tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device,
-                              int upload, tp_kruskal *k, int *copied);
+tp_status py_kruskal_to_space(tp_space *space, const tp_kruskal *given, int on_device, int upload,
+                              tp_kruskal *k, int *copied);
 /* Copies a model allocated by py_kruskal_to_space back into the given arrays and frees it
  * (only frees when failed is set). */
 tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp_kruskal *given,
@@ -30,8 +30,7 @@ tp_status py_kruskal_finish(tp_space *space, tp_kruskal *k, int copied, const tp
 /* An array's memory as the space sees it: the array itself (CPU spaces, or an array
  * already on the GPU), else a temporary in the space (*moved), filled from the array
  * when upload is set. */
-tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at,
-                            int *moved);
+tp_status py_array_in_space(tp_space *space, const py_array *a, int upload, void **at, int *moved);
 /* Frees a moved array's temporary, first copying it back to the array when copy_back
  * is set. */
 tp_status py_array_leave_space(tp_space *space, const py_array *a, void *at, int moved,

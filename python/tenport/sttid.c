@@ -22,8 +22,7 @@ static tp_status merged_copy(const tp_coo *coo, tp_coo *out) {
 }
 
 typedef struct py_tt {
-  PyObject_HEAD
-  tp_tci tci;
+  PyObject_HEAD tp_tci tci;
 } py_tt;
 
 static void tt_dealloc(PyObject *self) {
@@ -60,7 +59,8 @@ static PyObject *tt_core(PyObject *self, PyObject *args) {
     return NULL;
   }
   const tp_coo *c = &t->cores[k];
-  PyObject *coords = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(sizeof(int64_t) * 3 * (size_t)c->nnz));
+  PyObject *coords =
+      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(sizeof(int64_t) * 3 * (size_t)c->nnz));
   if (!coords)
     return NULL;
   for (int m = 0; m < 3; ++m)
@@ -80,11 +80,9 @@ static PyObject *tt_evaluate(PyObject *self, PyObject *args) {
       !py_array_parse(o_obj, &out))
     return NULL;
   tp_status st = TP_SUCCESS;
-  Py_BEGIN_ALLOW_THREADS
-  for (int64_t e = 0; e < idx.shape[0] && st == TP_SUCCESS; ++e)
-    st = tp_tci_evaluate(t, (const int64_t *)idx.data + e * t->order, (double *)out.data + e);
-  Py_END_ALLOW_THREADS
-  return py_none_or_raise(st);
+  Py_BEGIN_ALLOW_THREADS for (int64_t e = 0; e < idx.shape[0] && st == TP_SUCCESS; ++e) st =
+      tp_tci_evaluate(t, (const int64_t *)idx.data + e * t->order, (double *)out.data + e);
+  Py_END_ALLOW_THREADS return py_none_or_raise(st);
 }
 
 /* error(coords, values, shape) -> dict of tp_tci_error_info */
@@ -97,16 +95,13 @@ static PyObject *tt_error(PyObject *self, PyObject *args) {
     return NULL;
   tp_tci_error_info info;
   tp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  tp_coo merged;
+  Py_BEGIN_ALLOW_THREADS tp_coo merged;
   st = merged_copy(&coo, &merged);
   if (st == TP_SUCCESS) {
     st = tp_tci_error(t, &merged, &info);
     tp_coo_free(NULL, &merged);
   }
-  Py_END_ALLOW_THREADS
-  if (st != TP_SUCCESS)
-    return py_raise(st);
+  Py_END_ALLOW_THREADS if (st != TP_SUCCESS) return py_raise(st);
   return Py_BuildValue("{s:d,s:d,s:O}", "relative_error", info.relative_error, "floor", info.floor,
                        "at_floor", info.at_floor ? Py_True : Py_False);
 }
@@ -118,10 +113,8 @@ static PyObject *tt_save(PyObject *self, PyObject *args) {
     return NULL;
   tp_status st;
   const char *prefix = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = tp_tci_write(prefix, t);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = tp_tci_write(prefix, t);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   return py_none_or_raise(st);
 }
 
@@ -170,8 +163,7 @@ static PyObject *py_sttid(PyObject *self, PyObject *args) {
   tp_sttid_options opt;
   memset(&opt, 0, sizeof opt);
   long long rmax;
-  if (!PyArg_ParseTuple(args, "OOOdpL", &c_obj, &v_obj, &d_obj, &opt.eps, &opt.eps_relative,
-                        &rmax))
+  if (!PyArg_ParseTuple(args, "OOOdpL", &c_obj, &v_obj, &d_obj, &opt.eps, &opt.eps_relative, &rmax))
     return NULL;
   opt.rmax = rmax;
   tp_coo coo;

@@ -47,8 +47,8 @@ tpt_rng tpt_rng_fresh(void) {
   } else {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    r.state = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
-              ((uint64_t)getpid() << 32);
+    r.state =
+        ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
   }
   cr_log_info("random seed: TPT_SEED=0x%llx", (unsigned long long)r.state);
   return r;

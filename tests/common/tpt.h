@@ -17,19 +17,19 @@ void tpt_setup(void);
 void tpt_teardown(void);
 
 /* Asserts that a tenport call succeeded, printing the last-error message if not. */
-#define TPT_OK(expr)                                                                    \
-  do {                                                                                  \
-    tp_status tpt_st_ = (expr);                                                         \
-    cr_assert_eq(tpt_st_, TP_SUCCESS, "%s returned %s: %s", #expr,                      \
-                 tp_status_name(tpt_st_), tp_last_error());                             \
+#define TPT_OK(expr)                                                                        \
+  do {                                                                                      \
+    tp_status tpt_st_ = (expr);                                                             \
+    cr_assert_eq(tpt_st_, TP_SUCCESS, "%s returned %s: %s", #expr, tp_status_name(tpt_st_), \
+                 tp_last_error());                                                          \
   } while (0)
 
 /* Asserts that a tenport call failed with the given status. */
-#define TPT_FAILS_WITH(expr, status)                                                    \
-  do {                                                                                  \
-    tp_status tpt_st_ = (expr);                                                         \
-    cr_assert_eq(tpt_st_, (status), "%s returned %s, expected %s (%s)", #expr,          \
-                 tp_status_name(tpt_st_), tp_status_name(status), tp_last_error());     \
+#define TPT_FAILS_WITH(expr, status)                                                \
+  do {                                                                              \
+    tp_status tpt_st_ = (expr);                                                     \
+    cr_assert_eq(tpt_st_, (status), "%s returned %s, expected %s (%s)", #expr,      \
+                 tp_status_name(tpt_st_), tp_status_name(status), tp_last_error()); \
   } while (0)
 
 /* ---- random inputs -------------------------------------------------------- */

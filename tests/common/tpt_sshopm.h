@@ -13,9 +13,9 @@
 
 /* Kofidis & Regalia (2002), Example 1 (m = 4, n = 3): local maxima 0.8893, 0.8169,
  * 0.3633, local minima -0.0451, -0.5629, -1.0954. */
-static const double kofidis_regalia[15] = {0.2883,  -0.0031, 0.1973,  -0.2485, -0.2939,
-                                           0.3847,  0.2972,  0.1862,  0.0919,  -0.3619,
-                                           0.1241,  -0.3420, 0.2127,  0.2727,  -0.3054};
+static const double kofidis_regalia[15] = {0.2883, -0.0031, 0.1973, -0.2485, -0.2939,
+                                           0.3847, 0.2972,  0.1862, 0.0919,  -0.3619,
+                                           0.1241, -0.3420, 0.2127, 0.2727,  -0.3054};
 
 /* One batch's results on the host, as doubles. */
 typedef struct runs {

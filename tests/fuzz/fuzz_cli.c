@@ -117,15 +117,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-static const char *const words[] = {"convert", "cp-als", "sttid", "sshopm",
-                                     "peaks",   "--help", "version"};
+static const char *const words[] = {"convert", "cp-als", "sttid",  "sshopm",
+                                    "peaks",   "--help", "version"};
 
 typedef struct cap {
   const char *option;
   double most;
 } cap;
 
-static const cap caps[] = {{"--rank", 6},   {"--maxiters", 50}, {"--maxits", 100},
+static const cap caps[] = {{"--rank", 6},    {"--maxiters", 50}, {"--maxits", 100},
                            {"--starts", 16}, {"--rmax", 8},      {"--max-peaks", 8}};
 
 /* An argument the command reads as an option's value (not "--name"). */
@@ -371,7 +371,7 @@ int main(int argc, char **argv) {
   static unsigned char npy3[4096], npy_f32[4096], sym[4096], sym2[4096], sh[4096], tpb[4096],
       tpb32[4096];
   double d[60], kr[15] = {0.2883, -0.0031, 0.1973, -0.2485, -0.2939, 0.3847, 0.2972, 0.1862,
-                          0.0919, -0.3619, 0.1241, -0.3420, 0.2127, 0.2727, -0.3054};
+                          0.0919, -0.3619, 0.1241, -0.3420, 0.2127,  0.2727, -0.3054};
   float s[60];
   for (int i = 0; i < 60; ++i)
     d[i] = 1.0 + 0.5 * ((i * 7) % 11) - 0.1 * i, s[i] = (float)d[i];
@@ -404,8 +404,8 @@ int main(int argc, char **argv) {
            "f64") &&
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--dims", "4x5x3") &&
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--dims", "2x2x2") &&
-      SEED(tns2, sizeof tns2 - 1, "convert", "--input", "@", "--output", "out.tpb",
-           "--precision", "f32") &&
+      SEED(tns2, sizeof tns2 - 1, "convert", "--input", "@", "--output", "out.tpb", "--precision",
+           "f32") &&
       SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.tns") &&
       SEED(gzip, sizeof gzip, "convert", "--input", "@", "--output", "out.tns") &&
       SEED(bad_magic, sizeof bad_magic - 1, "convert", "--input", "@", "--output", "out.tns") &&
@@ -423,21 +423,20 @@ int main(int argc, char **argv) {
            "--drop-below", "0.3") &&
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.txt", "--format", "tensor",
            "--max-elements", "60") &&
-      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--format",
-           "sptensor", "--output-index-base", "0") &&
-      SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.txt.gz", "--format",
-           "tensor", "--precision", "f32") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--format", "sptensor",
+           "--output-index-base", "0") &&
+      SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.txt.gz", "--format", "tensor",
+           "--precision", "f32") &&
       SEED(npy3, n_npy3, "convert", "--input", "@", "--output", "out.npy", "--format", "tpb") &&
-      SEED(dense_text, n_dense_text, "cp-als", "--input", "@", "--rank", "2", "--maxiters",
-           "5") &&
+      SEED(dense_text, n_dense_text, "cp-als", "--input", "@", "--rank", "2", "--maxiters", "5") &&
       /* cp-als: dense and sparse inputs */
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--output", "model") &&
       SEED(npy_f32, n_npy_f32, "cp-als", "--input", "@", "--rank", "2", "--maxiters", "5",
            "--precision", "f64", "--mttkrp", "gemm", "--seed", "7") &&
-      SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "3", "--mttkrp", "elem",
-           "--no-reuse", "--quiet", "--tol", "0") &&
-      SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--check-fit", "0.5",
-           "--output", "model") &&
+      SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "3", "--mttkrp", "elem", "--no-reuse",
+           "--quiet", "--tol", "0") &&
+      SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--check-fit", "0.5", "--output",
+           "model") &&
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--init", "model") &&
       SEED(tns, n_tns, "cp-als", "--input", "@", "--rank", "2", "--output", "model") &&
       SEED(tpb32, n_tpb32, "cp-als", "--input", "@", "--rank", "1", "--maxiters", "3") &&
@@ -449,8 +448,8 @@ int main(int argc, char **argv) {
       SEED(gzip, sizeof gzip, "cp-als", "--input", "@", "--rank", "2") &&
       /* sttid */
       SEED(tns, n_tns, "sttid", "--input", "@", "--rmax", "3", "--eps", "0", "--output", "tt") &&
-      SEED(tpb, n_tpb, "sttid", "--input", "@", "--rmax", "2", "--eps", "1e-3",
-           "--eps-relative", "--dims", "4,5,3", "--check-error", "0.5") &&
+      SEED(tpb, n_tpb, "sttid", "--input", "@", "--rmax", "2", "--eps", "1e-3", "--eps-relative",
+           "--dims", "4,5,3", "--check-error", "0.5") &&
       SEED(tns2, sizeof tns2 - 1, "sttid", "--input", "@", "--rmax", "4", "--eps", "0",
            "--no-error", "--quiet", "--backend-info") &&
       SEED(npy3, n_npy3, "sttid", "--input", "@", "--rmax", "2", "--eps", "0") &&
@@ -460,30 +459,28 @@ int main(int argc, char **argv) {
            "--check-error", "1") &&
       SEED("", 0, "sttid", "--input", "-", "--rmax", "2", "--eps", "0") &&
       /* sshopm */
-      SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "4", "--dim", "3", "--output",
-           "eig") &&
-      SEED(sym2, n_sym2, "sshopm", "--input", "@", "--order", "3", "--dim", "2", "--shift",
-           "0.5", "--concave", "--precision", "f32", "--kernel", "generic", "--starts", "4") &&
+      SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "4", "--dim", "3", "--output", "eig") &&
+      SEED(sym2, n_sym2, "sshopm", "--input", "@", "--order", "3", "--dim", "2", "--shift", "0.5",
+           "--concave", "--precision", "f32", "--kernel", "generic", "--starts", "4") &&
       SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "4", "--dim", "3", "--kernel",
            "unrolled", "--tol", "1e-8", "--xtol", "1e-6", "--maxits", "30", "--seed", "5") &&
       SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "3", "--dim", "3") &&
       SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "1", "--dim", "3") &&
-      SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "4", "--dim", "3", "--shift",
-           "nan") &&
+      SEED(sym, n_sym, "sshopm", "--input", "@", "--order", "4", "--dim", "3", "--shift", "nan") &&
       SEED("", 0, "sshopm", "--example") &&
       /* peaks */
       SEED(sh, n_sh, "peaks", "--sh", "@", "--output", "pk") &&
-      SEED(sh, n_sh, "peaks", "--sh", "@", "--lmax", "2", "--max-peaks", "2", "--precision",
-           "f64", "--min-amplitude", "0.5") &&
+      SEED(sh, n_sh, "peaks", "--sh", "@", "--lmax", "2", "--max-peaks", "2", "--precision", "f64",
+           "--min-amplitude", "0.5") &&
       SEED(sh, n_sh, "peaks", "--sh", "@", "--lmax", "3") &&
       SEED(npy3, n_npy3, "peaks", "--sh", "@", "--lmax", "4") &&
       SEED(tns, n_tns, "peaks", "--sh", "@") &&
       /* help, version, usage errors */
-      SEED("", 0, "--help") && SEED("", 0, "version") &&
-      SEED("", 0, "convert", "--help") && SEED("", 0, "cp-als", "--help") &&
-      SEED("", 0, "sttid", "--help") && SEED("", 0, "sshopm", "--help") &&
-      SEED("", 0, "peaks", "-h") && SEED("", 0, "cp-als", "--input") &&
-      SEED("", 0, "cp-als", "--bogus", "1") && SEED("", 0, "sttid", "--input", "--rmax", "2");
+      SEED("", 0, "--help") && SEED("", 0, "version") && SEED("", 0, "convert", "--help") &&
+      SEED("", 0, "cp-als", "--help") && SEED("", 0, "sttid", "--help") &&
+      SEED("", 0, "sshopm", "--help") && SEED("", 0, "peaks", "-h") &&
+      SEED("", 0, "cp-als", "--input") && SEED("", 0, "cp-als", "--bogus", "1") &&
+      SEED("", 0, "sttid", "--input", "--rmax", "2");
   return ok ? 0 : 1;
 }
 

@@ -67,7 +67,7 @@ static tp_status peek_and_read(uint8_t select, tp_input *in, tp_dense_header *h,
   tp_dtype want = select & 1 ? TP_DTYPE_F32 : TP_DTYPE_F64;
   *peeked = peek(select, in, h);
   check(tpi_input_remaining(in) == in->known_size); /* peeking consumed nothing */
-  memset(t, 0x5a, sizeof *t); /* whatever the caller's struct held */
+  memset(t, 0x5a, sizeof *t);                       /* whatever the caller's struct held */
   tp_clear_error();
   return select & 2 ? tp_dense_read_input(in, want, t) : tp_dense_read_text_input(in, want, t);
 }
@@ -167,28 +167,28 @@ int main(int argc, char **argv) {
   }
   seed_dir = argv[1];
   const uint8_t f64 = 0, f32 = 1, sniff = 2;
-  int ok =
-      write_text("small.txt", f64, "tensor\n2\n2 3\n1\n2\n3\n4\n5\n6\n") &&
-      write_text("genten.txt", f32 | sniff,
-                 "// GenTen\ntensor indices-start-at-zero\n3\n2 1 2\n8.58e-01\n1.312e+00\n"
-                 "-0\n+.5\n") &&
-      write_text("comments_crlf.txt", sniff, "# c\r\ntensor\r\n2 # order\r\n1 2\r\n\r\n"
-                 "0x1p-3\r\n  7 # last\r\n") &&
-      write_text("no_line_end.txt", f64, "tensor\n2\n1 1\n42") &&
-      write_text("too_few.txt", f64, "tensor\n2\n3 3\n1\n2\n") &&
-      write_text("too_many.txt", f32, "tensor\n2\n1 1\n1\n2\n") &&
-      write_text("two_fields.txt", f64, "tensor\n2\n2 1\n1 2\n3\n") &&
-      write_text("nan.txt", f64, "tensor\n2\n1 2\nnan\n1\n") &&
-      write_text("beyond_f32.txt", f32, "tensor\n2\n1 2\n1e39\n1\n") &&
-      write_text("order_1.txt", f64, "tensor\n1\n3\n1\n2\n3\n") &&
-      write_text("huge_dims.txt", f64, "tensor\n3\n4294967296 4294967296 4\n1\n") &&
-      write_text("big_promise.txt", f32, "tensor\n2\n100000 1000\n1\n") &&
-      write_text("bad_header.txt", sniff, "tensor one-based\nx\n0 -1\n") &&
-      write_text("sparse.tns", sniff, "1 1 1 1.0\n2 2 2 2.0\n") &&
-      write_tensor("written_left.txt", f64, TP_LAYOUT_LEFT, 0) &&
-      write_tensor("written_right.txt", f32 | sniff, TP_LAYOUT_RIGHT, 0) &&
-      (!tp_input_has_gzip() || write_tensor("written.txt.gz", sniff, TP_LAYOUT_LEFT, 1)) &&
-      write_seed("empty", f64, "", 0);
+  int ok = write_text("small.txt", f64, "tensor\n2\n2 3\n1\n2\n3\n4\n5\n6\n") &&
+           write_text("genten.txt", f32 | sniff,
+                      "// GenTen\ntensor indices-start-at-zero\n3\n2 1 2\n8.58e-01\n1.312e+00\n"
+                      "-0\n+.5\n") &&
+           write_text("comments_crlf.txt", sniff,
+                      "# c\r\ntensor\r\n2 # order\r\n1 2\r\n\r\n"
+                      "0x1p-3\r\n  7 # last\r\n") &&
+           write_text("no_line_end.txt", f64, "tensor\n2\n1 1\n42") &&
+           write_text("too_few.txt", f64, "tensor\n2\n3 3\n1\n2\n") &&
+           write_text("too_many.txt", f32, "tensor\n2\n1 1\n1\n2\n") &&
+           write_text("two_fields.txt", f64, "tensor\n2\n2 1\n1 2\n3\n") &&
+           write_text("nan.txt", f64, "tensor\n2\n1 2\nnan\n1\n") &&
+           write_text("beyond_f32.txt", f32, "tensor\n2\n1 2\n1e39\n1\n") &&
+           write_text("order_1.txt", f64, "tensor\n1\n3\n1\n2\n3\n") &&
+           write_text("huge_dims.txt", f64, "tensor\n3\n4294967296 4294967296 4\n1\n") &&
+           write_text("big_promise.txt", f32, "tensor\n2\n100000 1000\n1\n") &&
+           write_text("bad_header.txt", sniff, "tensor one-based\nx\n0 -1\n") &&
+           write_text("sparse.tns", sniff, "1 1 1 1.0\n2 2 2 2.0\n") &&
+           write_tensor("written_left.txt", f64, TP_LAYOUT_LEFT, 0) &&
+           write_tensor("written_right.txt", f32 | sniff, TP_LAYOUT_RIGHT, 0) &&
+           (!tp_input_has_gzip() || write_tensor("written.txt.gz", sniff, TP_LAYOUT_LEFT, 1)) &&
+           write_seed("empty", f64, "", 0);
   return ok ? 0 : 1;
 }
 

@@ -36,19 +36,24 @@ int main(int argc, char **argv) {
     return 2;
   }
   fuzz_image_seed_dir = argv[1];
-  int ok =
-      fuzz_image_write_seed("fod4.mif", 4, 2, 3, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&
-      fuzz_image_write_seed("mask3.mif", 3, 3, 2, 2, 1, TP_IMAGE_MIF, TP_DTYPE_F64) &&
-      fuzz_image_write_seed("gzip.mif.gz", 4, 2, 2, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&
-      fuzz_image_write_seed("from_nifti.mif", 4, 2, 1, 2, 6, TP_IMAGE_NIFTI1, TP_DTYPE_F32) &&
-      write_by_hand("reversed.mif", "mrtrix image\n# by hand\ndim: 3,2,2,4\nvox: 1.5,2,2.5,nan\n"
-                    "layout: -1,+2,+3,+0\ndatatype: Int16BE\ntransform: 0,-1,0,10\n"
-                    "transform: 1,0,0,20\ntransform: 0,0,1,30\nscaling: 1,0.5\n"
-                    "file: . 256\nEND\n", 96) &&
-      write_by_hand("crlf.mif", "mrtrix image\r\ndim: 2,2,2\r\nvox: 1,1,1\r\nlayout: +2,-0,-1"
-                    "\r\ndatatype: UInt8\r\ncomments: x\r\nfile: . 256\r\nEND\r\n", 8) &&
-      write_by_hand("five.mif", "mrtrix image\ndim: 2,1,2,1,3\nvox: 1,1,1,1,1\nlayout: "
-                    "+1,+2,+3,+4,+0\ndatatype: Float64LE\nfile: . 256\nEND\n", 96);
+  int ok = fuzz_image_write_seed("fod4.mif", 4, 2, 3, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&
+           fuzz_image_write_seed("mask3.mif", 3, 3, 2, 2, 1, TP_IMAGE_MIF, TP_DTYPE_F64) &&
+           fuzz_image_write_seed("gzip.mif.gz", 4, 2, 2, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&
+           fuzz_image_write_seed("from_nifti.mif", 4, 2, 1, 2, 6, TP_IMAGE_NIFTI1, TP_DTYPE_F32) &&
+           write_by_hand("reversed.mif",
+                         "mrtrix image\n# by hand\ndim: 3,2,2,4\nvox: 1.5,2,2.5,nan\n"
+                         "layout: -1,+2,+3,+0\ndatatype: Int16BE\ntransform: 0,-1,0,10\n"
+                         "transform: 1,0,0,20\ntransform: 0,0,1,30\nscaling: 1,0.5\n"
+                         "file: . 256\nEND\n",
+                         96) &&
+           write_by_hand("crlf.mif",
+                         "mrtrix image\r\ndim: 2,2,2\r\nvox: 1,1,1\r\nlayout: +2,-0,-1"
+                         "\r\ndatatype: UInt8\r\ncomments: x\r\nfile: . 256\r\nEND\r\n",
+                         8) &&
+           write_by_hand("five.mif",
+                         "mrtrix image\ndim: 2,1,2,1,3\nvox: 1,1,1,1,1\nlayout: "
+                         "+1,+2,+3,+4,+0\ndatatype: Float64LE\nfile: . 256\nEND\n",
+                         96);
   return ok ? 0 : 1;
 }
 

@@ -40,7 +40,9 @@ static int64_t saturated_product(int64_t a, int64_t b) {
   return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-static int64_t bond_rows(const tp_tci *t, int k) { return saturated_product(t->ranks[k], t->dims[k]); }
+static int64_t bond_rows(const tp_tci *t, int k) {
+  return saturated_product(t->ranks[k], t->dims[k]);
+}
 
 static int64_t bond_cols(const tp_tci *t, int k) {
   int64_t p = 1;

@@ -39,8 +39,7 @@ static tp_status read_input(uint8_t select, const uint8_t *data, size_t size, tp
   if (how == READ_BINARY)
     return tpi_coo_read_binary_buffer("fuzz", data, size, dtype, t, &info);
   if (how == READ_TNS_CHUNKED)
-    return tpi_coo_read_tns_buffer("fuzz", data, size, 1 + (select >> 3), dtype, 0, NULL, t,
-                                  &info);
+    return tpi_coo_read_tns_buffer("fuzz", data, size, 1 + (select >> 3), dtype, 0, NULL, t, &info);
   const int64_t dims[4] = {64, 64, 64, 64};
   tp_tns_options text = tp_tns_options_default();
   int options = select >> 5 & 3;
@@ -48,8 +47,8 @@ static tp_status read_input(uint8_t select, const uint8_t *data, size_t size, tp
   text.no_header = options == 3;
   tp_input in;
   tpi_input_init_buffer(&in, "fuzz", data, size);
-  tp_status st = tpi_coo_read_tns_input_with(&in, 0, dtype, 1 + (select >> 3 & 3), dims, &text,
-                                            t, &info);
+  tp_status st =
+      tpi_coo_read_tns_input_with(&in, 0, dtype, 1 + (select >> 3 & 3), dims, &text, t, &info);
   tpi_input_release(&in);
   return st;
 }
@@ -119,8 +118,8 @@ static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int or
       t.indices[m][k] = (k * 7 + m) % dims[m];
     tpi_coo_set_value(&t, k, 0.5 - (double)k);
   }
-  int ok = tp_coo_sum_duplicates(&t, NULL) == TP_SUCCESS &&
-           tp_coo_write_binary(path, &t) == TP_SUCCESS;
+  int ok =
+      tp_coo_sum_duplicates(&t, NULL) == TP_SUCCESS && tp_coo_write_binary(path, &t) == TP_SUCCESS;
   tpi_coo_host_free(&t);
   unsigned char bytes[1024];
   FILE *f = ok ? fopen(path, "rb") : NULL;
@@ -136,10 +135,10 @@ static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int or
 }
 
 /* "1 2 3 1.5\n2 2 2 -1\n" compressed by gzip -9n. */
-static const unsigned char gzip_tns[] = {
-    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x33, 0x54, 0x30, 0x52,
-    0x30, 0x56, 0x30, 0xd4, 0x33, 0xe5, 0x32, 0x52, 0x00, 0x41, 0x5d, 0x43, 0x2e, 0x00,
-    0x07, 0x40, 0xfa, 0x46, 0x13, 0x00, 0x00, 0x00};
+static const unsigned char gzip_tns[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+                                         0x03, 0x33, 0x54, 0x30, 0x52, 0x30, 0x56, 0x30, 0xd4,
+                                         0x33, 0xe5, 0x32, 0x52, 0x00, 0x41, 0x5d, 0x43, 0x2e,
+                                         0x00, 0x07, 0x40, 0xfa, 0x46, 0x13, 0x00, 0x00, 0x00};
 
 int main(int argc, char **argv) {
   if (argc != 2) {

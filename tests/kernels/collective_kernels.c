@@ -39,10 +39,10 @@ TP_TEAM_KERNEL(team_coll, team_coll_args, team, a) {
   }
 }
 
-tp_status tpt_team_collectives(tp_space *space, int team_size, int vector_length,
-                               int64_t league, const double *x, const int64_t *k,
-                               double *sum, double *min, double *max, tp_argmax_f64 *argmax,
-                               int64_t *scan, int64_t *scan_total, tpt_shape *shape) {
+tp_status tpt_team_collectives(tp_space *space, int team_size, int vector_length, int64_t league,
+                               const double *x, const int64_t *k, double *sum, double *min,
+                               double *max, tp_argmax_f64 *argmax, int64_t *scan,
+                               int64_t *scan_total, tpt_shape *shape) {
   tp_team_policy p = tp_team_policy_make(league, team_size, vector_length, 0);
   TP_TRY(tp_team_policy_check(space, &p, "team_coll"));
   *shape = fitted_shape(space, &p);
@@ -87,11 +87,10 @@ TP_TEAM_KERNEL(vector_coll, vector_coll_args, team, a) {
   }
 }
 
-tp_status tpt_vector_collectives(tp_space *space, int team_size, int vector_length,
-                                 int64_t league, const double *y, const uint32_t *key,
-                                 double *sum, tp_argmax_f64 *argmax, uint64_t *ballot,
-                                 double *scan, uint64_t *match, double *rotated,
-                                 tpt_shape *shape) {
+tp_status tpt_vector_collectives(tp_space *space, int team_size, int vector_length, int64_t league,
+                                 const double *y, const uint32_t *key, double *sum,
+                                 tp_argmax_f64 *argmax, uint64_t *ballot, double *scan,
+                                 uint64_t *match, double *rotated, tpt_shape *shape) {
   tp_team_policy p = tp_team_policy_make(league, team_size, vector_length, 0);
   TP_TRY(tp_team_policy_check(space, &p, "vector_coll"));
   *shape = fitted_shape(space, &p);

@@ -73,4 +73,3 @@ tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy) {
   a.unused = 0;
   return bounded_noop_launch(space, policy, a);
 }
-

@@ -25,12 +25,12 @@ TP_EXTERN_C_BEGIN
 /* add:       tp_atomic_add_T(&counters[idx[i]], v[i]).
  * fetch_add: tickets[i] = tp_atomic_fetch_add_T(&counters[idx[i]], step).
  * max:       old[i] = tp_atomic_max_T(&counters[idx[i]], v[i]). */
-#define TPT_DECLARE_ATOMIC_ANY(sfx, T)                                                  \
-  tp_status tpt_atomic_add_##sfx(tp_space *space, const int32_t *idx, const T *v, int64_t n, \
-                                 int m, T *counters);                                   \
-  tp_status tpt_atomic_fetch_add_##sfx(tp_space *space, const int32_t *idx, int64_t n,    \
-                                       int m, T step, T *counters, T *tickets);         \
-  tp_status tpt_atomic_max_##sfx(tp_space *space, const int32_t *idx, const T *v, int64_t n, \
+#define TPT_DECLARE_ATOMIC_ANY(sfx, T)                                                        \
+  tp_status tpt_atomic_add_##sfx(tp_space *space, const int32_t *idx, const T *v, int64_t n,  \
+                                 int m, T *counters);                                         \
+  tp_status tpt_atomic_fetch_add_##sfx(tp_space *space, const int32_t *idx, int64_t n, int m, \
+                                       T step, T *counters, T *tickets);                      \
+  tp_status tpt_atomic_max_##sfx(tp_space *space, const int32_t *idx, const T *v, int64_t n,  \
                                  int m, T *counters, T *old);
 
 /* claim:      contender i (id = id_base + i id_stride, never the all-ones EMPTY) walks
@@ -39,10 +39,10 @@ TP_EXTERN_C_BEGIN
  *             cas on slot 0 returned (EMPTY for the slot-0 winner, its id for everyone
  *             else). Slots must start EMPTY (all bits set, as tpt_alloc_poisoned leaves them).
  * load_store: tp_atomic_store_T(&out[i], tp_atomic_load_T(&in[i])). */
-#define TPT_DECLARE_ATOMIC_INT(sfx, T)                                                  \
-  TPT_DECLARE_ATOMIC_ANY(sfx, T)                                                        \
-  tp_status tpt_atomic_cas_claim_##sfx(tp_space *space, int64_t n, int m, T id_base,       \
-                                       T id_stride, T *slots, int32_t *won, T *first_seen); \
+#define TPT_DECLARE_ATOMIC_INT(sfx, T)                                                            \
+  TPT_DECLARE_ATOMIC_ANY(sfx, T)                                                                  \
+  tp_status tpt_atomic_cas_claim_##sfx(tp_space *space, int64_t n, int m, T id_base, T id_stride, \
+                                       T *slots, int32_t *won, T *first_seen);                    \
   tp_status tpt_atomic_load_store_##sfx(tp_space *space, const T *in, int64_t n, T *out);
 
 TPT_DECLARE_ATOMIC_INT(i32, int32_t)
@@ -63,7 +63,7 @@ TPT_DECLARE_ATOMIC_ANY(f64, double)
  *            id = i and won[e] = the slot won or m (floats: won is not touched)
  * and finally writes sums[l m + k], maxes[l m + k], counts[l m + k] = ctr[k] and
  * slots[l m + k] (integers only) for k < m. *shape receives the team shape that ran. */
-#define TPT_DECLARE_TEAM_ATOMIC(sfx, T)                                                 \
+#define TPT_DECLARE_TEAM_ATOMIC(sfx, T)                                                    \
   tp_status tpt_team_atomics_##sfx(tp_space *space, int team_size, int vector_length,      \
                                    int64_t league, int64_t len, int m, const int32_t *idx, \
                                    const T *v, T max_init, T *sums, T *maxes, T *counts,   \

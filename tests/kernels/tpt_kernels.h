@@ -42,18 +42,17 @@ tp_status tpt_team_bounded_noop(tp_space *space, tp_team_policy policy);
  * contributes x[l T + t] and k[l T + t] (T: the effective team size, in *shape).
  * Per team: sum, min, max, arg-max |x| (index = t); per thread: exclusive scan of k and
  * the team's total of k. */
-tp_status tpt_team_collectives(tp_space *space, int team_size, int vector_length,
-                               int64_t league, const double *x, const int64_t *k,
-                               double *sum, double *min, double *max, tp_argmax_f64 *argmax,
-                               int64_t *scan, int64_t *scan_total, tpt_shape *shape);
+tp_status tpt_team_collectives(tp_space *space, int team_size, int vector_length, int64_t league,
+                               const double *x, const int64_t *k, double *sum, double *min,
+                               double *max, tp_argmax_f64 *argmax, int64_t *scan,
+                               int64_t *scan_total, tpt_shape *shape);
 /* Vector collectives: lane v of thread t of team l holds y[g V + v] and key[g V + v] with
  * g = l T + t. Per thread g: sum of y, arg-max |y| (index = lane), ballot(y > 0);
  * per lane: inclusive scan of y, match(key) over 8 bits, y of lane (v + 1) mod V. */
-tp_status tpt_vector_collectives(tp_space *space, int team_size, int vector_length,
-                                 int64_t league, const double *y, const uint32_t *key,
-                                 double *sum, tp_argmax_f64 *argmax, uint64_t *ballot,
-                                 double *scan, uint64_t *match, double *rotated,
-                                 tpt_shape *shape);
+tp_status tpt_vector_collectives(tp_space *space, int team_size, int vector_length, int64_t league,
+                                 const double *y, const uint32_t *key, double *sum,
+                                 tp_argmax_f64 *argmax, uint64_t *ballot, double *scan,
+                                 uint64_t *match, double *rotated, tpt_shape *shape);
 
 TP_EXTERN_C_END
 #endif

@@ -12,7 +12,8 @@
 TP_EXTERN_C_BEGIN
 
 /* The widths tp_simd.h defines (TP_DEFINE_SIMD_WIDTHS), which the entry points accept. */
-#define TPT_SIMD_WIDTHS {1, 2, 3, 4, 8, 12, 16, 32}
+#define TPT_SIMD_WIDTHS \
+  { 1, 2, 3, 4, 8, 12, 16, 32 }
 #define TPT_SIMD_WIDTH_COUNT 8
 
 /* Outputs of W values per row, in vec[] of the output structs. With x = load(a + r W),
@@ -47,8 +48,8 @@ typedef struct tpt_simd_out_f64 {
 /* Runs every operation on rows rows of width `width`. Fails with
  * TP_ERROR_INVALID_ARGUMENT for a width tp_simd.h does not define, a negative rows, or a
  * NULL pointer when rows > 0; n[r] outside [0, width] is not checked (space memory). */
-tp_status tpt_simd_ops_f32(tp_space *space, int width, int64_t rows, const float *a,
-                           const float *b, const float *c, const float *s, const int32_t *n,
+tp_status tpt_simd_ops_f32(tp_space *space, int width, int64_t rows, const float *a, const float *b,
+                           const float *c, const float *s, const int32_t *n,
                            const tpt_simd_out_f32 *out);
 tp_status tpt_simd_ops_f64(tp_space *space, int width, int64_t rows, const double *a,
                            const double *b, const double *c, const double *s, const int32_t *n,

@@ -13,24 +13,24 @@
 
 static int mpi_check_failures;
 
-#define CHECK(cond, ...)                                                                \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      int check_rank_;                                                                  \
-      MPI_Comm_rank(MPI_COMM_WORLD, &check_rank_);                                      \
-      fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", check_rank_, __FILE__,      \
-              __LINE__, #cond);                                                         \
-      fprintf(stderr, __VA_ARGS__);                                                     \
-      fprintf(stderr, "\n");                                                            \
-      ++mpi_check_failures;                                                             \
-    }                                                                                   \
+#define CHECK(cond, ...)                                                                     \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      int check_rank_;                                                                       \
+      MPI_Comm_rank(MPI_COMM_WORLD, &check_rank_);                                           \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", check_rank_, __FILE__, __LINE__, \
+              #cond);                                                                        \
+      fprintf(stderr, __VA_ARGS__);                                                          \
+      fprintf(stderr, "\n");                                                                 \
+      ++mpi_check_failures;                                                                  \
+    }                                                                                        \
   } while (0)
 
-#define CHECK_OK(expr)                                                                  \
-  do {                                                                                  \
-    tp_status check_st_ = (expr);                                                       \
-    CHECK(check_st_ == TP_SUCCESS, "%s returned %s: %s", #expr,                         \
-          tp_status_name(check_st_), tp_last_error());                                  \
+#define CHECK_OK(expr)                                                                     \
+  do {                                                                                     \
+    tp_status check_st_ = (expr);                                                          \
+    CHECK(check_st_ == TP_SUCCESS, "%s returned %s: %s", #expr, tp_status_name(check_st_), \
+          tp_last_error());                                                                \
   } while (0)
 
 /* 0 when no rank failed a check; prints the verdict once. */
@@ -39,8 +39,7 @@ static int mpi_check_failures;
 static inline tp_status mpi_check_space(MPI_Comm world, tp_space **space) {
   MPI_Comm node;
   int local = 0, devices = 1;
-  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-      MPI_SUCCESS) {
+  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
   }

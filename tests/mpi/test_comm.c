@@ -40,8 +40,9 @@ static void from_space(double *host, const void *d, int64_t n, tp_dtype t) {
   if (n)
     CHECK_OK(tp_copy_to_host(space, tmp, d, (size_t)n * size1));
   for (int64_t i = 0; i < n; ++i)
-    host[i] = t == TP_DTYPE_F64 ? ((double *)tmp)[i]
-              : t == TP_DTYPE_F32 ? (double)((float *)tmp)[i] : (double)((int64_t *)tmp)[i];
+    host[i] = t == TP_DTYPE_F64   ? ((double *)tmp)[i]
+              : t == TP_DTYPE_F32 ? (double)((float *)tmp)[i]
+                                  : (double)((int64_t *)tmp)[i];
   free(tmp);
 }
 
@@ -56,14 +57,16 @@ static void expect_equal(const double *got, const double *want, int64_t n, const
 static const tp_dtype dtypes[3] = {TP_DTYPE_F64, TP_DTYPE_F32, TP_DTYPE_I64};
 
 static void test_allreduce(tp_dtype t, tp_comm_op op, int64_t n) {
-  double *mine = malloc(sizeof(double) * (size_t)(n + 1)), *want = malloc(sizeof(double) * (size_t)(n + 1));
+  double *mine = malloc(sizeof(double) * (size_t)(n + 1)),
+         *want = malloc(sizeof(double) * (size_t)(n + 1));
   for (int64_t i = 0; i < n; ++i) {
     mine[i] = value(1, rank, i);
     want[i] = op == TP_COMM_SUM ? 0 : value(1, 0, i);
     for (int r = 0; r < size; ++r) {
       double v = value(1, r, i);
-      want[i] = op == TP_COMM_SUM ? want[i] + v : op == TP_COMM_MAX ? fmax(want[i], v)
-                                                                   : fmin(want[i], v);
+      want[i] = op == TP_COMM_SUM   ? want[i] + v
+                : op == TP_COMM_MAX ? fmax(want[i], v)
+                                    : fmin(want[i], v);
     }
   }
   void *d = to_space(mine, n, t);
@@ -80,7 +83,8 @@ static void test_allreduce(tp_dtype t, tp_comm_op op, int64_t n) {
 
 static void test_broadcast(tp_dtype t, int64_t n) {
   for (int root = 0; root < size; ++root) {
-    double *buf = malloc(sizeof(double) * (size_t)(n + 1)), *want = malloc(sizeof(double) * (size_t)(n + 1));
+    double *buf = malloc(sizeof(double) * (size_t)(n + 1)),
+           *want = malloc(sizeof(double) * (size_t)(n + 1));
     for (int64_t i = 0; i < n; ++i)
       buf[i] = value(2, rank, i), want[i] = value(2, root, i);
     void *d = to_space(buf, n, t);
@@ -121,7 +125,8 @@ static void test_allgatherv(tp_dtype t, int salt) {
   for (int r = 0; r < size; ++r)
     counts[r] = part(r, salt) * 5, all += counts[r];
   double *mine = malloc(sizeof(double) * (size_t)(counts[rank] + 1));
-  double *want = malloc(sizeof(double) * (size_t)(all + 1)), *got = malloc(sizeof(double) * (size_t)(all + 1));
+  double *want = malloc(sizeof(double) * (size_t)(all + 1)),
+         *got = malloc(sizeof(double) * (size_t)(all + 1));
   for (int64_t i = 0; i < counts[rank]; ++i)
     mine[i] = value(4, rank, i);
   for (int r = 0, k = 0; r < size; ++r)
@@ -147,7 +152,8 @@ static void test_alltoallv(tp_dtype t) {
   int64_t sc[64], rc[64], out = 0, in = 0;
   for (int r = 0; r < size; ++r)
     sc[r] = a2a_count(rank, r), rc[r] = a2a_count(r, rank), out += sc[r], in += rc[r];
-  double *send = malloc(sizeof(double) * (size_t)(out + 1)), *want = malloc(sizeof(double) * (size_t)(in + 1));
+  double *send = malloc(sizeof(double) * (size_t)(out + 1)),
+         *want = malloc(sizeof(double) * (size_t)(in + 1));
   double *got = malloc(sizeof(double) * (size_t)(in + 1));
   for (int r = 0, k = 0; r < size; ++r)
     for (int64_t i = 0; i < sc[r]; ++i)
@@ -179,8 +185,10 @@ static void test_split(void) {
     sum += r, ++n;
   CHECK_OK(tp_comm_allreduce_host(half, &v, 1, TP_DTYPE_F64, TP_COMM_SUM));
   CHECK(v == sum, "split allreduce: %g, expected %g", v, sum);
-  CHECK(tp_comm_rank(half) == (want - 1 - rank / 2), "split: key -rank orders the ranks "
-        "backwards (rank %d is %d)", rank, tp_comm_rank(half));
+  CHECK(tp_comm_rank(half) == (want - 1 - rank / 2),
+        "split: key -rank orders the ranks "
+        "backwards (rank %d is %d)",
+        rank, tp_comm_rank(half));
   tp_comm_destroy(&half);
   CHECK(half == NULL, "destroy sets NULL");
 }

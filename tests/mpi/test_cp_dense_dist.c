@@ -75,12 +75,10 @@ static void compare(const char *what, const fits *fd, const fits *fr, const tp_k
   CHECK(fd->count == fr->count, "%s: %d iterations, expected %d", what, fd->count, fr->count);
   for (int i = 0; i < fd->count && i < fr->count; ++i)
     CHECK(fabs(fd->fit[i] - fr->fit[i]) <= fit_tol * fabs(fr->fit[i]),
-          "%s: iteration %d fit %.15g, single process %.15g", what, i + 1, fd->fit[i],
-          fr->fit[i]);
+          "%s: iteration %d fit %.15g, single process %.15g", what, i + 1, fd->fit[i], fr->fit[i]);
   for (int k = 0; k < r->order; ++k)
     for (int64_t i = 0; i < r->dims[k] * r->rank; ++i)
-      if (fabs(load(d->factors[k], d->dtype, i) - load(r->factors[k], r->dtype, i)) >
-          factor_tol) {
+      if (fabs(load(d->factors[k], d->dtype, i) - load(r->factors[k], r->dtype, i)) > factor_tol) {
         CHECK(0, "%s: factor %d element %lld differs", what, k, (long long)i);
         break;
       }

@@ -30,8 +30,8 @@ static void record_fit(const tp_cp_als_progress *p, void *user) {
  * values in [0.5, 1.5); its nonzero k goes to rank (k * 7) % size's share, so the
  * copies of a duplicate usually land on different ranks. Ranks at or past
  * `holders` get none. */
-static void make_tensor(int order, const int64_t *dims, int64_t nnz, uint64_t seed,
-                        tp_dtype dtype, int holders, tp_coo *all, tp_coo *share) {
+static void make_tensor(int order, const int64_t *dims, int64_t nnz, uint64_t seed, tp_dtype dtype,
+                        int holders, tp_coo *all, tp_coo *share) {
   CHECK_OK(tp_coo_alloc(NULL, dtype, order, dims, nnz, all));
   for (int64_t k = 0; k < nnz; ++k) {
     for (int m = 0; m < order; ++m) {
@@ -92,8 +92,7 @@ static void compare(const char *what, const fits *fd, const fits *fr, const tp_k
   CHECK(fd->count == fr->count, "%s: %d iterations, expected %d", what, fd->count, fr->count);
   for (int i = 0; i < fd->count && i < fr->count; ++i)
     CHECK(fabs(fd->fit[i] - fr->fit[i]) <= fit_tol * fabs(fr->fit[i]),
-          "%s: iteration %d fit %.15g, single process %.15g", what, i + 1, fd->fit[i],
-          fr->fit[i]);
+          "%s: iteration %d fit %.15g, single process %.15g", what, i + 1, fd->fit[i], fr->fit[i]);
   for (int64_t q = 0; q < r->rank; ++q)
     CHECK(fabs(load(d->lambda, d->dtype, q) - load(r->lambda, r->dtype, q)) <=
               factor_tol * fabs(load(r->lambda, r->dtype, q)),
@@ -102,8 +101,8 @@ static void compare(const char *what, const fits *fd, const fits *fr, const tp_k
     for (int64_t i = 0; i < r->dims[k] * r->rank; ++i) {
       double a = load(d->factors[k], d->dtype, i), b = load(r->factors[k], r->dtype, i);
       if (fabs(a - b) > factor_tol) {
-        CHECK(0, "%s: factor %d element %lld is %.12g, single process %.12g", what, k,
-              (long long)i, a, b);
+        CHECK(0, "%s: factor %d element %lld is %.12g, single process %.12g", what, k, (long long)i,
+              a, b);
         break;
       }
     }
@@ -159,8 +158,7 @@ int main(int argc, char **argv) {
   run_case("3 modes, float32", 3, d3, 3000, 4, TP_DTYPE_F32, NULL, size, 1);
   /* one holder packs its share in many chunks (over 1024 nonzeros each) */
   const int64_t d3_big[3] = {97, 61, 43};
-  run_case("3 modes, 60000 nonzeros on one rank", 3, d3_big, 60000, 3, TP_DTYPE_F64, NULL, 1,
-           1);
+  run_case("3 modes, 60000 nonzeros on one rank", 3, d3_big, 60000, 3, TP_DTYPE_F64, NULL, 1, 1);
   int code = mpi_check_finish("test_cp_sparse_dist");
   tp_comm_destroy(&comm);
   tp_space_destroy(&space);

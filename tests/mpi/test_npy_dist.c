@@ -66,9 +66,9 @@ typedef struct shape_case {
 } shape_case;
 
 static const shape_case cases[] = {
-    {2, 1, {5, 3}},       {4, 3, {2, 3, 2, 3}}, {1, 1, {7}},  {2, 1, {1, 4}},
-    {2, 1, {2, 6}},       {2, 1, {0, 3}},       {3, 1, {4, 2, 5}}, {0, 0, {0}},
-    {1, 0, {3}},          {3, 2, {3, 1, 2}},    {2, 2, {3, 0}},
+    {2, 1, {5, 3}}, {4, 3, {2, 3, 2, 3}}, {1, 1, {7}},       {2, 1, {1, 4}},
+    {2, 1, {2, 6}}, {2, 1, {0, 3}},       {3, 1, {4, 2, 5}}, {0, 0, {0}},
+    {1, 0, {3}},    {3, 2, {3, 1, 2}},    {2, 2, {3, 0}},
 };
 
 /* Writes the case with the given split and compares with tp_npy_write's file. */
@@ -90,8 +90,8 @@ static void write_case(int c, tp_dtype dtype, int reverse) {
   tp_output_set *set = NULL;
   if (rank == 0)
     CHECK_OK(tp_output_set_create(&set));
-  tp_status st = tp_npy_write_rows_dist(comm, set, got, dtype, k->ndim, k->shape, k->lead,
-                                        first, n, all + (size_t)(first * per) * elem);
+  tp_status st = tp_npy_write_rows_dist(comm, set, got, dtype, k->ndim, k->shape, k->lead, first, n,
+                                        all + (size_t)(first * per) * elem);
   CHECK(st == TP_SUCCESS, "case %d %s: %s", c, tp_dtype_name(dtype), tp_last_error());
   if (rank == 0) {
     CHECK_OK(tp_output_set_commit(set));
@@ -100,8 +100,8 @@ static void write_case(int c, tp_dtype dtype, int reverse) {
     size_t na = 0, nb = 0;
     unsigned char *a = slurp(got, &na), *b = slurp(want, &nb);
     CHECK(a && b && na == nb && na > 0 && memcmp(a, b, na) == 0,
-          "case %d (%s, %s split): %zu bytes, tp_npy_write's %zu, differ", c,
-          tp_dtype_name(dtype), reverse ? "reverse" : "even", na, nb);
+          "case %d (%s, %s split): %zu bytes, tp_npy_write's %zu, differ", c, tp_dtype_name(dtype),
+          reverse ? "reverse" : "even", na, nb);
     free(a), free(b);
     CHECK(temporaries() == 0, "case %d: a temporary is left", c);
   }

@@ -28,16 +28,18 @@ static void gather_all(const tp_coo *share, tp_coo *all) {
     total += counts[r];
   CHECK_OK(tp_coo_alloc(NULL, TP_DTYPE_F64, share->order, share->dims, total, all));
   for (int m = 0; m < share->order; ++m)
-    CHECK_OK(tp_comm_allgatherv_host(comm, share->indices[m], all->indices[m], counts,
-                                     TP_DTYPE_I64));
+    CHECK_OK(
+        tp_comm_allgatherv_host(comm, share->indices[m], all->indices[m], counts, TP_DTYPE_I64));
   CHECK_OK(tp_comm_allgatherv_host(comm, share->values, all->values, counts, TP_DTYPE_F64));
   int64_t merged;
   CHECK_OK(tp_coo_sum_duplicates(all, &merged));
 }
 
 static void expect_same(const char *what, const tp_coo *got, const tp_coo *want) {
-  CHECK(got->order == want->order && got->nnz == want->nnz, "%s: order %d nnz %lld, expected "
-        "%d and %lld", what, got->order, (long long)got->nnz, want->order, (long long)want->nnz);
+  CHECK(got->order == want->order && got->nnz == want->nnz,
+        "%s: order %d nnz %lld, expected "
+        "%d and %lld",
+        what, got->order, (long long)got->nnz, want->order, (long long)want->nnz);
   for (int m = 0; m < want->order && got->order == want->order; ++m)
     CHECK(got->dims[m] == want->dims[m], "%s: dims[%d] %lld, expected %lld", what, m,
           (long long)got->dims[m], (long long)want->dims[m]);
@@ -76,9 +78,8 @@ static void write_tns(const char *path, int64_t n, int64_t bad_line) {
     else if (k % 23 == 0)
       fprintf(f, "\n");
     else
-      fprintf(f, "%lld %lld %lld %.17g\n", (long long)(k * 7 % 13 + 1),
-              (long long)(k * 5 % 11 + 1), (long long)(k % 9 + 1),
-              mpi_check_value(3, (uint64_t)k) + 1.0);
+      fprintf(f, "%lld %lld %lld %.17g\n", (long long)(k * 7 % 13 + 1), (long long)(k * 5 % 11 + 1),
+              (long long)(k % 9 + 1), mpi_check_value(3, (uint64_t)k) + 1.0);
   }
   fclose(f);
 }

@@ -28,21 +28,21 @@ enum { ORDER = 3, RANK = 4 };
 static const int64_t DIMS[ORDER] = {64, 48, 80};
 
 /* Report a failed call and make the enclosing function return false. */
-#define CUDA_CHECK(call)                                                               \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                           \
-      fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e_));               \
-      return false;                                                                    \
-    }                                                                                  \
+#define CUDA_CHECK(call)                                                 \
+  do {                                                                   \
+    cudaError_t e_ = (call);                                             \
+    if (e_ != cudaSuccess) {                                             \
+      fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e_)); \
+      return false;                                                      \
+    }                                                                    \
   } while (0)
-#define TP_CALL(call)                                                                  \
-  do {                                                                                 \
-    tp_status s_ = (call);                                                             \
-    if (s_ != TP_SUCCESS) {                                                            \
+#define TP_CALL(call)                                                                     \
+  do {                                                                                    \
+    tp_status s_ = (call);                                                                \
+    if (s_ != TP_SUCCESS) {                                                               \
       fprintf(stderr, "%s failed: %s: %s\n", #call, tp_status_name(s_), tp_last_error()); \
-      return false;                                                                    \
-    }                                                                                  \
+      return false;                                                                       \
+    }                                                                                     \
   } while (0)
 
 /* ---- our own kernels ----------------------------------------------------------------- */
@@ -76,11 +76,11 @@ __global__ void build_tensor(double *X, const double *A, const double *B, const 
 
 struct Buffers {
   cudaStream_t stream;
-  double *X;              /* the tensor, prod(DIMS) values */
-  double *truth[ORDER];   /* the planted factors, DIMS[n] x RANK */
-  double *G;              /* tp_mttkrp's output, DIMS[0] x RANK */
-  double *lambda;         /* the model CP-ALS writes: RANK weights ... */
-  double *factor[ORDER];  /* ... and DIMS[n] x RANK factors */
+  double *X;             /* the tensor, prod(DIMS) values */
+  double *truth[ORDER];  /* the planted factors, DIMS[n] x RANK */
+  double *G;             /* tp_mttkrp's output, DIMS[0] x RANK */
+  double *lambda;        /* the model CP-ALS writes: RANK weights ... */
+  double *factor[ORDER]; /* ... and DIMS[n] x RANK factors */
   tp_space *space;
 };
 
@@ -104,8 +104,8 @@ static bool fill(Buffers *b) {
     fill_uniform<<<64, 256, 0, b->stream>>>(b->truth[n], DIMS[n] * RANK, 11 + n);
     CUDA_CHECK(cudaGetLastError());
   }
-  build_tensor<<<256, 256, 0, b->stream>>>(b->X, b->truth[0], b->truth[1], b->truth[2],
-                                           DIMS[0], DIMS[1], DIMS[2]);
+  build_tensor<<<256, 256, 0, b->stream>>>(b->X, b->truth[0], b->truth[1], b->truth[2], DIMS[0],
+                                           DIMS[1], DIMS[2]);
   CUDA_CHECK(cudaGetLastError());
   return true;
 }
@@ -177,8 +177,7 @@ static bool check_mttkrp(Buffers *b) {
       max_ref = fmax(max_ref, fabs(ref));
     }
   if (ok) {
-    printf("tp_mttkrp, mode 0: max |G - A (B'B .* C'C)| = %.3e (max |G| %.3e)\n", max_err,
-           max_ref);
+    printf("tp_mttkrp, mode 0: max |G - A (B'B .* C'C)| = %.3e (max |G| %.3e)\n", max_err, max_ref);
     ok = max_err <= 1e-10 * max_ref;
   }
   for (int n = 0; n < ORDER; ++n)

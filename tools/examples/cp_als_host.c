@@ -21,13 +21,13 @@ static const int64_t DIMS[ORDER] = {30, 40, 50};
 
 /* Every tenport call returns a tp_status; on failure tp_last_error() says which
  * function failed, why and where. CHECK reports it and jumps to the cleanup. */
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    tp_status st_ = (call);                                                             \
-    if (st_ != TP_SUCCESS) {                                                            \
+#define CHECK(call)                                                                        \
+  do {                                                                                     \
+    tp_status st_ = (call);                                                                \
+    if (st_ != TP_SUCCESS) {                                                               \
       fprintf(stderr, "%s failed: %s: %s\n", #call, tp_status_name(st_), tp_last_error()); \
-      goto done;                                                                        \
-    }                                                                                   \
+      goto done;                                                                           \
+    }                                                                                      \
   } while (0)
 
 /* A small generator of our own (splitmix64), uniform in [0, 1). */
@@ -50,8 +50,7 @@ static double kruskal_entry(const double *lambda, double *const U[ORDER], int64_
 
 /* Decomposes x (DIMS, layout LEFT) with tenport; the model comes back in lambda and
  * factor. Returns 1 when every call succeeded. */
-static int decompose(double *x, double lambda[RANK], double *factor[ORDER],
-                     tp_cp_als_result *res) {
+static int decompose(double *x, double lambda[RANK], double *factor[ORDER], tp_cp_als_result *res) {
   int ok = 0;
   tp_space *space = NULL;
   tp_space_info info;
@@ -85,9 +84,9 @@ static int decompose(double *x, double lambda[RANK], double *factor[ORDER],
   CHECK(tp_kruskal_alloc(space, TP_DTYPE_F64, ORDER, DIMS, RANK, &M_space));
 
   opts.rank = RANK;
-  opts.tol = 1e-9;     /* an exact low-rank tensor: go on until the fit stops moving */
+  opts.tol = 1e-9; /* an exact low-rank tensor: go on until the fit stops moving */
   opts.max_iters = 500;
-  opts.seed = 7;       /* the random initial guess; the same seed gives the same run */
+  opts.seed = 7; /* the random initial guess; the same seed gives the same run */
   /* opts.progress = tp_cp_als_print_progress;   would print one line per iteration */
   CHECK(tp_cp_als(space, &X_space, &opts, &M_space, res));
 

@@ -16,8 +16,8 @@ static const struct {
   char letter;
   const char *option;
   int takes_value;
-} short_forms[] = {{'r', "--rank", 1},  {'i', "--input", 1},   {'o', "--output", 1},
-                   {'s', "--seed", 1},  {'t', "--threads", 1}, {'q', "--quiet", 0},
+} short_forms[] = {{'r', "--rank", 1}, {'i', "--input", 1},   {'o', "--output", 1},
+                   {'s', "--seed", 1}, {'t', "--threads", 1}, {'q', "--quiet", 0},
                    {'h', "--help", 0}};
 
 /* Older or other tools' spellings of one concept. */
@@ -52,8 +52,10 @@ static int device_exists(const char *cmd, int d) {
     return fprintf(stderr, "tenport %s: %s\n", cmd, tp_last_error()), 2;
   if (d < count)
     return 0;
-  fprintf(stderr, "tenport %s: --device '%d' is not valid: expected a device from 0 to %d (the "
-                  "%s backend sees %d)\n", cmd, d, count - 1, tp_backend_name(), count);
+  fprintf(stderr,
+          "tenport %s: --device '%d' is not valid: expected a device from 0 to %d (the "
+          "%s backend sees %d)\n",
+          cmd, d, count - 1, tp_backend_name(), count);
   return 2;
 }
 
@@ -65,8 +67,7 @@ static int take_setting(const char *cmd, const char *name, const char *v, int *u
   if (!strcmp(name, "--force"))
     return tenport_settings.force = 1;
   if (!strcmp(name, "--json")) {
-    if (tenport_option_error(cmd, name, v ? tenport_parse_text(v, &tenport_settings.json) : 0,
-                             v))
+    if (tenport_option_error(cmd, name, v ? tenport_parse_text(v, &tenport_settings.json) : 0, v))
       return 2;
     return *used = 1;
   }
@@ -132,8 +133,10 @@ static int convert_one(const char *cmd, int argc, char **argv, int i, char **out
   }
   int k = short_form(a[1]);
   if (k < 0 || (!short_forms[k].takes_value && a[2])) {
-    fprintf(stderr, "tenport %s: unknown option '%s' (short forms: -r rank, -i input, "
-                    "-o output, -s seed, -t threads, -q quiet, -h help)\n", cmd, a);
+    fprintf(stderr,
+            "tenport %s: unknown option '%s' (short forms: -r rank, -i input, "
+            "-o output, -s seed, -t threads, -q quiet, -h help)\n",
+            cmd, a);
     return 2;
   }
   char *as_long = (char *)short_forms[k].option;

@@ -16,10 +16,10 @@
 
 /* What the options every command takes asked for. */
 typedef struct tenport_cli_settings {
-  int threads;    /* --threads: OpenMP threads; 0: the default */
-  int device;     /* --device: the GPU of a one-process run */
-  int device_set; /* --device was given */
-  int force;      /* --force: outputs may replace existing files */
+  int threads;      /* --threads: OpenMP threads; 0: the default */
+  int device;       /* --device: the GPU of a one-process run */
+  int device_set;   /* --device was given */
+  int force;        /* --force: outputs may replace existing files */
   const char *json; /* --json: the run's summary (cli_summary.h), or NULL */
 } tenport_cli_settings;
 

@@ -59,8 +59,10 @@ int tenport_text_options_fit(const char *cmd, tp_input *in, const tenport_text_o
     return tenport_fail(cmd, "cannot read the input");
   if (format == TP_FILE_TEXT || format == TP_FILE_EMPTY)
     return 0;
-  fprintf(stderr, "tenport %s: --index-base and --no-header apply to sparse text (.tns); %s is "
-                  "%s%s%s\n", cmd, tp_input_name(in), format == TP_FILE_DENSE_TEXT ? "" : "a .",
+  fprintf(stderr,
+          "tenport %s: --index-base and --no-header apply to sparse text (.tns); %s is "
+          "%s%s%s\n",
+          cmd, tp_input_name(in), format == TP_FILE_DENSE_TEXT ? "" : "a .",
           format == TP_FILE_DENSE_TEXT ? "dense 'tensor' text" : tp_file_format_name(format),
           format == TP_FILE_DENSE_TEXT ? "" : " file");
   return 2;

@@ -13,10 +13,10 @@
 typedef struct tenport_json {
   char *text;
   size_t len, cap;
-  int failed;                           /* out of memory at some point */
+  int failed; /* out of memory at some point */
   int depth;
-  int items[TENPORT_JSON_MAX_DEPTH];    /* values so far at each open level */
-  char closer[TENPORT_JSON_MAX_DEPTH];  /* '}' or ']' for each open level */
+  int items[TENPORT_JSON_MAX_DEPTH];   /* values so far at each open level */
+  char closer[TENPORT_JSON_MAX_DEPTH]; /* '}' or ']' for each open level */
 } tenport_json;
 
 /* An empty document, its top-level object opened. */

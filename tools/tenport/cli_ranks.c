@@ -30,8 +30,10 @@ int tenport_ranks_reported(const char *cmd, tp_comm *world, int code) {
 int tenport_ranks_available(const char *cmd) {
   if (tp_comm_has_mpi())
     return 0;
-  fprintf(stderr, "tenport %s: started by an MPI launcher (or with --distributed), but this "
-          "tenport was built without MPI: configure with -Dmpi=enabled\n", cmd);
+  fprintf(stderr,
+          "tenport %s: started by an MPI launcher (or with --distributed), but this "
+          "tenport was built without MPI: configure with -Dmpi=enabled\n",
+          cmd);
   return 2;
 }
 
@@ -42,8 +44,10 @@ int tenport_ranks_start(const char *cmd, tp_comm **world, tp_space **space) {
   tp_space_options o = tenport_space_options();
   if (tenport_settings.device_set) {
     if (tp_comm_rank(*world) == 0)
-      fprintf(stderr, "tenport %s: --device does not apply to a distributed run (each rank "
-                      "takes the GPU of its rank on the node)\n", cmd);
+      fprintf(stderr,
+              "tenport %s: --device does not apply to a distributed run (each rank "
+              "takes the GPU of its rank on the node)\n",
+              cmd);
     return 2;
   }
   tp_status st = tp_device_count(&devices);
@@ -65,8 +69,10 @@ int tenport_ranks_refuse(const char *cmd, tp_comm *world, int example, const cha
   struct stat st;
   if (example) {
     if (root)
-      fprintf(stderr, "tenport %s: --example runs in one process; run it without mpirun (and "
-              "without --distributed)\n", cmd);
+      fprintf(stderr,
+              "tenport %s: --example runs in one process; run it without mpirun (and "
+              "without --distributed)\n",
+              cmd);
     return 2;
   }
   if (!strcmp(path, "-"))
@@ -75,7 +81,8 @@ int tenport_ranks_refuse(const char *cmd, tp_comm *world, int example, const cha
     code = 1;
   code = tenport_ranks_reported(cmd, world, code); /* each rank checks its own view */
   if (code && root)
-    fprintf(stderr, "tenport %s: a distributed run reads each rank's %s from %s by positioned "
+    fprintf(stderr,
+            "tenport %s: a distributed run reads each rank's %s from %s by positioned "
             "reads: '%s' must be a regular file, not standard input, a pipe or a device\n",
             cmd, rows, opt, path);
   return code;

@@ -11,8 +11,14 @@
 
 enum { SUMMARY_MAX_ITEMS = 256 };
 
-typedef enum item_kind { ITEM_INPUT, ITEM_OUTPUT, ITEM_PHASE, ITEM_NUMBER, ITEM_INTEGER,
-                         ITEM_TEXT } item_kind;
+typedef enum item_kind {
+  ITEM_INPUT,
+  ITEM_OUTPUT,
+  ITEM_PHASE,
+  ITEM_NUMBER,
+  ITEM_INTEGER,
+  ITEM_TEXT
+} item_kind;
 
 typedef struct item {
   item_kind kind;
@@ -81,8 +87,8 @@ void tenport_summary_dims(const char *key, int order, const int64_t *dims) {
   size_t len = 0;
   text[0] = '\0';
   for (int m = 0; m < order && m < 16; ++m)
-    len += (size_t)snprintf(text + len, sizeof text - len, "%s%lld", m ? "x" : "",
-                            (long long)dims[m]);
+    len +=
+        (size_t)snprintf(text + len, sizeof text - len, "%s%lld", m ? "x" : "", (long long)dims[m]);
   tenport_summary_text(key, text);
 }
 

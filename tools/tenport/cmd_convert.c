@@ -106,19 +106,22 @@ static int settle_format(convert_cli *c, int given) {
   c->gzip = ends_with(c->output, ".gz");
   int named = format_of_name(c->output, c->gzip);
   if (!given && named < 0) {
-    fprintf(stderr, "tenport convert: --output '%s': its format cannot be told from the name; "
+    fprintf(stderr,
+            "tenport convert: --output '%s': its format cannot be told from the name; "
             "end it in .tns, .tpb or .npy (.gz may follow), or give --format tns, sptensor, "
-            "tpb, npy or tensor\n", c->output);
+            "tpb, npy or tensor\n",
+            c->output);
     return 2;
   }
   if (!given)
     c->format = named;
-  int agrees = named < 0 || named == c->format ||
-               (named == CONVERT_TNS && c->format == CONVERT_SPTENSOR);
+  int agrees =
+      named < 0 || named == c->format || (named == CONVERT_TNS && c->format == CONVERT_SPTENSOR);
   if (!agrees) {
-    fprintf(stderr, "tenport convert: --format %s, but --output '%s' names a .%s file; name "
-            "the output otherwise (Y.txt, for example)\n", convert_format_names[c->format],
-            c->output, convert_format_names[named]);
+    fprintf(stderr,
+            "tenport convert: --format %s, but --output '%s' names a .%s file; name "
+            "the output otherwise (Y.txt, for example)\n",
+            convert_format_names[c->format], c->output, convert_format_names[named]);
     return 2;
   }
   return 0;
@@ -127,13 +130,17 @@ static int settle_format(convert_cli *c, int given) {
 /* The options that depend only on the output. */
 static int check_output_options(const convert_cli *c) {
   if (c->out_base_given && c->format != CONVERT_TNS && c->format != CONVERT_SPTENSOR) {
-    fprintf(stderr, "tenport convert: --output-index-base applies to sparse text outputs (tns, "
-            "sptensor); the output is %s\n", convert_format_names[c->format]);
+    fprintf(stderr,
+            "tenport convert: --output-index-base applies to sparse text outputs (tns, "
+            "sptensor); the output is %s\n",
+            convert_format_names[c->format]);
     return 2;
   }
   if (c->gzip && !tp_input_has_gzip()) {
-    fprintf(stderr, "tenport convert: --output '%s' asks for gzip, and this tenport was built "
-            "without zlib; write it uncompressed and compress it with gzip\n", c->output);
+    fprintf(stderr,
+            "tenport convert: --output '%s' asks for gzip, and this tenport was built "
+            "without zlib; write it uncompressed and compress it with gzip\n",
+            c->output);
     return 2;
   }
   return 0;

@@ -20,7 +20,7 @@ typedef struct cp_cli {
   const char *input, *init, *output, *precision, *history;
   int rank, quiet, example, tol_set, iters_set;
   int dense_only_options; /* --mttkrp or --no-reuse */
-  double check_fit; /* < 0: none */
+  double check_fit;       /* < 0: none */
   tp_cp_als_options solver;
   tenport_cp_watch watch;
   /* distributed runs */
@@ -164,8 +164,9 @@ static int parse_value(cp_cli *c, const char *a, const char *v) {
     return tenport_parse_text(v, &c->gen_dims_text);
   if (!strcmp(a, "--gen-nnz")) {
     uint64_t n;
-    return (tenport_parse_u64(v, &n) && n >= 1 && n <= INT64_MAX && (c->generate.nnz =
-            (int64_t)n)) || tenport_expected("an integer from 1 to %lld", (long long)INT64_MAX);
+    return (tenport_parse_u64(v, &n) && n >= 1 && n <= INT64_MAX &&
+            (c->generate.nnz = (int64_t)n)) ||
+           tenport_expected("an integer from 1 to %lld", (long long)INT64_MAX);
   }
   if (!strcmp(a, "--gen-skew"))
     return tenport_parse_number(v, 0, 1, INFINITY, 0, &c->generate.skew[0]);
@@ -229,7 +230,7 @@ static int parse_planted(cp_cli *c) {
   }
   if (c->gen_dims_text || c->generate.nnz) {
     fprintf(stderr, "tenport cp-als: --gen-shape (dense) and --gen-dims (sparse) exclude each "
-            "other\n");
+                    "other\n");
     return 2;
   }
   p->rank = p->rank ? p->rank : 1;
@@ -268,7 +269,7 @@ static int check_args(cp_cli *c) {
   }
   if (!c->example && ((!c->input && !generated) || !c->rank)) {
     fprintf(stderr, "tenport cp-als: --input (or --gen-dims and --gen-nnz, or --gen-shape) "
-            "and --rank are required ('tenport cp-als --help')\n");
+                    "and --rank are required ('tenport cp-als --help')\n");
     return 2;
   }
   if (c->input && generated) {
@@ -279,7 +280,7 @@ static int check_args(cp_cli *c) {
     return 2;
   if (c->solver.fixed_modes && !c->init) {
     fprintf(stderr, "tenport cp-als: --fix-modes keeps factors given by --init PREFIX (the "
-            "files PREFIX_factor<k>.npy); give them\n");
+                    "files PREFIX_factor<k>.npy); give them\n");
     return 2;
   }
   return parse_generate(c);
@@ -432,8 +433,9 @@ void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
                              const tenport_cp_watch *w) {
   const double solver_rest = r->seconds - w->iteration_seconds;
   printf("phases: read %.3f s, build %.3f s, initialisation %.3f s, iterations %.3f s, "
-         "write %.3f s\n", ph.read, ph.build, ph.init + (solver_rest > 0 ? solver_rest : 0),
-         w->iteration_seconds, ph.write);
+         "write %.3f s\n",
+         ph.read, ph.build, ph.init + (solver_rest > 0 ? solver_rest : 0), w->iteration_seconds,
+         ph.write);
   tenport_summary_phase("read", ph.read), tenport_summary_phase("build", ph.build);
   tenport_summary_phase("initialisation", ph.init + (solver_rest > 0 ? solver_rest : 0));
   tenport_summary_phase("iterations", w->iteration_seconds);
@@ -494,8 +496,7 @@ static void print_summary(const cp_cli *c, cp_job *j, const char *name, double s
     printf(" mode %d %s%s", k, tp_mttkrp_variant_name(v), k + 1 < j->x.order ? "," : "");
   }
   printf("; %d pass%s over the tensor per iteration%s\n", r->passes_per_iteration,
-         r->passes_per_iteration == 1 ? "" : "es",
-         c->solver.reuse_partials ? "" : " (--no-reuse)");
+         r->passes_per_iteration == 1 ? "" : "es", c->solver.reuse_partials ? "" : " (--no-reuse)");
   tenport_cp_print_phases(j->phases, r, &c->watch);
   tenport_cp_print_result(r, seconds);
 }
@@ -507,7 +508,9 @@ void tenport_cp_print_result(const tp_cp_als_result *r, double seconds) {
   int all_iterations = 0; /* of every start: the time per iteration counts them all */
   printf("fit %.10f after %d iteration%s (%s), %.3f s (setup %.3f s)", r->fit, r->iterations,
          r->iterations == 1 ? "" : "s",
-         r->converged ? "converged" : r->stopped_by_time ? "time limit" : "iteration limit",
+         r->converged         ? "converged"
+         : r->stopped_by_time ? "time limit"
+                              : "iteration limit",
          r->seconds, r->setup_seconds);
   all_iterations = r->starts > 1 ? 0 : r->iterations;
   if (all_iterations)
@@ -525,7 +528,8 @@ void tenport_cp_print_result(const tp_cp_als_result *r, double seconds) {
   tenport_summary_text("stopped", r->converged         ? "converged"
                                   : r->stopped_by_time ? "time limit"
                                                        : "iteration limit");
-  tenport_summary_integer("starts", r->starts), tenport_summary_integer("best_start", r->best_start);
+  tenport_summary_integer("starts", r->starts),
+      tenport_summary_integer("best_start", r->best_start);
   tenport_summary_integer("extrapolations", r->extrapolations);
   tenport_summary_integer("fallback_solves", r->fallback_solves);
   tenport_summary_number("solver_seconds", r->seconds);
@@ -579,8 +583,10 @@ static tp_status decompose(cp_cli *c, cp_job *j) {
 static int run_sparse_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
                            tp_output_set *set) {
   if (c->dense_only_options) {
-    fprintf(stderr, "tenport cp-als: --mttkrp and --no-reuse choose how a dense tensor's "
-            "MTTKRPs run; %s is a sparse tensor, whose MTTKRP is FLYCOO's\n", tp_input_name(in));
+    fprintf(stderr,
+            "tenport cp-als: --mttkrp and --no-reuse choose how a dense tensor's "
+            "MTTKRPs run; %s is a sparse tensor, whose MTTKRP is FLYCOO's\n",
+            tp_input_name(in));
     return 2;
   }
   tenport_cp_request q;
@@ -610,14 +616,12 @@ static int plan_dense(const cp_cli *c, tp_input *in, tp_output_set *set, tp_dtyp
   if (c->precision)
     *dtype = !strcmp(c->precision, "f32") ? TP_DTYPE_F32 : TP_DTYPE_F64;
   int order_ok = h.order >= 2 && h.order <= TP_DENSE_MAX_ORDER; /* else the reader says why */
-  if (set && c->output && order_ok &&
-      tp_kruskal_reserve_npy(set, c->output, h.order) != TP_SUCCESS)
+  if (set && c->output && order_ok && tp_kruskal_reserve_npy(set, c->output, h.order) != TP_SUCCESS)
     return fail();
   return 0;
 }
 
-static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
-                          tp_output_set *set) {
+static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in, tp_output_set *set) {
   cp_job j;
   memset(&j, 0, sizeof j);
   j.set = set;
@@ -639,8 +643,7 @@ static int run_dense_file(tenport_space_ahead *ahead, cp_cli *c, tp_input *in,
   if (code == 0) {
     print_summary(c, &j, tp_input_name(in), tenport_seconds() - t0);
     if (c->output)
-      printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output,
-             j.x.order - 1);
+      printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output, j.x.order - 1);
     if (c->check_fit >= 0)
       code = tenport_cp_check_fit(j.result.fit, c->check_fit);
   }
@@ -685,8 +688,10 @@ static int run_file(cp_cli *c) {
     code = tenport_text_options_fit("cp-als", in, &c->text);
   int dense = format == TP_FILE_NPY || format == TP_FILE_DENSE_TEXT;
   if (code == 0 && dense && c->dims_text) {
-    fprintf(stderr, "tenport cp-als: --dims applies to sparse inputs (.tns, .tpb); %s is a "
-            "dense tensor, whose file gives its dims\n", tp_input_name(in));
+    fprintf(stderr,
+            "tenport cp-als: --dims applies to sparse inputs (.tns, .tpb); %s is a "
+            "dense tensor, whose file gives its dims\n",
+            tp_input_name(in));
     code = 2;
   }
   if (code == 0 && dense)
@@ -694,7 +699,8 @@ static int run_file(cp_cli *c) {
   else if (code == 0 && (format == TP_FILE_TPB || format == TP_FILE_TEXT))
     code = run_sparse_file(&ahead, c, in, set);
   else if (code == 0)
-    code = (tp_input_wrong_format(in, format, "a dense tensor (.npy or dense 'tensor' text) or "
+    code = (tp_input_wrong_format(in, format,
+                                  "a dense tensor (.npy or dense 'tensor' text) or "
                                   "a sparse one (.tns or .tpb)"),
             fail());
   tp_output_set_destroy(&set);
@@ -716,8 +722,8 @@ static int run_example(tp_space *space, cp_cli *c) {
   int code = c->output || c->history ? begin_outputs(c, NULL, &j.set) : 0;
   if (code == 0 && c->output && tp_kruskal_reserve_npy(j.set, c->output, 3) != TP_SUCCESS)
     code = fail();
-  tp_status st = code ? TP_SUCCESS : tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT,
-                                                     &j.host_x);
+  tp_status st =
+      code ? TP_SUCCESS : tp_dense_alloc(NULL, dtype, 3, dims, TP_LAYOUT_LEFT, &j.host_x);
   if (code == 0 && st == TP_SUCCESS)
     st = tp_dense_random_planted(&j.host_x, EXAMPLE_RANK, 0.0, EXAMPLE_TENSOR_SEED, NULL);
   if (code == 0 && st == TP_SUCCESS)
@@ -738,9 +744,7 @@ int tenport_cp_check_fit(double fit, double want) {
   return pass ? 0 : 1;
 }
 
-static int run_example_job(tp_space *space, void *cli) {
-  return run_example(space, (cp_cli *)cli);
-}
+static int run_example_job(tp_space *space, void *cli) { return run_example(space, (cp_cli *)cli); }
 
 /* mpirun ... tenport cp-als (or --distributed): every rank runs this. */
 static int run_distributed(cp_cli *c) {

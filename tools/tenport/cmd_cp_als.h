@@ -27,7 +27,7 @@ typedef struct tenport_cp_watch {
   int keep_history;         /* --history */
   tenport_cp_record *history;
   int recorded, capacity;
-  int out_of_memory;        /* a record could not be kept */
+  int out_of_memory; /* a record could not be kept */
 } tenport_cp_watch;
 
 void tenport_cp_watch_free(tenport_cp_watch *w);
@@ -36,8 +36,7 @@ void tenport_cp_watch_free(tenport_cp_watch *w);
  * start, number, fit, change of fit, seconds, whether the line search's extrapolation
  * was kept and its rank-revealing solves; then the result. Written into set as path. */
 tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_options *solver,
-                                   const tp_cp_als_result *r, tp_output_set *set,
-                                   const char *path);
+                                   const tp_cp_als_result *r, tp_output_set *set, const char *path);
 
 /* tp_cp_als_options.progress with a tenport_cp_watch as user. */
 void tenport_cp_watch_iteration(const tp_cp_als_progress *p, void *watch);
@@ -50,10 +49,10 @@ typedef struct tenport_cp_request {
   tp_input *in;
   tp_output_set *set; /* with --output: receives the model's files, committed at the end */
   const char *init, *output, *history;
-  int rank, order;                  /* order and dims: --dims, else 0 */
+  int rank, order; /* order and dims: --dims, else 0 */
   const int64_t *dims;
-  const tp_tns_options *text;       /* --index-base, --no-header (.tns inputs) */
-  int dense_only_options;           /* --mttkrp or --no-reuse was given */
+  const tp_tns_options *text; /* --index-base, --no-header (.tns inputs) */
+  int dense_only_options;     /* --mttkrp or --no-reuse was given */
   tp_dtype dtype;
   const tp_cp_als_options *solver;
   tenport_cp_watch *watch; /* NULL with --quiet */
@@ -101,12 +100,12 @@ typedef struct tenport_cp_planted {
  * planted dense tensor each rank makes its block of (planted.order > 0). */
 typedef struct tenport_cp_dist_request {
   const char *input, *init, *output, *grid, *precision, *history;
-  int rank, order;                  /* order and dims: --dims, else 0 */
+  int rank, order; /* order and dims: --dims, else 0 */
   int64_t dims[TP_COO_MAX_ORDER];
   tp_coo_random_options generate;
   tenport_cp_planted planted;
   const tp_cp_als_options *solver;
-  tenport_cp_watch *watch;          /* NULL with --quiet */
+  tenport_cp_watch *watch; /* NULL with --quiet */
   double check_fit;
 } tenport_cp_dist_request;
 

@@ -17,8 +17,8 @@ typedef struct dist_job {
   tp_space *space;
   tp_output_set *set; /* rank 0, with --output */
   tp_coo share;
-  tp_dist_coo *X;     /* sparse */
-  tp_dist_dense *D;   /* dense */
+  tp_dist_coo *X;   /* sparse */
+  tp_dist_dense *D; /* dense */
   tp_grid grid;
   int order;
   int64_t dims[TP_COO_MAX_ORDER];
@@ -27,7 +27,7 @@ typedef struct dist_job {
   tp_cp_als_result result;
   double read_seconds, exchange_seconds, build_seconds, write_seconds;
   double mttkrp_least, mttkrp_most; /* over the ranks: what the collectives wait for */
-  int64_t peak_bytes; /* the most any rank's space held */
+  int64_t peak_bytes;               /* the most any rank's space held */
   int rank;
 } dist_job;
 
@@ -261,8 +261,9 @@ static void report(const dist_job *j, double total) {
     printf("phases: read %.3f s, exchange %.3f s, build %.3f s, ", j->read_seconds,
            j->exchange_seconds, j->build_seconds);
   printf("setup %.3f s, iterations %.3f s (MTTKRP %.3f s, communication %.3f s), write "
-         "%.3f s\n", r->setup_seconds, r->seconds - r->setup_seconds, r->mttkrp_seconds,
-         r->comm_seconds, j->write_seconds);
+         "%.3f s\n",
+         r->setup_seconds, r->seconds - r->setup_seconds, r->mttkrp_seconds, r->comm_seconds,
+         j->write_seconds);
   printf("MTTKRP per rank: %.3f s to %.3f s\n", j->mttkrp_least, j->mttkrp_most);
   tenport_cp_print_result(&j->result, total);
   if (q->output)

@@ -15,8 +15,8 @@ static void print_sparse_summary(const tp_flycoo_stats *s, const char *input, in
   tenport_summary_integer("rank", rank);
   printf("mttkrp: FLYCOO, %d partitions, %s (%d-byte records, %.1f MB), built in %.3f s; "
          "%d pass%s over the nonzeros per iteration\n",
-         s->partitions, s->remaps ? "dynamic remapping" : "a record copy per mode",
-         s->record_bytes, s->device_bytes / 1e6, s->build_seconds, r->passes_per_iteration,
+         s->partitions, s->remaps ? "dynamic remapping" : "a record copy per mode", s->record_bytes,
+         s->device_bytes / 1e6, s->build_seconds, r->passes_per_iteration,
          r->passes_per_iteration == 1 ? "" : "es");
 }
 
@@ -32,8 +32,7 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
   tp_cp_als_result res;
   tenport_cp_phases ph;
   double t = tenport_seconds();
-  tp_status st = tp_coo_read_input_with(q->in, q->dtype, q->order, q->dims, q->text, &host,
-                                        &info);
+  tp_status st = tp_coo_read_input_with(q->in, q->dtype, q->order, q->dims, q->text, &host, &info);
   if (st == TP_SUCCESS && q->output) /* the order is known: the outputs are checked now */
     st = tp_kruskal_reserve_npy(q->set, q->output, host.order);
   ph.read = tenport_seconds() - t, t = tenport_seconds();
@@ -56,8 +55,8 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
     st = tp_kruskal_alloc(space, host.dtype, host.order, host.dims, q->rank, &model);
   ph.init = waited + (tenport_seconds() - t);
   tenport_cp_watch *timer = solver.progress == tenport_cp_watch_iteration
-                               ? (tenport_cp_watch *)solver.progress_user
-                               : NULL;
+                                ? (tenport_cp_watch *)solver.progress_user
+                                : NULL;
   if (timer)
     timer->iteration_seconds = 0;
   tenport_cp_watch_begin(q->watch);
@@ -71,8 +70,7 @@ int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *
       st = tp_kruskal_copy_to_host(space, &host_model, &model);
   }
   if (st == TP_SUCCESS)
-    st = tenport_cp_write_outputs(q->set, q->output, q->history, &host_model, timer, &solver,
-                                  &res);
+    st = tenport_cp_write_outputs(q->set, q->output, q->history, &host_model, timer, &solver, &res);
   ph.write = tenport_seconds() - t;
   int code = st == TP_SUCCESS ? 0 : tenport_fail("cp-als", "failed");
   if (code == 0) {

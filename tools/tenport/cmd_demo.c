@@ -23,24 +23,31 @@ typedef struct demo_step {
 } demo_step;
 
 static const demo_step steps[] = {
-    {"1a. SS-HOPM: fiber directions of a diffusion-MRI phantom", tenport_cmd_peaks,
+    {"1a. SS-HOPM: fiber directions of a diffusion-MRI phantom",
+     tenport_cmd_peaks,
      {"peaks", "--example"}},
-    {"1b. SS-HOPM: eigenpairs of the Kofidis-Regalia tensor", tenport_cmd_sshopm,
+    {"1b. SS-HOPM: eigenpairs of the Kofidis-Regalia tensor",
+     tenport_cmd_sshopm,
      {"sshopm", "--example"}},
-    {"2. dense CP-ALS of a planted rank-3 tensor", tenport_cmd_cp_als,
+    {"2. dense CP-ALS of a planted rank-3 tensor",
+     tenport_cmd_cp_als,
      {"cp-als", "--example", "--quiet"}},
-    {"3a. a planted rank-3 sparse tensor, written as .tns", tenport_cmd_gen,
+    {"3a. a planted rank-3 sparse tensor, written as .tns",
+     tenport_cmd_gen,
      {"gen", "sparse", "--dims", "60x80x70", "--rank", "3", "--support", "8", "--seed", "7",
       "--output", "@/planted.tns"}},
-    {"3b. sparse CP-ALS of it (FLYCOO)", tenport_cmd_cp_als,
-     {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--max-iters",
-      "200", "--check-fit", "0.9999", "--quiet"}},
-    {"4a. a random power-law tensor 30^4 with 2000 nonzeros", tenport_cmd_gen,
-     {"gen", "sttid", "--kind", "power-law", "--dims", "30,30,30,30", "--nnz", "2000",
-      "--alpha", "2", "--seed", "3", "--output", "@/powerlaw.tns"}},
-    {"4b. its exact sparse tensor train (STTID)", tenport_cmd_sttid,
-     {"sttid", "--input", "@/powerlaw.tns", "--rmax", "100000", "--eps", "1e-12",
-      "--eps-relative", "--check-error", "1e-6", "--quiet"}},
+    {"3b. sparse CP-ALS of it (FLYCOO)",
+     tenport_cmd_cp_als,
+     {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--max-iters", "200",
+      "--check-fit", "0.9999", "--quiet"}},
+    {"4a. a random power-law tensor 30^4 with 2000 nonzeros",
+     tenport_cmd_gen,
+     {"gen", "sttid", "--kind", "power-law", "--dims", "30,30,30,30", "--nnz", "2000", "--alpha",
+      "2", "--seed", "3", "--output", "@/powerlaw.tns"}},
+    {"4b. its exact sparse tensor train (STTID)",
+     tenport_cmd_sttid,
+     {"sttid", "--input", "@/powerlaw.tns", "--rmax", "100000", "--eps", "1e-12", "--eps-relative",
+      "--check-error", "1e-6", "--quiet"}},
 };
 enum { NUM_STEPS = sizeof steps / sizeof steps[0] };
 
@@ -103,8 +110,7 @@ int tenport_cmd_demo(int argc, char **argv) {
     }
   remove_files(dir);
   if (!failed)
-    printf("tenport demo: every step found what was expected, in %.1f s\n",
-           tenport_seconds() - t0);
+    printf("tenport demo: every step found what was expected, in %.1f s\n", tenport_seconds() - t0);
   tenport_summary_text("checks", failed ? "failed" : "passed");
   return failed;
 }

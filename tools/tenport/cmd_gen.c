@@ -118,8 +118,7 @@ static int shape_error(const char *option, const char *text, const char *why) {
 /* "401x201x12x501" into c->order and c->dims; 0 on success, 2 after reporting why not. */
 static int dense_shape(dense_cli *c) {
   char why[160];
-  if (!tenport_parse_dims(c->shape_text, TP_DENSE_MAX_ORDER, c->dims, &c->order, why,
-                          sizeof why))
+  if (!tenport_parse_dims(c->shape_text, TP_DENSE_MAX_ORDER, c->dims, &c->order, why, sizeof why))
     return shape_error("--dims", c->shape_text, why);
   if (c->order < 2)
     return shape_error("--dims", c->shape_text,
@@ -169,8 +168,7 @@ static int fail(void) { return tenport_fail("gen", "failed"); }
 
 /* The output set of a generator, ready before the work: the tensor, then the truth's
  * files (a model of `order` modes) when asked for. */
-static int begin_outputs(const char *output, const char *truth, int order,
-                         tp_output_set **set) {
+static int begin_outputs(const char *output, const char *truth, int order, tp_output_set **set) {
   if (tenport_outputs_begin("gen", set, NULL, NULL, 0))
     return 1;
   int code = tenport_outputs_add("gen", *set, output);
@@ -216,8 +214,7 @@ static int dense_generate(const dense_cli *c) {
     return 1;
   tp_status st = tp_dense_alloc(NULL, dtype, c->order, c->dims, c->layout, &t);
   if (st == TP_SUCCESS)
-    st = c->rank ? tp_dense_random_planted(&t, c->rank, c->noise, c->seed,
-                                           c->truth ? &truth : NULL)
+    st = c->rank ? tp_dense_random_planted(&t, c->rank, c->noise, c->seed, c->truth ? &truth : NULL)
                  : tp_dense_random_uniform(&t, c->seed);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
@@ -245,7 +242,7 @@ static int gen_dense(int argc, char **argv) {
 
 typedef struct sparse_cli {
   const char *dims_text, *skew_text, *values_text, *output, *truth;
-  tp_coo_random_options random;  /* dtype, order, dims, nnz, skew, values, alpha, seed */
+  tp_coo_random_options random; /* dtype, order, dims, nnz, skew, values, alpha, seed */
   int has_nnz, has_alpha, has_noise;
   int rank;
   int64_t support;
@@ -399,8 +396,7 @@ static void print_dims(const tp_coo *t) {
     printf("%s%lld", m ? "x" : "", (long long)t->dims[m]);
 }
 
-static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
-                           double seconds) {
+static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged, double seconds) {
   const tp_coo_random_options *o = &c->random;
   tenport_summary_dims("dims", t->order, t->dims);
   tenport_summary_integer("nnz", (long long)t->nnz);
@@ -411,8 +407,8 @@ static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
   if (c->rank) {
     printf("planted rank %d, support %lld, noise %g", c->rank, (long long)c->support, c->noise);
   } else {
-    printf("%lld draws (%lld duplicates merged), %s values", (long long)o->nnz,
-           (long long)merged, c->values_text ? c->values_text : "uniform");
+    printf("%lld draws (%lld duplicates merged), %s values", (long long)o->nnz, (long long)merged,
+           c->values_text ? c->values_text : "uniform");
     if (o->values == TP_COO_VALUES_PARETO)
       printf(" (alpha %g)", o->alpha);
     printf(", skew %s", c->skew_text ? c->skew_text : "1");
@@ -438,9 +434,8 @@ static int sparse_generate(const sparse_cli *c) {
   double t0 = tenport_seconds();
   if (begin_outputs(c->output, c->truth, o->order, &set))
     return 1;
-  tp_status st = c->rank ? tp_coo_random_planted(o->dtype, o->order, o->dims, c->rank,
-                                                 c->support, c->noise, o->seed, &t,
-                                                 c->truth ? &truth : NULL)
+  tp_status st = c->rank ? tp_coo_random_planted(o->dtype, o->order, o->dims, c->rank, c->support,
+                                                 c->noise, o->seed, &t, c->truth ? &truth : NULL)
                          : tp_coo_random(o, &t, &merged);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
@@ -526,8 +521,11 @@ static int sttid_value(sttid_gen_cli *c, const char *a, const char *v) {
 }
 
 static int sttid_check(const sttid_gen_cli *c) {
-  const char *missing = !c->kind_text ? "--kind" : !c->dims_text ? "--dims"
-                        : !c->has_nnz ? "--nnz" : !c->output ? "--output" : NULL;
+  const char *missing = !c->kind_text   ? "--kind"
+                        : !c->dims_text ? "--dims"
+                        : !c->has_nnz   ? "--nnz"
+                        : !c->output    ? "--output"
+                                        : NULL;
   if (missing) {
     fprintf(stderr, "tenport gen: %s is required ('tenport gen sttid --help')\n", missing);
     return 2;
@@ -553,7 +551,8 @@ static int sttid_dims(sttid_gen_cli *c) {
   if (!tenport_parse_dims(text, TP_COO_MAX_ORDER, c->dims, &c->order, why, sizeof why))
     return shape_error("--dims", c->dims_text, why);
   if (c->kind == TP_STTID_RANDOM_KNOWLEDGE && c->order < 2)
-    return shape_error("--dims", c->dims_text, "knowledge facts need a relation mode and at "
+    return shape_error("--dims", c->dims_text,
+                       "knowledge facts need a relation mode and at "
                        "least one entity mode");
   return 0;
 }

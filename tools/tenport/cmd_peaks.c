@@ -160,12 +160,12 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
   }
   if (c->example && (c->sh || (c->lmax && c->lmax != 8))) {
     fprintf(stderr, "tenport peaks: --example builds its own lmax 8 input; it takes no --input "
-            "or other --lmax\n");
+                    "or other --lmax\n");
     return 2;
   }
   if (c->example && (c->mask || c->amplitudes || c->basis != TP_SH_MRTRIX)) {
     fprintf(stderr, "tenport peaks: --example builds its own MRtrix3-basis coefficients; "
-            "--mask, --amplitudes and --sh-basis apply to an --input\n");
+                    "--mask, --amplitudes and --sh-basis apply to an --input\n");
     return 2;
   }
   return 0;
@@ -206,8 +206,7 @@ tp_status tenport_peaks_compute(tp_space *s, const peaks_cli *c, int lmax, const
   return st;
 }
 
-static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
-                     peaks_result *r) {
+static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh, peaks_result *r) {
   return tenport_peaks_compute(s, c, lmax, sh, r) == TP_SUCCESS;
 }
 
@@ -237,8 +236,8 @@ int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set) {
 /* Writes PREFIX_name.npy into the set with the leading shape followed by tail
  * dimensions; reports failures. */
 static int write_array(tp_output_set *set, const char *prefix, const char *name,
-                       const peaks_result *r, int tail_ndim, const int64_t *tail,
-                       tp_dtype dtype, const void *data) {
+                       const peaks_result *r, int tail_ndim, const int64_t *tail, tp_dtype dtype,
+                       const void *data) {
   int64_t shape[TP_NPY_MAX_DIMS + 2];
   char path[4096];
   memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
@@ -246,8 +245,7 @@ static int write_array(tp_output_set *set, const char *prefix, const char *name,
     shape[r->lead_ndim + i] = tail[i];
   if (!output_path(prefix, name, path, sizeof path))
     return 0;
-  if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) !=
-      TP_SUCCESS) {
+  if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) != TP_SUCCESS) {
     fail();
     return 0;
   }
@@ -328,19 +326,20 @@ static int lmax_from_count(int64_t count) {
   return 0;
 }
 
-int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax,
-                       int loud) {
+int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax, int loud) {
   *lmax = c->lmax ? c->lmax : lmax_from_count(count);
   if (*lmax != 0 && tp_sh_count(*lmax) == count)
     return 0;
   if (!loud)
     return 1;
   if (c->lmax)
-    fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n",
-            name, (long long)count, c->lmax, tp_sh_count(c->lmax));
+    fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n", name,
+            (long long)count, c->lmax, tp_sh_count(c->lmax));
   else
-    fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel, not (L+1)(L+2)/2 "
-            "for an even L in 2..16\n", name, (long long)count);
+    fprintf(stderr,
+            "tenport peaks: %s has %lld coefficients per voxel, not (L+1)(L+2)/2 "
+            "for an even L in 2..16\n",
+            name, (long long)count);
   return 1;
 }
 
@@ -348,8 +347,7 @@ int tenport_peaks_shape(const peaks_cli *c, const char *name, int ndim, const in
                         peaks_result *r, int *lmax, int loud) {
   if (ndim < 1) {
     if (loud)
-      fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n",
-              name);
+      fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n", name);
     return 1;
   }
   if (tenport_peaks_lmax(c, name, shape[ndim - 1], lmax, loud))
@@ -372,9 +370,11 @@ int tenport_peaks_check_ndim(const char *name, int ndim, int loud) {
   if (ndim + 1 <= TP_NPY_MAX_DIMS)
     return 0;
   if (loud)
-    fprintf(stderr, "tenport peaks: %s has %d dimensions; the directions of its voxels would "
+    fprintf(stderr,
+            "tenport peaks: %s has %d dimensions; the directions of its voxels would "
             "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
-            "most %d)\n", name, ndim, ndim + 1, TP_NPY_MAX_DIMS, TP_NPY_MAX_DIMS - 1);
+            "most %d)\n",
+            name, ndim, ndim + 1, TP_NPY_MAX_DIMS, TP_NPY_MAX_DIMS - 1);
   return 1;
 }
 
@@ -405,8 +405,8 @@ static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_se
   if (code == 0) {
     tenport_peaks_print_input(tp_input_name(in), &r, lmax);
     print_summary(c, &r);
-    printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output,
-           c->output, c->output);
+    printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output, c->output,
+           c->output);
   }
   result_free(&r);
   tp_npy_free(&arr);
@@ -418,8 +418,10 @@ static int npy_takes_options(const peaks_cli *c, const char *name) {
   const char *given = c->mask ? "--mask" : c->amplitudes ? "--amplitudes" : NULL;
   if (!given)
     return 0;
-  fprintf(stderr, "tenport peaks: %s applies to image inputs (.nii, .nii.gz, .mif, .mif.gz); "
-          "%s is a NumPy .npy array\n", given, name);
+  fprintf(stderr,
+          "tenport peaks: %s applies to image inputs (.nii, .nii.gz, .mif, .mif.gz); "
+          "%s is a NumPy .npy array\n",
+          given, name);
   return 2;
 }
 
@@ -436,7 +438,8 @@ static int run_kind(tp_space *s, const peaks_cli *c, tp_input *in, int *is_npy) 
     return fail();
   if (image != TP_IMAGE_NONE)
     return tenport_peaks_image(s, c, in);
-  tp_input_wrong_format(in, found, "spherical-harmonic coefficients (.npy, .nii, .nii.gz, "
+  tp_input_wrong_format(in, found,
+                        "spherical-harmonic coefficients (.npy, .nii, .nii.gz, "
                         ".mif, .mif.gz)");
   return fail();
 }
@@ -488,8 +491,7 @@ static double dot3(const double *a, const double *b) {
 
 /* Angle between two axes in degrees (x and -x are one fiber). */
 static double axis_angle(const double *a, const double *b) {
-  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                 a[0] * b[1] - a[1] * b[0]};
+  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
   return atan2(sqrt(dot3(c, c)), fabs(dot3(a, b))) * 180.0 / M_PI;
 }
 
@@ -531,11 +533,11 @@ static int ph_report(const ph_stats *st) {
     const ph_stats *s = &st[g];
     double mean = s->matched ? s->sum_err / (double)s->matched : NAN;
     char hist[64];
-    snprintf(hist, sizeof hist, "%lld/%lld/%lld/%lld", (long long)s->hist[0],
-             (long long)s->hist[1], (long long)s->hist[2], (long long)s->hist[3]);
+    snprintf(hist, sizeof hist, "%lld/%lld/%lld/%lld", (long long)s->hist[0], (long long)s->hist[1],
+             (long long)s->hist[2], (long long)s->hist[3]);
     printf("%-16s %6lld %6d %5lld/%-5lld %17s %8.3f deg %6.3f deg\n", ph_region_names[g],
-           (long long)s->voxels, s->fibers, (long long)s->right_count,
-           (long long)s->voxels, hist, mean, s->max_err);
+           (long long)s->voxels, s->fibers, (long long)s->right_count, (long long)s->voxels, hist,
+           mean, s->max_err);
     ok = ok && s->right_count == s->voxels && mean < 1.0 && s->max_err < 5.0;
   }
   return ok;

@@ -13,7 +13,7 @@ typedef struct peaks_cli {
   const char *sh, *output;
   const char *mask, *amplitudes; /* images only: --mask IMAGE, --amplitudes FILE */
   int lmax, example, output_set, distributed;
-  tp_sh_basis basis;             /* --sh-basis: the input's convention */
+  tp_sh_basis basis; /* --sh-basis: the input's convention */
   tp_peaks_options opt;
 } peaks_cli;
 
@@ -35,8 +35,7 @@ int tenport_peaks_check_ndim(const char *name, int ndim, int loud);
 
 /* lmax from a count of coefficients per voxel (--lmax when given, which must match):
  * 0, or 1 when no even lmax in 2..16 has that count (reported when loud). */
-int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax,
-                       int loud);
+int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax, int loud);
 
 /* The leading shape, voxel count and lmax of an input of this shape into r and *lmax;
  * 0 on success, 1 when it holds no voxels x coefficients of an even lmax (reported when

@@ -17,7 +17,7 @@ typedef struct peaks_job {
   tp_space *space;
   tp_output_set *set; /* rank 0 */
   int rank, size, lmax;
-  peaks_result r;     /* the whole input's shape; voxels: this rank's */
+  peaks_result r;        /* the whole input's shape; voxels: this rank's */
   int64_t voxels, first; /* all voxels; this rank's first */
   double *sh;
   double read_seconds, write_seconds;
@@ -69,11 +69,11 @@ static int refuse(peaks_job *j) {
   int code = tenport_ranks_refuse("peaks", j->world, c->example, "--input", c->sh, "voxels");
   if (code)
     return code;
-  code = tenport_ranks_reported("peaks", j->world, c->mask || c->amplitudes || is_image(c->sh)
-                                                       ? 2 : 0);
+  code = tenport_ranks_reported("peaks", j->world,
+                                c->mask || c->amplitudes || is_image(c->sh) ? 2 : 0);
   if (code && root(j))
     fprintf(stderr, "tenport peaks: a distributed run reads a .npy input; images (.nii, .mif) "
-            "and --mask, --amplitudes run in one process (without mpirun)\n");
+                    "and --mask, --amplitudes run in one process (without mpirun)\n");
   return code;
 }
 
@@ -130,9 +130,9 @@ static int write_one(peaks_job *j, const char *name, int tail_ndim, const int64_
     shape[r->lead_ndim + i] = tail[i];
   if (!tenport_peaks_output_path(j->c->output, name, path, sizeof path))
     return 1; /* the same on every rank: the names were reserved already */
-  return collective(j, tp_npy_write_rows_dist(j->world, j->set, path, dtype,
-                                              r->lead_ndim + tail_ndim, shape, r->lead_ndim,
-                                              j->first, r->voxels, data));
+  return collective(j,
+                    tp_npy_write_rows_dist(j->world, j->set, path, dtype, r->lead_ndim + tail_ndim,
+                                           shape, r->lead_ndim, j->first, r->voxels, data));
 }
 
 static int write_all(peaks_job *j) {
@@ -181,10 +181,10 @@ static int report(peaks_job *j) {
     tenport_peaks_print_input(c->sh, &whole, j->lmax);
     tenport_peaks_print_summary(c, j->voxels, sums, sums[k + 1], times[0]);
     printf("distributed: %d ranks, voxels per rank %lld..%lld; phases: read %.3f s, compute "
-           "%.3f s, write %.3f s (the slowest rank's; communication %.3f s)\n", j->size,
-           (long long)least, (long long)most, times[1], times[0], times[2], comm_seconds);
-    printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output,
-           c->output, c->output);
+           "%.3f s, write %.3f s (the slowest rank's; communication %.3f s)\n",
+           j->size, (long long)least, (long long)most, times[1], times[0], times[2], comm_seconds);
+    printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output, c->output,
+           c->output);
   }
   free(sums);
   return 0;

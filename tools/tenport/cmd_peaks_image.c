@@ -59,8 +59,10 @@ static int can_write(const char *path) {
   int gzip = 0;
   if (tp_image_path_format(path, &gzip) == TP_IMAGE_NONE || !gzip || tp_input_has_gzip())
     return 0;
-  fprintf(stderr, "tenport peaks: cannot write %s: this tenport was built without zlib, which "
-          "gzip-compressed output needs; name it without .gz\n", path);
+  fprintf(stderr,
+          "tenport peaks: cannot write %s: this tenport was built without zlib, which "
+          "gzip-compressed output needs; name it without .gz\n",
+          path);
   return 1;
 }
 
@@ -68,8 +70,8 @@ static int reserve_outputs(image_run *j, tp_image_format format) {
   const peaks_cli *c = j->c;
   const char *ext = input_extension(j->in, format);
   const char *inputs[1] = {c->mask};
-  int code = output_name(c->output_set ? c->output : "peaks", ext, j->peaks_path,
-                         sizeof j->peaks_path);
+  int code =
+      output_name(c->output_set ? c->output : "peaks", ext, j->peaks_path, sizeof j->peaks_path);
   if (code == 0 && c->amplitudes)
     code = output_name(c->amplitudes, ext, j->amplitudes_path, sizeof j->amplitudes_path);
   if (code == 0)
@@ -92,8 +94,10 @@ static int read_fod(image_run *j) {
   if (tp_image_read_input(j->in, &j->fod) != TP_SUCCESS)
     return fail();
   if (j->fod.values_axis < 0) {
-    fprintf(stderr, "tenport peaks: %s is a 3-D image (one value per voxel); the coefficients "
-            "come as X x Y x Z x C (or X x Y x Z x 1 x C)\n", name);
+    fprintf(stderr,
+            "tenport peaks: %s is a 3-D image (one value per voxel); the coefficients "
+            "come as X x Y x Z x C (or X x Y x Z x 1 x C)\n",
+            name);
     return 1;
   }
   return tenport_peaks_lmax(j->c, name, j->fod.values, &j->lmax, 1);
@@ -104,12 +108,14 @@ static int read_mask(image_run *j) {
   if (tp_image_read(name, &j->mask) != TP_SUCCESS)
     return fail();
   if (j->mask.values != 1) {
-    fprintf(stderr, "tenport peaks: the mask %s has %lld values per voxel; a mask is an "
-            "X x Y x Z image\n", name, (long long)j->mask.values);
+    fprintf(stderr,
+            "tenport peaks: the mask %s has %lld values per voxel; a mask is an "
+            "X x Y x Z image\n",
+            name, (long long)j->mask.values);
     return 1;
   }
-  if (tp_image_check_same_grid(&j->fod.geometry, tp_input_name(j->in), &j->mask.geometry,
-                               name, 1e-4) != TP_SUCCESS)
+  if (tp_image_check_same_grid(&j->fod.geometry, tp_input_name(j->in), &j->mask.geometry, name,
+                               1e-4) != TP_SUCCESS)
     return fail();
   return 0;
 }
@@ -216,9 +222,9 @@ static void print_summary(const image_run *j) {
   int64_t dims[3], *hist = (int64_t *)calloc((size_t)c->opt.max_peaks + 1, sizeof(int64_t));
   tp_image_spatial_dims(&j->fod.geometry, dims);
   printf("%s: %s image, %lld x %lld x %lld voxels, lmax %d (%lld coefficients, basis %s)\n",
-         tp_input_name(j->in), tp_image_format_name(j->fod.geometry.format),
-         (long long)dims[0], (long long)dims[1], (long long)dims[2], j->lmax,
-         (long long)j->fod.values, tp_sh_basis_name(c->basis));
+         tp_input_name(j->in), tp_image_format_name(j->fod.geometry.format), (long long)dims[0],
+         (long long)dims[1], (long long)dims[2], j->lmax, (long long)j->fod.values,
+         tp_sh_basis_name(c->basis));
   if (c->mask)
     printf("mask %s: %lld of %lld voxels inside\n", c->mask, (long long)j->inside,
            (long long)j->fod.voxels);
@@ -228,8 +234,9 @@ static void print_summary(const image_run *j) {
     free(hist);
   }
   printf("wrote %s (%lld x %lld x %lld x %d float32: each peak's direction times its "
-         "amplitude)", j->peaks_path, (long long)dims[0], (long long)dims[1],
-         (long long)dims[2], 3 * c->opt.max_peaks);
+         "amplitude)",
+         j->peaks_path, (long long)dims[0], (long long)dims[1], (long long)dims[2],
+         3 * c->opt.max_peaks);
   if (c->amplitudes)
     printf(", %s (the amplitudes)", j->amplitudes_path);
   printf("\n");

@@ -282,8 +282,8 @@ static void table_free(pair_table *t) { tenport_sshopm_table_free(t); }
 static tp_status table_rows(const tp_eigenpairs_batch *b, int64_t t, int dim, pair_table *tab) {
   const int64_t first = b->first[t];
   const int count = (int)(b->first[t + 1] - first);
-  double *rows = (double *)malloc(sizeof(double) * (size_t)(count ? count : 1) *
-                                  (size_t)tab->width);
+  double *rows =
+      (double *)malloc(sizeof(double) * (size_t)(count ? count : 1) * (size_t)tab->width);
   if (!rows)
     return host_oom();
   for (int k = 0; k < count; ++k) {
@@ -375,8 +375,7 @@ void tenport_sshopm_count(const runs *r, sshopm_totals *t) {
       }
 }
 
-void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim,
-                                 const sshopm_totals *t) {
+void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim, const sshopm_totals *t) {
   const int64_t n = t->runs, *counts = t->flags;
   const double its = (double)t->iterations, seconds = t->seconds;
   char shift[64];
@@ -385,8 +384,7 @@ void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim,
   else
     snprintf(shift, sizeof shift, "fixed shift alpha = %g", c->solver.alpha);
   int unrolled = c->solver.kernel == TP_SSHOPM_KERNEL_UNROLLED ||
-                 (c->solver.kernel == TP_SSHOPM_KERNEL_AUTO &&
-                  tp_sshopm_has_unrolled(order, dim));
+                 (c->solver.kernel == TP_SSHOPM_KERNEL_AUTO && tp_sshopm_has_unrolled(order, dim));
   printf("runs: %lld tensor(s) x %d starts: %lld converged, %lld zero iterate, %lld at the "
          "iteration limit, %lld non-finite tensor(s), %lld lambda overflow\n",
          (long long)t->tensors, c->starts, (long long)counts[0], (long long)counts[1],
@@ -410,8 +408,7 @@ static void print_totals(const sshopm_cli *c, const runs *r) {
   tenport_sshopm_print_totals(c, r->order, r->dim, &t);
 }
 
-const char *const tenport_sshopm_outputs[5] = {"lambda", "x", "flag", "iterations",
-                                               "eigenpairs"};
+const char *const tenport_sshopm_outputs[5] = {"lambda", "x", "flag", "iterations", "eigenpairs"};
 
 int tenport_sshopm_output_path(const char *prefix, const char *name, char *path, size_t cap) {
   if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
@@ -452,8 +449,8 @@ double *tenport_sshopm_padded(const pair_table *tab, int max_count) {
   for (size_t i = 0; i < per * t; ++i)
     out[i] = NAN;
   for (size_t i = 0; i < t; ++i)
-    memcpy(out + i * per, tab->rows[i], sizeof(double) * (size_t)tab->count[i] *
-                                            (size_t)tab->width);
+    memcpy(out + i * per, tab->rows[i],
+           sizeof(double) * (size_t)tab->count[i] * (size_t)tab->width);
   return out;
 }
 
@@ -475,8 +472,7 @@ static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
   ok = ok && write_file(set, c->output, "flag", TP_DTYPE_I8, lead + 1, s, r->flag);
   ok = ok && write_file(set, c->output, "iterations", TP_DTYPE_I32, lead + 1, s, r->iterations);
   shape[1] = tab->max_count, shape[2] = tab->width;
-  ok = ok && pairs &&
-       write_file(set, c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
+  ok = ok && pairs && write_file(set, c->output, "eigenpairs", TP_DTYPE_F64, lead + 2, s, pairs);
   free(pairs);
   ok = ok && tp_output_set_commit(set) == TP_SUCCESS;
   if (ok)
@@ -502,8 +498,7 @@ static int read_input(const sshopm_cli *c, tp_input *in, tp_npy_array *arr, int6
   if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS ||
       tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, arr) != TP_SUCCESS)
     return fail(NULL);
-  return tenport_sshopm_shape(c, tp_input_name(in), arr->ndim, arr->shape, tensors, one_tensor,
-                              1);
+  return tenport_sshopm_shape(c, tp_input_name(in), arr->ndim, arr->shape, tensors, one_tensor, 1);
 }
 
 int tenport_sshopm_shape(const sshopm_cli *c, const char *name, int ndim, const int64_t *shape,
@@ -513,15 +508,19 @@ int tenport_sshopm_shape(const sshopm_cli *c, const char *name, int ndim, const 
     return loud ? fail(NULL) : 1;
   if (ndim != 1 && ndim != 2) {
     if (loud)
-      fprintf(stderr, "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
-              "tensor)\n", name, ndim);
+      fprintf(stderr,
+              "tenport sshopm: %s has %d dimensions; expected T x U (or U for one "
+              "tensor)\n",
+              name, ndim);
     return 1;
   }
   int64_t u = shape[ndim - 1];
   if (u != unique) {
     if (loud)
-      fprintf(stderr, "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
-              "needs %lld\n", name, (long long)u, c->order, c->dim, (long long)unique);
+      fprintf(stderr,
+              "tenport sshopm: %s has %lld values per tensor; order %d, dimension %d "
+              "needs %lld\n",
+              name, (long long)u, c->order, c->dim, (long long)unique);
     return 1;
   }
   *one_tensor = ndim == 1;
@@ -594,9 +593,9 @@ static int run_file(tp_space *s, const sshopm_cli *c) {
 }
 
 /* Kofidis & Regalia (2002), Example 1, and its known eigenvalues. */
-static const double kr_tensor[15] = {0.2883,  -0.0031, 0.1973,  -0.2485, -0.2939,
-                                     0.3847,  0.2972,  0.1862,  0.0919,  -0.3619,
-                                     0.1241,  -0.3420, 0.2127,  0.2727,  -0.3054};
+static const double kr_tensor[15] = {0.2883, -0.0031, 0.1973, -0.2485, -0.2939,
+                                     0.3847, 0.2972,  0.1862, 0.0919,  -0.3619,
+                                     0.1241, -0.3420, 0.2127, 0.2727,  -0.3054};
 static const double kr_known[2][3] = {{0.8893, 0.8169, 0.3633}, {-0.0451, -0.5629, -1.0954}};
 
 /* How many of the known values a pair of the wanted kind matches. */
@@ -630,8 +629,7 @@ static int run_example(tp_space *s, sshopm_cli *c) {
       table_free(&tab);
       return fail(message);
     }
-    int found = known_found(&tab, kr_known[concave], concave ? TP_EIG_LOCAL_MIN
-                                                             : TP_EIG_LOCAL_MAX);
+    int found = known_found(&tab, kr_known[concave], concave ? TP_EIG_LOCAL_MIN : TP_EIG_LOCAL_MAX);
     printf("\nadaptive %s shift: %d distinct eigenpairs\n", concave ? "concave" : "convex",
            tab.count[0]);
     print_pairs(&tab, 0, 3, kr_known[concave], 3);

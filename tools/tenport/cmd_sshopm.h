@@ -69,8 +69,7 @@ int tenport_sshopm_shape(const sshopm_cli *c, const char *name, int ndim, const 
                          int64_t *tensors, int *one_tensor, int loud);
 
 void tenport_sshopm_count(const runs *r, sshopm_totals *t);
-void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim,
-                                 const sshopm_totals *t);
+void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim, const sshopm_totals *t);
 /* The summary: the input, the eigenpairs of the first SUMMARY_TENSORS tensors (tab holds
  * at least those), the totals. */
 void tenport_sshopm_print_result(const sshopm_cli *c, const char *name, const pair_table *tab,

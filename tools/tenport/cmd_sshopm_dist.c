@@ -72,8 +72,7 @@ static void finish(sshopm_job *j) {
 
 /* What a distributed run cannot do: the example, standard input, pipes. */
 static int refuse(sshopm_job *j) {
-  return tenport_ranks_refuse("sshopm", j->world, j->c->example, "--input", j->c->input,
-                              "tensors");
+  return tenport_ranks_refuse("sshopm", j->world, j->c->example, "--input", j->c->input, "tensors");
 }
 
 /* The header's shape; rank 0's output set, ready before the work. */
@@ -86,8 +85,8 @@ static int prepare(sshopm_job *j) {
     st = tp_npy_read_rows(c->input, 0, 0, TP_DTYPE_F64, &none, &h);
   if (agree(j, st))
     return 1;
-  if (reported(j, tenport_sshopm_shape(c, c->input, h.ndim, h.shape, &j->tensors,
-                                       &j->one_tensor, root(j))))
+  if (reported(j, tenport_sshopm_shape(c, c->input, h.ndim, h.shape, &j->tensors, &j->one_tensor,
+                                       root(j))))
     return 1;
   int code = 0;
   if (root(j)) {
@@ -144,8 +143,8 @@ static int write_one(sshopm_job *j, const char *name, tp_dtype dtype, int tail_n
 
 static int write_all(sshopm_job *j) {
   const int64_t v = j->c->starts, d = j->c->dim;
-  const int64_t runs_tail[1] = {v}, x_tail[2] = {v, d}, pairs_tail[2] = {j->max_count,
-                                                                            d + PAIR_FIXED_COLS};
+  const int64_t runs_tail[1] = {v}, x_tail[2] = {v, d},
+                pairs_tail[2] = {j->max_count, d + PAIR_FIXED_COLS};
   double t0 = tenport_seconds();
   int code = write_one(j, "lambda", TP_DTYPE_F64, 1, runs_tail, j->r.lambda);
   if (code == 0)
@@ -162,19 +161,19 @@ static int write_all(sshopm_job *j) {
   return code;
 }
 
-#define TRY(expr)                                                                        \
-  do {                                                                                   \
-    tp_status try_status_ = (expr);                                                      \
-    if (try_status_ != TP_SUCCESS)                                                       \
-      return try_status_;                                                                \
+#define TRY(expr)                   \
+  do {                              \
+    tp_status try_status_ = (expr); \
+    if (try_status_ != TP_SUCCESS)  \
+      return try_status_;           \
   } while (0)
 
 /* The summary's sums over the ranks. */
 static tp_status reduce_totals(sshopm_job *j) {
   sshopm_totals *t = &j->totals;
   tenport_sshopm_count(&j->r, t);
-  int64_t sums[9] = {t->tensors, t->runs, t->flags[0], t->flags[1], t->flags[2], t->flags[3],
-                     t->flags[4], t->nonfinite_tensors, t->iterations};
+  int64_t sums[9] = {t->tensors,  t->runs,     t->flags[0],          t->flags[1],  t->flags[2],
+                     t->flags[3], t->flags[4], t->nonfinite_tensors, t->iterations};
   double times[4] = {t->seconds, j->read_seconds, j->pairs_seconds, j->write_seconds};
   j->least = j->most = j->n;
   TRY(tp_comm_allreduce_host(j->world, sums, 9, TP_DTYPE_I64, TP_COMM_SUM));
@@ -238,9 +237,9 @@ static int report(sshopm_job *j) {
     tenport_sshopm_print_result(c, c->input, &shown, &j->totals);
     printf("distributed: %d ranks, tensors per rank %lld..%lld; phases: read %.3f s, compute "
            "%.3f s (eigenpairs %.3f s), write %.3f s (the slowest rank's; communication "
-           "%.3f s)\n", j->size, (long long)j->least, (long long)j->most, j->read_seconds,
-           j->totals.seconds + j->pairs_seconds, j->pairs_seconds, j->write_seconds,
-           comm_seconds);
+           "%.3f s)\n",
+           j->size, (long long)j->least, (long long)j->most, j->read_seconds,
+           j->totals.seconds + j->pairs_seconds, j->pairs_seconds, j->write_seconds, comm_seconds);
     printf("wrote %s_{lambda,x,flag,iterations,eigenpairs}.npy\n", c->output);
   }
   free(shown.count), free(shown.rows), free(rows);

@@ -111,8 +111,10 @@ static int parse_dims(sttid_cli *c) {
 }
 
 static int check_args(sttid_cli *c) {
-  const char *missing = !c->input ? "--input" : !c->has_rmax ? "--rmax"
-                        : !c->has_eps ? "--eps" : NULL;
+  const char *missing = !c->input      ? "--input"
+                        : !c->has_rmax ? "--rmax"
+                        : !c->has_eps  ? "--eps"
+                                       : NULL;
   if (missing) {
     fprintf(stderr, "tenport sttid: %s is required ('tenport sttid --help')\n", missing);
     return 2;
@@ -174,8 +176,8 @@ static void print_tensor(const sttid_cli *c, const tp_input *in, const tp_coo *t
 
 static void print_bond(const sttid_cli *c, int k, const tp_sttid_bond *b) {
   printf("bond %d: %lld x %lld, %lld nnz, rank %lld (%s), pivots %.6g .. %.6g, threshold %.3g "
-         "(%s), fill %lld; reshape %.3f s, prrlu %.3f s, extract %.3f s\n", k,
-         (long long)b->rows, (long long)b->cols, (long long)b->nnz, (long long)b->rank,
+         "(%s), fill %lld; reshape %.3f s, prrlu %.3f s, extract %.3f s\n",
+         k, (long long)b->rows, (long long)b->cols, (long long)b->nnz, (long long)b->rank,
          tp_prrlu_stop_name(b->stop), b->first_pivot, b->last_pivot, b->threshold,
          c->opt.eps_relative ? "relative" : "absolute", (long long)b->fill, b->seconds_reshape,
          b->seconds_prrlu, b->seconds_extract);
@@ -212,7 +214,8 @@ static void print_error(const tp_tci_error_info *e) {
   tenport_summary_phase("error", e->seconds);
   if (e->at_floor)
     printf("relative error: at most %.3g, the floor of ||X||^2 - 2<X, X~> + ||X~||^2 in "
-           "double precision (%.3f s)\n", e->relative_error, e->seconds);
+           "double precision (%.3f s)\n",
+           e->relative_error, e->seconds);
   else
     printf("relative error: %.6g (%.3f s)\n", e->relative_error, e->seconds);
 }
@@ -221,11 +224,10 @@ static void print_error(const tp_tci_error_info *e) {
 
 /* The tensor (a .tpb must have the --dims when they are given), and with --output the
  * tensor train's files added to the set now that the order is known. */
-static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set,
-                            tp_coo *host, tp_coo_read_info *info) {
+static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set, tp_coo *host,
+                            tp_coo_read_info *info) {
   tp_status st = tp_coo_read_input_with(in, TP_DTYPE_F64, c->dims_text ? c->order : 0,
-                                        c->dims_text ? c->dims : NULL, &c->text.read, host,
-                                        info);
+                                        c->dims_text ? c->dims : NULL, &c->text.read, host, info);
   if (st == TP_SUCCESS && set)
     st = tp_tci_reserve(set, c->output, host->order);
   return st;
@@ -235,12 +237,12 @@ static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set
 static void show_progress(const tp_sttid_progress *p, void *user) {
   tenport_progress *bar = (tenport_progress *)user;
   if (p->bond_done)
-    tenport_progress_show(bar, "bond %d of %d done, rank %lld; %lld pivots in all",
-                          p->bond + 1, p->bonds, (long long)p->rank, (long long)p->pivots);
+    tenport_progress_show(bar, "bond %d of %d done, rank %lld; %lld pivots in all", p->bond + 1,
+                          p->bonds, (long long)p->rank, (long long)p->pivots);
   else
     tenport_progress_update(bar, "bond %d of %d: %lld pivots (at most %lld); %lld in all",
-                            p->bond + 1, p->bonds, (long long)p->rank,
-                            (long long)p->rank_limit, (long long)p->pivots);
+                            p->bond + 1, p->bonds, (long long)p->rank, (long long)p->rank_limit,
+                            (long long)p->pivots);
 }
 
 static tp_status decompose(tp_space *space, const sttid_cli *c, const tp_coo *host,
@@ -269,8 +271,8 @@ static tp_status report_error(const sttid_cli *c, const tp_tci *tci, const tp_co
 
 static void print_done(const sttid_cli *c, const tp_tci *tci, const tp_sttid_info *info,
                        double seconds) {
-  printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n",
-         info->seconds_total, seconds);
+  printf("sttid %.3f s; total %.3f s (reading, error and writing included)\n", info->seconds_total,
+         seconds);
   tenport_summary_phase("sttid", info->seconds_total);
   if (c->output)
     printf("wrote %s.tci, %s.core{0..%d}.tns\n", c->output, c->output, tci->order - 1);

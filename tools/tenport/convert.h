@@ -25,13 +25,13 @@ typedef struct convert_cli {
   const char *input, *output, *precision, *dims_text;
   int order;
   int64_t dims[TP_COO_MAX_ORDER];
-  tenport_text_options text;  /* --index-base, --no-header (a sparse text input) */
-  int format;                 /* convert_format */
-  int gzip;                   /* the output's name ends in .gz */
+  tenport_text_options text;    /* --index-base, --no-header (a sparse text input) */
+  int format;                   /* convert_format */
+  int gzip;                     /* the output's name ends in .gz */
   int out_base, out_base_given; /* --output-index-base */
-  double drop_below;          /* --drop-below */
+  double drop_below;            /* --drop-below */
   int drop_given;
-  uint64_t max_elements;      /* --max-elements */
+  uint64_t max_elements; /* --max-elements */
   int max_given;
 } convert_cli;
 

@@ -14,11 +14,11 @@ typedef struct convert_job {
   tp_input *in;
   tp_file_format in_format;
   tp_output_set *set;
-  tp_coo coo;             /* the sparse tensor read or made */
+  tp_coo coo; /* the sparse tensor read or made */
   tp_coo_read_info info;
-  tp_dense dense;         /* the dense tensor read or made */
-  int read_dense;         /* the input was dense */
-  int64_t dropped;        /* dense to sparse: nonzeros below --drop-below */
+  tp_dense dense;  /* the dense tensor read or made */
+  int read_dense;  /* the input was dense */
+  int64_t dropped; /* dense to sparse: nonzeros below --drop-below */
   double read_s, write_s;
 } convert_job;
 
@@ -106,10 +106,13 @@ static int dense_size_fits(const convert_job *j) {
   if (t->order >= 2 && elements <= (double)j->c->max_elements)
     return 1;
   if (t->order < 2)
-    fprintf(stderr, "tenport convert: %s holds a tensor of 1 mode (dims %s); a dense tensor "
-            "has 2 to %d modes\n", tp_input_name(j->in), dims, TP_DENSE_MAX_ORDER);
+    fprintf(stderr,
+            "tenport convert: %s holds a tensor of 1 mode (dims %s); a dense tensor "
+            "has 2 to %d modes\n",
+            tp_input_name(j->in), dims, TP_DENSE_MAX_ORDER);
   else
-    fprintf(stderr, "tenport convert: the dense form of %s, dims %s, has %.4g elements (%.4g GB "
+    fprintf(stderr,
+            "tenport convert: the dense form of %s, dims %s, has %.4g elements (%.4g GB "
             "of %s), more than --max-elements %llu; raise it to convert it anyway\n",
             tp_input_name(j->in), dims, elements, elements * (double)tp_dtype_size(t->dtype) / 1e9,
             tp_dtype_name(t->dtype), (unsigned long long)j->c->max_elements);
@@ -195,7 +198,8 @@ static int open_all(convert_job *j) {
   if (code == 0 && tp_input_format(j->in, &j->in_format) != TP_SUCCESS)
     code = tenport_fail("convert", "cannot read the input");
   if (code == 0 && !input_is_dense(j->in_format) && !input_is_sparse(j->in_format))
-    code = (tp_input_wrong_format(j->in, j->in_format, "a tensor (.tns or sptensor text, .tpb, "
+    code = (tp_input_wrong_format(j->in, j->in_format,
+                                  "a tensor (.tns or sptensor text, .tpb, "
                                   ".npy, or dense 'tensor' text)"),
             tenport_fail("convert", "cannot read the input"));
   j->read_dense = input_is_dense(j->in_format);

@@ -21,27 +21,33 @@ static const command commands[] = {
      "the four methods on built-in example data, each answer checked (a few seconds)", 0},
     {"info", tenport_cmd_info,
      "backend, device and the machine's measured ceilings, with the portable layer's "
-     "micro-benchmarks (--full for the large sizes)", 0},
+     "micro-benchmarks (--full for the large sizes)",
+     0},
     {"sshopm", tenport_cmd_sshopm,
      "eigenpairs of symmetric tensors (.npy of unique values) by SS-HOPM", 0},
     {"peaks", tenport_cmd_peaks,
      "DW-MRI fiber peaks: local maxima of spherical-harmonic functions (.npy, NIfTI, "
-     ".mif)", 0},
+     ".mif)",
+     0},
     {"cp-als", tenport_cmd_cp_als,
      "CP decomposition of a dense (.npy, dense text) or sparse (.tns, .tpb) tensor by "
-     "alternating least squares", 0},
+     "alternating least squares",
+     0},
     {"sttid", tenport_cmd_sttid,
      "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)", 0},
     {"gen", tenport_cmd_gen,
      "generate test data: 'tenport gen dense' (.npy) and 'tenport gen sparse' (.tns, .tpb), "
      "random or planted low-rank tensors, 'tenport gen sttid' power-law or knowledge-graph "
-     "tensors", 0},
+     "tensors",
+     0},
     {"bench", tenport_cmd_bench,
      "the four methods' standard cases on this backend, next to the machine's ceilings "
-     "(--quick, --full, --json)", 1},
+     "(--quick, --full, --json)",
+     1},
     {"convert", tenport_cmd_convert,
      "convert a tensor between .tns, sptensor text, .tpb, .npy and dense 'tensor' text, "
-     "sparse or dense, gzip-compressed or not", 0},
+     "sparse or dense, gzip-compressed or not",
+     0},
 };
 
 static void usage(FILE *out) {

@@ -76,8 +76,11 @@ int tenport_parse_choice(const char *s, const char *const *names, int n, int *in
   char list[200] = "";
   size_t len = 0;
   for (int k = 0; k < n && len < sizeof list; ++k)
-    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k == 0 ? "" :
-                            k + 1 == n ? " or " : ", ", names[k]);
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                            k == 0       ? ""
+                            : k + 1 == n ? " or "
+                                         : ", ",
+                            names[k]);
   return tenport_expected("%s", list);
 }
 
@@ -116,8 +119,8 @@ const char *tenport_option_value(int argc, char **argv, int i) {
 
 int tenport_option_error(const char *cmd, const char *opt, int r, const char *value) {
   if (r < 0) {
-    fprintf(stderr, "tenport %s: unknown option '%s' ('tenport %s --help' lists them)\n", cmd,
-            opt, cmd);
+    fprintf(stderr, "tenport %s: unknown option '%s' ('tenport %s --help' lists them)\n", cmd, opt,
+            cmd);
     return 2;
   }
   if (!value) {

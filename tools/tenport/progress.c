@@ -38,8 +38,7 @@ static int terminal_columns(void) {
 static void draw(tenport_progress *p, double now) {
   char line[TENPORT_PROGRESS_TEXT + 64];
   /* the time first: a narrow terminal cuts the status's end, not the clock */
-  int n = snprintf(line, sizeof line, "tenport %s, %.1f s: %s", p->what, now - p->start,
-                   p->text);
+  int n = snprintf(line, sizeof line, "tenport %s, %.1f s: %s", p->what, now - p->start, p->text);
   int width = terminal_columns() - 1; /* the cursor stays on the line */
   if (n > width)
     n = width;

@@ -15,10 +15,10 @@
 
 typedef struct tenport_progress {
   int enabled;
-  int stdout_on_tty;  /* stdout may share the terminal: hide the line before writing */
-  int shown;          /* a status line is on the terminal now */
+  int stdout_on_tty; /* stdout may share the terminal: hide the line before writing */
+  int shown;         /* a status line is on the terminal now */
   const char *what;
-  double start;       /* seconds, tenport_seconds() */
+  double start; /* seconds, tenport_seconds() */
   double last_draw;
   char text[TENPORT_PROGRESS_TEXT]; /* the latest status */
 } tenport_progress;

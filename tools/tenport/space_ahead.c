@@ -43,8 +43,7 @@ tp_space *tenport_space_ahead_wait(tenport_space_ahead *a, const char *cmd) {
 int tenport_space_ahead_finish(tenport_space_ahead *a, const char *cmd, int code) {
   join(a);
   if (a->space && tp_space_destroy(&a->space) != TP_SUCCESS) {
-    fprintf(stderr, "tenport %s: the space did not shut down cleanly: %s\n", cmd,
-            tp_last_error());
+    fprintf(stderr, "tenport %s: the space did not shut down cleanly: %s\n", cmd, tp_last_error());
     code = 1;
   }
   return code;

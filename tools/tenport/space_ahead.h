@@ -10,9 +10,9 @@
 
 typedef struct tenport_space_ahead {
   pthread_t thread;
-  int running;       /* started and not yet joined */
-  tp_space *space;   /* after the wait: the space, or NULL */
-  tp_status status;  /* of tp_space_create */
+  int running;        /* started and not yet joined */
+  tp_space *space;    /* after the wait: the space, or NULL */
+  tp_status status;   /* of tp_space_create */
   char message[1024]; /* its error message, taken on its thread */
 } tenport_space_ahead;
 
