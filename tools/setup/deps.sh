@@ -4,8 +4,9 @@
 #   build        compilers, meson, ninja, BLIS, zlib      (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
 #                package's tests, nibabel for the diffusion-MRI image tests (NIfTI files
-#                written by another reader), meson-python, venv and the Python headers
-#                for the package, and OpenMPI for the communication layer and the
+#                written by another reader), meson-python, venv, the Python headers and
+#                patchelf (meson-python sets the bundled library's path with it) for
+#                the package, and OpenMPI for the communication layer and the
 #                distributed tests
 #   hip-cpu      + TBB, which the HIP CPU runtime runs blocks on (-Dhip_platform=cpu)
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
@@ -17,8 +18,8 @@ packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g
 for want in "$@"; do
   case "$want" in
     build) ;;
-    test) packages+=(libcriterion-dev python3-pytest python3-numpy python3-nibabel python3-dev python3-mesonpy
-                   python3-venv libopenmpi-dev openmpi-bin cmake) ;;
+    test) packages+=(libcriterion-dev python3-pytest python3-numpy python3-nibabel python3-dev
+                   python3-mesonpy patchelf python3-venv libopenmpi-dev openmpi-bin cmake) ;;
     hip-cpu) packages+=(libtbb-dev) ;;
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
     plot) packages+=(python3-matplotlib) ;;
