@@ -445,3 +445,26 @@ def test_dlpack_only_arrays_are_used_in_place_and_results_come_back_as_their_kin
     np.testing.assert_allclose(G._array, mttkrp_reference(X, factors, 2), atol=1e-12)
     weights, fs = tenport.cp_als(DLPackOnly(X), 2, n_iter_max=3)
     assert isinstance(weights, DLPackOnly) and all(isinstance(f, DLPackOnly) for f in fs)
+
+
+def test_cp_als_options_of_the_peers(rng):
+    X, _ = planted((9, 8, 7), 3, rng)
+    init = [rng.uniform(0.1, 1.0, (n, 3)) for n in X.shape]
+    w, f, info = tenport.cp_als(X, 3, init=(None, init), fixed_modes=[0, 2], return_info=True)
+    assert np.array_equal(f[0], init[0]) and np.array_equal(f[2], init[2])
+    assert not np.allclose(f[1], init[1])
+    plain = tenport.cp_als(X, 3, random_state=4)[0]
+    ridge = tenport.cp_als(X, 3, random_state=4, l2_reg=10 * np.linalg.norm(X))[0]
+    assert np.linalg.norm(ridge) < np.linalg.norm(plain)
+    _, _, info = tenport.cp_als(X, 3, restarts=2, n_iter_max=5, return_info=True)
+    assert info["starts"] == 3 and 0 <= info["best_start"] < 3
+    _, _, info = tenport.cp_als(X, 3, max_seconds=1e-9, tol=0, return_info=True)
+    assert info["stopped_by_time"] and info["iterations"] == 1
+    _, _, info = tenport.cp_als(X, 3, linesearch=False, tol=1e-9, return_info=True)
+    assert info["extrapolations"] == 0
+    _, _, info = tenport.cp_als(X, 3, tol=1e-9, return_info=True)
+    assert all(b >= a - 1e-12 for a, b in zip(info["fits"], info["fits"][1:]))
+    for bad in ({"l2_reg": -1}, {"fixed_modes": [3]}, {"fixed_modes": [0, 1, 2]},
+                {"restarts": -1}, {"max_seconds": 0}, {"init": "svdx"}):
+        with pytest.raises(ValueError):
+            tenport.cp_als(X, 3, **bad)
