@@ -102,26 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 #else
 
-static const char *seed_dir;
-
-/* The selector byte and then the bytes of a file, as one corpus entry. */
-static int write_seed(const char *name, uint8_t select, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(&select, 1, 1, f) == 1 && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
-}
+#include "tests/fuzz/fuzz_seeds.h"
 
 /* An array written by tp_npy_write, stored with a selector. */
 static int write_npy(const char *name, uint8_t select, tp_dtype dtype, int ndim,
                      const int64_t *shape, int fortran, const void *values) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.tmp", seed_dir, name);
+  snprintf(path, sizeof path, "%s/%s.tmp", fuzz_seed_dir, name);
   if (tp_npy_write(path, dtype, ndim, shape, fortran, values) != TP_SUCCESS) {
     fprintf(stderr, "%s: %s\n", name, tp_last_error());
     return 0;
@@ -132,7 +119,7 @@ static int write_npy(const char *name, uint8_t select, tp_dtype dtype, int ndim,
   if (f)
     fclose(f);
   remove(path);
-  return n > 0 && write_seed(name, select, bytes, n);
+  return n > 0 && fuzz_write_seed(name, select, bytes, n);
 }
 
 int main(int argc, char **argv) {
@@ -140,7 +127,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   const uint8_t f64 = 0, f32 = 1;
   double d[24];
   float s[24];
@@ -162,8 +149,8 @@ int main(int argc, char **argv) {
            write_npy("i32_2x3.npy", f64, TP_DTYPE_I32, 2, s23, 0, ints) &&
            write_npy("f64_vector.npy", f64, TP_DTYPE_F64, 1, s6, 0, d) &&
            write_npy("f64_empty.npy", f64, TP_DTYPE_F64, 2, s06, 0, d) &&
-           write_seed("bad_magic.npy", f64, "\x93NUMPX\x01\x00", 8) &&
-           write_seed("empty", f32, "", 0);
+           fuzz_write_seed("bad_magic.npy", f64, "\x93NUMPX\x01\x00", 8) &&
+           fuzz_write_seed("empty", f32, "", 0);
   return ok ? 0 : 1;
 }
 

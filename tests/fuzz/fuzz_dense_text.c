@@ -111,30 +111,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 #else
 
-static const char *seed_dir;
-
-/* The selector byte and then the bytes of a file, as one corpus entry. */
-static int write_seed(const char *name, uint8_t select, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(&select, 1, 1, f) == 1 && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
-}
-
-static int write_text(const char *name, uint8_t select, const char *text) {
-  return write_seed(name, select, text, strlen(text));
-}
+#include "tests/fuzz/fuzz_seeds.h"
 
 /* A tensor written by the library's dense text writer (gzip-compressed through an output
  * set when gzip is 1, where the build has zlib), stored with a selector. */
 static int write_tensor(const char *name, uint8_t select, tp_layout layout, int gzip) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.tmp", seed_dir, name);
+  snprintf(path, sizeof path, "%s/%s.tmp", fuzz_seed_dir, name);
   const int64_t dims[3] = {3, 1, 4};
   tp_dense t;
   tp_output_set *set = NULL;
@@ -157,7 +140,7 @@ static int write_tensor(const char *name, uint8_t select, tp_layout layout, int 
     fprintf(stderr, "%s: %s\n", name, tp_last_error());
     return 0;
   }
-  return write_seed(name, select, bytes, n);
+  return fuzz_write_seed(name, select, bytes, n);
 }
 
 int main(int argc, char **argv) {
@@ -165,30 +148,31 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   const uint8_t f64 = 0, f32 = 1, sniff = 2;
-  int ok = write_text("small.txt", f64, "tensor\n2\n2 3\n1\n2\n3\n4\n5\n6\n") &&
-           write_text("genten.txt", f32 | sniff,
+  int ok =
+      fuzz_write_text("small.txt", f64, "tensor\n2\n2 3\n1\n2\n3\n4\n5\n6\n") &&
+      fuzz_write_text("genten.txt", f32 | sniff,
                       "// GenTen\ntensor indices-start-at-zero\n3\n2 1 2\n8.58e-01\n1.312e+00\n"
                       "-0\n+.5\n") &&
-           write_text("comments_crlf.txt", sniff,
+      fuzz_write_text("comments_crlf.txt", sniff,
                       "# c\r\ntensor\r\n2 # order\r\n1 2\r\n\r\n"
                       "0x1p-3\r\n  7 # last\r\n") &&
-           write_text("no_line_end.txt", f64, "tensor\n2\n1 1\n42") &&
-           write_text("too_few.txt", f64, "tensor\n2\n3 3\n1\n2\n") &&
-           write_text("too_many.txt", f32, "tensor\n2\n1 1\n1\n2\n") &&
-           write_text("two_fields.txt", f64, "tensor\n2\n2 1\n1 2\n3\n") &&
-           write_text("nan.txt", f64, "tensor\n2\n1 2\nnan\n1\n") &&
-           write_text("beyond_f32.txt", f32, "tensor\n2\n1 2\n1e39\n1\n") &&
-           write_text("order_1.txt", f64, "tensor\n1\n3\n1\n2\n3\n") &&
-           write_text("huge_dims.txt", f64, "tensor\n3\n4294967296 4294967296 4\n1\n") &&
-           write_text("big_promise.txt", f32, "tensor\n2\n100000 1000\n1\n") &&
-           write_text("bad_header.txt", sniff, "tensor one-based\nx\n0 -1\n") &&
-           write_text("sparse.tns", sniff, "1 1 1 1.0\n2 2 2 2.0\n") &&
-           write_tensor("written_left.txt", f64, TP_LAYOUT_LEFT, 0) &&
-           write_tensor("written_right.txt", f32 | sniff, TP_LAYOUT_RIGHT, 0) &&
-           (!tp_input_has_gzip() || write_tensor("written.txt.gz", sniff, TP_LAYOUT_LEFT, 1)) &&
-           write_seed("empty", f64, "", 0);
+      fuzz_write_text("no_line_end.txt", f64, "tensor\n2\n1 1\n42") &&
+      fuzz_write_text("too_few.txt", f64, "tensor\n2\n3 3\n1\n2\n") &&
+      fuzz_write_text("too_many.txt", f32, "tensor\n2\n1 1\n1\n2\n") &&
+      fuzz_write_text("two_fields.txt", f64, "tensor\n2\n2 1\n1 2\n3\n") &&
+      fuzz_write_text("nan.txt", f64, "tensor\n2\n1 2\nnan\n1\n") &&
+      fuzz_write_text("beyond_f32.txt", f32, "tensor\n2\n1 2\n1e39\n1\n") &&
+      fuzz_write_text("order_1.txt", f64, "tensor\n1\n3\n1\n2\n3\n") &&
+      fuzz_write_text("huge_dims.txt", f64, "tensor\n3\n4294967296 4294967296 4\n1\n") &&
+      fuzz_write_text("big_promise.txt", f32, "tensor\n2\n100000 1000\n1\n") &&
+      fuzz_write_text("bad_header.txt", sniff, "tensor one-based\nx\n0 -1\n") &&
+      fuzz_write_text("sparse.tns", sniff, "1 1 1 1.0\n2 2 2 2.0\n") &&
+      write_tensor("written_left.txt", f64, TP_LAYOUT_LEFT, 0) &&
+      write_tensor("written_right.txt", f32 | sniff, TP_LAYOUT_RIGHT, 0) &&
+      (!tp_input_has_gzip() || write_tensor("written.txt.gz", sniff, TP_LAYOUT_LEFT, 1)) &&
+      fuzz_write_seed("empty", f64, "", 0);
   return ok ? 0 : 1;
 }
 

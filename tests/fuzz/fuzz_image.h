@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tenport/image.h"
+#include "tests/fuzz/fuzz_seeds.h"
 
 static void fuzz_image_assert(int ok) {
   if (!ok)
@@ -56,18 +57,8 @@ static void fuzz_image_read(const uint8_t *data, size_t size, const char *name) 
 
 /* ---- seeds --------------------------------------------------------------------------- */
 
-static const char *fuzz_image_seed_dir;
-
 static int fuzz_image_write_raw(const char *name, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", fuzz_image_seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
+  return fuzz_write_file(name, NULL, 0, bytes, n);
 }
 
 /* A small image of X x Y x Z (x C in the 4-D or 5-D layout) written by tenport's writer
@@ -104,7 +95,7 @@ static int fuzz_image_write_seed(const char *name, int ndim, int64_t x, int64_t 
   for (int64_t i = 0; i < im.voxels * im.values && i < 256; ++i)
     data[i] = (double)(i % 17) - 8.25;
   im.data = data;
-  snprintf(path, sizeof path, "%s/%s", fuzz_image_seed_dir, name);
+  snprintf(path, sizeof path, "%s/%s", fuzz_seed_dir, name);
   if (tp_image_write(path, &im, dtype) == TP_SUCCESS)
     return 1;
   fprintf(stderr, "%s\n", tp_last_error());

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  fuzz_image_seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   int ok = fuzz_image_write_seed("fod4.mif", 4, 2, 3, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&
            fuzz_image_write_seed("mask3.mif", 3, 3, 2, 2, 1, TP_IMAGE_MIF, TP_DTYPE_F64) &&
            fuzz_image_write_seed("gzip.mif.gz", 4, 2, 2, 2, 6, TP_IMAGE_MIF, TP_DTYPE_F32) &&

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  fuzz_image_seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   int ok = fuzz_image_write_seed("fod4.nii", 4, 2, 3, 2, 6, TP_IMAGE_NIFTI1, TP_DTYPE_F32) &&
            fuzz_image_write_seed("mask3.nii", 3, 3, 2, 2, 1, TP_IMAGE_NIFTI1, TP_DTYPE_F64) &&
            fuzz_image_write_seed("fod5.nii", 5, 2, 2, 2, 6, TP_IMAGE_NIFTI1, TP_DTYPE_F32) &&

@@ -49,19 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 #else
 
-static const char *seed_dir;
-
-static int write_file(const char *name, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
-}
+#include "tests/fuzz/fuzz_seeds.h"
 
 /* A file in versions the writer does not produce: 2.0 or 3.0, any dict, no padding. */
 static int write_raw(const char *name, int major, const char *dict, const void *data,
@@ -75,14 +63,14 @@ static int write_raw(const char *name, int major, const char *dict, const void *
     b[8 + i] = (unsigned char)(len >> 8 * i);
   memcpy(b + 12, dict, len);
   memcpy(b + 12 + len, data, nbytes);
-  return write_file(name, b, 12 + len + nbytes);
+  return fuzz_write_file(name, NULL, 0, b, 12 + len + nbytes);
 }
 
 static int write_npy(const char *name, tp_dtype dtype, int ndim, const int64_t *shape,
                      int fortran) {
   static const unsigned char data[256] = {1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xff, 0x7f, 0x3f};
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
+  snprintf(path, sizeof path, "%s/%s", fuzz_seed_dir, name);
   if (tp_npy_write(path, dtype, ndim, shape, fortran, data) == TP_SUCCESS)
     return 1;
   fprintf(stderr, "%s\n", tp_last_error());
@@ -94,7 +82,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   const int64_t s23[2] = {2, 3}, s322[3] = {3, 2, 2}, s4[1] = {4}, s03[2] = {0, 3},
                 s6[6] = {1, 1, 2, 1, 1, 1};
   const unsigned char raw[16] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xfe};

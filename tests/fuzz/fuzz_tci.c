@@ -185,24 +185,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #else
 
 #include <dirent.h>
+
+#include "tests/fuzz/fuzz_seeds.h"
 #include <unistd.h>
 
-static const char *seed_dir;
-
-static int write_seed(const char *name, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
-}
-
 static int write_text(const char *name, const char *text) {
-  return write_seed(name, text, strlen(text));
+  return fuzz_write_file(name, NULL, 0, text, strlen(text));
 }
 
 /* Removes the files of a folder and the folder. */
@@ -256,7 +244,7 @@ static int write_sttid(const char *name, tp_space *space, int order, const int64
     fprintf(stderr, "%s: %s\n", name, tp_last_error());
     return 0;
   }
-  return write_seed(name, text, n);
+  return fuzz_write_file(name, NULL, 0, text, n);
 }
 
 /* Order 16 with every dim 2^63 - 1: the longest lines, every product saturated. */
@@ -272,7 +260,7 @@ static int write_widest(void) {
   for (int k = 0; k < 15; ++k)
     len += (size_t)snprintf(text + len, sizeof text - len,
                             "bond %d rows 9223372036854775806 0\nbond %d cols 1 0\n", k, k);
-  return len < sizeof text && write_seed("hand_widest.tci", text, len);
+  return len < sizeof text && fuzz_write_file("hand_widest.tci", NULL, 0, text, len);
 }
 
 int main(int argc, char **argv) {
@@ -280,7 +268,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   tp_space *space = NULL;
   if (tp_space_create(&space, NULL) != TP_SUCCESS) {
     fprintf(stderr, "tp_space_create: %s\n", tp_last_error());
@@ -309,7 +297,7 @@ int main(int argc, char **argv) {
                   "bond 0 cols 0 2\n") &&
        write_text("hand_bad_version.tci", "tenport-tci 2\norder 2\n") &&
        write_text("hand_truncated.tci", "tenport-tci 1\norder 2\ndims 3 3\nranks 1 2") &&
-       write_seed("empty.tci", "", 0) && write_widest();
+       fuzz_write_file("empty.tci", NULL, 0, "", 0) && write_widest();
   return ok ? 0 : 1;
 }
 

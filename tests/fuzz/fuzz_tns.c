@@ -86,31 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 #else
 
-static const char *seed_dir;
-
-/* Writes the selector byte and then n bytes as one corpus file. */
-static int write_seed(const char *name, uint8_t select, const void *bytes, size_t n) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(&select, 1, 1, f) == 1 && fwrite(bytes, 1, n, f) == n;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    perror(path);
-  return ok;
-}
-
-static int write_text(const char *name, uint8_t select, const char *text) {
-  return write_seed(name, select, text, strlen(text));
-}
+#include "tests/fuzz/fuzz_seeds.h"
 
 /* A small tensor written as .tpb by the library, then stored with a selector. */
 static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int order,
                         const int64_t *dims) {
   tp_coo t;
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.raw", seed_dir, name);
+  snprintf(path, sizeof path, "%s/%s.raw", fuzz_seed_dir, name);
   if (tpi_coo_host_alloc(dtype, order, dims, 3, &t) != TP_SUCCESS)
     return 0;
   for (int64_t k = 0; k < 3; ++k) {
@@ -131,7 +114,7 @@ static int write_binary(const char *name, uint8_t select, tp_dtype dtype, int or
     fprintf(stderr, "%s: %s\n", name, tp_last_error());
     return 0;
   }
-  return write_seed(name, select, bytes, n);
+  return fuzz_write_seed(name, select, bytes, n);
 }
 
 /* "1 2 3 1.5\n2 2 2 -1\n" compressed by gzip -9n. */
@@ -145,26 +128,26 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  seed_dir = argv[1];
+  fuzz_seed_dir = argv[1];
   const uint8_t f32 = 1, sniff = READ_SNIFF << 1, dims3 = READ_TNS_DIMS << 1 | 2 << 3,
                 chunked = READ_TNS_CHUNKED << 1 | 5 << 3, binary = READ_BINARY << 1;
   const int64_t small[5] = {3, 4, 5, 2, 7}, wide[2] = {5, (int64_t)1 << 40};
   const char *frostt = "# a FROSTT tensor\n1 1 1 1.5\n2 3 1 -2\n\n3 3 3 4e-3\n2 3 1 0.25\n";
-  int ok = write_text("frostt_f64.tns", sniff, frostt) &&
-           write_text("frostt_f32.tns", sniff | f32, frostt) &&
-           write_text("dims_given.tns", dims3, "1 2 3 1.0\n64 64 64 -1e-3 # last\n") &&
-           write_text("chunked.tns", chunked, "  1\t2 0.5\r\n# c\n3 4 1e2\n2 2 +7\n") &&
-           write_text("one_mode.tns", sniff, "5 2.5\n1 1\n5 0.5\n") &&
-           write_text("five_modes.tns", sniff | f32, "1 2 3 4 5 1\n5 4 3 2 1 inf\n") &&
-           write_text("bad_index.tns", sniff, "1 0 1.0\n-3 2 1\n99999999999999999999 1 1\n") &&
-           write_text("zero_based.tns", sniff, "0 0 2 1.5\n3 1 0 2\n") &&
-           write_text("zero_based_given.tns", dims3 | 1 << 5, "0 0 63 1.5\n63 1 0 2\n") &&
-           write_text("sptensor.tns", sniff, "sptensor\n3\n4 5 6\n2\n1 1 1 1.0\n4 5 6 2\n") &&
-           write_text("sptensor_zero.tns", sniff,
-                      "# GenTen\nsptensor indices-start-at-zero\n2\n4 5\n1\n3 4 1.0\n") &&
-           write_text("order_dims.tns", sniff, "3\n4 5 6\n1 2 3 1.0\n") &&
-           write_text("order_dims_line.tns", dims3 | 3 << 5, "3 4 5 6\n1 2 3 1.0\n") &&
-           write_seed("gzip.tns.gz", sniff, gzip_tns, sizeof gzip_tns) &&
+  int ok = fuzz_write_text("frostt_f64.tns", sniff, frostt) &&
+           fuzz_write_text("frostt_f32.tns", sniff | f32, frostt) &&
+           fuzz_write_text("dims_given.tns", dims3, "1 2 3 1.0\n64 64 64 -1e-3 # last\n") &&
+           fuzz_write_text("chunked.tns", chunked, "  1\t2 0.5\r\n# c\n3 4 1e2\n2 2 +7\n") &&
+           fuzz_write_text("one_mode.tns", sniff, "5 2.5\n1 1\n5 0.5\n") &&
+           fuzz_write_text("five_modes.tns", sniff | f32, "1 2 3 4 5 1\n5 4 3 2 1 inf\n") &&
+           fuzz_write_text("bad_index.tns", sniff, "1 0 1.0\n-3 2 1\n99999999999999999999 1 1\n") &&
+           fuzz_write_text("zero_based.tns", sniff, "0 0 2 1.5\n3 1 0 2\n") &&
+           fuzz_write_text("zero_based_given.tns", dims3 | 1 << 5, "0 0 63 1.5\n63 1 0 2\n") &&
+           fuzz_write_text("sptensor.tns", sniff, "sptensor\n3\n4 5 6\n2\n1 1 1 1.0\n4 5 6 2\n") &&
+           fuzz_write_text("sptensor_zero.tns", sniff,
+                           "# GenTen\nsptensor indices-start-at-zero\n2\n4 5\n1\n3 4 1.0\n") &&
+           fuzz_write_text("order_dims.tns", sniff, "3\n4 5 6\n1 2 3 1.0\n") &&
+           fuzz_write_text("order_dims_line.tns", dims3 | 3 << 5, "3 4 5 6\n1 2 3 1.0\n") &&
+           fuzz_write_seed("gzip.tns.gz", sniff, gzip_tns, sizeof gzip_tns) &&
            write_binary("narrow_f64.tpb", sniff, TP_DTYPE_F64, 3, small) &&
            write_binary("narrow_f32.tpb", binary | f32, TP_DTYPE_F32, 5, small) &&
            write_binary("wide_f64.tpb", binary, TP_DTYPE_F64, 2, wide);
