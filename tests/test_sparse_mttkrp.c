@@ -603,7 +603,7 @@ static uint32_t *reference_records(const tp_coo *t, const flycoo_mode_plan *plan
 
 static void check_plan_matches(const tp_flycoo *fly, const tp_coo *t, const flycoo_mode_plan *p,
                                int mode, int kappa) {
-  const flycoo_mode_dev *d = flycoo_flycoo_plan(fly, mode);
+  const flycoo_mode_dev *d = flycoo_plan_of(fly, mode);
   cr_assert_eq(d->pieces, p->pieces, "mode %d: %lld pieces, the host's %lld", mode,
                (long long)d->pieces, (long long)p->pieces);
   cr_assert_eq(d->split_rows, p->split_rows);
@@ -638,10 +638,10 @@ static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_spac
     TPT_OK(flycoo_plan_mode(t, m, st.partitions, o->split_rows, &plans[m]));
     check_plan_matches(fly, t, &plans[m], m, st.partitions);
   }
-  const flycoo_layout l = flycoo_flycoo_layout(fly);
+  const flycoo_layout l = flycoo_layout_of(fly);
   for (int b = 0; b < st.copies && (b == 0 || !l.positions); ++b) {
     uint32_t *want = reference_records(t, plans, l, b);
-    check_words(flycoo_flycoo_records(fly, b), want, t->nnz * l.stride, "records", t, b);
+    check_words(flycoo_records_of(fly, b), want, t->nnz * l.stride, "records", t, b);
     free(want);
   }
   double norm2 = 0;

@@ -141,7 +141,7 @@ static tp_status FLYCOO_PN(flycoo_launch_pass)(tp_space *space, flycoo_shape sh,
                                                int kappa, FLYCOO_PN(flycoo_args) a) {
   tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
   pol.schedule = TP_SCHEDULE_DYNAMIC;
-  FLYCOO_LAUNCH_WIDTH(flycoo_flycoo, sh.width, space, pol, a);
+  FLYCOO_LAUNCH_WIDTH(flycoo, sh.width, space, pol, a);
 }
 
 static tp_status FLYCOO_PN(flycoo_mttkrp)(tp_space *space, const flycoo_pass *p) {

@@ -158,9 +158,9 @@ const flycoo_ops *flycoo_ops_f32(void);
 const flycoo_ops *flycoo_ops_f64(void);
 
 /* For the tests: a mode's plan, a record buffer (0 .. copies - 1) and the layout. */
-const flycoo_mode_dev *flycoo_flycoo_plan(const tp_flycoo *fly, int mode);
-const uint32_t *flycoo_flycoo_records(const tp_flycoo *fly, int buffer);
-flycoo_layout flycoo_flycoo_layout(const tp_flycoo *fly);
+const flycoo_mode_dev *flycoo_plan_of(const tp_flycoo *fly, int mode);
+const uint32_t *flycoo_records_of(const tp_flycoo *fly, int buffer);
+flycoo_layout flycoo_layout_of(const tp_flycoo *fly);
 
 /* Records out[positions of `to` (word order + to)] = in, for every record (no kernel
  * arithmetic): the permutation pass. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every kernel a GPU build compiles can be found by grep in the source.
 
-A profile names kernels as the build made them (flycoo_flycoo_n3c_f32_k4); many are pasted
+A profile names kernels as the build made them (flycoo_n3c_f32_k4); many are pasted
 together by macros, so each source that instantiates kernels lists them in a comment that
 starts with "generates:". This reads the kernels of a CUDA build's library (the device
 stubs nvcc leaves in each object, found with nm) and checks that every name appears as a
