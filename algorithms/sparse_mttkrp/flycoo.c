@@ -290,12 +290,8 @@ tp_status tp_flycoo_to_coo(tp_space *space, const tp_flycoo *fly, tp_coo *host) 
   return st;
 }
 
-const flycoo_mode_dev *flycoo_plan_of(const tp_flycoo *fly, int mode) {
-  return &fly->modes[mode];
-}
+const flycoo_mode_dev *flycoo_plan_of(const tp_flycoo *fly, int mode) { return &fly->modes[mode]; }
 
-const uint32_t *flycoo_records_of(const tp_flycoo *fly, int buffer) {
-  return fly->records[buffer];
-}
+const uint32_t *flycoo_records_of(const tp_flycoo *fly, int buffer) { return fly->records[buffer]; }
 
 flycoo_layout flycoo_layout_of(const tp_flycoo *fly) { return fly->layout; }

@@ -16,8 +16,8 @@
  * rank, and with remap its lanes also copy each record to its place in the next mode's
  * order. The window's rows are then written to G (or to partial rows) without atomics:
  * the partition owns them. */
-TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo)), FLYCOO_PN(flycoo_args), 1024,
-                       FLYCOO_MIN_TEAMS, team, a) {
+TP_TEAM_KERNEL_BOUNDED(FLYCOO_KN(FLYCOO_NN(flycoo)), FLYCOO_PN(flycoo_args), 1024, FLYCOO_MIN_TEAMS,
+                       team, a) {
   const int vl = team->vector_length, F = vl * FLYCOO_K;
   const int order = FLYCOO_N > 0 ? FLYCOO_N : a.order; /* a constant in the specialised kernels */
   const int vw = (int)(sizeof(FLYCOO_T) / 4);

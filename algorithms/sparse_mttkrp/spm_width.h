@@ -80,7 +80,7 @@ TP_INLINE int64_t TP_PASTE(FLYCOO_PN(flycoo_piece_of), FLYCOO_K)(const uint32_t 
 #undef FLYCOO_CN
 
 static tp_status TP_PASTE(FLYCOO_KN(flycoo), _launch)(tp_space *space, tp_team_policy policy,
-                                                             FLYCOO_PN(flycoo_args) a) {
+                                                      FLYCOO_PN(flycoo_args) a) {
   switch (a.positions ? a.order : -a.order) {
   case 3: return TP_PASTE(FLYCOO_KN(flycoo_n3), _launch)(space, policy, a);
   case 4: return TP_PASTE(FLYCOO_KN(flycoo_n4), _launch)(space, policy, a);
