@@ -28,7 +28,9 @@
  *             TILE, whichever fits first), all rows; tolerance 1e-8 (f64), 1e-3 (f32).
  * A row "avg" per variant averages the time over the modes (GFLOP/s from the mean time,
  * extra memory the largest). --cp-als ITERS also times tp_cp_als: seconds per iteration
- * and passes over the tensor per iteration. A variant given as NAME:R runs only for
+ * and passes over the tensor per iteration, then the iteration's MTTKRPs alone (a sweep
+ * of every mode with the final model) against the iteration and against the tensor reads
+ * at the copy speed: what is left is the solves, Grams, norms, fit and launches. A variant given as NAME:R runs only for
  * ranks up to R (ELEM and SLICE take seconds per call at large ranks).
  *
  * Usage: tp-bench-mttkrp [--tensor A|B | --shape 401x201x12x501] [--ranks 10,32,500,2000]
@@ -693,6 +695,49 @@ static void cp_progress(const tp_cp_als_progress *p, void *user) {
   t->count = p->iteration;
 }
 
+/* The MTTKRPs of one CP-ALS iteration alone: a sweep over every mode with the final
+ * model's factors, partials reused as tp_cp_als reuses them (two tensor reads) or not. */
+typedef struct sweep_ctx {
+  tp_mttkrp_sweep *sweep;
+  const tp_kruskal *U;
+  void *G;
+  int order;
+} sweep_ctx;
+
+static tp_status sweep_op(void *ctx) {
+  sweep_ctx *c = (sweep_ctx *)ctx;
+  TP_TRY(tp_mttkrp_sweep_restart(c->sweep));
+  for (int n = 0; n < c->order; ++n)
+    TP_TRY(tp_mttkrp_sweep_mode(c->sweep, c->U, n, c->G));
+  return TP_SUCCESS;
+}
+
+/* Median ms of the sweep; *ms = -1 when it does not fit. */
+static tp_status time_sweep(bench *b, const tp_kruskal *model, const tp_mttkrp_options *mo,
+                            int reuse, double *ms) {
+  sweep_ctx c = {NULL, model, NULL, b->X.order};
+  const size_t bytes = b->sf * (size_t)(b->max_dim * model->rank);
+  *ms = -1;
+  tp_status st = tp_mttkrp_sweep_create(b->space, &b->X, model->rank, mo,
+                                        reuse ? 0 : (size_t)1, &c.sweep);
+  if (st == TP_SUCCESS)
+    st = tp_alloc(b->space, bytes, &c.G);
+  if (st == TP_SUCCESS) {
+    const int warmup = b->cfg->warmup > 0 ? b->cfg->warmup : 1;
+    st = micro_time(b->space, NULL, sweep_op, &c, warmup, b->cfg->reps, ms);
+  }
+  if (c.G)
+    tp_free(b->space, c.G);
+  if (c.sweep)
+    tp_mttkrp_sweep_destroy(&c.sweep);
+  if (st == TP_ERROR_OUT_OF_MEMORY) {
+    *ms = -1;
+    tp_clear_error();
+    return tp_space_trim(b->space);
+  }
+  return st;
+}
+
 static tp_status bench_cp_als_once(bench *b, int64_t rank, int reuse) {
   const bench_config *cfg = b->cfg;
   tp_cp_als_options o = tp_cp_als_options_default();
@@ -712,6 +757,9 @@ static tp_status bench_cp_als_once(bench *b, int64_t rank, int reuse) {
   size_t before = tp_space_bytes_in_use(b->space);
   tp_status st = tp_cp_als(b->space, &b->X, &o, &model, &res);
   double extra = (double)(tp_space_bytes_peak(b->space) - before);
+  double sweep_ms = -1;
+  if (st == TP_SUCCESS)
+    st = time_sweep(b, &model, &o.mttkrp, reuse, &sweep_ms);
   tp_kruskal_free(b->space, &model);
   const char *variant = tp_mttkrp_variant_name(o.mttkrp.variant);
   if (st != TP_SUCCESS) {
@@ -731,9 +779,19 @@ static tp_status bench_cp_als_once(bench *b, int64_t rank, int reuse) {
     fprintf(b->json,
             "%s\n    {\"rank\": %lld, \"variant\": \"%s\", \"reuse\": %d, "
             "\"iterations\": %d, \"s_per_iteration\": %.6g, \"first_s\": %.6g, "
-            "\"passes_per_iteration\": %d, \"fit\": %.10g, \"extra_bytes\": %.0f}",
+            "\"passes_per_iteration\": %d, \"fit\": %.10g, \"extra_bytes\": %.0f, "
+            "\"mttkrps_s\": %.6g}",
             b->json_rows++ ? "," : "", (long long)rank, variant, reuse, res.iterations, per,
-            t.first, res.passes_per_iteration, res.fit, extra);
+            t.first, res.passes_per_iteration, res.fit, extra, 1e-3 * sweep_ms);
+  if (sweep_ms > 0) {
+    const double reads_ms = 1e3 * res.passes_per_iteration * b->tensor_bytes / b->mach.tau_m;
+    printf("  its MTTKRPs alone (every mode, %d passes): %.4f s; iteration / MTTKRPs %.2f; "
+           "the rest (solves, Grams, norms, fit, launches) %.4f s; %d tensor reads at the "
+           "copy speed %.4f s, iteration / reads %.2f\n",
+           res.passes_per_iteration, 1e-3 * sweep_ms, 1e3 * per / sweep_ms,
+           per - 1e-3 * sweep_ms, res.passes_per_iteration, 1e-3 * reads_ms,
+           1e3 * per / reads_ms);
+  }
   fflush(stdout);
   return TP_SUCCESS;
 }
