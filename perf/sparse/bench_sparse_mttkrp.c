@@ -293,7 +293,8 @@ static tp_status run(bench *b) {
   if (c->baseline)
     TP_TRY(tp_coo_copy_to_device(b->space, &b->dev, &b->host));
   printf("R = %lld, median of %d after %d warm-up; bytes = records read (+ written with "
-         "remap) + nnz (d-1) R gathered factor values + G\n",
+         "remap) + nnz (d-1) R gathered factor values + G (every gather counted as a memory "
+         "read: the L2 serves part of them, so DRAM moves fewer)\n",
          (long long)c->rank, c->reps, c->warmup);
   printf("%6s %11s %11s %9s %9s %7s %11s %8s %9s\n", "mode", "remap ms", "no-remap ms", "overhead",
          "GB/s", "%copy", "atomic ms", "speedup", "check");
