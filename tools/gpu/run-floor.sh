@@ -8,17 +8,19 @@
 #   dense   tensor A at R = 32, 500 and 2000: the CP-ALS iteration against its MTTKRPs
 #           alone and against two tensor reads at the copy speed (tp-bench-mttkrp
 #           --cp-als), then Nsight Compute's speed-of-light section for the kernels of
-#           one R = 32 MTTKRP per mode.
+#           one R = 32 MTTKRP per mode;
+#   sshopm  Nsight Compute's instruction mix of the SS-HOPM (4,3) and (6,3) f32 kernels
+#           (FMA pipe, issue slots, occupancy) next to tp-bench-sshopm's FMA share.
 # Output: RESULTS_DIR/<step>.log; Nsight Compute is run with --clock-control none.
 #
 # Usage: tools/gpu/run-floor.sh [RESULTS_DIR]   (default $OUT, else ./)
-#        STEPS="build sparse sparse-ncu dense dense-ncu" (default all)
+#        STEPS="build sparse sparse-ncu dense dense-ncu sshopm" (default all)
 # Run from the repository root with .deps/ carried along (peers' sources in .deps/peers).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}
 mkdir -p "$out"
-steps=${STEPS:-build sparse sparse-ncu dense dense-ncu}
+steps=${STEPS:-build sparse sparse-ncu dense dense-ncu sshopm}
 build=${TP_BUILD_DIR:-build-gpu}
 data=${TP_DATA_DIR:-/tmp/tenport-sparse}
 want() { [[ " $steps " == *" $1 "* ]]; }
@@ -34,7 +36,8 @@ if want build; then
   say build
   [[ -f $build/build.ninja ]] || meson setup "$build" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
     -Dtests=disabled >/dev/null || exit 1
-  ninja -C "$build" perf/tp-bench-sparse-mttkrp perf/tp-bench-mttkrp >/dev/null || exit 1
+  ninja -C "$build" perf/tp-bench-sparse-mttkrp perf/tp-bench-mttkrp perf/tp-bench-sshopm \
+    >/dev/null || exit 1
   tools/peers/build-blco.sh f32 64 >/dev/null || echo "BLCO did not build"
 fi
 
@@ -83,5 +86,18 @@ if want dense-ncu && [[ -n $ncu_bin ]]; then
     "$build/perf/tp-bench-mttkrp" --tensor A --ranks 32 --variants auto --reps 1 --warmup 0 \
     --no-check --ceilings small >"$out/dense-ncu.log" 2>&1
   tail -n 120 "$out/dense-ncu.log"
+fi
+if want sshopm; then
+  say "sshopm: the FMA share, then Nsight Compute's instruction mix of one launch per shape"
+  timeout 120 "$build/perf/tp-bench-sshopm" --shapes 4x3,6x3 >"$out/sshopm.log" 2>&1
+  tail -n 12 "$out/sshopm.log"
+  if [[ -n $ncu_bin ]]; then
+    sshopm_metrics=gpu__time_duration.sum,sm__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_xu.sum,sm__inst_executed_pipe_lsu.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__thread_inst_executed_per_inst_executed.ratio
+    timeout 200 "$ncu_bin" --clock-control none --metrics "$sshopm_metrics" \
+      --kernel-name regex:sshopm --launch-count 6 \
+      "$build/perf/tp-bench-sshopm" --shapes 4x3,6x3 --reps 1 --warmup 0 \
+      >"$out/sshopm-ncu.log" 2>&1
+    grep -vE "Warning|^==PROF" "$out/sshopm-ncu.log" | tail -n 60
+  fi
 fi
 say done
