@@ -32,6 +32,8 @@
 #define AT_ACC AT(acc_) /* the type references accumulate in */
 #define AT_RAISE AT(raise_)
 #define AT_HAS_CAS AT(HAS_CAS_)
+/* TPT_OK on the expanded call: the message names tpt_atomic_add_i32, not the paste. */
+#define AT_OK(expr) TPT_OK(expr)
 
 /* ---- add ---------------------------------------------------------------------------- */
 Test(atomics, AT_TEST(add_, _sums_exactly_under_contention)) {
@@ -55,7 +57,7 @@ Test(atomics, AT_TEST(add_, _sums_exactly_under_contention)) {
       int32_t *didx = upload(idx, sizeof(int32_t) * (size_t)n);
       TPT_T *dv = upload(v, sizeof(TPT_T) * (size_t)n);
       TPT_T *ctr = tpt_to_space(init, sizeof(TPT_T) * (size_t)(m + 1));
-      TPT_OK(AT(tpt_atomic_add_)(tpt_space, didx, dv, n, m, ctr));
+      AT_OK(AT(tpt_atomic_add_)(tpt_space, didx, dv, n, m, ctr));
       tpt_to_host(got, ctr, sizeof(TPT_T) * (size_t)(m + 1));
       for (int k = 0; k < m; ++k)
         cr_assert((AT_ACC)got[k] == ref[k],
@@ -91,7 +93,7 @@ Test(atomics, AT_TEST(fetch_add_, _tickets_are_a_permutation)) {
         int32_t *didx = upload(idx, sizeof(int32_t) * (size_t)n);
         TPT_T *ctr = tpt_to_space(base, sizeof(TPT_T) * (size_t)(m + 1));
         TPT_T *dt = poisoned(sizeof(TPT_T) * (size_t)n);
-        TPT_OK(AT(tpt_atomic_fetch_add_)(tpt_space, didx, n, m, step, ctr, dt));
+        AT_OK(AT(tpt_atomic_fetch_add_)(tpt_space, didx, n, m, step, ctr, dt));
         TPT_T *t = tpt_host_alloc(sizeof(TPT_T) * (size_t)n);
         tpt_to_host(t, dt, sizeof(TPT_T) * (size_t)n);
         tpt_to_host(got, ctr, sizeof(TPT_T) * (size_t)(m + 1));
@@ -138,7 +140,7 @@ Test(atomics, AT_TEST(cas_, _claims_have_one_winner_per_slot)) {
       TPT_T *slots = tpt_alloc_poisoned(sizeof(TPT_T) * (size_t)(m + 1)); /* all EMPTY */
       int32_t *dwon = poisoned(sizeof(int32_t) * (size_t)n);
       TPT_T *dfirst = poisoned(sizeof(TPT_T) * (size_t)n);
-      TPT_OK(AT(tpt_atomic_cas_claim_)(tpt_space, n, m, base, stride, slots, dwon, dfirst));
+      AT_OK(AT(tpt_atomic_cas_claim_)(tpt_space, n, m, base, stride, slots, dwon, dfirst));
       int32_t *won = tpt_host_alloc(sizeof(int32_t) * (size_t)n);
       TPT_T *first = tpt_host_alloc(sizeof(TPT_T) * (size_t)n);
       tpt_to_host(won, dwon, sizeof(int32_t) * (size_t)n);
@@ -243,7 +245,7 @@ Test(atomics, AT_TEST(max_, _matches_reference)) {
         TPT_T *dv = upload(v, sizeof(TPT_T) * (size_t)n);
         TPT_T *ctr = tpt_to_space(init, sizeof(TPT_T) * (size_t)(m + 1));
         TPT_T *dold = poisoned(sizeof(TPT_T) * (size_t)n);
-        TPT_OK(AT(tpt_atomic_max_)(tpt_space, didx, dv, n, m, ctr, dold));
+        AT_OK(AT(tpt_atomic_max_)(tpt_space, didx, dv, n, m, ctr, dold));
         TPT_T *old = tpt_host_alloc(sizeof(TPT_T) * (size_t)n);
         tpt_to_host(old, dold, sizeof(TPT_T) * (size_t)n);
         tpt_to_host(got, ctr, sizeof(TPT_T) * (size_t)(m + 1));
@@ -304,7 +306,7 @@ Test(atomics, AT_TEST(load_store_, _copies)) {
       x[i] = (TPT_T)tpt_next_u64(&rng);
     TPT_T *dx = upload(x, sizeof(TPT_T) * (size_t)n);
     TPT_T *dy = tpt_alloc_poisoned(sizeof(TPT_T) * (size_t)(n + 1));
-    TPT_OK(AT(tpt_atomic_load_store_)(tpt_space, dx, n, dy));
+    AT_OK(AT(tpt_atomic_load_store_)(tpt_space, dx, n, dy));
     tpt_to_host(y, dy, sizeof(TPT_T) * (size_t)(n + 1));
     for (int64_t i = 0; i < n; ++i)
       CHECK(y[i] == x[i], "n=%lld i=%lld: " AT_FMT " vs " AT_FMT, (long long)n, (long long)i,
@@ -325,7 +327,7 @@ Test(atomics, AT_TEST(team_scope_, _in_scratch_matches_reference)) {
   const int has_cas = AT_HAS_CAS;
   const TPT_T empty = AT(EMPTY_);
   tp_space_info info;
-  TPT_OK(tp_space_get_info(tpt_space, &info));
+  AT_OK(tp_space_get_info(tpt_space, &info));
   for (int sh = 0; sh < team_shape_count; ++sh) {
     if (!team_shape_allowed(team_shapes[sh][0], team_shapes[sh][1]))
       continue;
@@ -349,9 +351,9 @@ Test(atomics, AT_TEST(team_scope_, _in_scratch_matches_reference)) {
           TPT_T *dtk = tpt_alloc_poisoned(sizeof(TPT_T) * (size_t)total);
           int32_t *dwon = has_cas ? tpt_alloc_poisoned(sizeof(int32_t) * (size_t)total) : NULL;
           tpt_shape shape;
-          TPT_OK(AT(tpt_team_atomics_)(tpt_space, team_shapes[sh][0], team_shapes[sh][1], league,
-                                       len, m, didx, dv, AT(team_lowest_), dsum, dmax, dcnt, dtk,
-                                       dslot, dwon, &shape));
+          AT_OK(AT(tpt_team_atomics_)(tpt_space, team_shapes[sh][0], team_shapes[sh][1], league,
+                                      len, m, didx, dv, AT(team_lowest_), dsum, dmax, dcnt, dtk,
+                                      dslot, dwon, &shape));
           TPT_T *sum = tpt_host_alloc(per_m), *mx = tpt_host_alloc(per_m);
           TPT_T *cnt = tpt_host_alloc(per_m), *slot = tpt_host_alloc(per_m);
           TPT_T *tk = tpt_host_alloc(sizeof(TPT_T) * (size_t)total);
@@ -446,5 +448,6 @@ Test(atomics, AT_TEST(team_scope_, _in_scratch_matches_reference)) {
 #undef AT_ACC
 #undef AT_RAISE
 #undef AT_HAS_CAS
+#undef AT_OK
 #undef TPT_T
 #undef TPT_SFX

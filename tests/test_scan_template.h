@@ -8,6 +8,8 @@
 #define SCAN_PASTE(a, b) SCAN_PASTE_(a, b)
 #define SCAN_STR_(x) #x
 #define SCAN_STR(x) SCAN_STR_(x)
+/* TPT_OK on the expanded call: the message names tp_exclusive_scan_i32, not the paste. */
+#define SCAN_OK(expr) TPT_OK(expr)
 
 /* Integer scans are exact; in_place reuses the input array as the output. */
 static void SCAN_PASTE(check_scan_, TPT_SFX)(tpt_rng *rng, int64_t n, int in_place) {
@@ -22,7 +24,7 @@ static void SCAN_PASTE(check_scan_, TPT_SFX)(tpt_rng *rng, int64_t n, int in_pla
   TPT_T *din = tpt_to_space(x, sizeof(TPT_T) * (size_t)n);
   TPT_T *dout = in_place ? din : tpt_alloc_poisoned(sizeof(TPT_T) * (size_t)(n + 1));
   TPT_T *dtot = tpt_alloc_poisoned(sizeof(TPT_T));
-  TPT_OK(SCAN_PASTE(tp_exclusive_scan_, TPT_SFX)(tpt_space, din, dout, n, dtot));
+  SCAN_OK(SCAN_PASTE(tp_exclusive_scan_, TPT_SFX)(tpt_space, din, dout, n, dtot));
   TPT_T *got = tpt_host_alloc(sizeof(TPT_T) * (size_t)(n + 1));
   TPT_T total;
   tpt_to_host(got, dout, sizeof(TPT_T) * (size_t)(in_place ? n : n + 1));
@@ -47,6 +49,7 @@ static void SCAN_PASTE(check_scan_, TPT_SFX)(tpt_rng *rng, int64_t n, int in_pla
 #undef SCAN_PASTE
 #undef SCAN_STR_
 #undef SCAN_STR
+#undef SCAN_OK
 #undef TPT_T
 #undef TPT_SFX
 #undef TPT_LO

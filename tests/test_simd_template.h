@@ -7,6 +7,8 @@
 
 #define SIMD_PASTE_(a, b) a##b
 #define SIMD_PASTE(a, b) SIMD_PASTE_(a, b)
+/* TPT_OK on the expanded call: the message names tpt_simd_ops_f32, not the paste. */
+#define SIMD_OK(expr) TPT_OK(expr)
 
 /* Runs every operation on rows rows of width `width` and checks each output against a
  * scalar loop on the host. */
@@ -40,7 +42,7 @@ static void SIMD_PASTE(run_, TPT_SFX)(tpt_rng *rng, int width, int64_t rows, int
     out.vec[k] = tpt_alloc_poisoned(vec_bytes);
   out.hsum = tpt_alloc_poisoned(row_bytes);
   out.dot = tpt_alloc_poisoned(row_bytes);
-  TPT_OK(SIMD_PASTE(tpt_simd_ops_, TPT_SFX)(tpt_space, W, rows, da, db, dc, ds, dn, &out));
+  SIMD_OK(SIMD_PASTE(tpt_simd_ops_, TPT_SFX)(tpt_space, W, rows, da, db, dc, ds, dn, &out));
   TPT_T *got = tpt_host_alloc(vec_bytes), *hs = tpt_host_alloc(row_bytes);
   TPT_T *hd = tpt_host_alloc(row_bytes);
   tpt_to_host(hs, out.hsum, row_bytes);
@@ -117,6 +119,7 @@ static void SIMD_PASTE(run_, TPT_SFX)(tpt_rng *rng, int width, int64_t rows, int
 
 #undef SIMD_PASTE_
 #undef SIMD_PASTE
+#undef SIMD_OK
 #undef TPT_T
 #undef TPT_SFX
 #undef TPT_EPS
