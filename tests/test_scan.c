@@ -6,45 +6,27 @@
 
 TestSuite(scan, .init = tpt_setup, .fini = tpt_teardown);
 
-/* Integer scans are exact; in_place reuses the input array as the output. */
-#define CHECK_INT_SCAN(sfx, T, lo, hi)                                                         \
-  static void check_scan_##sfx(tpt_rng *rng, int64_t n, int in_place) {                        \
-    T *x = tpt_host_alloc(sizeof(T) * (size_t)n);                                              \
-    T *ref = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                                      \
-    T run = 0;                                                                                 \
-    for (int64_t i = 0; i < n; ++i) {                                                          \
-      x[i] = (T)tpt_int(rng, lo, hi);                                                          \
-      ref[i] = run;                                                                            \
-      run += x[i];                                                                             \
-    }                                                                                          \
-    T *din = tpt_to_space(x, sizeof(T) * (size_t)n);                                           \
-    T *dout = in_place ? din : tpt_alloc_poisoned(sizeof(T) * (size_t)(n + 1));                \
-    T *dtot = tpt_alloc_poisoned(sizeof(T));                                                   \
-    TPT_OK(tp_exclusive_scan_##sfx(tpt_space, din, dout, n, dtot));                            \
-    T *got = tpt_host_alloc(sizeof(T) * (size_t)(n + 1));                                      \
-    T total;                                                                                   \
-    tpt_to_host(got, dout, sizeof(T) * (size_t)(in_place ? n : n + 1));                        \
-    tpt_to_host(&total, dtot, sizeof total);                                                   \
-    for (int64_t i = 0; i < n; ++i)                                                            \
-      cr_assert_eq(got[i], ref[i], #sfx " n=%lld in_place=%d at %lld", (long long)n, in_place, \
-                   (long long)i);                                                              \
-    if (!in_place) {                                                                           \
-      T poison;                                                                                \
-      memset(&poison, 0xFF, sizeof poison);                                                    \
-      cr_assert_eq(got[n], poison, #sfx ": wrote past the end");                               \
-    }                                                                                          \
-    cr_assert_eq(total, run, #sfx " n=%lld: total", (long long)n);                             \
-    tpt_free(din);                                                                             \
-    if (!in_place)                                                                             \
-      tpt_free(dout);                                                                          \
-    tpt_free(dtot);                                                                            \
-    free(x), free(ref), free(got);                                                             \
-  }
-
-CHECK_INT_SCAN(i32, int32_t, -1000, 1000)
-CHECK_INT_SCAN(i64, int64_t, -((int64_t)1 << 40), (int64_t)1 << 40)
-CHECK_INT_SCAN(u32, uint32_t, 0, 3000)
-CHECK_INT_SCAN(u64, uint64_t, 0, (int64_t)1 << 40)
+/* check_scan_T(rng, n, in_place) for the integer types, from test_scan_template.h. */
+#define TPT_T int32_t
+#define TPT_SFX i32
+#define TPT_LO -1000
+#define TPT_HI 1000
+#include "tests/test_scan_template.h"
+#define TPT_T int64_t
+#define TPT_SFX i64
+#define TPT_LO -((int64_t)1 << 40)
+#define TPT_HI ((int64_t)1 << 40)
+#include "tests/test_scan_template.h"
+#define TPT_T uint32_t
+#define TPT_SFX u32
+#define TPT_LO 0
+#define TPT_HI 3000
+#include "tests/test_scan_template.h"
+#define TPT_T uint64_t
+#define TPT_SFX u64
+#define TPT_LO 0
+#define TPT_HI ((int64_t)1 << 40)
+#include "tests/test_scan_template.h"
 
 static const int64_t scan_sizes[] = {0,    1,    2,    3,     31,      97,     1000,
                                      4095, 4096, 4097, 65537, 1000003, 5000011};

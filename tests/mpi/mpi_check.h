@@ -5,6 +5,7 @@
 #define MPI_CHECK_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +14,27 @@
 
 static int mpi_check_failures;
 
-#define CHECK(cond, ...)                                                                     \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      int check_rank_;                                                                       \
-      MPI_Comm_rank(MPI_COMM_WORLD, &check_rank_);                                           \
-      fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", check_rank_, __FILE__, __LINE__, \
-              #cond);                                                                        \
-      fprintf(stderr, __VA_ARGS__);                                                          \
-      fprintf(stderr, "\n");                                                                 \
-      ++mpi_check_failures;                                                                  \
-    }                                                                                        \
+/* A failed check: prints its rank, place, condition and message, and counts it. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static inline void
+mpi_check_fail(const char *file, int line, const char *cond, const char *fmt, ...) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, file, line, cond);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+  ++mpi_check_failures;
+}
+
+#define CHECK(cond, ...)                                      \
+  do {                                                        \
+    if (!(cond))                                              \
+      mpi_check_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
   } while (0)
 
 #define CHECK_OK(expr)                                                                     \
