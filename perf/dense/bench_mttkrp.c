@@ -718,8 +718,8 @@ static tp_status time_sweep(bench *b, const tp_kruskal *model, const tp_mttkrp_o
   sweep_ctx c = {NULL, model, NULL, b->X.order};
   const size_t bytes = b->sf * (size_t)(b->max_dim * model->rank);
   *ms = -1;
-  tp_status st = tp_mttkrp_sweep_create(b->space, &b->X, model->rank, mo,
-                                        reuse ? 0 : (size_t)1, &c.sweep);
+  tp_status st =
+      tp_mttkrp_sweep_create(b->space, &b->X, model->rank, mo, reuse ? 0 : (size_t)1, &c.sweep);
   if (st == TP_SUCCESS)
     st = tp_alloc(b->space, bytes, &c.G);
   if (st == TP_SUCCESS) {
@@ -788,9 +788,8 @@ static tp_status bench_cp_als_once(bench *b, int64_t rank, int reuse) {
     printf("  its MTTKRPs alone (every mode, %d passes): %.4f s; iteration / MTTKRPs %.2f; "
            "the rest (solves, Grams, norms, fit, launches) %.4f s; %d tensor reads at the "
            "copy speed %.4f s, iteration / reads %.2f\n",
-           res.passes_per_iteration, 1e-3 * sweep_ms, 1e3 * per / sweep_ms,
-           per - 1e-3 * sweep_ms, res.passes_per_iteration, 1e-3 * reads_ms,
-           1e3 * per / reads_ms);
+           res.passes_per_iteration, 1e-3 * sweep_ms, 1e3 * per / sweep_ms, per - 1e-3 * sweep_ms,
+           res.passes_per_iteration, 1e-3 * reads_ms, 1e3 * per / reads_ms);
   }
   fflush(stdout);
   return TP_SUCCESS;

@@ -99,7 +99,7 @@ static void test_broadcast(tp_dtype t, int64_t n) {
 static int64_t part(int r, int salt) { return (r * 7 + salt) % 11; }
 
 static void test_reduce_scatter(tp_dtype t, int salt) {
-  int64_t counts[64], all = 0, before = 0;
+  int64_t counts[64] = {0}, all = 0, before = 0;
   for (int r = 0; r < size; ++r)
     counts[r] = part(r, salt) * 13, all += counts[r], before += r < rank ? counts[r] : 0;
   double *send = malloc(sizeof(double) * (size_t)(all + 1));
