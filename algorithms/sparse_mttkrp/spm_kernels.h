@@ -41,6 +41,12 @@ typedef struct flycoo_rec_block {
   TP_ALIGNAS(32) uint32_t w[8];
 } flycoo_rec_block;
 
+/* How the FLYCOO kernel reads records: the order, words per record and the value's first
+ * word (constants in its specialised versions: spm_flycoo.h). */
+typedef struct flycoo_words {
+  int order, stride, value_word;
+} flycoo_words;
+
 /* A record's value: read as whole words (a memcpy from the record itself compiles to byte
  * loads on GPUs, which cannot assume the value's alignment), then reinterpreted. */
 TP_INLINE FLYCOO_T FLYCOO_PN(flycoo_value)(const uint32_t *rec, int word) {
