@@ -4,6 +4,7 @@
  * generates: the kernels named in the generates: lists of mttkrp_kernels_f32.c and
  * mttkrp_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/dense_mttkrp/mttkrp_device.h"
+#include "portable/tp_launch_width.h"
 
 #define MTTKRP_PN(name) TP_PASTE3(name, _, MTTKRP_SFX)
 /* Threads per team (at most) of the GPU kernels that spread a row's columns over a team. */
@@ -54,6 +55,9 @@ typedef struct MTTKRP_PN(mttkrp_kr_args) {
   const MTTKRP_T *U[MTTKRP_MAX_ORDER];
 } MTTKRP_PN(mttkrp_kr_args);
 
+/* The per-lane widths of the kernels of mttkrp_width.h, included once per width below;
+ * widest first, for TP_LAUNCH_WIDTH. */
+#define MTTKRP_WIDTHS(X, c) X(16, c) X(8, c) X(4, c) X(3, c) X(2, c) X(1, c)
 #define MTTKRP_K 1
 #include "algorithms/dense_mttkrp/mttkrp_width.h"
 #undef MTTKRP_K
@@ -72,19 +76,6 @@ typedef struct MTTKRP_PN(mttkrp_kr_args) {
 #define MTTKRP_K 16
 #include "algorithms/dense_mttkrp/mttkrp_width.h"
 #undef MTTKRP_K
-
-/* Calls kernel name_k<width>'s launcher. */
-#define MTTKRP_LAUNCH_WIDTH(name, width, space, policy, args)                    \
-  do {                                                                           \
-    switch (width) {                                                             \
-    case 1: return TP_PASTE(MTTKRP_PN(name), _k1_launch)(space, policy, args);   \
-    case 2: return TP_PASTE(MTTKRP_PN(name), _k2_launch)(space, policy, args);   \
-    case 3: return TP_PASTE(MTTKRP_PN(name), _k3_launch)(space, policy, args);   \
-    case 4: return TP_PASTE(MTTKRP_PN(name), _k4_launch)(space, policy, args);   \
-    case 8: return TP_PASTE(MTTKRP_PN(name), _k8_launch)(space, policy, args);   \
-    default: return TP_PASTE(MTTKRP_PN(name), _k16_launch)(space, policy, args); \
-    }                                                                            \
-  } while (0)
 
 /* Khatri-Rao rows: one thread per row, lanes over the rank. */
 TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_kr_rows), MTTKRP_PN(mttkrp_kr_args), team, a) {
@@ -187,7 +178,7 @@ static tp_status MTTKRP_PN(mttkrp_elem_run)(tp_space *space, const mttkrp_proble
   TP_TRY(mttkrp_clear_output(space, pb));
   mttkrp_lanes lanes = mttkrp_choose_lanes(space, pb->rank);
   tp_team_policy pol = MTTKRP_PN(mttkrp_items_policy)(space, lanes, a.count, 1024, &a.per_team, 0);
-  MTTKRP_LAUNCH_WIDTH(mttkrp_elem, lanes.width, space, pol, a);
+  TP_LAUNCH_WIDTH(MTTKRP_WIDTHS, MTTKRP_PN(mttkrp_elem), lanes.width, space, pol, a);
 }
 
 /* Arguments shared by SLICE and TILE: the modes other than k. */
@@ -214,7 +205,7 @@ static tp_status MTTKRP_PN(mttkrp_slice_run)(tp_space *space, const mttkrp_probl
   MTTKRP_PN(mttkrp_walk_fill)(pb, &a);
   mttkrp_lanes lanes = mttkrp_choose_lanes(space, pb->rank);
   tp_team_policy pol = MTTKRP_PN(mttkrp_items_policy)(space, lanes, a.slices, 1, &a.per_team, 0);
-  MTTKRP_LAUNCH_WIDTH(mttkrp_slice, lanes.width, space, pol, a);
+  TP_LAUNCH_WIDTH(MTTKRP_WIDTHS, MTTKRP_PN(mttkrp_slice), lanes.width, space, pol, a);
 }
 
 static tp_status MTTKRP_PN(mttkrp_tile_run)(tp_space *space, const mttkrp_problem *pb,
@@ -231,7 +222,7 @@ static tp_status MTTKRP_PN(mttkrp_tile_run)(tp_space *space, const mttkrp_proble
   mttkrp_lanes lanes = mttkrp_choose_lanes(space, pb->rank);
   tp_team_policy pol =
       MTTKRP_PN(mttkrp_items_policy)(space, lanes, a.slices * a.tiles_per_slice, 1, &a.per_team, 0);
-  MTTKRP_LAUNCH_WIDTH(mttkrp_tile, lanes.width, space, pol, a);
+  TP_LAUNCH_WIDTH(MTTKRP_WIDTHS, MTTKRP_PN(mttkrp_tile), lanes.width, space, pol, a);
 }
 
 /* U[m] holds rows of ld values, of which the first `rank` are used. */
@@ -314,7 +305,7 @@ static tp_status MTTKRP_PN(mttkrp_partial_run)(tp_space *space, const mttkrp_par
   a.r_groups = 1;
   size_t scratch = sizeof(MTTKRP_T) * (size_t)lanes.vector * lanes.width;
   tp_team_policy pol = tp_team_policy_make(pt->p_count, 1, lanes.vector, scratch);
-  MTTKRP_LAUNCH_WIDTH(mttkrp_partial, lanes.width, space, pol, a);
+  TP_LAUNCH_WIDTH(MTTKRP_WIDTHS, MTTKRP_PN(mttkrp_partial), lanes.width, space, pol, a);
 }
 
 static tp_status MTTKRP_PN(mttkrp_gemm_run)(tp_space *space, tp_transpose ta, tp_transpose tb,

@@ -4,6 +4,7 @@
  * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
  * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
+#include "portable/tp_launch_width.h"
 
 #define FLYCOO_PN(name) TP_PASTE3(name, _, FLYCOO_SFX)
 #define FLYCOO_TEAM_ADD(p, v) TP_PASTE3(tp_atomic_add_, FLYCOO_SFX, _team)((p), (v))
@@ -41,6 +42,12 @@ typedef struct flycoo_rec_block {
   TP_ALIGNAS(32) uint32_t w[8];
 } flycoo_rec_block;
 
+/* How the FLYCOO kernel reads records: the order, words per record and the value's first
+ * word (constants in its specialised versions: spm_flycoo.h). */
+typedef struct flycoo_words {
+  int order, stride, value_word;
+} flycoo_words;
+
 /* A record's value: read as whole words (a memcpy from the record itself compiles to byte
  * loads on GPUs, which cannot assume the value's alignment), then reinterpreted. */
 TP_INLINE FLYCOO_T FLYCOO_PN(flycoo_value)(const uint32_t *rec, int word) {
@@ -66,6 +73,9 @@ TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) * a
   }
 }
 
+/* The per-lane widths of the kernels of spm_width.h, included once per width below;
+ * widest first, for TP_LAUNCH_WIDTH. */
+#define FLYCOO_WIDTHS(X, c) X(32, c) X(16, c) X(8, c) X(4, c) X(2, c) X(1, c)
 #define FLYCOO_K 1
 #include "algorithms/sparse_mttkrp/spm_width.h"
 #undef FLYCOO_K
@@ -84,18 +94,6 @@ TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) * a
 #define FLYCOO_K 32
 #include "algorithms/sparse_mttkrp/spm_width.h"
 #undef FLYCOO_K
-
-#define FLYCOO_LAUNCH_WIDTH(name, width, space, policy, args)                    \
-  do {                                                                           \
-    switch (width) {                                                             \
-    case 1: return TP_PASTE(FLYCOO_PN(name), _k1_launch)(space, policy, args);   \
-    case 2: return TP_PASTE(FLYCOO_PN(name), _k2_launch)(space, policy, args);   \
-    case 4: return TP_PASTE(FLYCOO_PN(name), _k4_launch)(space, policy, args);   \
-    case 8: return TP_PASTE(FLYCOO_PN(name), _k8_launch)(space, policy, args);   \
-    case 16: return TP_PASTE(FLYCOO_PN(name), _k16_launch)(space, policy, args); \
-    default: return TP_PASTE(FLYCOO_PN(name), _k32_launch)(space, policy, args); \
-    }                                                                            \
-  } while (0)
 
 /* G rows of cut rows: the sum of their pieces' partial rows, in piece order. */
 TP_RANGE_KERNEL(FLYCOO_PN(flycoo_finish_split), FLYCOO_PN(flycoo_split_args), i, a) {
@@ -141,7 +139,7 @@ static tp_status FLYCOO_PN(flycoo_launch_pass)(tp_space *space, flycoo_shape sh,
                                                int kappa, FLYCOO_PN(flycoo_args) a) {
   tp_team_policy pol = tp_team_policy_make(kappa, sh.team, sh.vector, scratch);
   pol.schedule = TP_SCHEDULE_DYNAMIC;
-  FLYCOO_LAUNCH_WIDTH(flycoo, sh.width, space, pol, a);
+  TP_LAUNCH_WIDTH(FLYCOO_WIDTHS, FLYCOO_PN(flycoo), sh.width, space, pol, a);
 }
 
 static tp_status FLYCOO_PN(flycoo_mttkrp)(tp_space *space, const flycoo_pass *p) {
@@ -214,7 +212,7 @@ static tp_status FLYCOO_PN(flycoo_atomic)(tp_space *space, const tp_coo *X, cons
   a.per_team = info.is_gpu ? sh.team : 256;
   tp_team_policy pol =
       tp_team_policy_make(tp_ceil_div_i64(X->nnz, a.per_team), sh.team, sh.vector, 0);
-  FLYCOO_LAUNCH_WIDTH(flycoo_atomic, sh.width, space, pol, a);
+  TP_LAUNCH_WIDTH(FLYCOO_WIDTHS, FLYCOO_PN(flycoo_atomic), sh.width, space, pol, a);
 }
 
 /* The table is built inside a host function (see mttkrp_precision.h: hipcc and tables). */

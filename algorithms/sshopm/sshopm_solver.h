@@ -29,7 +29,6 @@
 #include "portable/tp_portable.h"
 #include "algorithms/sshopm/tp_sshopm_internal.h"
 #include "algorithms/sshopm/tp_symeig.h"
-#include "algorithms/sshopm/sshopm_iterate.h"
 
 #define FN(name) TP_PASTE3(name, _, TP_SFX)
 #define TP_SYM_FN(name) TP_PASTE(tp_sym_, FN(name))
@@ -50,7 +49,16 @@ typedef struct FN(sshopm_params) {
   int nonfinite; /* the tensor holds a NaN or an infinity (per tensor) */
 } FN(sshopm_params);
 
-TP_SSHOPM_DEFINE_NORMALISE(FN(sshopm_normalise))
+/* Scales x (n entries) to unit norm; 0 if it vanished or holds NaN. */
+TP_DEVICE int FN(sshopm_normalise)(int n, TP_REAL *x) {
+  TP_REAL norm2 = 0;
+  TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i];
+  if (!(norm2 > 0))
+    return 0;
+  const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);
+  TP_UNROLL for (int i = 0; i < n; ++i) x[i] *= inv;
+  return 1;
+}
 
 /* ---- the tensor's scale ----------------------------------------------------------- */
 
@@ -255,8 +263,13 @@ TP_DEVICE void FN(sshopm_generic_y)(const FN(sshopm_generic_ctx) * c, const FN(s
   }
 }
 
-TP_SSHOPM_DEFINE_ITERATE(FN(sshopm_iterate_generic), const FN(sshopm_generic_ctx) *, ctx->dim,
-                         TP_SSHOPM_MAX_DIM, FN(sshopm_generic_y))
+/* One run of the generic kernel (sshopm_iterate_template.h). */
+#define SSHOPM_ITERATE FN(sshopm_iterate_generic)
+#define SSHOPM_ITERATE_CTX const FN(sshopm_generic_ctx) *
+#define SSHOPM_ITERATE_DIM ctx->dim
+#define SSHOPM_ITERATE_MAXDIM TP_SSHOPM_MAX_DIM
+#define SSHOPM_ITERATE_Y FN(sshopm_generic_y)
+#include "algorithms/sshopm/sshopm_iterate_template.h"
 
 /* Runs every start of the league's tensor; out-of-line so kernels stay short. */
 TP_DEVICE void FN(sshopm_run_generic)(const tp_team *team, const FN(sshopm_args) * a,
@@ -314,71 +327,38 @@ TP_TEAM_KERNEL(FN(sshopm_generic_kernel), FN(sshopm_args), team, a) {
 
 /* ---- unrolled kernels, one pair per generated shape ------------------------------ */
 
-/* Per shape s = m<M>n<N>: y-functions for fixed and adaptive shifts, their iterations,
- * and one team kernel for each. */
-#define SSHOPM_DEFINE_UNROLLED(M_, N_, s)                                                      \
-  TP_DEVICE void SHAPE_SOLVER(s, y_fixed)(const TP_REAL *b, const FN(sshopm_params) * prm,     \
-                                          const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {      \
-    (void)prm, (void)alpha;                                                                    \
-    SHAPE_FN(s, axm1)(b, x, y);                                                                \
-  }                                                                                            \
-  TP_DEVICE void SHAPE_SOLVER(s, y_adaptive)(const TP_REAL *b2, const FN(sshopm_params) * prm, \
-                                             const TP_REAL *x, TP_REAL *y, TP_REAL *alpha) {   \
-    TP_REAL h[N_ * N_];                                                                        \
-    SHAPE_FN(s, axm2)(b2, x, h);                                                               \
-    FN(sshopm_y_from_h)(N_, prm, h, x, y, alpha);                                              \
-  }                                                                                            \
-  TP_DEVICE TP_REAL SHAPE_SOLVER(s, inv_norm)(const TP_REAL *a) {                              \
-    TP_REAL inv = FN(sshopm_inv_root)(SHAPE_FN(s, norm2)(a, 1));                               \
-    if (inv == 0) {                                                                            \
-      const TP_REAL big = FN(sshopm_max_abs_here)(SHAPE_K(s, _U), a);                          \
-      const int e = FN(sshopm_exponent)(big);                                                  \
-      const TP_REAL q = SHAPE_FN(s, norm2)(a, TP_REAL_LDEXP((TP_REAL)1, -e));                  \
-      inv = FN(sshopm_rescaled_inv)(big, e, q);                                                \
-    }                                                                                          \
-    return inv;                                                                                \
-  }                                                                                            \
-  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_fixed), const TP_REAL *, N_, N_,            \
-                           SHAPE_SOLVER(s, y_fixed))                                           \
-  TP_SSHOPM_DEFINE_ITERATE(SHAPE_SOLVER(s, iterate_adaptive), const TP_REAL *, N_, N_,         \
-                           SHAPE_SOLVER(s, y_adaptive))                                        \
-  SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, fixed, prescale1, _NB1)                                 \
-  SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, adaptive, prescale2, _NB2)
-
-/* Each thread finds s itself (U is small: no team reduction, no extra barrier), the
- * team stages A / s in scratch and prescales it once, and every run then reads the
- * coefficients from registers (small shapes) or from scratch. */
-#define SSHOPM_DEFINE_UNROLLED_KERNEL(N_, s, mode, prescale, NB)                              \
-  TP_DEVICE void SHAPE_SOLVER(s, runs_##mode)(const tp_team *team, const FN(sshopm_args) * a, \
-                                              const FN(sshopm_params) * prm,                  \
-                                              const TP_REAL *coef) {                          \
-    const int64_t t = team->league_rank;                                                      \
-    TP_TEAM_VECTOR_FOR(team, v, 0, a->num_starts) {                                           \
-      int64_t run = t * a->num_starts + v;                                                    \
-      SHAPE_SOLVER(s, iterate_##mode)                                                         \
-      (coef, prm, a->starts + v * N_, a->lambda + run, a->x + run * N_, a->flag + run,        \
-       a->iterations ? a->iterations + run : NULL);                                           \
-    }                                                                                         \
-  }                                                                                           \
-  TP_TEAM_KERNEL_BOUNDED(SHAPE_SOLVER(s, kernel_##mode), FN(sshopm_args), 256, 1, team, a) {  \
-    TP_REAL *staged = (TP_REAL *)team->scratch;                                               \
-    TP_REAL *coef = staged + SHAPE_K(s, _U);                                                  \
-    const TP_REAL *tensor = a.tensors + team->league_rank * SHAPE_K(s, _U);                   \
-    const FN(sshopm_params) prm =                                                             \
-        FN(sshopm_tensor_params)(&a.prm, SHAPE_SOLVER(s, inv_norm)(tensor));                  \
-    FN(sshopm_stage)(team, tensor, SHAPE_K(s, _U), prm.inv_scale, staged);                    \
-    TP_TEAM_SINGLE(team) SHAPE_FN(s, prescale)(staged, coef);                                 \
-    tp_team_barrier(team);                                                                    \
-    if (SHAPE_K(s, NB) * sizeof(TP_REAL) <= SSHOPM_REGISTER_BYTES) {                          \
-      TP_REAL held[SHAPE_K(s, NB)];                                                           \
-      TP_UNROLL for (int k = 0; k < SHAPE_K(s, NB); ++k) held[k] = coef[k];                   \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, held);                                     \
-    } else {                                                                                  \
-      SHAPE_SOLVER(s, runs_##mode)(team, &a, &prm, coef);                                     \
-    }                                                                                         \
-  }
-
-TP_SSHOPM_UNROLLED_SHAPES(SSHOPM_DEFINE_UNROLLED)
+/* Per shape s = m<M>n<N> of tp_sshopm_unrolled.h (TP_SSHOPM_UNROLLED_SHAPES, made by
+ * tools/build/gen_sshopm_unrolled.py): y-functions for fixed and adaptive shifts, their
+ * iterations, and one team kernel for each (sshopm_shape_template.h). A shape generated
+ * but missing here fails to build (sshopm_launch_unrolled names its kernels), and so
+ * does one here that is not generated (its sizes and products are not defined). */
+#define SSHOPM_SHAPE m3n2
+#define SSHOPM_N 2
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m4n2
+#define SSHOPM_N 2
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m3n3
+#define SSHOPM_N 3
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m4n3
+#define SSHOPM_N 3
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m5n3
+#define SSHOPM_N 3
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m6n3
+#define SSHOPM_N 3
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m8n3
+#define SSHOPM_N 3
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m3n4
+#define SSHOPM_N 4
+#include "algorithms/sshopm/sshopm_shape_template.h"
+#define SSHOPM_SHAPE m4n4
+#define SSHOPM_N 4
+#include "algorithms/sshopm/sshopm_shape_template.h"
 
 /* ---- validation of inputs in the space ------------------------------------------ */
 

@@ -23,7 +23,7 @@ mutations=(
   "algorithms/linalg/row_norms.c|  tp_team_barrier(team);\n||linalg|row norms: the team barrier before the block's sum"
   "algorithms/linalg/row_norms.c|    sum = tp_vector_sum_f64(team, sum);\n||linalg|row norms: the vector reduction of a row's lanes"
   "algorithms/linalg/gemm_portable_template.h|line:2:tp_team_barrier(team);||mttkrp|dense MTTKRP (GEMM and BLOCKED on the portable GEMM): the barrier between loading a tile and multiplying it"
-  "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|    TP_TEAM_VECTOR_FOR(team, i, 0, rows * F) {\n|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
+  "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    FLYCOO_NKN(flycoo_write_window)|    FLYCOO_NKN(flycoo_write_window)|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
   "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
   "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
   "algorithms/cp_als/spd_device.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
