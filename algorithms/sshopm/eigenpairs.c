@@ -282,7 +282,7 @@ static tp_status check_arguments(int order, int dim, const double *tensor, int n
   return check_runs(dim, num_starts, lambda, x, flag);
 }
 
-/* The tensor's Frobenius norm s = big * root (tp_sym_norm_parts_f64). */
+/* The tensor's Frobenius norm s = big * root (tpi_sym_norm_parts_f64). */
 typedef struct tensor_scale {
   double big, root;
 } tensor_scale;
@@ -291,7 +291,7 @@ typedef struct tensor_scale {
  * that is not finite, or of zeros (whose eigenvectors are all unit vectors). */
 static int unit_tensor(int order, int dim, int64_t unique, const double *tensor, double *a,
                        tensor_scale *s) {
-  if (tp_sym_norm_parts_f64(order, dim, unique, tensor, &s->big, &s->root) != 0)
+  if (tpi_sym_norm_parts_f64(order, dim, unique, tensor, &s->big, &s->root) != 0)
     return -1;
   for (int64_t j = 0; j < unique; ++j)
     a[j] = tensor[j] / s->big / s->root;

@@ -296,7 +296,7 @@ static int repeats_kept(const voxel_work *w, int kept, double lambda, const doub
 /* Frobenius norm of voxel i's tensor (finite: voxels without peaks never get here). */
 static double tensor_norm(const peaks_run *r, int64_t i) {
   double big = 1.0, root = 1.0;
-  tp_sym_norm_parts_f64(r->lmax, 3, r->unique, r->h_tensors + i * r->unique, &big, &root);
+  tpi_sym_norm_parts_f64(r->lmax, 3, r->unique, r->h_tensors + i * r->unique, &big, &root);
   return big * root;
 }
 

@@ -189,12 +189,12 @@ static double basis_scale(int l, int m) {
  * tensor whose form is r^L Y(l, m), i.e. polynomial coefficients over multinomials. */
 static void fill_column(int order, int l, int m, sh_poly *poly, double *map) {
   int u = tp_sh_count(order), col = sh_index(l, m);
-  double scale = basis_scale(l, m), ford = tp_sym_factorial(order);
+  double scale = basis_scale(l, m), ford = tpi_sym_factorial(order);
   basis_polynomial(order, l, m, poly);
   for (int a = 0; a <= order; ++a)
     for (int b = 0; a + b <= order; ++b) {
       double mult =
-          ford / (tp_sym_factorial(a) * tp_sym_factorial(b) * tp_sym_factorial(order - a - b));
+          ford / (tpi_sym_factorial(a) * tpi_sym_factorial(b) * tpi_sym_factorial(order - a - b));
       double c = (double)poly->coef[a * (order + 1) + b];
       map[class_position(order, a, b) * u + col] = scale * c / mult;
     }

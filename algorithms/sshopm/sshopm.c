@@ -22,7 +22,7 @@ void tp_sshopm_options_init(tp_sshopm_options *o) {
   o->kernel = TP_SSHOPM_KERNEL_AUTO;
 }
 
-tp_status tp_sshopm_validate(const tp_sshopm_problem *p, const tp_sshopm_options *o) {
+tp_status tpi_sshopm_validate(const tp_sshopm_problem *p, const tp_sshopm_options *o) {
   TP_CHECK_ARG(p && o, "problem or options is NULL");
   TP_CHECK_ARG(p->order >= 2, "order m = %d: SS-HOPM needs m >= 2", p->order);
   int64_t unique;
@@ -90,17 +90,17 @@ tp_status tp_sshopm_random_starts_f64(uint64_t seed, int dim, int num_starts, do
 /* ---- generic term lists --------------------------------------------------------- */
 
 /* Walks all classes and emits the terms; with NULL arrays it only counts them. */
-static void walk_terms(int order, int dim, tp_sym_terms *t) {
+static void walk_terms(int order, int dim, tpi_sym_terms *t) {
   int idx[TP_SYM_MAX_ORDER];
   int64_t n1 = 0, n2 = 0;
-  double f0 = tp_sym_factorial(order), f1 = tp_sym_factorial(order - 1),
-         f2 = tp_sym_factorial(order - 2);
+  double f0 = tpi_sym_factorial(order), f1 = tpi_sym_factorial(order - 1),
+         f2 = tpi_sym_factorial(order - 2);
   tp_sym_index_first(order, idx);
   for (int64_t j = 0; j < t->unique; ++j, tp_sym_index_next(order, dim, idx)) {
     if (t->index) {
       for (int q = 0; q < order; ++q)
         t->index[j * order + q] = (uint8_t)idx[q];
-      t->t0_coef[j] = f0 / tp_sym_multiplicity_factorials(order, idx, -1, -1);
+      t->t0_coef[j] = f0 / tpi_sym_multiplicity_factorials(order, idx, -1, -1);
     }
     for (int p = 0; p < order; ++p) {
       if (p > 0 && idx[p] == idx[p - 1])
@@ -108,7 +108,7 @@ static void walk_terms(int order, int dim, tp_sym_terms *t) {
       if (t->t1_class) {
         t->t1_class[n1] = (int32_t)j;
         t->t1_meta[n1] = idx[p] | p << 8;
-        t->t1_coef[n1] = f1 / tp_sym_multiplicity_factorials(order, idx, p, -1);
+        t->t1_coef[n1] = f1 / tpi_sym_multiplicity_factorials(order, idx, p, -1);
       }
       ++n1;
       for (int q = p + 1; q < order; ++q) {
@@ -117,7 +117,7 @@ static void walk_terms(int order, int dim, tp_sym_terms *t) {
         if (t->t2_class) {
           t->t2_class[n2] = (int32_t)j;
           t->t2_meta[n2] = idx[p] | idx[q] << 8 | p << 16 | q << 24;
-          t->t2_coef[n2] = f2 / tp_sym_multiplicity_factorials(order, idx, p, q);
+          t->t2_coef[n2] = f2 / tpi_sym_multiplicity_factorials(order, idx, p, q);
         }
         ++n2;
       }
@@ -126,7 +126,7 @@ static void walk_terms(int order, int dim, tp_sym_terms *t) {
   t->n1 = n1, t->n2 = n2;
 }
 
-void tp_sym_terms_free(tp_sym_terms *t) {
+void tpi_sym_terms_free(tpi_sym_terms *t) {
   if (!t)
     return;
   free(t->index), free(t->t1_class), free(t->t1_meta), free(t->t2_class), free(t->t2_meta);
@@ -134,7 +134,7 @@ void tp_sym_terms_free(tp_sym_terms *t) {
   memset(t, 0, sizeof *t);
 }
 
-tp_status tp_sym_terms_build(int order, int dim, tp_sym_terms *t) {
+tp_status tpi_sym_terms_build(int order, int dim, tpi_sym_terms *t) {
   TP_CHECK_ARG(t, "terms is NULL");
   memset(t, 0, sizeof *t);
   TP_CHECK_ARG(order >= 2 && dim >= 1 && dim <= 255,
@@ -155,7 +155,7 @@ tp_status tp_sym_terms_build(int order, int dim, tp_sym_terms *t) {
   t->t2_coef = (double *)malloc(n2 * sizeof(double));
   if (!t->index || !t->t0_coef || !t->t1_class || !t->t1_meta || !t->t1_coef || !t->t2_class ||
       !t->t2_meta || !t->t2_coef) {
-    tp_sym_terms_free(t);
+    tpi_sym_terms_free(t);
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
                     "no room for the term lists of order %d, "
                     "dimension %d",

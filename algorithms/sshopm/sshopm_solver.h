@@ -182,7 +182,7 @@ TP_DEVICE void FN(sshopm_y_from_h)(int n, const FN(sshopm_params) * prm, const T
 
 /* ---- kernel arguments ---------------------------------------------------------- */
 
-/* Generic kernels' view of the term lists (see tp_sym_terms) and one tensor. */
+/* Generic kernels' view of the term lists (see tpi_sym_terms) and one tensor. */
 typedef struct FN(sshopm_generic_ctx) {
   const TP_REAL *a;
   TP_REAL scale; /* a's values count times scale (1 / s when a is not staged); applied
@@ -393,7 +393,7 @@ static tp_status FN(sshopm_check_finite)(tp_space *space, const TP_REAL *v, int6
 /* ---- generic term lists in the space -------------------------------------------- */
 
 /* One allocation: coefficient arrays (TP_REAL), then int32 arrays, then the index. */
-static tp_status FN(sshopm_upload_terms)(tp_space *space, const tp_sym_terms *t,
+static tp_status FN(sshopm_upload_terms)(tp_space *space, const tpi_sym_terms *t,
                                          FN(sshopm_generic_ctx) * c, void **block) {
   const size_t u = (size_t)t->unique, n1 = (size_t)t->n1, n2 = (size_t)t->n2;
   const size_t reals = u + n1 + n2, ints = 2 * n1 + 2 * n2;
@@ -467,11 +467,11 @@ static tp_status FN(sshopm_launch_unrolled)(tp_space *space, const tp_sshopm_pro
 
 static tp_status FN(sshopm_launch_generic)(tp_space *space, const tp_sshopm_problem *p,
                                            FN(sshopm_args) * args) {
-  tp_sym_terms terms;
+  tpi_sym_terms terms;
   void *block = NULL;
-  TP_TRY(tp_sym_terms_build(p->order, p->dim, &terms));
+  TP_TRY(tpi_sym_terms_build(p->order, p->dim, &terms));
   tp_status st = FN(sshopm_upload_terms)(space, &terms, &args->generic, &block);
-  tp_sym_terms_free(&terms);
+  tpi_sym_terms_free(&terms);
   TP_TRY(st);
   tp_team_policy policy = FN(sshopm_policy)(space, p, 0);
   size_t tensor_bytes = sizeof(TP_REAL) * (size_t)args->unique;
@@ -501,7 +501,7 @@ tp_status TP_PASTE(tp_sshopm_, TP_SFX)(tp_space *space, const tp_sshopm_problem 
                                        const TP_REAL *tensors, const TP_REAL *starts,
                                        const tp_sshopm_options *o, const FN(tp_sshopm_out) * out) {
   TP_CHECK_ARG(space && out, "space or out is NULL");
-  TP_TRY(tp_sshopm_validate(p, o));
+  TP_TRY(tpi_sshopm_validate(p, o));
   if (p->num_tensors == 0 || p->num_starts == 0)
     return TP_SUCCESS;
   TP_TRY(FN(sshopm_check_out)(p, tensors, starts, out->lambda, out->x, out->flag));
@@ -573,11 +573,11 @@ tp_status TP_PASTE(tp_sym_products_, TP_SFX)(tp_space *space, int order, int dim
       return TP_ERROR(TP_ERROR_NOT_SUPPORTED, "no unrolled kernel for order %d, dimension %d",
                       order, dim);
   }
-  tp_sym_terms terms;
+  tpi_sym_terms terms;
   void *block = NULL;
-  TP_TRY(tp_sym_terms_build(order, dim, &terms));
+  TP_TRY(tpi_sym_terms_build(order, dim, &terms));
   tp_status st = FN(sshopm_upload_terms)(space, &terms, &args.generic, &block);
-  tp_sym_terms_free(&terms);
+  tpi_sym_terms_free(&terms);
   TP_TRY(st);
   st = TP_LAUNCHER(FN(sym_products_generic))(space, num_tensors, args);
   if (st == TP_SUCCESS)

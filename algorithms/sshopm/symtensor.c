@@ -25,7 +25,7 @@ static int64_t binomial_or_neg(int64_t a, int64_t b) {
   return (int64_t)r;
 }
 
-double tp_sym_factorial(int k) {
+double tpi_sym_factorial(int k) {
   double f = 1.0;
   for (int i = 2; i <= k; ++i)
     f *= i;
@@ -74,7 +74,7 @@ int tp_sym_index_next(int order, int dim, int *index) {
 
 /* Product of the factorials of the multiplicities in a nondecreasing index, skipping
  * positions skip_a and skip_b (-1: none). */
-double tp_sym_multiplicity_factorials(int order, const int *index, int skip_a, int skip_b) {
+double tpi_sym_multiplicity_factorials(int order, const int *index, int skip_a, int skip_b) {
   double div = 1.0;
   int curr = -1, mult = 0;
   for (int p = 0; p < order; ++p) {
@@ -91,7 +91,8 @@ double tp_sym_multiplicity_factorials(int order, const int *index, int skip_a, i
 }
 
 int64_t tp_sym_class_multinomial(int order, const int *index) {
-  return (int64_t)(tp_sym_factorial(order) / tp_sym_multiplicity_factorials(order, index, -1, -1));
+  return (int64_t)(tpi_sym_factorial(order) /
+                   tpi_sym_multiplicity_factorials(order, index, -1, -1));
 }
 
 static void sort_small(int order, int *v) {
@@ -296,7 +297,7 @@ tp_status tp_sym_axm_f64(int order, int dim, const double *unique, const double 
   TP_TRY(check_product_args(order, dim, unique, x, result, &u));
   sym_powers pw;
   TP_TRY(powers_make(order, dim, x, &pw));
-  double fm = tp_sym_factorial(order), sum = 0.0;
+  double fm = tpi_sym_factorial(order), sum = 0.0;
   int idx[TP_SYM_MAX_ORDER];
   sym_runs r;
   tp_sym_index_first(order, idx);
@@ -314,7 +315,7 @@ tp_status tp_sym_axm1_f64(int order, int dim, const double *unique, const double
   TP_TRY(check_product_args(order, dim, unique, x, y, &u));
   sym_powers pw;
   TP_TRY(powers_make(order, dim, x, &pw));
-  double fm1 = tp_sym_factorial(order - 1);
+  double fm1 = tpi_sym_factorial(order - 1);
   memset(y, 0, sizeof(double) * (size_t)dim);
   int idx[TP_SYM_MAX_ORDER];
   sym_runs r;
@@ -335,7 +336,7 @@ tp_status tp_sym_axm2_f64(int order, int dim, const double *unique, const double
   TP_CHECK_ARG(order >= 2, "A x^(m-2) needs order m >= 2, got %d", order);
   sym_powers pw;
   TP_TRY(powers_make(order, dim, x, &pw));
-  double fm2 = tp_sym_factorial(order - 2);
+  double fm2 = tpi_sym_factorial(order - 2);
   memset(h, 0, sizeof(double) * (size_t)dim * (size_t)dim);
   int idx[TP_SYM_MAX_ORDER];
   sym_runs r;
@@ -374,8 +375,8 @@ tp_status tp_check_finite_f32(const float *values, int64_t count, const char *wh
   return TP_SUCCESS;
 }
 
-int tp_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, double *big,
-                          double *root) {
+int tpi_sym_norm_parts_f64(int order, int dim, int64_t unique, const double *a, double *big,
+                           double *root) {
   double b = 0.0, q = 0.0;
   for (int64_t j = 0; j < unique; ++j) {
     if (!isfinite(a[j]))

@@ -319,7 +319,7 @@ tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prr
   TP_TRY(tpi_prrlu_check_options(opt, host->rows, host->cols, &limit));
   double start = tp_wall_seconds();
   tpi_sttid_compressed cm;
-  TP_TRY(tp_sttid_compress(host, &cm));
+  TP_TRY(tpi_sttid_compress(host, &cm));
   /* no more pivots than occupied rows or columns: the arrays need no more room, but the
    * stop stays the dense one's (an exhausted matrix, unless the limit itself is hit) */
   int64_t room = tp_min_i64(limit, tp_min_i64(cm.rows, cm.cols));

@@ -101,7 +101,7 @@ static tp_status check_unique(const tpi_sttid_compressed *c, const tp_spmat *m) 
   return TP_SUCCESS;
 }
 
-tp_status tp_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out) {
+tp_status tpi_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out) {
   TP_CHECK_ARG(m && out, "PRRLU: matrix and output must not be NULL");
   memset(out, 0, sizeof *out);
   TP_TRY(check_entries(m));

@@ -22,7 +22,7 @@ typedef struct tpi_sttid_compressed {
 
 /* Validates the matrix (indices in range, values finite, no repeated coordinate, fewer
  * than 2^31 entries) and compresses it. */
-tp_status tp_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out);
+tp_status tpi_sttid_compress(const tp_spmat *m, tpi_sttid_compressed *out);
 void tpi_sttid_compressed_free(tpi_sttid_compressed *c);
 
 TP_EXTERN_C_END
