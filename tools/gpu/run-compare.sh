@@ -36,7 +36,7 @@ for ((i = 1; i <= runs; i++)); do
     src=$PWD
     [[ $which == base ]] && src=$base_src
     say "run $i: $which"
-    (cd "$src" && timeout 240 build-compare/tools/tenport/tenport bench "--$size" ${BENCH_ARGS:-} \
+    (cd "$src" && timeout 240 build-compare/tools/tenport bench "--$size" ${BENCH_ARGS:-} \
       --json "$out/bench-$which-$i.json") >"$out/bench-$which-$i.log" 2>&1
     echo "exit $?"
     grep -E "^(method|dense|cp-als|sshopm|sparse|sttid)" "$out/bench-$which-$i.log" | cut -c1-150
