@@ -26,6 +26,7 @@
 #define TP_LANES TP_PRAGMA(omp simd)
 #define TP_IS_GPU 0
 
+#include "portable/tp_paste.h"
 #include "portable/tp_join.h"
 
 /* ---- the team handle ------------------------------------------------------ */
@@ -70,67 +71,57 @@ TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
 /* Index of the lowest set bit; x must not be 0. */
 TP_INLINE int tp_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 
-/* Team reductions and scans over team threads: a team is one thread here. */
-#define TP_DEFINE_TEAM_REDUCE(fname, T, join) \
-  TP_DEVICE T fname(const tp_team *t, T v) {  \
-    (void)t;                                  \
-    return v;                                 \
-  }
-#define TP_DEFINE_TEAM_SCAN(fname, T)                  \
-  TP_DEVICE T fname(const tp_team *t, T v, T *total) { \
-    (void)t;                                           \
-    if (total)                                         \
-      *total = v;                                      \
-    return (T)0;                                       \
-  }
+/* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
+#define TEAM_T int32_t
+#define TEAM_SFX i32
+#include "backends/host/team_template.h"
+#define TEAM_T uint32_t
+#define TEAM_SFX u32
+#include "backends/host/team_template.h"
+#define TEAM_T int64_t
+#define TEAM_SFX i64
+#include "backends/host/team_template.h"
+#define TEAM_T uint64_t
+#define TEAM_SFX u64
+#include "backends/host/team_template.h"
+#define TEAM_T float
+#define TEAM_SFX f32
+#include "backends/host/team_template.h"
+#define TEAM_T double
+#define TEAM_SFX f64
+#include "backends/host/team_template.h"
 
-/* Lane shuffles: a thread has one lane, which every shuffle reads back. */
-#define TP_HOST_VECTOR_SHUFFLES(sfx, T)                                        \
-  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {      \
-    (void)t, (void)src_lane;                                                   \
-    return v;                                                                  \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) { \
-    (void)t, (void)lane_mask;                                                  \
-    return v;                                                                  \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {      \
-    (void)t, (void)delta;                                                      \
-    return v;                                                                  \
-  }
-
-TP_HOST_VECTOR_SHUFFLES(i32, int32_t)
-TP_HOST_VECTOR_SHUFFLES(u32, uint32_t)
-TP_HOST_VECTOR_SHUFFLES(i64, int64_t)
-TP_HOST_VECTOR_SHUFFLES(u64, uint64_t)
-TP_HOST_VECTOR_SHUFFLES(f32, float)
-TP_HOST_VECTOR_SHUFFLES(f64, double)
+/* Team reductions of arg-max pairs. */
+TP_DEVICE tp_argmax_f32 tp_team_argmax_abs_f32(const tp_team *t, tp_argmax_f32 v) {
+  (void)t;
+  return v;
+}
+TP_DEVICE tp_argmax_f64 tp_team_argmax_abs_f64(const tp_team *t, tp_argmax_f64 v) {
+  (void)t;
+  return v;
+}
 
 /* ---- atomics ------------------------------------------------------------- */
-#define TP_HOST_ATOMIC_INT(sfx, T)                                                              \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
-    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                          \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                                \
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
-    return expected;                                                                            \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
-    T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                               \
-    while (v > old &&                                                                           \
-           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {   \
-    }                                                                                           \
-    return old;                                                                                 \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) {                                        \
-    return __atomic_load_n(p, __ATOMIC_RELAXED);                                                \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
-  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); } \
-  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) {                                     \
-    __atomic_store_n(p, v, __ATOMIC_RELAXED);                                                   \
-  }
+#define ATOMIC_T int32_t
+#define ATOMIC_SFX i32
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T uint32_t
+#define ATOMIC_SFX u32
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T int64_t
+#define ATOMIC_SFX i64
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T uint64_t
+#define ATOMIC_SFX u64
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T float
+#define ATOMIC_SFX f32
+#define ATOMIC_FLOAT
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T double
+#define ATOMIC_SFX f64
+#define ATOMIC_FLOAT
+#include "backends/host/atomic_template.h"
 
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
  * other thread (a full fence). */
@@ -150,66 +141,6 @@ TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
       __builtin_prefetch((const char *)p + o, 0, 3);
   }
 }
-
-#define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                            \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
-    T old, sum;                                                                                 \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
-    do {                                                                                        \
-      sum = old + v;                                                                            \
-    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
-    return old;                                                                                 \
-  }                                                                                             \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { (void)tp_atomic_fetch_add_##sfx(p, v); }      \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
-    T old;                                                                                      \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
-    while (v > old &&                                                                           \
-           !__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {    \
-    }                                                                                           \
-    return old;                                                                                 \
-  }
-
-TP_HOST_ATOMIC_INT(i32, int32_t)
-TP_HOST_ATOMIC_INT(i64, int64_t)
-TP_HOST_ATOMIC_INT(u32, uint32_t)
-TP_HOST_ATOMIC_INT(u64, uint64_t)
-TP_HOST_ATOMIC_FLOAT(f32, float)
-TP_HOST_ATOMIC_FLOAT(f64, double)
-
-/* Team scope: only the calling team touches the location, and a CPU team is one
- * thread, so plain read-modify-writes are exact (and far cheaper than locked ones). */
-#define TP_HOST_ATOMIC_TEAM(sfx, T)                                 \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {         \
-    T old = *p;                                                     \
-    *p = old + v;                                                   \
-    return old;                                                     \
-  }                                                                 \
-  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { *p += v; } \
-  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) {               \
-    T old = *p;                                                     \
-    if (v > old)                                                    \
-      *p = v;                                                       \
-    return old;                                                     \
-  }
-#define TP_HOST_ATOMIC_TEAM_CAS(sfx, T)                                 \
-  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) { \
-    T old = *p;                                                         \
-    if (old == expected)                                                \
-      *p = desired;                                                     \
-    return old;                                                         \
-  }
-
-TP_HOST_ATOMIC_TEAM(i32, int32_t)
-TP_HOST_ATOMIC_TEAM(i64, int64_t)
-TP_HOST_ATOMIC_TEAM(u32, uint32_t)
-TP_HOST_ATOMIC_TEAM(u64, uint64_t)
-TP_HOST_ATOMIC_TEAM(f32, float)
-TP_HOST_ATOMIC_TEAM(f64, double)
-TP_HOST_ATOMIC_TEAM_CAS(i32, int32_t)
-TP_HOST_ATOMIC_TEAM_CAS(i64, int64_t)
-TP_HOST_ATOMIC_TEAM_CAS(u32, uint32_t)
-TP_HOST_ATOMIC_TEAM_CAS(u64, uint64_t)
 
 /* ---- the host space ------------------------------------------------------- */
 TP_EXTERN_C_BEGIN
