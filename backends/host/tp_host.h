@@ -13,6 +13,7 @@
 
 #include "portable/tp_error.h"
 #include "portable/tp_policy.h"
+#include "portable/tp_range_check.h"
 #include "portable/tp_space_common.h"
 
 /* ---- qualifiers ---------------------------------------------------------- */
@@ -165,10 +166,100 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 }
 
 /* ---- kernels -------------------------------------------------------------- */
-#include "portable/tp_range_check.h"
+/* Threads of a range kernel of n iterations (n0 x n1 for range2): the space's, or the
+ * calling thread alone below 4096 iterations, where forking a team costs more than the
+ * kernel does. */
+TP_INLINE tp_status tp_host_range_threads(tp_space *space, int64_t n, const char *kernel,
+                                          int *threads) {
+  TP_TRY(tp_check_range(n, kernel));
+  *threads = n >= 4096 ? tp_host_threads(space) : 1;
+  return TP_SUCCESS;
+}
+TP_INLINE tp_status tp_host_range2_threads(tp_space *space, int64_t n0, int64_t n1,
+                                           const char *kernel, int *threads) {
+  TP_TRY(tp_check_range2(n0, n1, kernel));
+  *threads = n0 * n1 >= 4096 ? tp_host_threads(space) : 1;
+  return TP_SUCCESS;
+}
 
-/* Range kernels of fewer than 4096 iterations run on the calling thread: forking a
- * team costs more than they do. */
+/* The c-th of parts blocks of [0, n), as OpenMP's schedule(static) splits [0, n) among
+ * parts threads: the first n % parts blocks are one longer. */
+TP_INLINE void tp_host_block(int64_t n, int c, int parts, int64_t *begin, int64_t *end) {
+  int64_t q = n / parts, r = n % parts;
+  *begin = q * c + (c < r ? c : r);
+  *end = *begin + q + (c < r);
+}
+
+/* A range-reduce kernel's part: joins, from the identity, the bodies of iterations
+ * [begin, end) into *out (a T); its join: *into = join(*into, *from). */
+typedef void (*tp_host_part_fn)(int64_t begin, int64_t end, const void *args, void *out);
+typedef void (*tp_host_join_fn)(void *into, const void *from);
+
+/* Runs a range-reduce kernel of n iterations, whose arguments args points to, and stores
+ * its T (of bytes bytes) in *result: one part per thread (one below 4096 iterations),
+ * then the parts joined in thread order, so the join order is fixed for a given thread
+ * count. */
+TP_INLINE tp_status tp_host_range_reduce(tp_space *space, int64_t n, tp_host_part_fn part,
+                                         tp_host_join_fn join, const void *args, size_t bytes,
+                                         void *result, const char *kernel) {
+  int parts;
+  TP_TRY(tp_host_range_threads(space, n, kernel, &parts));
+  unsigned char *partials = (unsigned char *)malloc(bytes * (size_t)(parts + 1));
+  if (!partials)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", kernel);
+  TP_OMP(omp parallel for schedule(static) num_threads(parts))
+  for (int c = 0; c < parts; ++c) {
+    int64_t begin, end;
+    tp_host_block(n, c, parts, &begin, &end);
+    part(begin, end, args, partials + bytes * (size_t)c);
+  }
+  unsigned char *total = partials + bytes * (size_t)parts;
+  part(0, 0, args, total); /* the identity */
+  for (int c = 0; c < parts; ++c)
+    join(total, partials + bytes * (size_t)c);
+  memcpy(result, total, bytes);
+  free(partials);
+  return TP_SUCCESS;
+}
+
+/* A team kernel's league ranks team.league_rank .. end - 1, run by one thread. */
+typedef void (*tp_host_leagues_fn)(tp_team team, int64_t end, const void *args);
+
+/* Runs a team kernel, whose arguments args points to, with policy p: checks p (and the
+ * kernel's bound on team_size x vector_length, if max_threads > 0), then spreads the
+ * league over the space's threads, one rank at a time (TP_SCHEDULE_DYNAMIC) or in one
+ * block per thread as schedule(static) makes them. */
+TP_INLINE tp_status tp_host_team_run(tp_space *space, tp_team_policy p, int max_threads,
+                                     tp_host_leagues_fn leagues, const void *args,
+                                     const char *kernel) {
+  TP_TRY(tp_team_policy_check(space, &p, kernel));
+  if (max_threads > 0 && p.team_size * p.vector_length > max_threads)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: team of %d x %d threads exceeds its bound of %d", kernel,
+                    p.team_size, p.vector_length, max_threads);
+  tp_team_policy_fit(space, &p);
+  TP_TRY(tp_host_reserve_scratch(space, p.scratch_bytes));
+  int threads = p.league_size > 1 ? tp_host_threads(space) : 1;
+  TP_OMP(omp parallel num_threads(threads)) {
+    tp_team t = tp_host_team_make(space, &p);
+    if (p.schedule == TP_SCHEDULE_DYNAMIC) {
+      TP_OMP(omp for schedule(dynamic, 1))
+      for (int64_t l = 0; l < p.league_size; ++l) {
+        t.league_rank = l;
+        leagues(t, l + 1, args);
+      }
+    } else {
+      TP_OMP(omp for schedule(static))
+      for (int c = 0; c < threads; ++c) {
+        int64_t end;
+        tp_host_block(p.league_size, c, threads, &t.league_rank, &end);
+        leagues(t, end, args);
+      }
+    }
+  }
+  return TP_SUCCESS;
+}
+
 /* TP_RANGE_KERNEL(name, args_t, i, a) { body } defines
  *   tp_status name_launch(tp_space *, int64_t n, args_t)
  * running body for i in [0, n). */
@@ -176,11 +267,9 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 #define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                                 \
   TP_DEVICE void name##_body(int64_t i, args_t a);                                               \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_) { \
-    TP_TRY(tp_check_range(tp_n_, #name));                                                        \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                    \
-    (void)tp_threads_;                                                                           \
-    TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_)                   \
-               if (tp_n_ >= 4096))                                                               \
+    int tp_threads_;                                                                             \
+    TP_TRY(tp_host_range_threads(tp_s_, tp_n_, #name, &tp_threads_));                            \
+    TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_))                           \
     for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                              \
       name##_body(tp_i_, tp_a_);                                                                 \
     return TP_SUCCESS;                                                                           \
@@ -194,11 +283,9 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                                     \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_, int64_t tp_n1_, \
                                                  args_t tp_a_) {                                  \
-    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                               \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                     \
-    (void)tp_threads_;                                                                            \
-    TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_)       \
-               if (tp_n0_ * tp_n1_ >= 4096))                                                      \
+    int tp_threads_;                                                                              \
+    TP_TRY(tp_host_range2_threads(tp_s_, tp_n0_, tp_n1_, #name, &tp_threads_));                   \
+    TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_))                \
     for (int64_t tp_i_ = 0; tp_i_ < tp_n0_; ++tp_i_)                                              \
       for (int64_t tp_j_ = 0; tp_j_ < tp_n1_; ++tp_j_)                                            \
         name##_body(tp_i_, tp_j_, tp_a_);                                                         \
@@ -209,32 +296,24 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 /* TP_RANGE_REDUCE_KERNEL(name, args_t, T, join, identity, i, a, acc) { *acc = ... }
  * defines name_launch(space, n, args, T *result): result (in the space) receives the
  * join of every body's contributions, starting from identity. The join order is fixed
- * for a given thread count. */
+ * for a given thread count (tp_host_range_reduce). */
 #define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)                \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                                     \
+  static void name##_part(int64_t tp_i_, int64_t tp_end_, const void *tp_a_, void *tp_out_) {  \
+    args_t tp_args_ = *(const args_t *)tp_a_;                                                  \
+    T tp_acc_ = (identity);                                                                    \
+    for (; tp_i_ < tp_end_; ++tp_i_)                                                           \
+      name##_body(tp_i_, tp_args_, &tp_acc_);                                                  \
+    *(T *)tp_out_ = tp_acc_;                                                                   \
+  }                                                                                            \
+  static void name##_join(void *tp_x_, const void *tp_y_) {                                    \
+    *(T *)tp_x_ = join(*(T *)tp_x_, *(const T *)tp_y_);                                        \
+  }                                                                                            \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_, \
                                                  T *tp_result_) {                              \
-    TP_TRY(tp_check_range(tp_n_, #name));                                                      \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                  \
-    T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                            \
-    if (!tp_partials_)                                                                         \
-      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", #name);       \
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
-      tp_partials_[tp_t_] = (identity);                                                        \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_n_ >= 4096)) {                         \
-      T tp_acc_ = (identity);                                                                  \
-      TP_OMP(omp for schedule(static))                                                         \
-      for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                          \
-        name##_body(tp_i_, tp_a_, &tp_acc_);                                                   \
-      tp_partials_[TP_HOST_THREAD_NUM()] = tp_acc_;                                            \
-    }                                                                                          \
-    T tp_total_ = (identity);                                                                  \
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
-      tp_total_ = join(tp_total_, tp_partials_[tp_t_]);                                        \
-    *tp_result_ = tp_total_;                                                                   \
-    free(tp_partials_);                                                                        \
-    return TP_SUCCESS;                                                                         \
+    return tp_host_range_reduce(tp_s_, tp_n_, name##_part, name##_join, &tp_a_, sizeof(T),     \
+                                tp_result_, #name);                                            \
   }                                                                                            \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
@@ -246,37 +325,17 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 #define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a) \
   TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, team, a)
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
-#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                           \
-  TP_DEVICE void name##_body(const tp_team *team, args_t a);                               \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,    \
-                                                 args_t tp_a_) {                           \
-    TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                    \
-    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))        \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                           \
-                      "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
-                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));           \
-    tp_team_policy_fit(tp_s_, &tp_p_);                                                     \
-    TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                           \
-    int tp_threads_ = tp_host_threads(tp_s_);                                              \
-    (void)tp_threads_;                                                                     \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_p_.league_size > 1)) {             \
-      tp_team tp_t_ = tp_host_team_make(tp_s_, &tp_p_);                                    \
-      if (tp_p_.schedule == TP_SCHEDULE_DYNAMIC) {                                         \
-        TP_OMP(omp for schedule(dynamic, 1))                                               \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
-          tp_t_.league_rank = tp_l_;                                                       \
-          name##_body(&tp_t_, tp_a_);                                                      \
-        }                                                                                  \
-      } else {                                                                             \
-        TP_OMP(omp for schedule(static))                                                   \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
-          tp_t_.league_rank = tp_l_;                                                       \
-          name##_body(&tp_t_, tp_a_);                                                      \
-        }                                                                                  \
-      }                                                                                    \
-    }                                                                                      \
-    return TP_SUCCESS;                                                                     \
-  }                                                                                        \
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                         \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                             \
+  static void name##_leagues(tp_team tp_t_, int64_t tp_end_, const void *tp_a_) {        \
+    args_t tp_args_ = *(const args_t *)tp_a_;                                            \
+    for (; tp_t_.league_rank < tp_end_; ++tp_t_.league_rank)                             \
+      name##_body(&tp_t_, tp_args_);                                                     \
+  }                                                                                      \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,  \
+                                                 args_t tp_a_) {                         \
+    return tp_host_team_run(tp_s_, tp_p_, (max_threads), name##_leagues, &tp_a_, #name); \
+  }                                                                                      \
   TP_DEVICE void name##_body(const tp_team *team, args_t a)
 
 #endif
