@@ -165,6 +165,22 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
   return t;
 }
 
+/* The team handle a team kernel's body gets: t's league rank and scratch, and one thread
+ * of one lane as constants, which the compiler folds into the body's team and vector
+ * loops. */
+TP_INLINE tp_team tp_host_team_one(const tp_team *t) {
+  tp_team one;
+  one.league_rank = t->league_rank;
+  one.league_size = t->league_size;
+  one.team_rank = 0;
+  one.team_size = 1;
+  one.vector_lane = 0;
+  one.vector_length = 1;
+  one.scratch = t->scratch;
+  one.scratch_bytes = t->scratch_bytes;
+  return one;
+}
+
 /* ---- kernels -------------------------------------------------------------- */
 /* Threads of a range kernel of n iterations (n0 x n1 for range2): the space's, or the
  * calling thread alone below 4096 iterations, where forking a team costs more than the
@@ -222,8 +238,8 @@ TP_INLINE tp_status tp_host_range_reduce(tp_space *space, int64_t n, tp_host_par
   return TP_SUCCESS;
 }
 
-/* A team kernel's league ranks team.league_rank .. end - 1, run by one thread. */
-typedef void (*tp_host_leagues_fn)(tp_team team, int64_t end, const void *args);
+/* A team kernel's league ranks team->league_rank .. end - 1, run by one thread. */
+typedef void (*tp_host_leagues_fn)(const tp_team *team, int64_t end, const void *args);
 
 /* Runs a team kernel, whose arguments args points to, with policy p: checks p (and the
  * kernel's bound on team_size x vector_length, if max_threads > 0), then spreads the
@@ -246,14 +262,14 @@ TP_INLINE tp_status tp_host_team_run(tp_space *space, tp_team_policy p, int max_
       TP_OMP(omp for schedule(dynamic, 1))
       for (int64_t l = 0; l < p.league_size; ++l) {
         t.league_rank = l;
-        leagues(t, l + 1, args);
+        leagues(&t, l + 1, args);
       }
     } else {
       TP_OMP(omp for schedule(static))
       for (int c = 0; c < threads; ++c) {
         int64_t end;
         tp_host_block(p.league_size, c, threads, &t.league_rank, &end);
-        leagues(t, end, args);
+        leagues(&t, end, args);
       }
     }
   }
@@ -327,10 +343,11 @@ TP_INLINE tp_status tp_host_team_run(tp_space *space, tp_team_policy p, int max_
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
 #define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                         \
   TP_DEVICE void name##_body(const tp_team *team, args_t a);                             \
-  static void name##_leagues(tp_team tp_t_, int64_t tp_end_, const void *tp_a_) {        \
+  static void name##_leagues(const tp_team *tp_t_, int64_t tp_end_, const void *tp_a_) { \
     args_t tp_args_ = *(const args_t *)tp_a_;                                            \
-    for (; tp_t_.league_rank < tp_end_; ++tp_t_.league_rank)                             \
-      name##_body(&tp_t_, tp_args_);                                                     \
+    for (tp_team tp_u_ = tp_host_team_one(tp_t_); tp_u_.league_rank < tp_end_;           \
+         ++tp_u_.league_rank)                                                            \
+      name##_body(&tp_u_, tp_args_);                                                     \
   }                                                                                      \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,  \
                                                  args_t tp_a_) {                         \
