@@ -48,36 +48,20 @@ TP_DEVICE compact_round compact_plan_round(const tp_team *team, const uint8_t *f
   return r;
 }
 
-#define COMPACT_SCATTER_KERNEL(name, T, value_of)                                         \
-  typedef struct name##_args {                                                            \
-    const T *in;                                                                          \
-    const uint8_t *flags;                                                                 \
-    T *out;                                                                               \
-    const int64_t *tile_offsets;                                                          \
-    int64_t n, tile;                                                                      \
-  } name##_args;                                                                          \
-  TP_TEAM_KERNEL(name, name##_args, team, a) {                                            \
-    const uint8_t *stage = (const uint8_t *)team->scratch;                                \
-    const int64_t round = (int64_t)team->team_size * team->vector_length * COMPACT_ITEMS; \
-    const int64_t tile_begin = team->league_rank * a.tile;                                \
-    const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);                        \
-    int64_t carry = a.tile_offsets[team->league_rank];                                    \
-    for (int64_t base = tile_begin; base < tile_end; base += round) {                     \
-      int64_t len = tp_min_i64(round, tile_end - base);                                   \
-      compact_round r = compact_plan_round(team, a.flags, base, len, carry);              \
-      for (int k = 0; k < COMPACT_ITEMS; ++k)                                             \
-        if (stage[r.first + k]) {                                                         \
-          int64_t e = base + r.first + k;                                                 \
-          a.out[r.next++] = value_of;                                                     \
-        }                                                                                 \
-      carry += r.kept;                                                                    \
-      tp_team_barrier(team);                                                              \
-    }                                                                                     \
-  }
+#define SCATTER_NAME compact_indices_scatter
+#define SCATTER_T int64_t
+#define SCATTER_VALUE e
+#include "portable/compact_scatter_template.h"
 
-COMPACT_SCATTER_KERNEL(compact_indices_scatter, int64_t, e)
-COMPACT_SCATTER_KERNEL(compact_32_scatter, uint32_t, a.in[e])
-COMPACT_SCATTER_KERNEL(compact_64_scatter, uint64_t, a.in[e])
+#define SCATTER_NAME compact_32_scatter
+#define SCATTER_T uint32_t
+#define SCATTER_VALUE a.in[e]
+#include "portable/compact_scatter_template.h"
+
+#define SCATTER_NAME compact_64_scatter
+#define SCATTER_T uint64_t
+#define SCATTER_VALUE a.in[e]
+#include "portable/compact_scatter_template.h"
 
 /* Counts and offsets of every tile; *offsets is a temporary of the space. */
 static tp_status compact_offsets(tp_space *space, const uint8_t *flags, int64_t n,

@@ -1,5 +1,5 @@
 /* Global reductions of arrays: sum, min, max and arg-max of |x|, one range-reduce
- * kernel per operation and type. */
+ * kernel per operation and type (reduce_template.h, once per type). */
 /* generates: reduce_argmax_f32 reduce_argmax_f32_final reduce_argmax_f64 reduce_argmax_f64_final
  * reduce_max_f32 reduce_max_f32_final reduce_max_f64 reduce_max_f64_final reduce_max_i32
  * reduce_max_i32_final reduce_max_i64 reduce_max_i64_final reduce_min_f32 reduce_min_f32_final
@@ -20,50 +20,36 @@ static tp_status tp_check_reduce_args(tp_space *space, const void *x, int64_t n,
   return TP_SUCCESS;
 }
 
-/* name: the public function; T: element type; A: accumulator type. */
-#define TP_DEFINE_REDUCE(op, sfx, T, asfx, A, identity)                                 \
-  typedef struct reduce_##op##_##sfx##_args {                                           \
-    const T *x;                                                                         \
-  } reduce_##op##_##sfx##_args;                                                         \
-  TP_RANGE_REDUCE_KERNEL(reduce_##op##_##sfx, reduce_##op##_##sfx##_args, A,            \
-                         tp_join_##op##_##asfx, identity, i, a, acc) {                  \
-    *acc = tp_join_##op##_##asfx(*acc, (A)a.x[i]);                                      \
-  }                                                                                     \
-  tp_status tp_reduce_##op##_##sfx(tp_space *space, const T *x, int64_t n, A *result) { \
-    TP_TRY(tp_check_reduce_args(space, x, n, result));                                  \
-    reduce_##op##_##sfx##_args args;                                                    \
-    args.x = x;                                                                         \
-    return reduce_##op##_##sfx##_launch(space, n, args, result);                        \
-  }
+#define REDUCE_T float
+#define REDUCE_SFX f32
+#define REDUCE_SUM_T double
+#define REDUCE_SUM_SFX f64
+#define REDUCE_MIN_IDENTITY ((float)INFINITY)
+#define REDUCE_MAX_IDENTITY (-(float)INFINITY)
+#define REDUCE_ARGMAX
+#include "portable/reduce_template.h"
 
-TP_DEFINE_REDUCE(sum, f32, float, f64, double, 0.0)
-TP_DEFINE_REDUCE(sum, f64, double, f64, double, 0.0)
-TP_DEFINE_REDUCE(sum, i32, int32_t, i64, int64_t, 0)
-TP_DEFINE_REDUCE(sum, i64, int64_t, i64, int64_t, 0)
-TP_DEFINE_REDUCE(min, f32, float, f32, float, (float)INFINITY)
-TP_DEFINE_REDUCE(min, f64, double, f64, double, (double)INFINITY)
-TP_DEFINE_REDUCE(min, i32, int32_t, i32, int32_t, INT32_MAX)
-TP_DEFINE_REDUCE(min, i64, int64_t, i64, int64_t, INT64_MAX)
-TP_DEFINE_REDUCE(max, f32, float, f32, float, -(float)INFINITY)
-TP_DEFINE_REDUCE(max, f64, double, f64, double, -(double)INFINITY)
-TP_DEFINE_REDUCE(max, i32, int32_t, i32, int32_t, INT32_MIN)
-TP_DEFINE_REDUCE(max, i64, int64_t, i64, int64_t, INT64_MIN)
+#define REDUCE_T double
+#define REDUCE_SFX f64
+#define REDUCE_SUM_T double
+#define REDUCE_SUM_SFX f64
+#define REDUCE_MIN_IDENTITY ((double)INFINITY)
+#define REDUCE_MAX_IDENTITY (-(double)INFINITY)
+#define REDUCE_ARGMAX
+#include "portable/reduce_template.h"
 
-#define TP_DEFINE_ARGMAX_REDUCE(sfx, T)                                                       \
-  typedef struct reduce_argmax_##sfx##_args {                                                 \
-    const T *x;                                                                               \
-  } reduce_argmax_##sfx##_args;                                                               \
-  TP_RANGE_REDUCE_KERNEL(reduce_argmax_##sfx, reduce_argmax_##sfx##_args, tp_argmax_##sfx,    \
-                         tp_join_argmax_abs_##sfx, tp_argmax_##sfx##_identity(), i, a, acc) { \
-    *acc = tp_join_argmax_abs_##sfx(*acc, tp_argmax_##sfx##_make(a.x[i], i));                 \
-  }                                                                                           \
-  tp_status tp_reduce_argmax_abs_##sfx(tp_space *space, const T *x, int64_t n,                \
-                                       tp_argmax_##sfx *result) {                             \
-    TP_TRY(tp_check_reduce_args(space, x, n, result));                                        \
-    reduce_argmax_##sfx##_args args;                                                          \
-    args.x = x;                                                                               \
-    return reduce_argmax_##sfx##_launch(space, n, args, result);                              \
-  }
+#define REDUCE_T int32_t
+#define REDUCE_SFX i32
+#define REDUCE_SUM_T int64_t
+#define REDUCE_SUM_SFX i64
+#define REDUCE_MIN_IDENTITY INT32_MAX
+#define REDUCE_MAX_IDENTITY INT32_MIN
+#include "portable/reduce_template.h"
 
-TP_DEFINE_ARGMAX_REDUCE(f32, float)
-TP_DEFINE_ARGMAX_REDUCE(f64, double)
+#define REDUCE_T int64_t
+#define REDUCE_SFX i64
+#define REDUCE_SUM_T int64_t
+#define REDUCE_SUM_SFX i64
+#define REDUCE_MIN_IDENTITY INT64_MAX
+#define REDUCE_MAX_IDENTITY INT64_MIN
+#include "portable/reduce_template.h"

@@ -29,6 +29,7 @@
 #include "tenport/space.h"
 #include "tenport/status.h"
 #include "portable/tp_error.h"
+#include "portable/tp_paste.h"
 #include "portable/tp_policy.h"
 #include "portable/tp_space_common.h"
 #include "tp_backend.h"
@@ -42,10 +43,6 @@
 #define TP_ALIGNAS(n) _Alignas(n)
 #endif
 
-/* Name pasting that expands its arguments first, for kernels named by macros. */
-#define TP_PASTE_(a, b) a##b
-#define TP_PASTE(a, b) TP_PASTE_(a, b)
-#define TP_PASTE3(a, b, c) TP_PASTE(TP_PASTE(a, b), c)
 /* The launcher a kernel macro defined for name. */
 #define TP_LAUNCHER(name) TP_PASTE(name, _launch)
 

@@ -225,19 +225,29 @@ static tp_status check_dtype(tp_dtype dtype) {
   return TP_SUCCESS;
 }
 
-/* Runs a collective and adds its time. GPU data moves on the space's stream: the clock
- * starts once the work queued before the collective is done (else the kernels it waits
- * for count as communication) and stops when the collective is. */
-#define TIMED(c, expr)                                                        \
-  do {                                                                        \
-    tp_status timed_st_ = (c)->gpu ? tp_space_fence((c)->space) : TP_SUCCESS; \
-    double timed_t0_ = tp_wall_seconds();                                     \
-    if (timed_st_ == TP_SUCCESS)                                              \
-      timed_st_ = (expr);                                                     \
-    if (timed_st_ == TP_SUCCESS && (c)->nccl)                                 \
-      timed_st_ = tp_space_fence((c)->space);                                 \
-    (c)->seconds += tp_wall_seconds() - timed_t0_;                            \
-    return timed_st_;                                                         \
+/* The clock of a collective. GPU data moves on the space's stream: the clock starts once
+ * the work queued before the collective is done (else the kernels it waits for count as
+ * communication), and stops when the collective is (an NCCL one is only queued). */
+static tp_status timed_start(tp_comm *c, double *t0) {
+  tp_status st = c->gpu ? tp_space_fence(c->space) : TP_SUCCESS;
+  *t0 = tp_wall_seconds();
+  return st;
+}
+
+static tp_status timed_stop(tp_comm *c, tp_status st, double t0) {
+  if (st == TP_SUCCESS && c->nccl)
+    st = tp_space_fence(c->space);
+  c->seconds += tp_wall_seconds() - t0;
+  return st;
+}
+
+/* Returns the status of the collective expr (run only if the clock started), adding its
+ * time to the communicator's. */
+#define TIMED(c, expr)                                                               \
+  do {                                                                               \
+    double timed_t0_;                                                                \
+    tp_status timed_st_ = timed_start((c), &timed_t0_);                              \
+    return timed_stop((c), timed_st_ == TP_SUCCESS ? (expr) : timed_st_, timed_t0_); \
   } while (0)
 
 static tp_status staged_allreduce(tp_comm *c, void *buf, int64_t n, tp_dtype dtype, tp_comm_op op) {

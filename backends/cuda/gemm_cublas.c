@@ -1,7 +1,9 @@
-/* tp_gemm_f64 on CUDA through cuBLAS, with one handle per space bound to its stream. */
+/* tp_gemm_* on CUDA through cuBLAS, with one handle per space bound to its stream, one
+ * precision at a time (gemm_cublas_template.h). */
 #include <cublas_v2.h>
 
 #include "portable/tp_error.h"
+#include "portable/tp_paste.h"
 #include "algorithms/linalg/tp_linalg_internal.h"
 #include "portable/tp_space_common.h"
 
@@ -46,39 +48,12 @@ static tp_status tp_cublas_status(cublasStatus_t s, const char *what, int64_t m,
                   cublasGetStatusString(s));
 }
 
-/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so every call passes
- * B before A and n before m. */
-#define TP_CUBLAS_GEMM(sfx, T, gemm, gemm_batched)                                                 \
-  tp_status tp_gemm_##sfx(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m, int64_t n, \
-                          int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,    \
-                          T beta, T *C, int64_t ldc) {                                             \
-    TP_TRY(tp_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));                    \
-    if (m == 0 || n == 0)                                                                          \
-      return TP_SUCCESS;                                                                           \
-    cublasHandle_t h;                                                                              \
-    TP_TRY(tp_cublas_handle(space, &h));                                                           \
-    return tp_cublas_status(gemm(h, tp_cublas_op(tb), tp_cublas_op(ta), n, m, k, &alpha, B, ldb,   \
-                                 A, lda, &beta, C, ldc),                                           \
-                            #gemm, m, n, k, 1);                                                    \
-  }                                                                                                \
-  tp_status tp_gemm_batched_##sfx(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m,    \
-                                  int64_t n, int64_t k, T alpha, const T *A, int64_t lda,          \
-                                  int64_t sa, const T *B, int64_t ldb, int64_t sb, T beta, T *C,   \
-                                  int64_t ldc, int64_t sc, int64_t batch) {                        \
-    TP_TRY(tp_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));                    \
-    TP_TRY(tp_gemm_check_batch(sa, sb, sc, batch));                                                \
-    if (m == 0 || n == 0 || batch == 0)                                                            \
-      return TP_SUCCESS;                                                                           \
-    cublasHandle_t h;                                                                              \
-    TP_TRY(tp_cublas_handle(space, &h));                                                           \
-    if (batch == 1)                                                                                \
-      return tp_cublas_status(gemm(h, tp_cublas_op(tb), tp_cublas_op(ta), n, m, k, &alpha, B, ldb, \
-                                   A, lda, &beta, C, ldc),                                         \
-                              #gemm, m, n, k, 1);                                                  \
-    return tp_cublas_status(gemm_batched(h, tp_cublas_op(tb), tp_cublas_op(ta), n, m, k, &alpha,   \
-                                         B, ldb, sb, A, lda, sa, &beta, C, ldc, sc, batch),        \
-                            #gemm_batched, m, n, k, batch);                                        \
-  }
+#define GEMM_T double
+#define GEMM_SFX f64
+#define GEMM_X D
+#include "backends/cuda/gemm_cublas_template.h"
 
-TP_CUBLAS_GEMM(f64, double, cublasDgemm_64, cublasDgemmStridedBatched_64)
-TP_CUBLAS_GEMM(f32, float, cublasSgemm_64, cublasSgemmStridedBatched_64)
+#define GEMM_T float
+#define GEMM_SFX f32
+#define GEMM_X S
+#include "backends/cuda/gemm_cublas_template.h"

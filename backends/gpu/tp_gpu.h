@@ -24,6 +24,7 @@
 #define TP_LANES TP_PRAGMA(unroll)
 #define TP_IS_GPU 1
 
+#include "portable/tp_paste.h"
 #include "portable/tp_join.h"
 
 /* ---- the team handle ------------------------------------------------------ */
@@ -117,111 +118,67 @@ TP_DEVICE int tpg_pow2_ceil(int x) {
   return p;
 }
 
-/* Reduction over team threads (lane 0 of each contributes); every thread gets the result.
- * A fixed tree in shared memory, so the join order never changes. */
-#define TP_DEFINE_TEAM_REDUCE(fname, T, join)                                         \
-  TP_DEVICE T fname(const tp_team *t, T v) {                                          \
-    T *buf = (T *)t->reduce_buffer;                                                   \
-    __syncthreads();                                                                  \
-    if (t->vector_lane == 0)                                                          \
-      buf[t->team_rank] = v;                                                          \
-    __syncthreads();                                                                  \
-    for (int s = tpg_pow2_ceil(t->team_size) >> 1; s > 0; s >>= 1) {                  \
-      if (t->vector_lane == 0 && t->team_rank < s && t->team_rank + s < t->team_size) \
-        buf[t->team_rank] = join(buf[t->team_rank], buf[t->team_rank + s]);           \
-      __syncthreads();                                                                \
-    }                                                                                 \
-    return buf[0];                                                                    \
-  }
+/* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
+#define TEAM_T int32_t
+#define TEAM_SFX i32
+#include "backends/gpu/team_template.h"
+#define TEAM_T uint32_t
+#define TEAM_SFX u32
+#include "backends/gpu/team_template.h"
+#define TEAM_T int64_t
+#define TEAM_SFX i64
+#include "backends/gpu/team_template.h"
+#define TEAM_T uint64_t
+#define TEAM_SFX u64
+#include "backends/gpu/team_template.h"
+#define TEAM_T float
+#define TEAM_SFX f32
+#include "backends/gpu/team_template.h"
+#define TEAM_T double
+#define TEAM_SFX f64
+#include "backends/gpu/team_template.h"
 
-/* Exclusive scan over team threads (lane 0 of each contributes); *total gets the sum. */
-#define TP_DEFINE_TEAM_SCAN(fname, T)                  \
-  TP_DEVICE T fname(const tp_team *t, T v, T *total) { \
-    T *buf = (T *)t->reduce_buffer;                    \
-    __syncthreads();                                   \
-    if (t->vector_lane == 0)                           \
-      buf[t->team_rank] = v;                           \
-    __syncthreads();                                   \
-    if (t->team_rank == 0 && t->vector_lane == 0) {    \
-      T run = 0;                                       \
-      for (int k = 0; k < t->team_size; ++k) {         \
-        T x = buf[k];                                  \
-        buf[k] = run;                                  \
-        run = run + x;                                 \
-      }                                                \
-      buf[t->team_size] = run;                         \
-    }                                                  \
-    __syncthreads();                                   \
-    if (total)                                         \
-      *total = buf[t->team_size];                      \
-    return buf[t->team_rank];                          \
-  }
-
-/* Lane shuffles within the calling thread's vector group (lanes 0..vector_length-1). */
-#define TPG_VECTOR_SHUFFLES(sfx, T)                                            \
-  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {      \
-    return tpg_shfl(t->group_mask, v, src_lane, t->vector_length);             \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) { \
-    return tpg_shfl_xor(t->group_mask, v, lane_mask, t->vector_length);        \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {      \
-    return tpg_shfl_up(t->group_mask, v, delta, t->vector_length);             \
-  }
-
-TPG_VECTOR_SHUFFLES(i32, int32_t)
-TPG_VECTOR_SHUFFLES(u32, uint32_t)
-TPG_VECTOR_SHUFFLES(i64, int64_t)
-TPG_VECTOR_SHUFFLES(u64, uint64_t)
-TPG_VECTOR_SHUFFLES(f32, float)
-TPG_VECTOR_SHUFFLES(f64, double)
+/* Team reductions of arg-max pairs. */
+#define TEAM_REDUCE_NAME tp_team_argmax_abs_f32
+#define TEAM_REDUCE_T tp_argmax_f32
+#define TEAM_REDUCE_JOIN tp_join_argmax_abs_f32
+#include "backends/gpu/team_reduce_template.h"
+#define TEAM_REDUCE_NAME tp_team_argmax_abs_f64
+#define TEAM_REDUCE_T tp_argmax_f64
+#define TEAM_REDUCE_JOIN tp_join_argmax_abs_f64
+#include "backends/gpu/team_reduce_template.h"
 
 /* ---- atomics ------------------------------------------------------------- */
-/* Global scope: visible to the whole device. _team: only the calling team touches the
- * location (team scratch, or memory the team owns). */
-#define TPG_ATOMIC_ADD(sfx, T, U)                                            \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { atomicAdd((U *)p, (U)v); } \
-  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { tpg_atomic_add_block((U *)p, (U)v); }
-
-#define TPG_ATOMIC_INT(sfx, T, U)                                                         \
-  TPG_ATOMIC_ADD(sfx, T, U)                                                               \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) { return (T)atomicAdd((U *)p, (U)v); } \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {                               \
-    return (T)tpg_atomic_add_block((U *)p, (U)v);                                         \
-  }                                                                                       \
-  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                          \
-    return (T)atomicCAS((U *)p, (U)expected, (U)desired);                                 \
-  }                                                                                       \
-  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) {                   \
-    return (T)tpg_atomic_cas_block((U *)p, (U)expected, (U)desired);                      \
-  }                                                                                       \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                            \
-    T old = *(volatile T *)p;                                                             \
-    while (v > old) {                                                                     \
-      T seen = tp_atomic_cas_##sfx(p, old, v);                                            \
-      if (seen == old)                                                                    \
-        break;                                                                            \
-      old = seen;                                                                         \
-    }                                                                                     \
-    return old;                                                                           \
-  }                                                                                       \
-  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) { return tp_atomic_max_##sfx(p, v); } \
-  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) { return *(const volatile T *)p; } \
-  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { /* acquire: later reads see after */     \
-    T v = *(const volatile T *)p;                                                         \
-    __threadfence();                                                                      \
-    return v;                                                                             \
-  }                                                                                       \
-  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) {                                       \
-    __threadfence();                                                                      \
-    *(volatile T *)p = v;                                                                 \
-  }                                                                                       \
-  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) { *(volatile T *)p = v; }
-
-TPG_ATOMIC_INT(i32, int32_t, int)
-TPG_ATOMIC_INT(u32, uint32_t, unsigned int)
-TPG_ATOMIC_INT(i64, int64_t, unsigned long long)
-TPG_ATOMIC_INT(u64, uint64_t, unsigned long long)
+#define ATOMIC_T int32_t
+#define ATOMIC_SFX i32
+#define ATOMIC_U int
+#include "backends/gpu/atomic_template.h"
+#define ATOMIC_T uint32_t
+#define ATOMIC_SFX u32
+#define ATOMIC_U unsigned int
+#include "backends/gpu/atomic_template.h"
+#define ATOMIC_T int64_t
+#define ATOMIC_SFX i64
+#define ATOMIC_U unsigned long long
+#include "backends/gpu/atomic_template.h"
+#define ATOMIC_T uint64_t
+#define ATOMIC_SFX u64
+#define ATOMIC_U unsigned long long
+#include "backends/gpu/atomic_template.h"
+#define ATOMIC_T float
+#define ATOMIC_SFX f32
+#define ATOMIC_U float
+#define ATOMIC_BITS unsigned int
+#define ATOMIC_TO_BITS __float_as_uint
+#define ATOMIC_FROM_BITS __uint_as_float
+#include "backends/gpu/atomic_template.h"
+#define ATOMIC_T double
+#define ATOMIC_SFX f64
+#define ATOMIC_U double
+#define ATOMIC_BITS unsigned long long
+#define ATOMIC_TO_BITS (unsigned long long)__double_as_longlong
+#define ATOMIC_FROM_BITS __longlong_as_double
+#include "backends/gpu/atomic_template.h"
 
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
  * other thread of the device (a full fence). */
@@ -232,28 +189,6 @@ TP_DEVICE void tp_memory_fence(void) { __threadfence(); }
 TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
   (void)p, (void)bytes, (void)for_write;
 }
-
-/* Floating-point max through compare-and-swap on the bit pattern: stores v when
- * v > *p, so NaN is never stored and a stored NaN stays. */
-#define TPG_ATOMIC_FLOAT(sfx, T, B, to_bits, from_bits)                                          \
-  TPG_ATOMIC_ADD(sfx, T, T)                                                                      \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) { return atomicAdd(p, v); }                   \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) { return tpg_atomic_add_block(p, v); } \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                   \
-    B old = *(volatile B *)p;                                                                    \
-    while (v > from_bits(old)) {                                                                 \
-      B seen = atomicCAS((B *)p, old, to_bits(v));                                               \
-      if (seen == old)                                                                           \
-        break;                                                                                   \
-      old = seen;                                                                                \
-    }                                                                                            \
-    return from_bits(old);                                                                       \
-  }                                                                                              \
-  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) { return tp_atomic_max_##sfx(p, v); }
-
-TPG_ATOMIC_FLOAT(f32, float, unsigned int, __float_as_uint, __uint_as_float)
-TPG_ATOMIC_FLOAT(f64, double, unsigned long long, (unsigned long long)__double_as_longlong,
-                 __longlong_as_double)
 
 /* ---- launching ------------------------------------------------------------ */
 TP_EXTERN_C_BEGIN

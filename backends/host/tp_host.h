@@ -13,6 +13,7 @@
 
 #include "portable/tp_error.h"
 #include "portable/tp_policy.h"
+#include "portable/tp_range_check.h"
 #include "portable/tp_space_common.h"
 
 /* ---- qualifiers ---------------------------------------------------------- */
@@ -26,6 +27,7 @@
 #define TP_LANES TP_PRAGMA(omp simd)
 #define TP_IS_GPU 0
 
+#include "portable/tp_paste.h"
 #include "portable/tp_join.h"
 
 /* ---- the team handle ------------------------------------------------------ */
@@ -70,67 +72,57 @@ TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
 /* Index of the lowest set bit; x must not be 0. */
 TP_INLINE int tp_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 
-/* Team reductions and scans over team threads: a team is one thread here. */
-#define TP_DEFINE_TEAM_REDUCE(fname, T, join) \
-  TP_DEVICE T fname(const tp_team *t, T v) {  \
-    (void)t;                                  \
-    return v;                                 \
-  }
-#define TP_DEFINE_TEAM_SCAN(fname, T)                  \
-  TP_DEVICE T fname(const tp_team *t, T v, T *total) { \
-    (void)t;                                           \
-    if (total)                                         \
-      *total = v;                                      \
-    return (T)0;                                       \
-  }
+/* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
+#define TEAM_T int32_t
+#define TEAM_SFX i32
+#include "backends/host/team_template.h"
+#define TEAM_T uint32_t
+#define TEAM_SFX u32
+#include "backends/host/team_template.h"
+#define TEAM_T int64_t
+#define TEAM_SFX i64
+#include "backends/host/team_template.h"
+#define TEAM_T uint64_t
+#define TEAM_SFX u64
+#include "backends/host/team_template.h"
+#define TEAM_T float
+#define TEAM_SFX f32
+#include "backends/host/team_template.h"
+#define TEAM_T double
+#define TEAM_SFX f64
+#include "backends/host/team_template.h"
 
-/* Lane shuffles: a thread has one lane, which every shuffle reads back. */
-#define TP_HOST_VECTOR_SHUFFLES(sfx, T)                                        \
-  TP_DEVICE T tp_vector_shfl_##sfx(const tp_team *t, T v, int src_lane) {      \
-    (void)t, (void)src_lane;                                                   \
-    return v;                                                                  \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_xor_##sfx(const tp_team *t, T v, int lane_mask) { \
-    (void)t, (void)lane_mask;                                                  \
-    return v;                                                                  \
-  }                                                                            \
-  TP_DEVICE T tp_vector_shfl_up_##sfx(const tp_team *t, T v, int delta) {      \
-    (void)t, (void)delta;                                                      \
-    return v;                                                                  \
-  }
-
-TP_HOST_VECTOR_SHUFFLES(i32, int32_t)
-TP_HOST_VECTOR_SHUFFLES(u32, uint32_t)
-TP_HOST_VECTOR_SHUFFLES(i64, int64_t)
-TP_HOST_VECTOR_SHUFFLES(u64, uint64_t)
-TP_HOST_VECTOR_SHUFFLES(f32, float)
-TP_HOST_VECTOR_SHUFFLES(f64, double)
+/* Team reductions of arg-max pairs. */
+TP_DEVICE tp_argmax_f32 tp_team_argmax_abs_f32(const tp_team *t, tp_argmax_f32 v) {
+  (void)t;
+  return v;
+}
+TP_DEVICE tp_argmax_f64 tp_team_argmax_abs_f64(const tp_team *t, tp_argmax_f64 v) {
+  (void)t;
+  return v;
+}
 
 /* ---- atomics ------------------------------------------------------------- */
-#define TP_HOST_ATOMIC_INT(sfx, T)                                                              \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
-    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                          \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_cas_##sfx(T *p, T expected, T desired) {                                \
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
-    return expected;                                                                            \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
-    T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                               \
-    while (v > old &&                                                                           \
-           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {   \
-    }                                                                                           \
-    return old;                                                                                 \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_load_relaxed_##sfx(const T *p) {                                        \
-    return __atomic_load_n(p, __ATOMIC_RELAXED);                                                \
-  }                                                                                             \
-  TP_DEVICE T tp_atomic_load_##sfx(const T *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); } \
-  TP_DEVICE void tp_atomic_store_##sfx(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); } \
-  TP_DEVICE void tp_atomic_store_relaxed_##sfx(T *p, T v) {                                     \
-    __atomic_store_n(p, v, __ATOMIC_RELAXED);                                                   \
-  }
+#define ATOMIC_T int32_t
+#define ATOMIC_SFX i32
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T uint32_t
+#define ATOMIC_SFX u32
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T int64_t
+#define ATOMIC_SFX i64
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T uint64_t
+#define ATOMIC_SFX u64
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T float
+#define ATOMIC_SFX f32
+#define ATOMIC_FLOAT
+#include "backends/host/atomic_template.h"
+#define ATOMIC_T double
+#define ATOMIC_SFX f64
+#define ATOMIC_FLOAT
+#include "backends/host/atomic_template.h"
 
 /* Orders this thread's earlier memory accesses before its later ones, as seen by every
  * other thread (a full fence). */
@@ -150,66 +142,6 @@ TP_DEVICE void tp_prefetch_range(const void *p, size_t bytes, int for_write) {
       __builtin_prefetch((const char *)p + o, 0, 3);
   }
 }
-
-#define TP_HOST_ATOMIC_FLOAT(sfx, T)                                                            \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx(T *p, T v) {                                            \
-    T old, sum;                                                                                 \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
-    do {                                                                                        \
-      sum = old + v;                                                                            \
-    } while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
-    return old;                                                                                 \
-  }                                                                                             \
-  TP_DEVICE void tp_atomic_add_##sfx(T *p, T v) { (void)tp_atomic_fetch_add_##sfx(p, v); }      \
-  TP_DEVICE T tp_atomic_max_##sfx(T *p, T v) {                                                  \
-    T old;                                                                                      \
-    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                   \
-    while (v > old &&                                                                           \
-           !__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {    \
-    }                                                                                           \
-    return old;                                                                                 \
-  }
-
-TP_HOST_ATOMIC_INT(i32, int32_t)
-TP_HOST_ATOMIC_INT(i64, int64_t)
-TP_HOST_ATOMIC_INT(u32, uint32_t)
-TP_HOST_ATOMIC_INT(u64, uint64_t)
-TP_HOST_ATOMIC_FLOAT(f32, float)
-TP_HOST_ATOMIC_FLOAT(f64, double)
-
-/* Team scope: only the calling team touches the location, and a CPU team is one
- * thread, so plain read-modify-writes are exact (and far cheaper than locked ones). */
-#define TP_HOST_ATOMIC_TEAM(sfx, T)                                 \
-  TP_DEVICE T tp_atomic_fetch_add_##sfx##_team(T *p, T v) {         \
-    T old = *p;                                                     \
-    *p = old + v;                                                   \
-    return old;                                                     \
-  }                                                                 \
-  TP_DEVICE void tp_atomic_add_##sfx##_team(T *p, T v) { *p += v; } \
-  TP_DEVICE T tp_atomic_max_##sfx##_team(T *p, T v) {               \
-    T old = *p;                                                     \
-    if (v > old)                                                    \
-      *p = v;                                                       \
-    return old;                                                     \
-  }
-#define TP_HOST_ATOMIC_TEAM_CAS(sfx, T)                                 \
-  TP_DEVICE T tp_atomic_cas_##sfx##_team(T *p, T expected, T desired) { \
-    T old = *p;                                                         \
-    if (old == expected)                                                \
-      *p = desired;                                                     \
-    return old;                                                         \
-  }
-
-TP_HOST_ATOMIC_TEAM(i32, int32_t)
-TP_HOST_ATOMIC_TEAM(i64, int64_t)
-TP_HOST_ATOMIC_TEAM(u32, uint32_t)
-TP_HOST_ATOMIC_TEAM(u64, uint64_t)
-TP_HOST_ATOMIC_TEAM(f32, float)
-TP_HOST_ATOMIC_TEAM(f64, double)
-TP_HOST_ATOMIC_TEAM_CAS(i32, int32_t)
-TP_HOST_ATOMIC_TEAM_CAS(i64, int64_t)
-TP_HOST_ATOMIC_TEAM_CAS(u32, uint32_t)
-TP_HOST_ATOMIC_TEAM_CAS(u64, uint64_t)
 
 /* ---- the host space ------------------------------------------------------- */
 TP_EXTERN_C_BEGIN
@@ -233,11 +165,117 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
   return t;
 }
 
-/* ---- kernels -------------------------------------------------------------- */
-#include "portable/tp_range_check.h"
+/* The team handle a team kernel's body gets: t's league rank and scratch, and one thread
+ * of one lane as constants, which the compiler folds into the body's team and vector
+ * loops. */
+TP_INLINE tp_team tp_host_team_one(const tp_team *t) {
+  tp_team one;
+  one.league_rank = t->league_rank;
+  one.league_size = t->league_size;
+  one.team_rank = 0;
+  one.team_size = 1;
+  one.vector_lane = 0;
+  one.vector_length = 1;
+  one.scratch = t->scratch;
+  one.scratch_bytes = t->scratch_bytes;
+  return one;
+}
 
-/* Range kernels of fewer than 4096 iterations run on the calling thread: forking a
- * team costs more than they do. */
+/* ---- kernels -------------------------------------------------------------- */
+/* Threads of a range kernel of n iterations (n0 x n1 for range2): the space's, or the
+ * calling thread alone below 4096 iterations, where forking a team costs more than the
+ * kernel does. */
+TP_INLINE tp_status tp_host_range_threads(tp_space *space, int64_t n, const char *kernel,
+                                          int *threads) {
+  TP_TRY(tp_check_range(n, kernel));
+  *threads = n >= 4096 ? tp_host_threads(space) : 1;
+  return TP_SUCCESS;
+}
+TP_INLINE tp_status tp_host_range2_threads(tp_space *space, int64_t n0, int64_t n1,
+                                           const char *kernel, int *threads) {
+  TP_TRY(tp_check_range2(n0, n1, kernel));
+  *threads = n0 * n1 >= 4096 ? tp_host_threads(space) : 1;
+  return TP_SUCCESS;
+}
+
+/* The c-th of parts blocks of [0, n), as OpenMP's schedule(static) splits [0, n) among
+ * parts threads: the first n % parts blocks are one longer. */
+TP_INLINE void tp_host_block(int64_t n, int c, int parts, int64_t *begin, int64_t *end) {
+  int64_t q = n / parts, r = n % parts;
+  *begin = q * c + (c < r ? c : r);
+  *end = *begin + q + (c < r);
+}
+
+/* A range-reduce kernel's part: joins, from the identity, the bodies of iterations
+ * [begin, end) into *out (a T); its join: *into = join(*into, *from). */
+typedef void (*tp_host_part_fn)(int64_t begin, int64_t end, const void *args, void *out);
+typedef void (*tp_host_join_fn)(void *into, const void *from);
+
+/* Runs a range-reduce kernel of n iterations, whose arguments args points to, and stores
+ * its T (of bytes bytes) in *result: one part per thread (one below 4096 iterations),
+ * then the parts joined in thread order, so the join order is fixed for a given thread
+ * count. */
+TP_INLINE tp_status tp_host_range_reduce(tp_space *space, int64_t n, tp_host_part_fn part,
+                                         tp_host_join_fn join, const void *args, size_t bytes,
+                                         void *result, const char *kernel) {
+  int parts;
+  TP_TRY(tp_host_range_threads(space, n, kernel, &parts));
+  unsigned char *partials = (unsigned char *)malloc(bytes * (size_t)(parts + 1));
+  if (!partials)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", kernel);
+  TP_OMP(omp parallel for schedule(static) num_threads(parts))
+  for (int c = 0; c < parts; ++c) {
+    int64_t begin, end;
+    tp_host_block(n, c, parts, &begin, &end);
+    part(begin, end, args, partials + bytes * (size_t)c);
+  }
+  unsigned char *total = partials + bytes * (size_t)parts;
+  part(0, 0, args, total); /* the identity */
+  for (int c = 0; c < parts; ++c)
+    join(total, partials + bytes * (size_t)c);
+  memcpy(result, total, bytes);
+  free(partials);
+  return TP_SUCCESS;
+}
+
+/* A team kernel's league ranks team->league_rank .. end - 1, run by one thread. */
+typedef void (*tp_host_leagues_fn)(const tp_team *team, int64_t end, const void *args);
+
+/* Runs a team kernel, whose arguments args points to, with policy p: checks p (and the
+ * kernel's bound on team_size x vector_length, if max_threads > 0), then spreads the
+ * league over the space's threads, one rank at a time (TP_SCHEDULE_DYNAMIC) or in one
+ * block per thread as schedule(static) makes them. */
+TP_INLINE tp_status tp_host_team_run(tp_space *space, tp_team_policy p, int max_threads,
+                                     tp_host_leagues_fn leagues, const void *args,
+                                     const char *kernel) {
+  TP_TRY(tp_team_policy_check(space, &p, kernel));
+  if (max_threads > 0 && p.team_size * p.vector_length > max_threads)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: team of %d x %d threads exceeds its bound of %d", kernel,
+                    p.team_size, p.vector_length, max_threads);
+  tp_team_policy_fit(space, &p);
+  TP_TRY(tp_host_reserve_scratch(space, p.scratch_bytes));
+  int threads = p.league_size > 1 ? tp_host_threads(space) : 1;
+  TP_OMP(omp parallel num_threads(threads)) {
+    tp_team t = tp_host_team_make(space, &p);
+    if (p.schedule == TP_SCHEDULE_DYNAMIC) {
+      TP_OMP(omp for schedule(dynamic, 1))
+      for (int64_t l = 0; l < p.league_size; ++l) {
+        t.league_rank = l;
+        leagues(&t, l + 1, args);
+      }
+    } else {
+      TP_OMP(omp for schedule(static))
+      for (int c = 0; c < threads; ++c) {
+        int64_t end;
+        tp_host_block(p.league_size, c, threads, &t.league_rank, &end);
+        leagues(&t, end, args);
+      }
+    }
+  }
+  return TP_SUCCESS;
+}
+
 /* TP_RANGE_KERNEL(name, args_t, i, a) { body } defines
  *   tp_status name_launch(tp_space *, int64_t n, args_t)
  * running body for i in [0, n). */
@@ -245,11 +283,9 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 #define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                                 \
   TP_DEVICE void name##_body(int64_t i, args_t a);                                               \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_) { \
-    TP_TRY(tp_check_range(tp_n_, #name));                                                        \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                    \
-    (void)tp_threads_;                                                                           \
-    TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_)                   \
-               if (tp_n_ >= 4096))                                                               \
+    int tp_threads_;                                                                             \
+    TP_TRY(tp_host_range_threads(tp_s_, tp_n_, #name, &tp_threads_));                            \
+    TP_OMP(omp parallel for schedule(static) num_threads(tp_threads_))                           \
     for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                              \
       name##_body(tp_i_, tp_a_);                                                                 \
     return TP_SUCCESS;                                                                           \
@@ -263,11 +299,9 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                                     \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_, int64_t tp_n1_, \
                                                  args_t tp_a_) {                                  \
-    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                               \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                     \
-    (void)tp_threads_;                                                                            \
-    TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_)       \
-               if (tp_n0_ * tp_n1_ >= 4096))                                                      \
+    int tp_threads_;                                                                              \
+    TP_TRY(tp_host_range2_threads(tp_s_, tp_n0_, tp_n1_, #name, &tp_threads_));                   \
+    TP_OMP(omp parallel for collapse(2) schedule(static) num_threads(tp_threads_))                \
     for (int64_t tp_i_ = 0; tp_i_ < tp_n0_; ++tp_i_)                                              \
       for (int64_t tp_j_ = 0; tp_j_ < tp_n1_; ++tp_j_)                                            \
         name##_body(tp_i_, tp_j_, tp_a_);                                                         \
@@ -278,32 +312,24 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 /* TP_RANGE_REDUCE_KERNEL(name, args_t, T, join, identity, i, a, acc) { *acc = ... }
  * defines name_launch(space, n, args, T *result): result (in the space) receives the
  * join of every body's contributions, starting from identity. The join order is fixed
- * for a given thread count. */
+ * for a given thread count (tp_host_range_reduce). */
 #define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)                \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                                     \
+  static void name##_part(int64_t tp_i_, int64_t tp_end_, const void *tp_a_, void *tp_out_) {  \
+    args_t tp_args_ = *(const args_t *)tp_a_;                                                  \
+    T tp_acc_ = (identity);                                                                    \
+    for (; tp_i_ < tp_end_; ++tp_i_)                                                           \
+      name##_body(tp_i_, tp_args_, &tp_acc_);                                                  \
+    *(T *)tp_out_ = tp_acc_;                                                                   \
+  }                                                                                            \
+  static void name##_join(void *tp_x_, const void *tp_y_) {                                    \
+    *(T *)tp_x_ = join(*(T *)tp_x_, *(const T *)tp_y_);                                        \
+  }                                                                                            \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_, \
                                                  T *tp_result_) {                              \
-    TP_TRY(tp_check_range(tp_n_, #name));                                                      \
-    int tp_threads_ = tp_host_threads(tp_s_);                                                  \
-    T *tp_partials_ = (T *)malloc(sizeof(T) * (size_t)tp_threads_);                            \
-    if (!tp_partials_)                                                                         \
-      return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "kernel %s: no room for partials", #name);       \
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
-      tp_partials_[tp_t_] = (identity);                                                        \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_n_ >= 4096)) {                         \
-      T tp_acc_ = (identity);                                                                  \
-      TP_OMP(omp for schedule(static))                                                         \
-      for (int64_t tp_i_ = 0; tp_i_ < tp_n_; ++tp_i_)                                          \
-        name##_body(tp_i_, tp_a_, &tp_acc_);                                                   \
-      tp_partials_[TP_HOST_THREAD_NUM()] = tp_acc_;                                            \
-    }                                                                                          \
-    T tp_total_ = (identity);                                                                  \
-    for (int tp_t_ = 0; tp_t_ < tp_threads_; ++tp_t_)                                          \
-      tp_total_ = join(tp_total_, tp_partials_[tp_t_]);                                        \
-    *tp_result_ = tp_total_;                                                                   \
-    free(tp_partials_);                                                                        \
-    return TP_SUCCESS;                                                                         \
+    return tp_host_range_reduce(tp_s_, tp_n_, name##_part, name##_join, &tp_a_, sizeof(T),     \
+                                tp_result_, #name);                                            \
   }                                                                                            \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
@@ -315,37 +341,18 @@ TP_INLINE tp_team tp_host_team_make(const tp_space *space, const tp_team_policy 
 #define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a) \
   TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, team, a)
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
-#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                           \
-  TP_DEVICE void name##_body(const tp_team *team, args_t a);                               \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,    \
-                                                 args_t tp_a_) {                           \
-    TP_TRY(tp_team_policy_check(tp_s_, &tp_p_, #name));                                    \
-    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))        \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                           \
-                      "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
-                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));           \
-    tp_team_policy_fit(tp_s_, &tp_p_);                                                     \
-    TP_TRY(tp_host_reserve_scratch(tp_s_, tp_p_.scratch_bytes));                           \
-    int tp_threads_ = tp_host_threads(tp_s_);                                              \
-    (void)tp_threads_;                                                                     \
-    TP_OMP(omp parallel num_threads(tp_threads_) if (tp_p_.league_size > 1)) {             \
-      tp_team tp_t_ = tp_host_team_make(tp_s_, &tp_p_);                                    \
-      if (tp_p_.schedule == TP_SCHEDULE_DYNAMIC) {                                         \
-        TP_OMP(omp for schedule(dynamic, 1))                                               \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
-          tp_t_.league_rank = tp_l_;                                                       \
-          name##_body(&tp_t_, tp_a_);                                                      \
-        }                                                                                  \
-      } else {                                                                             \
-        TP_OMP(omp for schedule(static))                                                   \
-        for (int64_t tp_l_ = 0; tp_l_ < tp_p_.league_size; ++tp_l_) {                      \
-          tp_t_.league_rank = tp_l_;                                                       \
-          name##_body(&tp_t_, tp_a_);                                                      \
-        }                                                                                  \
-      }                                                                                    \
-    }                                                                                      \
-    return TP_SUCCESS;                                                                     \
-  }                                                                                        \
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, team, a)                         \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                             \
+  static void name##_leagues(const tp_team *tp_t_, int64_t tp_end_, const void *tp_a_) { \
+    args_t tp_args_ = *(const args_t *)tp_a_;                                            \
+    for (tp_team tp_u_ = tp_host_team_one(tp_t_); tp_u_.league_rank < tp_end_;           \
+         ++tp_u_.league_rank)                                                            \
+      name##_body(&tp_u_, tp_args_);                                                     \
+  }                                                                                      \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,  \
+                                                 args_t tp_a_) {                         \
+    return tp_host_team_run(tp_s_, tp_p_, (max_threads), name##_leagues, &tp_a_, #name); \
+  }                                                                                      \
   TP_DEVICE void name##_body(const tp_team *team, args_t a)
 
 #endif
