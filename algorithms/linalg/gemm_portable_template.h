@@ -84,8 +84,8 @@ tp_status TP_PASTE(tp_gemm_portable_batched_,
                              int64_t n, int64_t k, GEMM_T alpha, const GEMM_T *A, int64_t lda,
                              int64_t sa, const GEMM_T *B, int64_t ldb, int64_t sb, GEMM_T beta,
                              GEMM_T *C, int64_t ldc, int64_t sc, int64_t batch) {
-  TP_TRY(tp_gemm_check_args(space, trans_a, trans_b, m, n, k, A, lda, B, ldb, C, ldc));
-  TP_TRY(tp_gemm_check_batch(sa, sb, sc, batch));
+  TP_TRY(tpi_gemm_check_args(space, trans_a, trans_b, m, n, k, A, lda, B, ldb, C, ldc));
+  TP_TRY(tpi_gemm_check_batch(sa, sb, sc, batch));
   if (m == 0 || n == 0 || batch == 0)
     return TP_SUCCESS;
   GEMM_ARGS g;

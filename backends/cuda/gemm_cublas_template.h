@@ -16,7 +16,7 @@
 tp_status GEMM_NAME(tp_gemm_)(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m,
                               int64_t n, int64_t k, GEMM_T alpha, const GEMM_T *A, int64_t lda,
                               const GEMM_T *B, int64_t ldb, GEMM_T beta, GEMM_T *C, int64_t ldc) {
-  TP_TRY(tp_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
+  TP_TRY(tpi_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
   if (m == 0 || n == 0)
     return TP_SUCCESS;
   cublasHandle_t h;
@@ -31,8 +31,8 @@ tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_trans
                                       int64_t lda, int64_t sa, const GEMM_T *B, int64_t ldb,
                                       int64_t sb, GEMM_T beta, GEMM_T *C, int64_t ldc, int64_t sc,
                                       int64_t batch) {
-  TP_TRY(tp_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
-  TP_TRY(tp_gemm_check_batch(sa, sb, sc, batch));
+  TP_TRY(tpi_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
+  TP_TRY(tpi_gemm_check_batch(sa, sb, sc, batch));
   if (m == 0 || n == 0 || batch == 0)
     return TP_SUCCESS;
   cublasHandle_t h;

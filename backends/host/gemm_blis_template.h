@@ -29,8 +29,8 @@ tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_trans
                                       int64_t lda, int64_t sa, const GEMM_T *B, int64_t ldb,
                                       int64_t sb, GEMM_T beta, GEMM_T *C, int64_t ldc, int64_t sc,
                                       int64_t batch) {
-  TP_TRY(tp_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
-  TP_TRY(tp_gemm_check_batch(sa, sb, sc, batch));
+  TP_TRY(tpi_gemm_check_args(space, ta, tb, m, n, k, A, lda, B, ldb, C, ldc));
+  TP_TRY(tpi_gemm_check_batch(sa, sb, sc, batch));
   if (m == 0 || n == 0 || batch == 0)
     return TP_SUCCESS;
   if (batch == 1) {
