@@ -24,8 +24,8 @@ static int64_t gemm_splits(int64_t teams, int64_t k) {
 }
 
 tp_status tpi_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
-                             int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
-                             const void *B, int64_t ldb, const void *C, int64_t ldc) {
+                              int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                              const void *B, int64_t ldb, const void *C, int64_t ldc) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(m >= 0 && n >= 0 && k >= 0, "negative GEMM shape m=%lld n=%lld k=%lld", (long long)m,
                (long long)n, (long long)k);
@@ -40,7 +40,8 @@ tp_status tpi_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_tr
   return TP_SUCCESS;
 }
 
-tp_status tpi_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t batch) {
+tp_status tpi_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                               int64_t batch) {
   TP_CHECK_ARG(batch >= 0, "negative batch count %lld", (long long)batch);
   TP_CHECK_ARG(stride_a >= 0 && stride_b >= 0 && stride_c >= 0,
                "negative batch stride (A %lld, B %lld, C %lld)", (long long)stride_a,

@@ -9,8 +9,8 @@ TP_EXTERN_C_BEGIN
 
 /* Checks the shapes and pointers of a tp_gemm_* call, and a batched call's strides. */
 tp_status tpi_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_transpose trans_b,
-                             int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
-                             const void *B, int64_t ldb, const void *C, int64_t ldc);
+                              int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                              const void *B, int64_t ldb, const void *C, int64_t ldc);
 tp_status tpi_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t batch);
 
 /* tenport's own tiled GEMM, written once on the portable layer. */
