@@ -7,14 +7,12 @@
  *   REDUCE_MAX_IDENTITY           the smallest (-inf)
  *   REDUCE_ARGMAX                 defined for the floating-point types
  * and undefines them at its end.
- * generates: reduce_sum_f32 reduce_min_f32 reduce_max_f32 reduce_argmax_f32 (the kernels,
- * each with its _final kernel and _args type), the same for f64, and for i32 and i64
- * without reduce_argmax; reduce_sum_f32_final reduce_sum_f64_final reduce_sum_i32_final
- * reduce_sum_i64_final reduce_min_f32_final reduce_min_f64_final reduce_min_i32_final
- * reduce_min_i64_final reduce_max_f32_final reduce_max_f64_final reduce_max_i32_final
- * reduce_max_i64_final reduce_argmax_f32_final reduce_argmax_f64_final; the functions
- * tp_reduce_sum_<T> tp_reduce_min_<T> tp_reduce_max_<T> (T in f32 f64 i32 i64)
- * tp_reduce_argmax_abs_f32 tp_reduce_argmax_abs_f64 */
+ * generates: the kernels reduce_sum_f32 reduce_sum_f64 reduce_sum_i32 reduce_sum_i64
+ * reduce_min_f32 reduce_min_f64 reduce_min_i32 reduce_min_i64 reduce_max_f32 reduce_max_f64
+ * reduce_max_i32 reduce_max_i64 reduce_argmax_f32 reduce_argmax_f64, each with its _final
+ * kernel (reduce_sum_f32_final) and _args type; the functions tp_reduce_sum_<T>
+ * tp_reduce_min_<T> tp_reduce_max_<T> for T in f32 f64 i32 i64, tp_reduce_argmax_abs_f32
+ * tp_reduce_argmax_abs_f64 */
 
 #define REDUCE_KERNEL(op) TP_PASTE3(reduce_, op, TP_PASTE(_, REDUCE_SFX))
 #define REDUCE_ARGS(op) TP_PASTE(REDUCE_KERNEL(op), _args)

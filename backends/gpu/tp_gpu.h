@@ -11,6 +11,7 @@
 
 #include "portable/tp_error.h"
 #include "portable/tp_policy.h"
+#include "portable/tp_range_check.h"
 #include "portable/tp_space_common.h"
 
 /* ---- qualifiers ---------------------------------------------------------- */
@@ -46,7 +47,6 @@ TP_DEVICE int tpg_linear_thread(void) { return (int)(threadIdx.y * blockDim.x + 
 
 TP_DEVICE void tpg_team_init(tp_team *t, unsigned char *smem, int64_t league_size,
                              size_t scratch_bytes) {
-  t->league_rank = blockIdx.x;
   t->league_size = league_size;
   t->team_rank = (int)threadIdx.y;
   t->team_size = (int)blockDim.y;
@@ -59,6 +59,7 @@ TP_DEVICE void tpg_team_init(tp_team *t, unsigned char *smem, int64_t league_siz
   t->group_shift = lane_in_warp & ~(t->vector_length - 1);
   uint64_t ones = t->vector_length >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << t->vector_length) - 1);
   t->group_mask = ones << t->group_shift;
+  t->league_rank = blockIdx.x; /* the block's first rank */
 }
 
 /* ---- nested loops inside a team ------------------------------------------- */
@@ -209,6 +210,66 @@ tp_status tpg_team_setup(tp_space *space, const tp_team_policy *policy, const vo
 tp_status tpg_launch_check(tp_space *space, const char *kernel, const char *file, int line);
 TP_EXTERN_C_END
 
+/* The launch of a range2 kernel over n0 x n1 iterations. */
+static inline tp_status tpg_range2_setup(tp_space *space, int64_t n0, int64_t n1,
+                                         const char *kernel, tpg_launch *cfg) {
+  TP_TRY(tp_check_range2(n0, n1, kernel));
+  return tpg_range_setup(space, n0 * n1, kernel, cfg);
+}
+
+/* The launch of a team kernel with policy p, whose teams may not exceed max_threads
+ * (team_size x vector_length) where max_threads > 0. */
+static inline tp_status tpg_team_prepare(tp_space *space, tp_team_policy *p, const void *entry,
+                                         int max_threads, const char *kernel, tpg_launch *cfg) {
+  TP_TRY(tpg_team_setup(space, p, entry, kernel, cfg));
+  if (max_threads > 0 && p->team_size * p->vector_length > max_threads)
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: team of %d x %d threads exceeds its bound of %d", kernel,
+                    p->team_size, p->vector_length, max_threads);
+  return TP_SUCCESS;
+}
+
+/* The two launches of a range-reduce kernel: name_entry, on a range kernel's grid, joins
+ * each block's bodies into one partial (none for an empty range), then name_final, one
+ * block, joins the partials into the result. */
+typedef struct tpg_reduce {
+  tpg_launch cfg;   /* name_entry's launch, then name_final's */
+  void *partials;   /* a temporary of the space, one T per block */
+  int64_t count;    /* partials name_entry writes */
+  tp_status status; /* of the launches so far */
+} tpg_reduce;
+
+static inline tp_status tpg_reduce_setup(tp_space *space, int64_t n, size_t bytes,
+                                         const char *kernel, tpg_reduce *r) {
+  TP_TRY(tpg_range_setup(space, n, kernel, &r->cfg));
+  r->partials = NULL;
+  TP_TRY(tp_temp_alloc(space, bytes * r->cfg.grid, &r->partials));
+  r->cfg.shared_bytes = bytes * TPG_RANGE_BLOCK;
+  r->count = n > 0 ? (int64_t)r->cfg.grid : 0;
+  r->status = TP_SUCCESS;
+  return TP_SUCCESS;
+}
+
+/* After name_entry's launch (made when count > 0): checks it, and makes the launch
+ * name_final's; says whether to launch name_final. */
+static inline int tpg_reduce_to_final(tp_space *space, tpg_reduce *r, const char *kernel,
+                                      const char *file, int line) {
+  if (r->count > 0)
+    r->status = tpg_launch_check(space, kernel, file, line);
+  r->cfg.grid = 1;
+  return r->status == TP_SUCCESS;
+}
+
+/* After name_final's launch (made when the entry's succeeded): checks it, releases the
+ * partials and returns the status of the launches. */
+static inline tp_status tpg_reduce_finish(tp_space *space, tpg_reduce *r, const char *kernel,
+                                          const char *file, int line) {
+  if (r->status == TP_SUCCESS)
+    r->status = tpg_launch_check(space, kernel, file, line);
+  tp_temp_release(space, r->partials);
+  return r->status;
+}
+
 /* A backend may define these three itself (the HIP CPU runtime launches through a macro
  * and corrects the device properties its runtime reports). */
 #ifndef TPG_SMEM
@@ -226,16 +287,34 @@ TP_EXTERN_C_END
 #endif
 
 /* ---- kernels (same contract as backends/host/tp_host.h) -------------------- */
-#include "portable/tp_range_check.h"
+/* The loop of a range kernel's threads: i runs over [0, n) from the thread's index in the
+ * grid, in steps of the grid's thread count. */
+#define TPG_GRID_STRIDE_FOR(i, n)                                  \
+  for (int64_t i##stride_ = (int64_t)gridDim.x * blockDim.x,       \
+               i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; \
+       i < (n); i += i##stride_)
+
+/* The league loop of a team kernel's block: team (a tp_team) starts at the block's first
+ * league rank and strides over the league by the grid's blocks; the block's threads wait
+ * for each other before each next rank. */
+TP_DEVICE tp_team tpg_team_first(unsigned char *smem, int64_t league_size, size_t scratch_bytes) {
+  tp_team t;
+  tpg_team_init(&t, smem, league_size, scratch_bytes);
+  return t;
+}
+TP_DEVICE void tpg_team_next(tp_team *t) {
+  __syncthreads();
+  t->league_rank += gridDim.x;
+}
+#define TPG_LEAGUE_FOR(team, smem, league_size, scratch_bytes)          \
+  for (tp_team team = tpg_team_first(smem, league_size, scratch_bytes); \
+       team.league_rank < (league_size); tpg_team_next(&team))
 
 #define TP_RANGE_KERNEL(...) TP_RANGE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_KERNEL_IMPL(name, args_t, i, a)                                                 \
   TP_DEVICE void name##_body(int64_t i, args_t a);                                               \
   static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_) {                             \
-    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                        \
-    for (int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_i_ < tp_n_;          \
-         tp_i_ += tp_stride_)                                                                    \
-      name##_body(tp_i_, tp_a_);                                                                 \
+    TPG_GRID_STRIDE_FOR(tp_i_, tp_n_) name##_body(tp_i_, tp_a_);                                 \
   }                                                                                              \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_) { \
     tpg_launch tp_c_;                                                                            \
@@ -252,16 +331,12 @@ TP_EXTERN_C_END
   TP_DEVICE void name##_body(int64_t i, int64_t j, args_t a);                                     \
   static __global__ void name##_entry(int64_t tp_n0_, int64_t tp_n1_, args_t tp_a_) {             \
     int64_t tp_n_ = tp_n0_ * tp_n1_;                                                              \
-    int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                         \
-    for (int64_t tp_k_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; tp_k_ < tp_n_;           \
-         tp_k_ += tp_stride_)                                                                     \
-      name##_body(tp_k_ / tp_n1_, tp_k_ % tp_n1_, tp_a_);                                         \
+    TPG_GRID_STRIDE_FOR(tp_k_, tp_n_) name##_body(tp_k_ / tp_n1_, tp_k_ % tp_n1_, tp_a_);         \
   }                                                                                               \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n0_, int64_t tp_n1_, \
                                                  args_t tp_a_) {                                  \
     tpg_launch tp_c_;                                                                             \
-    TP_TRY(tp_check_range2(tp_n0_, tp_n1_, #name));                                               \
-    TP_TRY(tpg_range_setup(tp_s_, tp_n0_ *tp_n1_, #name, &tp_c_));                                \
+    TP_TRY(tpg_range2_setup(tp_s_, tp_n0_, tp_n1_, #name, &tp_c_));                               \
     if (tp_n0_ == 0 || tp_n1_ == 0)                                                               \
       return TP_SUCCESS;                                                                          \
     TPG_LAUNCH(name##_entry, tp_c_, tp_n0_, tp_n1_, tp_a_);                                       \
@@ -281,16 +356,16 @@ TP_EXTERN_C_END
     }                                                                              \
   } while (0)
 
+/* A range-reduce kernel: name_entry joins each block's bodies (four per step, so that
+ * their loads overlap) into the block's partial, name_final joins the partials. */
 #define TP_RANGE_REDUCE_KERNEL(...) TP_RANGE_REDUCE_KERNEL_IMPL(__VA_ARGS__)
 #define TP_RANGE_REDUCE_KERNEL_IMPL(name, args_t, T, join, identity, i, a, acc)                  \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc);                                       \
   static __global__ void name##_entry(int64_t tp_n_, args_t tp_a_, T *tp_partials_) {            \
     TPG_SMEM(tp_smem_);                                                                          \
-    T *tp_buf_ = (T *)tp_smem_;                                                                  \
     T tp_acc_ = (identity);                                                                      \
     int64_t tp_stride_ = (int64_t)gridDim.x * blockDim.x;                                        \
     int64_t tp_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                              \
-    /* four bodies per step: their loads are independent and overlap */                          \
     for (; tp_i_ + 3 * tp_stride_ < tp_n_; tp_i_ += 4 * tp_stride_) {                            \
       name##_body(tp_i_, tp_a_, &tp_acc_);                                                       \
       name##_body(tp_i_ + tp_stride_, tp_a_, &tp_acc_);                                          \
@@ -299,40 +374,28 @@ TP_EXTERN_C_END
     }                                                                                            \
     for (; tp_i_ < tp_n_; tp_i_ += tp_stride_)                                                   \
       name##_body(tp_i_, tp_a_, &tp_acc_);                                                       \
-    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                                 \
+    TPG_BLOCK_REDUCE(T, join, (T *)tp_smem_, tp_acc_);                                           \
     if (threadIdx.x == 0)                                                                        \
-      tp_partials_[blockIdx.x] = tp_buf_[0];                                                     \
+      tp_partials_[blockIdx.x] = ((T *)tp_smem_)[0];                                             \
   }                                                                                              \
   static __global__ void name##_final(int64_t tp_count_, const T *tp_partials_, T *tp_result_) { \
     TPG_SMEM(tp_smem_);                                                                          \
-    T *tp_buf_ = (T *)tp_smem_;                                                                  \
     T tp_acc_ = (identity);                                                                      \
     for (int64_t tp_k_ = threadIdx.x; tp_k_ < tp_count_; tp_k_ += blockDim.x)                    \
       tp_acc_ = join(tp_acc_, tp_partials_[tp_k_]);                                              \
-    TPG_BLOCK_REDUCE(T, join, tp_buf_, tp_acc_);                                                 \
+    TPG_BLOCK_REDUCE(T, join, (T *)tp_smem_, tp_acc_);                                           \
     if (threadIdx.x == 0)                                                                        \
-      *tp_result_ = tp_buf_[0];                                                                  \
+      *tp_result_ = ((T *)tp_smem_)[0];                                                          \
   }                                                                                              \
   TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, int64_t tp_n_, args_t tp_a_,   \
                                                  T *tp_result_) {                                \
-    tpg_launch tp_c_;                                                                            \
-    TP_TRY(tpg_range_setup(tp_s_, tp_n_, #name, &tp_c_));                                        \
-    T *tp_partials_ = NULL;                                                                      \
-    TP_TRY(tp_temp_alloc(tp_s_, sizeof(T) * tp_c_.grid, (void **)&tp_partials_));                \
-    tp_c_.shared_bytes = sizeof(T) * TPG_RANGE_BLOCK;                                            \
-    tp_status tp_st_ = TP_SUCCESS;                                                               \
-    if (tp_n_ > 0) {                                                                             \
-      TPG_LAUNCH(name##_entry, tp_c_, tp_n_, tp_a_, tp_partials_);                               \
-      tp_st_ = tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                               \
-    }                                                                                            \
-    int64_t tp_count_ = tp_n_ > 0 ? (int64_t)tp_c_.grid : 0;                                     \
-    tp_c_.grid = 1;                                                                              \
-    if (tp_st_ == TP_SUCCESS) {                                                                  \
-      TPG_LAUNCH(name##_final, tp_c_, tp_count_, tp_partials_, tp_result_);                      \
-      tp_st_ = tpg_launch_check(tp_s_, #name "_final", __FILE__, __LINE__);                      \
-    }                                                                                            \
-    tp_temp_release(tp_s_, tp_partials_);                                                        \
-    return tp_st_;                                                                               \
+    tpg_reduce tp_r_;                                                                            \
+    TP_TRY(tpg_reduce_setup(tp_s_, tp_n_, sizeof(T), #name, &tp_r_));                            \
+    if (tp_r_.count > 0)                                                                         \
+      TPG_LAUNCH(name##_entry, tp_r_.cfg, tp_n_, tp_a_, (T *)tp_r_.partials);                    \
+    if (tpg_reduce_to_final(tp_s_, &tp_r_, #name, __FILE__, __LINE__))                           \
+      TPG_LAUNCH(name##_final, tp_r_.cfg, tp_r_.count, (const T *)tp_r_.partials, tp_result_);   \
+    return tpg_reduce_finish(tp_s_, &tp_r_, #name "_final", __FILE__, __LINE__);                 \
   }                                                                                              \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
 
@@ -343,32 +406,22 @@ TP_EXTERN_C_END
 #define TP_TEAM_KERNEL_BOUNDED(name, args_t, max_threads, min_teams, team, a) \
   TP_TEAM_KERNEL_IMPL(name, args_t, max_threads, __launch_bounds__(max_threads, min_teams), team, a)
 #define TP_TEAM_KERNEL_IMPL(...) TP_TEAM_KERNEL_IMPL_(__VA_ARGS__)
-#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, bounds, team, a)                   \
-  TP_DEVICE void name##_body(const tp_team *team, args_t a);                               \
-  static __global__ void bounds name##_entry(args_t tp_a_, int64_t tp_league_,             \
-                                             size_t tp_scratch_) {                         \
-    TPG_SMEM(tp_smem_);                                                                    \
-    tp_team tp_t_;                                                                         \
-    tpg_team_init(&tp_t_, tp_smem_, tp_league_, tp_scratch_);                              \
-    for (int64_t tp_l_ = blockIdx.x; tp_l_ < tp_league_; tp_l_ += gridDim.x) {             \
-      tp_t_.league_rank = tp_l_;                                                           \
-      name##_body(&tp_t_, tp_a_);                                                          \
-      __syncthreads();                                                                     \
-    }                                                                                      \
-  }                                                                                        \
-  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,    \
-                                                 args_t tp_a_) {                           \
-    tpg_launch tp_c_;                                                                      \
-    TP_TRY(tpg_team_setup(tp_s_, &tp_p_, (const void *)name##_entry, #name, &tp_c_));      \
-    if ((max_threads) > 0 && tp_p_.team_size * tp_p_.vector_length > (max_threads))        \
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,                                           \
-                      "kernel %s: team of %d x %d threads exceeds its bound of %d", #name, \
-                      tp_p_.team_size, tp_p_.vector_length, (int)(max_threads));           \
-    if (tp_p_.league_size == 0)                                                            \
-      return TP_SUCCESS;                                                                   \
-    TPG_LAUNCH(name##_entry, tp_c_, tp_a_, tp_p_.league_size, tp_p_.scratch_bytes);        \
-    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                             \
-  }                                                                                        \
+#define TP_TEAM_KERNEL_IMPL_(name, args_t, max_threads, bounds, team, a)                          \
+  TP_DEVICE void name##_body(const tp_team *team, args_t a);                                      \
+  static __global__ void bounds name##_entry(args_t tp_a_, int64_t tp_n_, size_t tp_bytes_) {     \
+    TPG_SMEM(tp_smem_);                                                                           \
+    TPG_LEAGUE_FOR(tp_t_, tp_smem_, tp_n_, tp_bytes_) name##_body(&tp_t_, tp_a_);                 \
+  }                                                                                               \
+  TP_MAYBE_UNUSED static tp_status name##_launch(tp_space *tp_s_, tp_team_policy tp_p_,           \
+                                                 args_t tp_a_) {                                  \
+    tpg_launch tp_c_;                                                                             \
+    TP_TRY(                                                                                       \
+        tpg_team_prepare(tp_s_, &tp_p_, (const void *)name##_entry, max_threads, #name, &tp_c_)); \
+    if (tp_p_.league_size == 0)                                                                   \
+      return TP_SUCCESS;                                                                          \
+    TPG_LAUNCH(name##_entry, tp_c_, tp_a_, tp_p_.league_size, tp_p_.scratch_bytes);               \
+    return tpg_launch_check(tp_s_, #name, __FILE__, __LINE__);                                    \
+  }                                                                                               \
   TP_DEVICE void name##_body(const tp_team *team, args_t a)
 
 #endif
