@@ -11,7 +11,7 @@
 
 TP_EXTERN_C_BEGIN
 
-/* The widths tp_simd.h defines (TP_DEFINE_SIMD_WIDTHS), which the entry points accept. */
+/* The widths tp_simd.h defines (portable/simd_widths_template.h), which the entry points accept. */
 #define TPT_SIMD_WIDTHS \
   { 1, 2, 3, 4, 8, 12, 16, 32 }
 #define TPT_SIMD_WIDTH_COUNT 8
