@@ -1,5 +1,6 @@
 /* Range and team kernels: every index visited once, team scratch and barriers, and the
  * policy checks. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -59,6 +60,45 @@ Test(kernels, range_reduce_kernel_matches_reference) {
     tpt_free(dx), tpt_free(dr);
     free(x);
   }
+}
+
+/* |got - want| in units of want's last place (want > 0 and finite). */
+static double ulps_off(long double got, long double want, int mantissa_bits) {
+  return (double)(fabsl(got - want) / ldexpl(1.0L, ilogbl(want) - mantissa_bits));
+}
+
+Test(kernels, rsqrt_is_within_two_ulp_over_the_whole_range) {
+  enum { n = 4099 };
+  tpt_rng rng = tpt_rng_fresh();
+  float *x32 = tpt_host_alloc(sizeof(float) * n), *r32 = tpt_host_alloc(sizeof(float) * n);
+  double *x64 = tpt_host_alloc(sizeof(double) * n), *r64 = tpt_host_alloc(sizeof(double) * n);
+  for (int i = 0; i < n; ++i) { /* log-uniform, subnormals to the largest finite value */
+    x32[i] = (float)exp2(tpt_uniform(&rng, -149, 128));
+    x64[i] = exp2(tpt_uniform(&rng, -1074, 1024));
+  }
+  x32[0] = FLT_MIN, x32[1] = FLT_MAX, x32[2] = 1, x32[3] = 4, x32[4] = 0x1p-149f;
+  x64[0] = DBL_MIN, x64[1] = DBL_MAX, x64[2] = 1, x64[3] = 4, x64[4] = 0x1p-1074;
+  x32[5] = 0, x64[5] = 0, x32[6] = INFINITY, x64[6] = INFINITY;
+  float *d32 = tpt_to_space(x32, sizeof(float) * n), *o32 = tpt_alloc_poisoned(sizeof(float) * n);
+  double *d64 = tpt_to_space(x64, sizeof(double) * n);
+  double *o64 = tpt_alloc_poisoned(sizeof(double) * n);
+  TPT_OK(tpt_range_rsqrt(tpt_space, d32, d64, o32, o64, n));
+  tpt_to_host(r32, o32, sizeof(float) * n);
+  tpt_to_host(r64, o64, sizeof(double) * n);
+  cr_assert(r32[5] == INFINITY && r64[5] == INFINITY, "rsqrt(0): %g, %g", r32[5], r64[5]);
+  cr_assert(r32[6] == 0 && r64[6] == 0, "rsqrt(inf): %g, %g", r32[6], r64[6]);
+  for (int i = 0; i < n; ++i) {
+    if (i == 5 || i == 6)
+      continue;
+    long double want32 = 1.0L / sqrtl((long double)x32[i]);
+    long double want64 = 1.0L / sqrtl((long double)x64[i]);
+    cr_assert(ulps_off(r32[i], want32, 23) <= 2, "f32 rsqrt(%a) = %a, want %La", x32[i], r32[i],
+              want32);
+    cr_assert(ulps_off(r64[i], want64, 52) <= 2, "f64 rsqrt(%a) = %a, want %La", x64[i], r64[i],
+              want64);
+  }
+  tpt_free(d32), tpt_free(o32), tpt_free(d64), tpt_free(o64);
+  free(x32), free(r32), free(x64), free(r64);
 }
 
 Test(kernels, negative_range_is_rejected) {

@@ -13,6 +13,8 @@
 #define TP_REAL float
 #define TP_SFX f32
 #define TP_REAL_SQRT sqrtf
+#define TP_REAL_RSQRT tp_rsqrt_f32
+#define TP_REAL_FABS fabsf
 #define TP_REAL_FREXP frexpf
 #define TP_REAL_LDEXP ldexpf
 #define TP_REAL_MIN FLT_MIN

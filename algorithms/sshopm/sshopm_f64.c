@@ -14,6 +14,8 @@
 #define TP_REAL double
 #define TP_SFX f64
 #define TP_REAL_SQRT sqrt
+#define TP_REAL_RSQRT tp_rsqrt_f64
+#define TP_REAL_FABS fabs
 #define TP_REAL_FREXP frexp
 #define TP_REAL_LDEXP ldexp
 #define TP_REAL_MIN DBL_MIN

@@ -45,22 +45,28 @@ TP_DEVICE void SSHOPM_ITERATE(SSHOPM_ITERATE_CTX ctx, const FN(sshopm_params) * 
     SSHOPM_ITERATE_Y(ctx, prm, x, y, &alpha);
     TP_UNROLL for (int i = 0; i < n; ++i) lambda += x[i] * y[i];
   }
+  /* The step test costs 2n operations an iteration: only runs given an xtol pay them. */
+  const int test_step = prm->xtol2 <= TP_REAL_MAX;
   while (flag == TP_SSHOPM_MAX_ITERATIONS && it < prm->max_iterations) {
     TP_REAL norm2 = 0; /* y holds the unnormalised update until yfn refills it */
     TP_UNROLL for (int i = 0; i < n; ++i) {
-      y[i] = sign * (y[i] + alpha * x[i]);
+      y[i] += alpha * x[i];
       norm2 += y[i] * y[i];
     }
     if (!(norm2 > 0)) { /* also catches NaN: the iterate is lost */
       flag = TP_SSHOPM_ZERO_ITERATE;
       break;
     }
-    const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);
+    const TP_REAL inv = sign * TP_REAL_RSQRT(norm2); /* x = sign (y + alpha x) / |...| */
     TP_REAL step2 = 0;
-    TP_UNROLL for (int i = 0; i < n; ++i) {
-      const TP_REAL xi = y[i] * inv;
-      step2 += (xi - x[i]) * (xi - x[i]);
-      x[i] = xi;
+    if (test_step) {
+      TP_UNROLL for (int i = 0; i < n; ++i) {
+        const TP_REAL xi = y[i] * inv;
+        step2 += (xi - x[i]) * (xi - x[i]);
+        x[i] = xi;
+      }
+    } else {
+      TP_UNROLL for (int i = 0; i < n; ++i) x[i] = y[i] * inv;
     }
     ++it;
     SSHOPM_ITERATE_Y(ctx, prm, x, y, &alpha);
@@ -68,7 +74,7 @@ TP_DEVICE void SSHOPM_ITERATE(SSHOPM_ITERATE_CTX ctx, const FN(sshopm_params) * 
     TP_UNROLL for (int i = 0; i < n; ++i) next += x[i] * y[i];
     const TP_REAL change = next - lambda;
     lambda = next;
-    if ((change < 0 ? -change : change) < prm->tol && step2 <= prm->xtol2)
+    if (TP_REAL_FABS(change) < prm->tol && step2 <= prm->xtol2)
       flag = TP_SSHOPM_CONVERGED;
   }
   const TP_REAL scaled = lambda / prm->inv_scale;

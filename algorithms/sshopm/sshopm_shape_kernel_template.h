@@ -31,7 +31,7 @@ TP_DEVICE void SSHOPM_RUNS(const tp_team *team, const FN(sshopm_args) * a,
 }
 
 TP_TEAM_KERNEL_BOUNDED(SHAPE_SOLVER(SSHOPM_SHAPE, TP_PASTE(kernel_, SSHOPM_SHIFT)), FN(sshopm_args),
-                       256, 1, team, a) {
+                       256, SSHOPM_MIN_TEAMS, team, a) {
   TP_REAL *staged = (TP_REAL *)team->scratch;
   TP_REAL *coef = staged + SHAPE_K(SSHOPM_SHAPE, _U);
   const TP_REAL *tensor = a.tensors + team->league_rank * SHAPE_K(SSHOPM_SHAPE, _U);

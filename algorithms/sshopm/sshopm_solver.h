@@ -1,6 +1,7 @@
 /* Batched SS-HOPM for one precision, written once on the portable layer.
  *
  * Template: the includer defines TP_REAL, TP_SFX (f32 or f64), TP_REAL_SQRT,
+ * TP_REAL_RSQRT (the layer's tp_rsqrt_<sfx>), TP_REAL_FABS,
  * TP_REAL_FREXP, TP_REAL_LDEXP, TP_REAL_MIN and TP_REAL_MAX (the smallest normal and
  * largest finite values), TP_REAL_MAX_EXP (as FLT_MAX_EXP), and TP_SSHOPM_PRIMARY to 1
  * in exactly one instance (it then also defines the precision-independent functions).
@@ -40,7 +41,14 @@
 #define SHAPE_SOLVER(s, name) FN(TP_PASTE3(TP_PASTE(sshopm_, s), _, name))
 
 /* Coefficient arrays up to this size are copied to each thread's registers. */
+#ifndef SSHOPM_REGISTER_BYTES
 #define SSHOPM_REGISTER_BYTES 192
+#endif
+/* Teams of 256 threads the unrolled kernels' register budget aims to fit on one GPU
+ * multiprocessor (the launch bound; teams of 128 threads fit twice as many). */
+#ifndef SSHOPM_MIN_TEAMS
+#define SSHOPM_MIN_TEAMS 1
+#endif
 
 typedef struct FN(sshopm_params) {
   TP_REAL alpha, tau, tol, xtol2;

@@ -7,6 +7,7 @@
 #ifndef TP_HOST_H
 #define TP_HOST_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,10 @@ TP_DEVICE uint64_t tp_vector_match(const tp_team *t, uint32_t key, int nbits) {
 TP_INLINE int tp_popc64(uint64_t x) { return __builtin_popcountll(x); }
 /* Index of the lowest set bit; x must not be 0. */
 TP_INLINE int tp_ctz64(uint64_t x) { return __builtin_ctzll(x); }
+/* 1 / sqrt(x), for scaling vectors to unit length (GPUs use their reciprocal square
+ * root here). */
+TP_INLINE float tp_rsqrt_f32(float x) { return 1.0f / sqrtf(x); }
+TP_INLINE double tp_rsqrt_f64(double x) { return 1.0 / sqrt(x); }
 
 /* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
 #define TEAM_T int32_t

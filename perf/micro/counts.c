@@ -17,13 +17,15 @@ static double monomials_2_to(int degree, int n) {
   return c;
 }
 
-double micro_sshopm_flops_fixed(int m, int n) {
-  return monomials_2_to(m - 1, n) + 2.0 * n * monomials(m - 1, n) + 10.0 * n;
+static double vector_flops(int n, int step_test) { return 7.0 * n + (step_test ? 3.0 * n : 0.0); }
+
+double micro_sshopm_flops_fixed(int m, int n, int step_test) {
+  return monomials_2_to(m - 1, n) + 2.0 * n * monomials(m - 1, n) + vector_flops(n, step_test);
 }
 
-double micro_sshopm_flops_adaptive(int m, int n) {
+double micro_sshopm_flops_adaptive(int m, int n, int step_test) {
   return monomials_2_to(m - 2, n) + 2.0 * (n * (n + 1) / 2) * monomials(m - 2, n) + 2.0 * n * n +
-         40 + 10.0 * n;
+         40 + vector_flops(n, step_test);
 }
 
 double micro_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,

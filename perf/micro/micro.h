@@ -79,9 +79,10 @@ void micro_print(FILE *out, const micro_report *report);
  * monomials of degree 2..m-1 (one multiply each), y = B p (n x M1 FMAs),
  * lambda = x.y, x <- y + alpha x, the norm and the scaling (2n + 2n + 2n + n), the step
  * test (3n). Adaptive: H = A x^(m-2) (n(n+1)/2 x M2 FMAs), y = H x, the eigenvalue
- * bounds (counted as 40 flops), the shift and the same vector work. */
-double micro_sshopm_flops_fixed(int m, int n);
-double micro_sshopm_flops_adaptive(int m, int n);
+ * bounds (counted as 40 flops), the shift and the same vector work. The step test is
+ * counted only where it runs (step_test: the run has an xtol). */
+double micro_sshopm_flops_fixed(int m, int n, int step_test);
+double micro_sshopm_flops_adaptive(int m, int n, int step_test);
 
 /* Bytes one FLYCOO MTTKRP pass of a mode with `rows` output rows must move: the records
  * read (and written again when remapping), nnz (d-1) R gathered factor values, G. */

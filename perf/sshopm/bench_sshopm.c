@@ -198,7 +198,9 @@ static tp_status bench_shape(tp_space *s, const bench_config *c, int m, int n, d
     if (st != TP_SUCCESS)
       break;
     double its = mean_its * (double)(c->tensors * c->starts), rate = its / (ms * 1e-3);
-    double f = mode == 0 ? micro_sshopm_flops_fixed(m, n) : micro_sshopm_flops_adaptive(m, n);
+    const int step_test = r.options.xtol > 0;
+    double f = mode == 0 ? micro_sshopm_flops_fixed(m, n, step_test)
+                         : micro_sshopm_flops_adaptive(m, n, step_test);
     double gflops = rate * f * 1e-9;
     printf("(%d,%d) %-3s %-8s %9.3f ms  %8.2e it/s  %8.1f GFLOP/s  %5.1f%% of FMA peak  "
            "mean its %6.1f  converged %5.1f%%  worst residual %.2e  (%s kernel, %.0f flops/it)\n",

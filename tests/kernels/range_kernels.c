@@ -40,3 +40,22 @@ tp_status tpt_range_sum_squares(tp_space *space, const double *x, int64_t n, dou
   a.x = x;
   return sumsq_launch(space, n, a, result);
 }
+
+typedef struct rsqrt_args {
+  const float *x32;
+  const double *x64;
+  float *r32;
+  double *r64;
+} rsqrt_args;
+
+TP_RANGE_KERNEL(rsqrt_both, rsqrt_args, i, a) {
+  a.r32[i] = tp_rsqrt_f32(a.x32[i]);
+  a.r64[i] = tp_rsqrt_f64(a.x64[i]);
+}
+
+tp_status tpt_range_rsqrt(tp_space *space, const float *x32, const double *x64, float *r32,
+                          double *r64, int64_t n) {
+  rsqrt_args a;
+  a.x32 = x32, a.x64 = x64, a.r32 = r32, a.r64 = r64;
+  return rsqrt_both_launch(space, n, a);
+}

@@ -23,6 +23,9 @@ tp_status tpt_range_affine(tp_space *space, int64_t *out, int64_t n);
 tp_status tpt_range2_index(tp_space *space, int64_t *out, int64_t n0, int64_t n1);
 /* *result = sum of x[i]^2, by a user-defined range reduction. */
 tp_status tpt_range_sum_squares(tp_space *space, const double *x, int64_t n, double *result);
+/* r32[i] = tp_rsqrt_f32(x32[i]) and r64[i] = tp_rsqrt_f64(x64[i]), in the space. */
+tp_status tpt_range_rsqrt(tp_space *space, const float *x32, const double *x64, float *r32,
+                          double *r64, int64_t n);
 
 /* ---- team kernels (team_kernels.c) ------------------------------------------ */
 /* counts[(l rows + i) cols + j] += 1 for every league rank l, team-loop index i < rows and

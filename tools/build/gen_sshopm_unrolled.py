@@ -10,7 +10,8 @@ precision. For each shape it emits
   <s>_prescale1(a, b)   b[i*M1 + t] = multinomial(m-1; k_t) * a[class(k_t + e_i)]
   <s>_prescale2(a, b2)  b2[p*M2 + t] = multinomial(m-2; k_t) * a[class(k_t + e_i + e_j)]
                         for the pairs p = (i <= j) in row order
-  <s>_axm1(b, x, y)     y = A x^(m-1) = B * monomials_{m-1}(x)
+  <s>_axm1(b, x, y)     y = A x^(m-1) = B * monomials_{m-1}(x), factored by the
+                        monomials' last index where that takes fewer operations
   <s>_axm2(b2, x, h)    h = A x^(m-2) (n x n, both triangles)
   <s>_axm(a, x)         A x^m
   <s>_norm2(a, s)       sum_j multinomial(class j) (s a[j])^2: |A|_F^2 for s = 1
@@ -70,6 +71,37 @@ def mono_ref(index):
     return mono_name(index)
 
 
+def flat_cost(degree, n):
+    """Multiplies and FMAs of y = B p(x) from every monomial of the degree."""
+    return sum(len(classes(d, n)) for d in range(2, degree + 1)) + n * len(classes(degree, n))
+
+
+def factored_cost(degree, n):
+    """The same with the last factor taken out (emit_factored_products)."""
+    shared = sum(len(classes(d, n)) for d in range(2, degree)) + 1
+    return shared + n * (len(classes(degree, n)) + n - 1)
+
+
+def emit_factored_products(out, degree, n):
+    """y_i = sum_t b[i, t] k_t(x) over the monomials k_t of the degree, grouped by their
+    last (largest) index c: y_i = b x_0^degree + sum_{c >= 1} x_c S_ic, where S_ic sums
+    b times monomials of one degree lower. Each coefficient then costs one FMA, and only
+    the monomials of degree - 1 (and x_0^degree) are built: fewer multiplies than
+    building every monomial of the degree once all n outputs share them."""
+    emit_monomials(out, degree - 1, n)
+    first = (0,) * degree
+    out.append("  const TP_REAL %s = %s * x[0];" % (mono_name(first), mono_ref(first[:-1])))
+    mon = classes(degree, n)
+    for i in range(n):
+        base = i * len(mon)
+        parts = ["b[%d] * %s" % (base, mono_name(first))]
+        for c in range(1, n):
+            group = ["b[%d] * %s" % (base + t, mono_ref(k[:-1]))
+                     for t, k in enumerate(mon) if k[-1] == c]
+            parts.append("x[%d] * (%s)" % (c, " + ".join(group)))
+        out.append("  y[%d] = %s;" % (i, " + ".join(parts)))
+
+
 def emit_shape(m, n):
     s = "m%dn%d" % (m, n)
     S = "TP_SYM_" + s
@@ -101,10 +133,14 @@ def emit_shape(m, n):
 
     out.append("TP_INLINE void TP_SYM_FN(%s_axm1)(const TP_REAL *TP_RESTRICT b, "
                "const TP_REAL *TP_RESTRICT x, TP_REAL *TP_RESTRICT y) {" % s)
-    emit_monomials(out, m - 1, n)
-    for i in range(n):
-        terms = ["b[%d] * %s" % (i * len(mon1) + t, mono_ref(k)) for t, k in enumerate(mon1)]
-        out.append("  y[%d] = %s;" % (i, " + ".join(terms)))
+    if factored_cost(m - 1, n) < flat_cost(m - 1, n):
+        emit_factored_products(out, m - 1, n)
+    else:
+        emit_monomials(out, m - 1, n)
+        for i in range(n):
+            terms = ["b[%d] * %s" % (i * len(mon1) + t, mono_ref(k))
+                     for t, k in enumerate(mon1)]
+            out.append("  y[%d] = %s;" % (i, " + ".join(terms)))
     out.append("}")
 
     out.append("TP_INLINE void TP_SYM_FN(%s_axm2)(const TP_REAL *TP_RESTRICT b2, "

@@ -94,7 +94,7 @@ if want sshopm; then
   if [[ -n $ncu_bin ]]; then
     sshopm_metrics=gpu__time_duration.sum,sm__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_xu.sum,sm__inst_executed_pipe_lsu.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__thread_inst_executed_per_inst_executed.ratio
     timeout 200 "$ncu_bin" --clock-control none --metrics "$sshopm_metrics" \
-      --kernel-name regex:sshopm --launch-count 6 \
+      --kernel-name regex:'sshopm_m[0-9]n[0-9]_kernel' --launch-count 6 \
       "$build/perf/tp-bench-sshopm" --shapes 4x3,6x3 --reps 1 --warmup 0 \
       >"$out/sshopm-ncu.log" 2>&1
     grep -vE "Warning|^==PROF" "$out/sshopm-ncu.log" | tail -n 60

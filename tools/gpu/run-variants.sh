@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One benchmark at several builds, in one job on one GPU, the runs alternating
+# (a, b, c, a, b, c, ...), so that a change's effect is told from the machine's drift.
+# Each variant is NAME=SPEC in VARIANTS (space-separated):
+#   NAME=.deps/base-REV.tar   an earlier revision (made where the history is:
+#                             git archive REV -o .deps/base-REV.tar; .deps/ is carried)
+#   NAME=                     this tree
+#   NAME=-DMACRO=V[,-D...]    this tree compiled with those definitions (cuda_args)
+# Each builds with the CUDA backend and no tests, in build-variant-NAME, and its runs
+# write RESULTS_DIR/NAME-<round>.log.
+#
+# Usage: VARIANTS="base=.deps/base-X.tar tree= regs64=-DSSHOPM_MIN_TEAMS=4" \
+#          tools/gpu/run-variants.sh RESULTS_DIR TARGET [ARGS...]
+#        TARGET is a ninja target, e.g. perf/tp-bench-sshopm; it runs with ARGS.
+# Environment: RUNS (rounds, default 2), TIMEOUT (seconds per run, default 120)
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+out=${1:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}
+target=${2:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}
+shift 2
+mkdir -p "$out"
+say() { echo "== $* ($(date -u '+%H:%M:%S'))"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/GPU: /'
+
+declare -A source_of
+names=()
+for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
+  name=${v%%=*} spec=${v#*=}
+  names+=("$name")
+  src=$PWD defines=
+  if [[ $spec == *.tar ]]; then
+    src=/tmp/tenport-variant-$name
+    rm -rf "$src" && mkdir -p "$src" && tar -xf "$spec" -C "$src" || exit 1
+  else
+    defines=$spec
+  fi
+  source_of[$name]=$src
+  say "build $name (${spec:-this tree})"
+  dir=build-variant-$name
+  (cd "$src" && { [[ -f $dir/build.ninja ]] ||
+    meson setup "$dir" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 -Dtests=disabled \
+      ${defines:+"-Dcuda_args=$defines"} >/dev/null; } &&
+    ninja -C "$dir" "$target" >/dev/null) || { echo "$name did not build"; exit 1; }
+done
+
+for ((i = 1; i <= ${RUNS:-2}; i++)); do
+  for name in "${names[@]}"; do
+    say "round $i: $name"
+    (cd "${source_of[$name]}" && timeout "${TIMEOUT:-120}" "build-variant-$name/$target" "$@") \
+      >"$out/$name-$i.log" 2>&1
+    echo "exit $?"
+    tail -n 8 "$out/$name-$i.log" | cut -c1-160
+  done
+done
+say done
