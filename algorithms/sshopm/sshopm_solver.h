@@ -63,7 +63,7 @@ TP_DEVICE int FN(sshopm_normalise)(int n, TP_REAL *x) {
   TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i];
   if (!(norm2 > 0))
     return 0;
-  const TP_REAL inv = (TP_REAL)1 / TP_REAL_SQRT(norm2);
+  const TP_REAL inv = TP_REAL_RSQRT(norm2);
   TP_UNROLL for (int i = 0; i < n; ++i) x[i] *= inv;
   return 1;
 }
