@@ -42,7 +42,7 @@
 
 /* Coefficient arrays up to this size are copied to each thread's registers. */
 #ifndef SSHOPM_REGISTER_BYTES
-#define SSHOPM_REGISTER_BYTES 192
+#define SSHOPM_REGISTER_BYTES 256
 #endif
 /* Teams of 256 threads the unrolled kernels' register budget aims to fit on one GPU
  * multiprocessor (the launch bound; teams of 128 threads fit twice as many). */
