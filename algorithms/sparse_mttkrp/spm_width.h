@@ -29,9 +29,11 @@ TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, con
 }
 
 /* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
- * factor-row loads, which miss the caches on large modes. */
+ * factor-row loads, which miss the caches on large modes. On an H100, 3 took 1.77-1.88 ms
+ * per mode of the 3-mode 20 M tensor against 1.89-1.97 ms for 4 (2 spills nothing but
+ * took 1.99-2.06 ms): perf/results/2026-11-28-h100-flycoo-tuning/. */
 #ifndef FLYCOO_INFLIGHT
-#define FLYCOO_INFLIGHT 4
+#define FLYCOO_INFLIGHT (TP_IS_GPU ? 3 : 4)
 #endif
 /* Teams of 1024 threads each multiprocessor should hold (registers are budgeted for it). */
 #ifndef FLYCOO_MIN_TEAMS

@@ -12,7 +12,9 @@
 # Usage: VARIANTS="base=.deps/base-X.tar tree= regs64=-DSSHOPM_MIN_TEAMS=4" \
 #          tools/gpu/run-variants.sh RESULTS_DIR TARGET [ARGS...]
 #        TARGET is a ninja target, e.g. perf/tp-bench-sshopm; it runs with ARGS.
-# Environment: RUNS (rounds, default 2), TIMEOUT (seconds per run, default 120)
+# Environment: RUNS (rounds, default 2), TIMEOUT (seconds per run, default 120),
+#   ARG_SETS: several argument lists separated by ';', each run in turn in every round
+#   after ARGS (logs NAME-<round>-<set>.log), e.g. two tensors for one benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}
@@ -43,13 +45,20 @@ for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
     ninja -C "$dir" "$target" >/dev/null) || { echo "$name did not build"; exit 1; }
 done
 
+IFS=';' read -r -a sets <<<"${ARG_SETS:-}"
+[[ ${#sets[@]} -gt 0 ]] || sets=("")
 for ((i = 1; i <= ${RUNS:-2}; i++)); do
   for name in "${names[@]}"; do
-    say "round $i: $name"
-    (cd "${source_of[$name]}" && timeout "${TIMEOUT:-120}" "build-variant-$name/$target" "$@") \
-      >"$out/$name-$i.log" 2>&1
-    echo "exit $?"
-    tail -n 8 "$out/$name-$i.log" | cut -c1-160
+    for ((k = 0; k < ${#sets[@]}; k++)); do
+      log=$out/$name-$i.log
+      [[ ${#sets[@]} -gt 1 ]] && log=$out/$name-$i-$((k + 1)).log
+      say "round $i: $name${sets[k]:+ (${sets[k]})}"
+      # shellcheck disable=SC2086 # a set is a list of words
+      (cd "${source_of[$name]}" &&
+        timeout "${TIMEOUT:-120}" "build-variant-$name/$target" "$@" ${sets[k]}) >"$log" 2>&1
+      echo "exit $?"
+      tail -n 8 "$log" | cut -c1-160
+    done
   done
 done
 say done
