@@ -29,11 +29,13 @@ TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, con
 }
 
 /* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
- * factor-row loads, which miss the caches on large modes. On an H100, 3 took 1.77-1.88 ms
- * per mode of the 3-mode 20 M tensor against 1.89-1.97 ms for 4 (2 spills nothing but
- * took 1.99-2.06 ms): perf/results/2026-11-28-h100-flycoo-tuning/. */
+ * factor-row loads, which miss the caches on large modes. Per kernel order (FLYCOO_N, set
+ * where spm_flycoo.h is included). GPUs gather 3 for 3 modes: per mode of the 3-mode 20 M
+ * tensor, 1.56-1.68 ms against 1.67-1.75 ms for 4 on an H200 and 1.77-1.88 against
+ * 1.89-1.97 ms on an H100; 4 stays for 4 modes, where 3 took 1% longer on the H200
+ * (perf/results/2026-11-28-flycoo-inflight/). */
 #ifndef FLYCOO_INFLIGHT
-#define FLYCOO_INFLIGHT (TP_IS_GPU ? 3 : 4)
+#define FLYCOO_INFLIGHT (TP_IS_GPU && FLYCOO_N == 3 ? 3 : 4)
 #endif
 /* Teams of 1024 threads each multiprocessor should hold (registers are budgeted for it). */
 #ifndef FLYCOO_MIN_TEAMS
