@@ -5,9 +5,10 @@
 #   NAME=.deps/base-REV.tar   an earlier revision (made where the history is:
 #                             git archive REV -o .deps/base-REV.tar; .deps/ is carried)
 #   NAME=                     this tree
-#   NAME=-DMACRO=V[,-D...]    this tree compiled with those definitions (cuda_args)
-# Each builds with the CUDA backend and no tests, in build-variant-NAME, and its runs
-# write RESULTS_DIR/NAME-<round>.log.
+#   NAME=-DMACRO=V[,-D...]    this tree compiled with those definitions (cuda_args, or
+#                             c_args for a host backend)
+# Each builds with the backend BACKEND (default cuda) and no tests, in
+# build-variant-NAME, and its runs write RESULTS_DIR/NAME-<round>.log.
 #
 # Usage: VARIANTS="base=.deps/base-X.tar tree= regs64=-DSSHOPM_MIN_TEAMS=4" \
 #          tools/gpu/run-variants.sh RESULTS_DIR TARGET [ARGS...]
@@ -24,6 +25,8 @@ mkdir -p "$out"
 say() { echo "== $* ($(date -u '+%H:%M:%S'))"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/GPU: /'
 
+backend=${BACKEND:-cuda} args_lang=c arch_option=
+[[ $backend == cuda ]] && args_lang=cuda arch_option=-Dnvcc_arch=sm_90
 declare -A source_of
 names=()
 for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
@@ -40,8 +43,8 @@ for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
   say "build $name (${spec:-this tree})"
   dir=build-variant-$name
   (cd "$src" && { [[ -f $dir/build.ninja ]] ||
-    meson setup "$dir" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 -Dtests=disabled \
-      ${defines:+"-Dcuda_args=$defines"} >/dev/null; } &&
+    meson setup "$dir" -Dtenport_backend="$backend" -Dtests=disabled -Dpython=disabled \
+      ${arch_option:+"$arch_option"} ${defines:+"-D${args_lang}_args=$defines"} >/dev/null; } &&
     ninja -C "$dir" "$target" >/dev/null) || { echo "$name did not build"; exit 1; }
 done
 
