@@ -8,7 +8,9 @@
 #   NAME=-DMACRO=V[,-D...]    this tree compiled with those definitions (cuda_args, or
 #                             c_args for a host backend)
 # Each builds with the backend BACKEND (default cuda) and no tests, in
-# build-variant-NAME, and its runs write RESULTS_DIR/NAME-<round>.log.
+# build-variant-NAME (made again when its backend or definitions change; the build's
+# output goes to RESULTS_DIR/build-NAME.log), and its runs write
+# RESULTS_DIR/NAME-<round>.log. The hip backend takes no definitions.
 #
 # Usage: VARIANTS="base=.deps/base-X.tar tree= regs64=-DSSHOPM_MIN_TEAMS=4" \
 #          tools/gpu/run-variants.sh RESULTS_DIR TARGET [ARGS...]
@@ -27,10 +29,13 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 
 backend=${BACKEND:-cuda} args_lang=c arch_option=
 [[ $backend == cuda ]] && args_lang=cuda arch_option=-Dnvcc_arch=sm_90
+set -f # variants and argument sets are split into words, never globbed
 declare -A source_of
 names=()
 for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
+  [[ $v == *=* ]] || { echo "variant '$v' is not NAME=SPEC" >&2; exit 2; }
   name=${v%%=*} spec=${v#*=}
+  [[ -z ${source_of[$name]:-} ]] || { echo "variant name '$name' is given twice" >&2; exit 2; }
   names+=("$name")
   src=$PWD defines=
   if [[ $spec == *.tar ]]; then
@@ -39,13 +44,24 @@ for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
   else
     defines=$spec
   fi
+  if [[ -n $defines && $backend == hip ]]; then # its kernels take neither c_args nor cuda_args
+    echo "variant '$name': -D definitions are not passed to the hip backend" >&2
+    exit 2
+  fi
   source_of[$name]=$src
   say "build $name (${spec:-this tree})"
   dir=build-variant-$name
+  # a build folder configured for another backend or other definitions is made again
+  stamp="$backend $defines"
+  if [[ -f $src/$dir/build.ninja && "$(cat "$src/$dir/.variant" 2>/dev/null)" != "$stamp" ]]; then
+    rm -rf "${src:?}/$dir"
+  fi
   (cd "$src" && { [[ -f $dir/build.ninja ]] ||
-    meson setup "$dir" -Dtenport_backend="$backend" -Dtests=disabled -Dpython=disabled \
-      ${arch_option:+"$arch_option"} ${defines:+"-D${args_lang}_args=$defines"} >/dev/null; } &&
-    ninja -C "$dir" "$target" >/dev/null) || { echo "$name did not build"; exit 1; }
+    { meson setup "$dir" -Dtenport_backend="$backend" -Dtests=disabled -Dpython=disabled \
+      ${arch_option:+"$arch_option"} ${defines:+"-D${args_lang}_args=$defines"} &&
+      echo "$stamp" >"$dir/.variant"; }; } &&
+    ninja -C "$dir" "$target") >"$out/build-$name.log" 2>&1 ||
+    { tail -n 30 "$out/build-$name.log"; echo "$name did not build"; exit 1; }
 done
 
 IFS=';' read -r -a sets <<<"${ARG_SETS:-}"
@@ -64,4 +80,4 @@ for ((i = 1; i <= ${RUNS:-2}; i++)); do
     done
   done
 done
-say done
+say "done"
