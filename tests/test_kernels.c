@@ -72,9 +72,9 @@ Test(kernels, rsqrt_is_within_two_ulp_over_the_whole_range) {
   tpt_rng rng = tpt_rng_fresh();
   float *x32 = tpt_host_alloc(sizeof(float) * n), *r32 = tpt_host_alloc(sizeof(float) * n);
   double *x64 = tpt_host_alloc(sizeof(double) * n), *r64 = tpt_host_alloc(sizeof(double) * n);
-  for (int i = 0; i < n; ++i) { /* log-uniform, subnormals to the largest finite value */
-    x32[i] = (float)exp2(tpt_uniform(&rng, -149, 128));
-    x64[i] = exp2(tpt_uniform(&rng, -1074, 1024));
+  for (int i = 0; i < n; ++i) { /* log-uniform from the subnormals up; the largest finite */
+    x32[i] = (float)exp2(tpt_uniform(&rng, -149, 127.5)); /* values are set below, exactly */
+    x64[i] = exp2(tpt_uniform(&rng, -1074, 1023.5));
   }
   x32[0] = FLT_MIN, x32[1] = FLT_MAX, x32[2] = 1, x32[3] = 4, x32[4] = 0x1p-149f;
   x64[0] = DBL_MIN, x64[1] = DBL_MAX, x64[2] = 1, x64[3] = 4, x64[4] = 0x1p-1074;
