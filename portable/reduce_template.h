@@ -19,80 +19,40 @@
 #define REDUCE_JOIN(op, sfx) TP_PASTE3(tp_join_, op, TP_PASTE(_, sfx))
 
 /* sum: in REDUCE_SUM_T */
-typedef struct REDUCE_ARGS(sum) {
-  const REDUCE_T *x;
-} REDUCE_ARGS(sum);
+#define REDUCE_OP sum
+#define REDUCE_OP_API TP_PASTE(tp_reduce_sum_, REDUCE_SFX)
+#define REDUCE_OP_T REDUCE_SUM_T
+#define REDUCE_OP_JOIN REDUCE_JOIN(sum, REDUCE_SUM_SFX)
+#define REDUCE_OP_IDENTITY 0
+#define REDUCE_OP_ITEM(x, i) ((REDUCE_SUM_T)(x))
+#include "portable/reduce_op_template.h"
 
-TP_RANGE_REDUCE_KERNEL(REDUCE_KERNEL(sum), REDUCE_ARGS(sum), REDUCE_SUM_T,
-                       REDUCE_JOIN(sum, REDUCE_SUM_SFX), 0, i, a, acc) {
-  *acc = REDUCE_JOIN(sum, REDUCE_SUM_SFX)(*acc, (REDUCE_SUM_T)a.x[i]);
-}
+#define REDUCE_OP min
+#define REDUCE_OP_API TP_PASTE(tp_reduce_min_, REDUCE_SFX)
+#define REDUCE_OP_T REDUCE_T
+#define REDUCE_OP_JOIN REDUCE_JOIN(min, REDUCE_SFX)
+#define REDUCE_OP_IDENTITY REDUCE_MIN_IDENTITY
+#define REDUCE_OP_ITEM(x, i) (x)
+#include "portable/reduce_op_template.h"
 
-tp_status TP_PASTE(tp_reduce_sum_, REDUCE_SFX)(tp_space *space, const REDUCE_T *x, int64_t n,
-                                               REDUCE_SUM_T *result) {
-  TP_TRY(tp_check_reduce_args(space, x, n, result));
-  REDUCE_ARGS(sum) args;
-  args.x = x;
-  return TP_LAUNCHER(REDUCE_KERNEL(sum))(space, n, args, result);
-}
-
-/* min */
-typedef struct REDUCE_ARGS(min) {
-  const REDUCE_T *x;
-} REDUCE_ARGS(min);
-
-TP_RANGE_REDUCE_KERNEL(REDUCE_KERNEL(min), REDUCE_ARGS(min), REDUCE_T, REDUCE_JOIN(min, REDUCE_SFX),
-                       REDUCE_MIN_IDENTITY, i, a, acc) {
-  *acc = REDUCE_JOIN(min, REDUCE_SFX)(*acc, (REDUCE_T)a.x[i]);
-}
-
-tp_status TP_PASTE(tp_reduce_min_, REDUCE_SFX)(tp_space *space, const REDUCE_T *x, int64_t n,
-                                               REDUCE_T *result) {
-  TP_TRY(tp_check_reduce_args(space, x, n, result));
-  REDUCE_ARGS(min) args;
-  args.x = x;
-  return TP_LAUNCHER(REDUCE_KERNEL(min))(space, n, args, result);
-}
-
-/* max */
-typedef struct REDUCE_ARGS(max) {
-  const REDUCE_T *x;
-} REDUCE_ARGS(max);
-
-TP_RANGE_REDUCE_KERNEL(REDUCE_KERNEL(max), REDUCE_ARGS(max), REDUCE_T, REDUCE_JOIN(max, REDUCE_SFX),
-                       REDUCE_MAX_IDENTITY, i, a, acc) {
-  *acc = REDUCE_JOIN(max, REDUCE_SFX)(*acc, (REDUCE_T)a.x[i]);
-}
-
-tp_status TP_PASTE(tp_reduce_max_, REDUCE_SFX)(tp_space *space, const REDUCE_T *x, int64_t n,
-                                               REDUCE_T *result) {
-  TP_TRY(tp_check_reduce_args(space, x, n, result));
-  REDUCE_ARGS(max) args;
-  args.x = x;
-  return TP_LAUNCHER(REDUCE_KERNEL(max))(space, n, args, result);
-}
+#define REDUCE_OP max
+#define REDUCE_OP_API TP_PASTE(tp_reduce_max_, REDUCE_SFX)
+#define REDUCE_OP_T REDUCE_T
+#define REDUCE_OP_JOIN REDUCE_JOIN(max, REDUCE_SFX)
+#define REDUCE_OP_IDENTITY REDUCE_MAX_IDENTITY
+#define REDUCE_OP_ITEM(x, i) (x)
+#include "portable/reduce_op_template.h"
 
 #ifdef REDUCE_ARGMAX
 /* arg-max of |x|: the pair (x[i], i) that tp_join_argmax_abs_<T> ranks first */
 #define REDUCE_PAIR TP_PASTE(tp_argmax_, REDUCE_SFX)
-
-typedef struct REDUCE_ARGS(argmax) {
-  const REDUCE_T *x;
-} REDUCE_ARGS(argmax);
-
-TP_RANGE_REDUCE_KERNEL(REDUCE_KERNEL(argmax), REDUCE_ARGS(argmax), REDUCE_PAIR,
-                       REDUCE_JOIN(argmax_abs, REDUCE_SFX), TP_PASTE(REDUCE_PAIR, _identity)(), i,
-                       a, acc) {
-  *acc = REDUCE_JOIN(argmax_abs, REDUCE_SFX)(*acc, TP_PASTE(REDUCE_PAIR, _make)(a.x[i], i));
-}
-
-tp_status TP_PASTE(tp_reduce_argmax_abs_, REDUCE_SFX)(tp_space *space, const REDUCE_T *x, int64_t n,
-                                                      REDUCE_PAIR *result) {
-  TP_TRY(tp_check_reduce_args(space, x, n, result));
-  REDUCE_ARGS(argmax) args;
-  args.x = x;
-  return TP_LAUNCHER(REDUCE_KERNEL(argmax))(space, n, args, result);
-}
+#define REDUCE_OP argmax
+#define REDUCE_OP_API TP_PASTE(tp_reduce_argmax_abs_, REDUCE_SFX)
+#define REDUCE_OP_T REDUCE_PAIR
+#define REDUCE_OP_JOIN REDUCE_JOIN(argmax_abs, REDUCE_SFX)
+#define REDUCE_OP_IDENTITY TP_PASTE(REDUCE_PAIR, _identity)()
+#define REDUCE_OP_ITEM(x, i) TP_PASTE(REDUCE_PAIR, _make)(x, i)
+#include "portable/reduce_op_template.h"
 
 #undef REDUCE_PAIR
 #undef REDUCE_ARGMAX

@@ -1,8 +1,8 @@
 /* The team and lane operations of one numeric type on GPUs: lane shuffles within the
  * calling thread's vector group (lanes 0..vector_length-1), reductions over team threads
- * (team_reduce_template.h) and the exclusive scan over team threads. tp_gpu.h includes
- * this file once per type with TEAM_T (the type) and TEAM_SFX (its suffix); it undefines
- * both at its end.
+ * (team_reduce_template.h) and the exclusive scan over team threads. tp_gpu.h includes it once per
+ * type through portable/team_types_template.h, with TEAM_T (the type) and TEAM_SFX (its
+ * suffix); it undefines both at its end.
  * generates: tp_vector_shfl_<T> tp_vector_shfl_xor_<T> tp_vector_shfl_up_<T>
  * tp_team_sum_<T> tp_team_min_<T> tp_team_max_<T> tp_team_exclusive_scan_<T> for T in i32
  * u32 i64 u64 f32 f64 (tp_vector_shfl_xor_f64, tp_team_exclusive_scan_i64) */

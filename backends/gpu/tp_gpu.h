@@ -139,24 +139,8 @@ TP_DEVICE int tpg_pow2_ceil(int x) {
 }
 
 /* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
-#define TEAM_T int32_t
-#define TEAM_SFX i32
-#include "backends/gpu/team_template.h"
-#define TEAM_T uint32_t
-#define TEAM_SFX u32
-#include "backends/gpu/team_template.h"
-#define TEAM_T int64_t
-#define TEAM_SFX i64
-#include "backends/gpu/team_template.h"
-#define TEAM_T uint64_t
-#define TEAM_SFX u64
-#include "backends/gpu/team_template.h"
-#define TEAM_T float
-#define TEAM_SFX f32
-#include "backends/gpu/team_template.h"
-#define TEAM_T double
-#define TEAM_SFX f64
-#include "backends/gpu/team_template.h"
+#define TP_TEAM_TEMPLATE "backends/gpu/team_template.h"
+#include "portable/team_types_template.h"
 
 /* Team reductions of arg-max pairs. */
 #define TEAM_REDUCE_NAME tp_team_argmax_abs_f32

@@ -78,24 +78,8 @@ TP_INLINE float tp_rsqrt_f32(float x) { return 1.0f / sqrtf(x); }
 TP_INLINE double tp_rsqrt_f64(double x) { return 1.0 / sqrt(x); }
 
 /* Lane shuffles, reductions and exclusive scans over team threads, per numeric type. */
-#define TEAM_T int32_t
-#define TEAM_SFX i32
-#include "backends/host/team_template.h"
-#define TEAM_T uint32_t
-#define TEAM_SFX u32
-#include "backends/host/team_template.h"
-#define TEAM_T int64_t
-#define TEAM_SFX i64
-#include "backends/host/team_template.h"
-#define TEAM_T uint64_t
-#define TEAM_SFX u64
-#include "backends/host/team_template.h"
-#define TEAM_T float
-#define TEAM_SFX f32
-#include "backends/host/team_template.h"
-#define TEAM_T double
-#define TEAM_SFX f64
-#include "backends/host/team_template.h"
+#define TP_TEAM_TEMPLATE "backends/host/team_template.h"
+#include "portable/team_types_template.h"
 
 /* Team reductions of arg-max pairs. */
 TP_DEVICE tp_argmax_f32 tp_team_argmax_abs_f32(const tp_team *t, tp_argmax_f32 v) {

@@ -14,7 +14,8 @@
 #
 # Usage: VARIANTS="base=.deps/base-X.tar tree= regs64=-DSSHOPM_MIN_TEAMS=4" \
 #          tools/gpu/run-variants.sh RESULTS_DIR TARGET [ARGS...]
-#        TARGET is a ninja target, e.g. perf/tp-bench-sshopm; it runs with ARGS.
+#        TARGET is a ninja target, e.g. perf/tp-bench-sshopm; it runs with ARGS, in which
+#        @RUN@ stands for the run's name (NAME-<round>[-<set>]), e.g. --json out/@RUN@.json.
 # Environment: RUNS (rounds, default 2), TIMEOUT (seconds per run, default 120),
 #   ARG_SETS: several argument lists separated by ';', each run in turn in every round
 #   after ARGS (logs NAME-<round>-<set>.log), e.g. two tensors for one benchmark.
@@ -24,6 +25,7 @@ out=${1:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}
 target=${2:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}
 shift 2
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # runs start in their variant's source folder
 say() { echo "== $* ($(date -u '+%H:%M:%S'))"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/GPU: /'
 
@@ -69,12 +71,14 @@ IFS=';' read -r -a sets <<<"${ARG_SETS:-}"
 for ((i = 1; i <= ${RUNS:-2}; i++)); do
   for name in "${names[@]}"; do
     for ((k = 0; k < ${#sets[@]}; k++)); do
-      log=$out/$name-$i.log
-      [[ ${#sets[@]} -gt 1 ]] && log=$out/$name-$i-$((k + 1)).log
+      run=$name-$i
+      [[ ${#sets[@]} -gt 1 ]] && run=$run-$((k + 1))
+      log=$out/$run.log
       say "round $i: $name${sets[k]:+ (${sets[k]})}"
       # shellcheck disable=SC2086 # a set is a list of words
       (cd "${source_of[$name]}" &&
-        timeout "${TIMEOUT:-120}" "build-variant-$name/$target" "$@" ${sets[k]}) >"$log" 2>&1
+        timeout "${TIMEOUT:-120}" "build-variant-$name/$target" "${@//@RUN@/$run}" ${sets[k]}) \
+        >"$log" 2>&1
       echo "exit $?"
       tail -n 8 "$log" | cut -c1-160
     done
