@@ -210,6 +210,43 @@ Test(prrlu, stop_rules) {
   tp_spmat_free(&m);
 }
 
+/* B C with B rows x 3 and C 3 x cols has rank 3, but its stored entries are rounded, so
+ * the Schur complement after three steps holds round-off of about 2^-52 |first pivot|.
+ * eps = 0 must stop there (before the round-off floor, such a matrix gave up to
+ * min(rows, cols) "pivots", and STTID singular cross matrices), at any scale; a small
+ * genuine pivot above the floor is still taken. */
+Test(prrlu, round_off_is_not_a_rank) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t shapes[][2] = {{20, 12}, {7, 31}, {45, 45}};
+  const double scales[] = {1e-30, 1, 1e30};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+    const int64_t rows = shapes[s][0], cols = shapes[s][1];
+    double b[45 * 3], c[3 * 45];
+    for (int64_t k = 0; k < 3 * rows; ++k)
+      b[k] = tpt_uniform(&rng, -1, 1);
+    for (int64_t k = 0; k < 3 * cols; ++k)
+      c[k] = tpt_uniform(&rng, -1, 1);
+    for (int sc = 0; sc < 3; ++sc) {
+      tp_spmat m;
+      TPT_OK(tp_spmat_alloc(rows, cols, rows * cols, &m));
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          double v = b[3 * i] * c[j] + b[3 * i + 1] * c[cols + j] + b[3 * i + 2] * c[2 * cols + j];
+          m.row[i * cols + j] = i, m.col[i * cols + j] = j, m.values[i * cols + j] = v * scales[sc];
+        }
+      int64_t rank = compare_with_dense(&m, options(1000, 0, 0));
+      cr_assert_eq(rank, 3, "%lld x %lld rank-3 product at scale %g: rank %lld", (long long)rows,
+                   (long long)cols, scales[sc], (long long)rank);
+      tp_spmat_free(&m);
+    }
+  }
+  tp_spmat m; /* diag(1, 1e-12): the second pivot is tiny but real */
+  TPT_OK(tp_spmat_alloc(2, 2, 2, &m));
+  m.row[0] = m.col[0] = 0, m.row[1] = m.col[1] = 1, m.values[0] = 1, m.values[1] = 1e-12;
+  cr_assert_eq(compare_with_dense(&m, options(1000, 0, 0)), 2);
+  tp_spmat_free(&m);
+}
+
 /* Rows and columns near 2^62 in number: keys are formed in compressed coordinates, so
  * nothing wraps, and the pivots come back in the original indices. */
 Test(prrlu, shapes_near_the_64_bit_limit) {

@@ -4,6 +4,7 @@
 
 #include "portable/tp_error.h"
 #include "algorithms/sttid/tp_prrlu_internal.h"
+#include "algorithms/sttid/tp_prrlu_roundoff.h"
 
 /* Largest |a| over active rows and columns, ties to the smallest linear index (the scan
  * runs in linear-index order and only a strictly larger magnitude replaces the best). */
@@ -62,7 +63,8 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     const double p = a[pi * cols + pj];
     if (s == 0)
       result->first_pivot = fabs(p), result->threshold = tpi_prrlu_threshold(opt, fabs(p));
-    if (fabs(p) <= result->threshold) {
+    if (fabs(p) <= result->threshold ||
+        fabs(p) <= tp_prrlu_roundoff_floor(s, result->first_pivot)) {
       result->stop = TP_PRRLU_STOP_TOLERANCE;
       break;
     }

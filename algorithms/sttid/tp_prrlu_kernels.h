@@ -21,6 +21,7 @@
 
 #include "portable/tp_hashmap_device.h"
 #include "portable/tp_portable.h"
+#include "algorithms/sttid/tp_prrlu_roundoff.h"
 
 #define PRRLU_DEAD UINT32_MAX
 
@@ -135,7 +136,7 @@ TP_DEVICE void prrlu_decide(prrlu_args a, tp_argmax_f64 best) {
     st->first = mag;
     st->threshold = st->eps_relative ? st->eps * mag : st->eps;
   }
-  if (mag <= st->threshold) {
+  if (mag <= st->threshold || mag <= tp_prrlu_roundoff_floor(st->rank, st->first)) {
     st->stop = TP_PRRLU_STOP_TOLERANCE;
     return;
   }

@@ -22,7 +22,10 @@
  * backend. A PRRLU stops when the rank reaches min(rmax, rows, cols) (STOP_RANK), when the
  * active submatrix holds no nonzero (STOP_EXHAUSTED), or when |pivot| <= threshold
  * (STOP_TOLERANCE), where threshold is eps (absolute) or eps * |first pivot| of that
- * bond's matrix (relative). */
+ * bond's matrix (relative). A pivot at or below the round-off floor
+ * 4 (s + 1) 2^-52 |first pivot| (s pivots already taken) also stops with STOP_TOLERANCE,
+ * whatever eps is: the active submatrix's rounding errors reach that size, so eps = 0
+ * asks for the rank to working precision and never adds a rank made of round-off. */
 #ifndef TENPORT_STTID_H
 #define TENPORT_STTID_H
 
