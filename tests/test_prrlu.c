@@ -1,13 +1,14 @@
-/* Sparse PRRLU against the dense complete-pivoting reference: identical pivots, ranks,
- * stops and pivot values on random matrices of awkward shapes, under heavy ties, heavy
- * fill (the store grows) and many pivots (the store compacts); stop rules; shapes near
- * the 64-bit limit; bad inputs. */
+/* Sparse PRRLU (both launch paths) against the dense complete-pivoting reference:
+ * identical pivots, ranks, stops and pivot values on random matrices of awkward shapes,
+ * under heavy ties, heavy fill (the store grows) and many pivots (the store compacts);
+ * stop rules; round-off; shapes near the 64-bit limit; bad inputs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/common/tpt.h"
 #include "tenport/sttid.h"
+#include "algorithms/sttid/tp_prrlu_internal.h"
 
 TestSuite(prrlu, .init = tpt_setup, .fini = tpt_teardown);
 
@@ -59,16 +60,24 @@ static void expect_same(const tp_prrlu_result *s, const tp_prrlu_result *d) {
   }
 }
 
-/* Factors m both ways and compares; returns the sparse rank. */
+/* Factors m densely and sparsely, the sparse PRRLU once with three launches per step and
+ * once with whole batches in one launch of one team, and compares; returns the rank. */
 static int64_t compare_with_dense(const tp_spmat *m, tp_prrlu_options opt) {
-  tp_prrlu_result s, d;
-  TPT_OK(tp_prrlu(tpt_space, m, &opt, &s));
+  tp_prrlu_result d;
   double *a = densify(m);
   TPT_OK(tp_prrlu_dense(a, m->rows, m->cols, &opt, &d));
-  expect_same(&s, &d);
-  int64_t rank = s.rank;
+  const int64_t one_team_entries[] = {0, INT64_MAX};
+  for (int path = 0; path < 2; ++path) {
+    tp_prrlu_result s;
+    tpi_prrlu_set_one_team_entries(one_team_entries[path]);
+    tp_status st = tp_prrlu(tpt_space, m, &opt, &s);
+    tpi_prrlu_set_one_team_entries(-1);
+    TPT_OK(st);
+    expect_same(&s, &d);
+    tp_prrlu_result_free(&s);
+  }
+  int64_t rank = d.rank;
   free(a);
-  tp_prrlu_result_free(&s);
   tp_prrlu_result_free(&d);
   return rank;
 }

@@ -31,6 +31,11 @@ typedef struct tpi_prrlu_observer {
   void *ctx;
 } tpi_prrlu_observer;
 
+/* Tests: the sparse PRRLU runs stores of at most `entries` entries with its one-team
+ * kernel (0: never; INT64_MAX: always); a negative value restores the default. Not
+ * thread-safe: for tests only. */
+void tpi_prrlu_set_one_team_entries(int64_t entries);
+
 /* tp_prrlu with an observer (may be NULL). */
 tp_status tpi_prrlu_observed(tp_space *space, const tp_spmat *host, const tp_prrlu_options *opt,
                              const tpi_prrlu_observer *observer, tp_prrlu_result *result);

@@ -15,7 +15,8 @@
  *                    once per step, so no two threads touch one entry and no value
  *                    atomics are needed; only the append counter is atomic.
  * When the update might not fit, it stalls: every later launch returns at once until
- * the host has grown the store and cleared the flag. */
+ * the host has grown the store and cleared the flag. Small stores run whole batches of
+ * steps in one launch of one team instead (prrlu_steps_one_team). */
 #ifndef TP_PRRLU_KERNELS_H
 #define TP_PRRLU_KERNELS_H
 
@@ -24,6 +25,9 @@
 #include "algorithms/sttid/tp_prrlu_roundoff.h"
 
 #define PRRLU_DEAD UINT32_MAX
+#ifndef PRRLU_ONE_TEAM_THREADS
+#define PRRLU_ONE_TEAM_THREADS 512 /* threads of the one-team kernel's team (GPUs) */
+#endif
 
 /* Device-side state of one factorisation. Counters are int64 so that the portable
  * atomics apply to them. */
@@ -61,6 +65,7 @@ typedef struct prrlu_args {
   uint64_t cols; /* compressed column count: key = row * cols + col */
   tp_hashmap_view map;
   int64_t *counter; /* scratch counter of the exact fill count */
+  int64_t steps;    /* pivot steps one launch of prrlu_steps_one_team runs */
 } prrlu_args;
 
 /* The contiguous share [*begin, *end) of n items that belongs to this team. */
@@ -170,10 +175,9 @@ TP_TEAM_KERNEL(prrlu_argmax, prrlu_args, team, a) {
   }
 }
 
-TP_TEAM_KERNEL(prrlu_separate, prrlu_args, team, a) {
+/* Separation over this team's share of the entries. */
+TP_DEVICE void prrlu_separate_share(const tp_team *team, prrlu_args a) {
   prrlu_state *st = a.st;
-  if (prrlu_idle(st))
-    return;
   const uint32_t pr = (uint32_t)st->piv_row, pc = (uint32_t)st->piv_col;
   const double p = st->piv_val;
   int64_t begin, end, killed = 0;
@@ -197,6 +201,11 @@ TP_TEAM_KERNEL(prrlu_separate, prrlu_args, team, a) {
   }
   if (killed)
     tp_atomic_add_i64(&st->dead, killed);
+}
+
+TP_TEAM_KERNEL(prrlu_separate, prrlu_args, team, a) {
+  if (!prrlu_idle(a.st))
+    prrlu_separate_share(team, a);
 }
 
 /* Entries the update may append: the exact count when the host measured it, else the
@@ -225,10 +234,9 @@ TP_DEVICE void prrlu_update_pair(prrlu_args a, int64_t q, int64_t nv, int64_t ba
   tp_hashmap_put(a.map, key, (uint64_t)e, &inserted);
 }
 
-TP_TEAM_KERNEL(prrlu_update, prrlu_args, team, a) {
+/* The update over this team's share of u x v, or a stall when it might not fit. */
+TP_DEVICE void prrlu_update_share(const tp_team *team, prrlu_args a) {
   prrlu_state *st = a.st;
-  if (prrlu_idle(st))
-    return;
   const int64_t nu = st->n_u, nv = st->n_v, base = st->end;
   if (base + prrlu_update_bound(st) > st->capacity) {
     TP_TEAM_SINGLE(team) {
@@ -240,6 +248,30 @@ TP_TEAM_KERNEL(prrlu_update, prrlu_args, team, a) {
   int64_t begin, end;
   prrlu_team_share(team, nu * nv, &begin, &end);
   PRRLU_TEAM_ITEMS(team, q, begin, end) { prrlu_update_pair(a, q, nv, base); }
+}
+
+TP_TEAM_KERNEL(prrlu_update, prrlu_args, team, a) {
+  if (!prrlu_idle(a.st))
+    prrlu_update_share(team, a);
+}
+
+/* a.steps whole pivot steps in one launch of a league of one team, for stores small
+ * enough that three launches per step cost more than the step's work. The team's own
+ * arg-max is the whole matrix's, so no partials are joined; the barriers between the
+ * phases stand for the launch boundaries, and a stop or a stall ends the launch (the
+ * host then acts as it does after a batch of three-launch steps). */
+TP_TEAM_KERNEL_BOUNDED(prrlu_steps_one_team, prrlu_args, PRRLU_ONE_TEAM_THREADS, 1, team, a) {
+  for (int64_t s = 0; s < a.steps && !prrlu_idle(a.st); ++s) {
+    tp_argmax_f64 best = prrlu_share_argmax(team, a);
+    TP_TEAM_SINGLE(team) { prrlu_decide(a, best); }
+    tp_team_barrier(team);
+    if (prrlu_idle(a.st))
+      return;
+    prrlu_separate_share(team, a);
+    tp_team_barrier(team);
+    prrlu_update_share(team, a);
+    tp_team_barrier(team);
+  }
 }
 
 /* Counts the pairs of the pending update whose key is absent (its exact fill). */
