@@ -479,7 +479,8 @@ def sttid(X, *, eps=1e-12, relative=True, rmax=None):
     """The sparse tensor-train interpolative decomposition of X (a SparseTensor, an
     object with .coords, .data and .shape, or a dense array): one sparse PRRLU per bond,
     stopping at pivots below eps (relative to the first pivot when relative) or at rank
-    rmax (None: no limit)."""
+    rmax (None: no limit). Pivots at the level of round-off never count, so eps=0 gives
+    the ranks to working precision."""
     S = _sparse_or_dense(X)
     if eps < 0 or not np.isfinite(eps):
         raise ValueError("tenport: eps must be finite and >= 0")

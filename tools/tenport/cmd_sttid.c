@@ -36,6 +36,8 @@ static void usage(FILE *out) {
           "  --rmax R            largest rank of any bond (at least 1)\n"
           "  --eps E             a bond stops at a pivot of magnitude <= E (E >= 0)\n"
           "  --eps-relative      ... of magnitude <= E * |that bond's first pivot|\n"
+          "                      (pivots at round-off level never count: E = 0 gives the\n"
+          "                      ranks to working precision)\n"
           "  --output PREFIX     write PREFIX.tci and PREFIX.core<k>.tns (default: none)\n"
           "  --no-error          skip the relative error (its cost grows with the square of\n"
           "                      the largest rank)\n"
