@@ -61,8 +61,10 @@ static void expect_same(const tp_prrlu_result *s, const tp_prrlu_result *d) {
 }
 
 /* Factors m densely and sparsely, the sparse PRRLU once with three launches per step and
- * once with whole batches in one launch of one team, and compares; returns the rank. */
-static int64_t compare_with_dense(const tp_spmat *m, tp_prrlu_options opt) {
+ * once with whole batches in one launch of one team, and compares; returns the rank and
+ * (if stop is not NULL) the stop reason. */
+static int64_t compare_with_dense_stop(const tp_spmat *m, tp_prrlu_options opt,
+                                       tp_prrlu_stop *stop) {
   tp_prrlu_result d;
   double *a = densify(m);
   TPT_OK(tp_prrlu_dense(a, m->rows, m->cols, &opt, &d));
@@ -77,9 +79,15 @@ static int64_t compare_with_dense(const tp_spmat *m, tp_prrlu_options opt) {
     tp_prrlu_result_free(&s);
   }
   int64_t rank = d.rank;
+  if (stop)
+    *stop = d.stop;
   free(a);
   tp_prrlu_result_free(&d);
   return rank;
+}
+
+static int64_t compare_with_dense(const tp_spmat *m, tp_prrlu_options opt) {
+  return compare_with_dense_stop(m, opt, NULL);
 }
 
 static tp_prrlu_options options(int64_t rmax, double eps, int relative) {
@@ -243,9 +251,11 @@ Test(prrlu, round_off_is_not_a_rank) {
           double v = b[3 * i] * c[j] + b[3 * i + 1] * c[cols + j] + b[3 * i + 2] * c[2 * cols + j];
           m.row[i * cols + j] = i, m.col[i * cols + j] = j, m.values[i * cols + j] = v * scales[sc];
         }
-      int64_t rank = compare_with_dense(&m, options(1000, 0, 0));
-      cr_assert_eq(rank, 3, "%lld x %lld rank-3 product at scale %g: rank %lld", (long long)rows,
-                   (long long)cols, scales[sc], (long long)rank);
+      tp_prrlu_stop stop;
+      int64_t rank = compare_with_dense_stop(&m, options(1000, 0, 0), &stop);
+      cr_assert(rank == 3 && stop == TP_PRRLU_STOP_ROUNDOFF,
+                "%lld x %lld rank-3 product at scale %g: rank %lld, stop %s", (long long)rows,
+                (long long)cols, scales[sc], (long long)rank, tp_prrlu_stop_name(stop));
       tp_spmat_free(&m);
     }
   }
@@ -254,6 +264,38 @@ Test(prrlu, round_off_is_not_a_rank) {
   m.row[0] = m.col[0] = 0, m.row[1] = m.col[1] = 1, m.values[0] = 1, m.values[1] = 1e-12;
   cr_assert_eq(compare_with_dense(&m, options(1000, 0, 0)), 2);
   tp_spmat_free(&m);
+}
+
+/* Exact pivots on a diagonal (no update ever touches them) against the floor
+ * 4 (s + 1) 2^-52 |first|: 2^-49 at s = 1 and 3 2^-50 at s = 2, inclusive. An eps
+ * threshold that is reached first gives the tolerance stop. */
+Test(prrlu, round_off_floor_is_four_s_plus_one_ulps_of_the_first_pivot) {
+  const struct {
+    double d[3];
+    double eps;
+    int64_t rank;
+    tp_prrlu_stop stop;
+  } cases[] = {
+      {{1, 0x1p-49, 0}, 0, 1, TP_PRRLU_STOP_ROUNDOFF},              /* at the floor */
+      {{1, 0x1.01p-49, 0}, 0, 2, TP_PRRLU_STOP_EXHAUSTED},          /* just above */
+      {{1, 0x1p-48, 0x3p-50}, 0, 2, TP_PRRLU_STOP_ROUNDOFF},        /* s = 2 */
+      {{1, 0x1p-48, 0x1p-48}, 0, 3, TP_PRRLU_STOP_RANK},            /* above it */
+      {{1, 0x1p-49, 0}, 1e-10, 1, TP_PRRLU_STOP_TOLERANCE},         /* eps first */
+      {{-1e300, 0x1p-49 * 1e300, 0}, 0, 1, TP_PRRLU_STOP_ROUNDOFF}, /* any scale */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    tp_spmat m;
+    TPT_OK(tp_spmat_alloc(3, 3, 3, &m));
+    m.nnz = 0;
+    for (int i = 0; i < 3; ++i)
+      if (cases[k].d[i] != 0)
+        m.row[m.nnz] = m.col[m.nnz] = i, m.values[m.nnz++] = cases[k].d[i];
+    tp_prrlu_stop stop;
+    int64_t rank = compare_with_dense_stop(&m, options(1000, cases[k].eps, 0), &stop);
+    cr_assert(rank == cases[k].rank && stop == cases[k].stop, "case %zu: rank %lld, stop %s", k,
+              (long long)rank, tp_prrlu_stop_name(stop));
+    tp_spmat_free(&m);
+  }
 }
 
 /* Rows and columns near 2^62 in number: keys are formed in compressed coordinates, so

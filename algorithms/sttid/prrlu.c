@@ -230,7 +230,7 @@ static int record_batch(prrlu_run *r, int64_t steps) {
 }
 
 static tp_status launch_batch(prrlu_run *r, int64_t steps) {
-  if (r->host.end + r->host.fresh <= r->one_team_entries) {
+  if (r->one_team_entries > 0 && r->host.end + r->host.fresh <= r->one_team_entries) {
     r->a.steps = steps;
     return prrlu_steps_one_team_launch(r->space, r->one_team, r->a);
   }

@@ -10,6 +10,7 @@ const char *tp_prrlu_stop_name(tp_prrlu_stop stop) {
   case TP_PRRLU_STOP_RANK: return "rank limit";
   case TP_PRRLU_STOP_TOLERANCE: return "tolerance";
   case TP_PRRLU_STOP_EXHAUSTED: return "exhausted";
+  case TP_PRRLU_STOP_ROUNDOFF: return "round-off";
   }
   return "unknown";
 }

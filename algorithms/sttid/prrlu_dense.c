@@ -63,9 +63,12 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     const double p = a[pi * cols + pj];
     if (s == 0)
       result->first_pivot = fabs(p), result->threshold = tpi_prrlu_threshold(opt, fabs(p));
-    if (fabs(p) <= result->threshold ||
-        fabs(p) <= tp_prrlu_roundoff_floor(s, result->first_pivot)) {
+    if (fabs(p) <= result->threshold) {
       result->stop = TP_PRRLU_STOP_TOLERANCE;
+      break;
+    }
+    if (fabs(p) <= tp_prrlu_roundoff_floor(s, result->first_pivot)) {
+      result->stop = TP_PRRLU_STOP_ROUNDOFF;
       break;
     }
     result->rows[s] = pi, result->cols[s] = pj, result->pivots[s] = p;

@@ -175,8 +175,12 @@ TP_DEVICE void prrlu_decide(prrlu_args a, tp_argmax_f64 best) {
     st->first = mag;
     st->threshold = st->eps_relative ? st->eps * mag : st->eps;
   }
-  if (mag <= st->threshold || mag <= tp_prrlu_roundoff_floor(st->rank, st->first)) {
+  if (mag <= st->threshold) {
     st->stop = TP_PRRLU_STOP_TOLERANCE;
+    return;
+  }
+  if (mag <= tp_prrlu_roundoff_floor(st->rank, st->first)) {
+    st->stop = TP_PRRLU_STOP_ROUNDOFF;
     return;
   }
   st->piv_row = (int64_t)((uint64_t)best.index / a.cols);

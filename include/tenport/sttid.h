@@ -22,10 +22,12 @@
  * backend. A PRRLU stops when the rank reaches min(rmax, rows, cols) (STOP_RANK), when the
  * active submatrix holds no nonzero (STOP_EXHAUSTED), or when |pivot| <= threshold
  * (STOP_TOLERANCE), where threshold is eps (absolute) or eps * |first pivot| of that
- * bond's matrix (relative). A pivot at or below the round-off floor
- * 4 (s + 1) 2^-52 |first pivot| (s pivots already taken) also stops with STOP_TOLERANCE,
- * whatever eps is: the active submatrix's rounding errors reach that size, so eps = 0
- * asks for the rank to working precision and never adds a rank made of round-off. */
+ * bond's matrix (relative). Above that threshold, a pivot at or below the round-off
+ * floor 4 (s + 1) 2^-52 |first pivot| (s pivots already taken) stops it too
+ * (STOP_ROUNDOFF): after s elimination steps the active submatrix's rounding errors can
+ * reach that size, so eps = 0 asks for the rank to working precision and never adds a
+ * rank made of round-off. (The floor stays below the usual numerical-rank tolerance
+ * max(rows, cols) 2^-52 |largest singular value| by a factor of about 4 at most.) */
 #ifndef TENPORT_STTID_H
 #define TENPORT_STTID_H
 
@@ -69,7 +71,8 @@ TP_API tp_status tp_checked_product(const int64_t *dims, int n, const char *what
 typedef enum tp_prrlu_stop {
   TP_PRRLU_STOP_RANK = 0,      /* rank reached min(rmax, rows, cols) */
   TP_PRRLU_STOP_TOLERANCE = 1, /* next pivot's magnitude <= threshold */
-  TP_PRRLU_STOP_EXHAUSTED = 2  /* the active submatrix holds no nonzero */
+  TP_PRRLU_STOP_EXHAUSTED = 2, /* the active submatrix holds no nonzero */
+  TP_PRRLU_STOP_ROUNDOFF = 3   /* next pivot's magnitude <= the round-off floor */
 } tp_prrlu_stop;
 
 TP_API const char *tp_prrlu_stop_name(tp_prrlu_stop stop);
