@@ -4,7 +4,7 @@
 
 #include "portable/tp_error.h"
 #include "algorithms/sttid/tp_prrlu_internal.h"
-#include "algorithms/sttid/tp_prrlu_roundoff.h"
+#include "algorithms/sttid/tp_prrlu_stop_rule.h"
 
 /* Largest |a| over active rows and columns, ties to the smallest linear index (the scan
  * runs in linear-index order and only a strictly larger magnitude replaces the best). */
@@ -63,12 +63,9 @@ tp_status tp_prrlu_dense(double *a, int64_t rows, int64_t cols, const tp_prrlu_o
     const double p = a[pi * cols + pj];
     if (s == 0)
       result->first_pivot = fabs(p), result->threshold = tpi_prrlu_threshold(opt, fabs(p));
-    if (fabs(p) <= result->threshold) {
-      result->stop = TP_PRRLU_STOP_TOLERANCE;
-      break;
-    }
-    if (fabs(p) <= tp_prrlu_roundoff_floor(s, result->first_pivot)) {
-      result->stop = TP_PRRLU_STOP_ROUNDOFF;
+    int stop = tp_prrlu_magnitude_stop(fabs(p), result->threshold, s, result->first_pivot);
+    if (stop >= 0) {
+      result->stop = (tp_prrlu_stop)stop;
       break;
     }
     result->rows[s] = pi, result->cols[s] = pj, result->pivots[s] = p;

@@ -22,7 +22,7 @@
 
 #include "portable/tp_hashmap_device.h"
 #include "portable/tp_portable.h"
-#include "algorithms/sttid/tp_prrlu_roundoff.h"
+#include "algorithms/sttid/tp_prrlu_stop_rule.h"
 
 #define PRRLU_DEAD UINT32_MAX
 /* Entries per thread and round of the scans over the store where a team has several
@@ -82,16 +82,6 @@ TP_DEVICE void prrlu_team_share(const tp_team *team, int64_t n, int64_t *begin, 
   *end = tp_min_i64(n, *begin + chunk);
 }
 
-/* Every thread and lane of the team over [begin, end), one item each in turn. Unlike
- * TP_TEAM_VECTOR_FOR this is no SIMD loop on the CPU: bodies here carry a running
- * arg-max or take atomic tickets. */
-#define PRRLU_TEAM_ITEMS(team, e, begin, end)                                                  \
-  for (int64_t e =                                                                             \
-           (begin) + (int64_t)(team)->team_rank * (team)->vector_length + (team)->vector_lane; \
-       e < (int64_t)(end); e += (int64_t)(team)->team_size * (team)->vector_length)
-
-TP_DEVICE int prrlu_idle(const prrlu_state *st) { return st->stop >= 0 || st->stalled; }
-
 /* This thread's first item in PRRLU_TEAM_ITEMS order, and the stride between its items. */
 TP_DEVICE int64_t prrlu_thread_index(const tp_team *team) {
   return (int64_t)team->team_rank * team->vector_length + team->vector_lane;
@@ -100,6 +90,15 @@ TP_DEVICE int64_t prrlu_thread_index(const tp_team *team) {
 TP_DEVICE int64_t prrlu_thread_stride(const tp_team *team) {
   return (int64_t)team->team_size * team->vector_length;
 }
+
+/* Every thread and lane of the team over [begin, end), one item each in turn. Unlike
+ * TP_TEAM_VECTOR_FOR this is no SIMD loop on the CPU: bodies here carry a running
+ * arg-max or take atomic tickets. */
+#define PRRLU_TEAM_ITEMS(team, e, begin, end)                              \
+  for (int64_t e = (begin) + prrlu_thread_index(team); e < (int64_t)(end); \
+       e += prrlu_thread_stride(team))
+
+TP_DEVICE int prrlu_idle(const prrlu_state *st) { return st->stop >= 0 || st->stalled; }
 
 /* The arg-max candidate of one stored entry; dead and zero entries never are. */
 TP_DEVICE tp_argmax_f64 prrlu_candidate(prrlu_args a, uint32_t r, uint32_t c, double v) {
@@ -131,7 +130,8 @@ TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
       uint32_t r = a.row[e];
       double v = a.val[e];
       if (r != PRRLU_DEAD && v != 0)
-        best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r, a.col[e], v));
+        best =
+            tp_join_argmax_abs_f64(best, tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
     }
   }
   best = tp_vector_argmax_abs_f64(team, best);
@@ -175,12 +175,9 @@ TP_DEVICE void prrlu_decide(prrlu_args a, tp_argmax_f64 best) {
     st->first = mag;
     st->threshold = st->eps_relative ? st->eps * mag : st->eps;
   }
-  if (mag <= st->threshold) {
-    st->stop = TP_PRRLU_STOP_TOLERANCE;
-    return;
-  }
-  if (mag <= tp_prrlu_roundoff_floor(st->rank, st->first)) {
-    st->stop = TP_PRRLU_STOP_ROUNDOFF;
+  int stop = tp_prrlu_magnitude_stop(mag, st->threshold, st->rank, st->first);
+  if (stop >= 0) {
+    st->stop = stop;
     return;
   }
   st->piv_row = (int64_t)((uint64_t)best.index / a.cols);
@@ -225,14 +222,13 @@ typedef struct prrlu_pivot {
 TP_DEVICE int64_t prrlu_separate_item(prrlu_args a, prrlu_pivot piv, int64_t e, uint32_t r,
                                       uint32_t c) {
   prrlu_state *st = a.st;
-  const uint32_t pr = piv.row, pc = piv.col;
-  if (r == PRRLU_DEAD || (r != pr && c != pc))
+  if (r == PRRLU_DEAD || (r != piv.row && c != piv.col))
     return 0;
   a.row[e] = PRRLU_DEAD;
   double v = a.val[e];
-  if (v == 0 || (r == pr && c == pc))
+  if (v == 0 || (r == piv.row && c == piv.col))
     return 1;
-  if (r == pr) {
+  if (r == piv.row) {
     int64_t k = tp_atomic_fetch_add_i64(&st->n_v, 1);
     a.v_col[k] = c, a.v_val[k] = v;
   } else {
