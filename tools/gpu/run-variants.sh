@@ -44,7 +44,7 @@ for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
     src=/tmp/tenport-variant-$name
     rm -rf "$src" && mkdir -p "$src" && tar -xf "$spec" -C "$src" || exit 1
   else
-    defines=$spec
+    defines=${spec//,/ } # meson splits a compiler-arguments option at spaces
   fi
   if [[ -n $defines && $backend == hip ]]; then # its kernels take neither c_args nor cuda_args
     echo "variant '$name': -D definitions are not passed to the hip backend" >&2
