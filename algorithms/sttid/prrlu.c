@@ -23,14 +23,15 @@ enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR
 /* Stores of at most this many entries run a batch of steps as one launch of one team.
  * On the CPU, the stores a single team would take anyway (choose_league): on two cores
  * the three test tensors' decompositions took 0-18% less time than with three launches
- * per step. On an H200, one multiprocessor doing a step's whole work beat three launches
- * per step by 28% (100^4, stores up to ~19,000 entries) and 13% (KG-like, ~26,000), and
- * tied at ~31,000 (50^5): past 32768 the three launches win. */
+ * per step. On an H200 one multiprocessor doing a step's whole work beats three launches
+ * per step up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and
+ * KG-like decompositions took 27%, 13% and 21% less time than with three launches
+ * (16384 did as well; 8192 and 32768 were slower). */
 #ifndef PRRLU_ONE_TEAM_CPU_ENTRIES
 #define PRRLU_ONE_TEAM_CPU_ENTRIES 4096
 #endif
 #ifndef PRRLU_ONE_TEAM_GPU_ENTRIES
-#define PRRLU_ONE_TEAM_GPU_ENTRIES 32768
+#define PRRLU_ONE_TEAM_GPU_ENTRIES 24576
 #endif
 
 static int64_t one_team_entries_override = -1; /* tpi_prrlu_set_one_team_entries */
