@@ -64,9 +64,9 @@ static tp_status space_alloc(tp_space *s, void **p, size_t count, size_t size) {
 }
 
 static void run_release(prrlu_run *r) {
-  void *bufs[] = {r->a.st,       r->a.row,      r->a.col,      r->a.val,      r->a.u_row,
-                  r->a.v_col,    r->a.u_l,      r->a.v_val,    r->a.row_mark, r->a.col_mark,
-                  r->a.piv_rows, r->a.piv_cols, r->a.piv_vals, r->a.partials, r->a.counter};
+  void *bufs[] = {r->a.st,       r->a.row,      r->a.col,    r->a.val,      r->a.u_row,
+                  r->a.v_col,    r->a.u_l,      r->a.v_val,  r->a.piv_rows, r->a.piv_cols,
+                  r->a.piv_vals, r->a.partials, r->a.counter};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k)
     if (bufs[k])
       tp_free(r->space, bufs[k]);
@@ -290,10 +290,6 @@ static tp_status setup_run(prrlu_run *r, const tpi_sttid_compressed *cm, int64_t
   TP_TRY(space_alloc(s, (void **)&r->a.u_l, (size_t)r->rows_c, sizeof(double)));
   TP_TRY(space_alloc(s, (void **)&r->a.v_col, (size_t)r->cols_c, sizeof(uint32_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.v_val, (size_t)r->cols_c, sizeof(double)));
-  TP_TRY(space_alloc(s, (void **)&r->a.row_mark, (size_t)r->rows_c, sizeof(int64_t)));
-  TP_TRY(space_alloc(s, (void **)&r->a.col_mark, (size_t)r->cols_c, sizeof(int64_t)));
-  TP_TRY(tp_memset(s, r->a.row_mark, 0, (size_t)tp_max_i64(r->rows_c, 1) * sizeof(int64_t)));
-  TP_TRY(tp_memset(s, r->a.col_mark, 0, (size_t)tp_max_i64(r->cols_c, 1) * sizeof(int64_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.piv_rows, (size_t)room, sizeof(int64_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.piv_cols, (size_t)room, sizeof(int64_t)));
   TP_TRY(space_alloc(s, (void **)&r->a.piv_vals, (size_t)room, sizeof(double)));

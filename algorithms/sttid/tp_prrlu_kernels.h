@@ -66,9 +66,6 @@ typedef struct prrlu_args {
   double *val;
   uint32_t *u_row, *v_col;
   double *u_l, *v_val;
-  /* row_mark[r] == rank: row r is in this step's u; col_mark[c] == rank: column c is in
-   * its v. The update rewrites exactly the entries whose row and column are both marked. */
-  int64_t *row_mark, *col_mark;
   int64_t *piv_rows, *piv_cols;
   double *piv_vals;
   tp_argmax_f64 *partials;
@@ -110,47 +107,35 @@ TP_DEVICE tp_argmax_f64 prrlu_candidate(prrlu_args a, uint32_t r, uint32_t c, do
   return tp_argmax_f64_make(v, (int64_t)(r * a.cols + c));
 }
 
-/* This thread's arg-max over its items of [begin, end) (PRRLU_TEAM_ITEMS order), in rounds
- * of PRRLU_IN_FLIGHT entries per thread (their loads are issued before any is used)
- * where the team has several threads. */
-TP_DEVICE tp_argmax_f64 prrlu_thread_argmax(const tp_team *team, prrlu_args a, int64_t begin,
-                                            int64_t end) {
-  tp_argmax_f64 best = tp_argmax_f64_identity();
-  const int64_t stride = prrlu_thread_stride(team);
-  int64_t e = begin + prrlu_thread_index(team);
-  for (; stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end; e += PRRLU_IN_FLIGHT * stride) {
-    uint32_t r[PRRLU_IN_FLIGHT], c[PRRLU_IN_FLIGHT];
-    double v[PRRLU_IN_FLIGHT];
-    for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
-      r[u] = a.row[e + u * stride], c[u] = a.col[e + u * stride], v[u] = a.val[e + u * stride];
-    for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
-      best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r[u], c[u], v[u]));
-  }
-  for (; e < end; e += stride) { /* the column is read only for live nonzero entries */
-    uint32_t r = a.row[e];
-    double v = a.val[e];
-    if (r != PRRLU_DEAD && v != 0)
-      best = tp_join_argmax_abs_f64(best, tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
-  }
-  return best;
-}
-
-/* The arg-max over the whole team (collective). */
-TP_DEVICE tp_argmax_f64 prrlu_team_join(const tp_team *team, tp_argmax_f64 best) {
-  best = tp_vector_argmax_abs_f64(team, best);
-  return tp_team_argmax_abs_f64(team, best);
-}
-
-/* This team's arg-max over its share of the live entries. */
+/* This team's arg-max over its share of the live entries, in rounds of PRRLU_IN_FLIGHT
+ * entries per thread (their loads are issued before any is used) where the team has
+ * several threads. */
 TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
   const prrlu_state *st = a.st;
   tp_argmax_f64 best = tp_argmax_f64_identity();
   if (st->rank < st->limit) {
     int64_t begin, end;
     prrlu_team_share(team, st->end + st->fresh, &begin, &end);
-    best = prrlu_thread_argmax(team, a, begin, end);
+    const int64_t stride = prrlu_thread_stride(team);
+    int64_t e = begin + prrlu_thread_index(team);
+    for (; stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end; e += PRRLU_IN_FLIGHT * stride) {
+      uint32_t r[PRRLU_IN_FLIGHT], c[PRRLU_IN_FLIGHT];
+      double v[PRRLU_IN_FLIGHT];
+      for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
+        r[u] = a.row[e + u * stride], c[u] = a.col[e + u * stride], v[u] = a.val[e + u * stride];
+      for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
+        best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r[u], c[u], v[u]));
+    }
+    for (; e < end; e += stride) { /* the column is read only for live nonzero entries */
+      uint32_t r = a.row[e];
+      double v = a.val[e];
+      if (r != PRRLU_DEAD && v != 0)
+        best =
+            tp_join_argmax_abs_f64(best, tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
+    }
   }
-  return prrlu_team_join(team, best);
+  best = tp_vector_argmax_abs_f64(team, best);
+  return tp_team_argmax_abs_f64(team, best);
 }
 
 /* A partial another team wrote during this launch (volatile: never a stale cached copy). */
@@ -230,7 +215,6 @@ TP_TEAM_KERNEL(prrlu_argmax, prrlu_args, team, a) {
 typedef struct prrlu_pivot {
   uint32_t row, col;
   double value;
-  int64_t rank; /* the marks this step writes */
 } prrlu_pivot;
 
 /* Separates entry e (row r, column c) if it lies in the pivot's row or column; returns
@@ -247,28 +231,19 @@ TP_DEVICE int64_t prrlu_separate_item(prrlu_args a, prrlu_pivot piv, int64_t e, 
   if (r == piv.row) {
     int64_t k = tp_atomic_fetch_add_i64(&st->n_v, 1);
     a.v_col[k] = c, a.v_val[k] = v;
-    a.col_mark[c] = piv.rank;
   } else {
     int64_t k = tp_atomic_fetch_add_i64(&st->n_u, 1);
     a.u_row[k] = r, a.u_l[k] = v / piv.value;
-    a.row_mark[r] = piv.rank;
   }
   return 1;
-}
-
-/* The pivot of the step just decided, read once. */
-TP_DEVICE prrlu_pivot prrlu_current_pivot(const prrlu_state *st) {
-  prrlu_pivot piv;
-  piv.row = (uint32_t)st->piv_row, piv.col = (uint32_t)st->piv_col, piv.value = st->piv_val;
-  piv.rank = st->rank;
-  return piv;
 }
 
 /* Separation over this team's share of the entries, PRRLU_IN_FLIGHT per thread and
  * round as in the arg-max. */
 TP_DEVICE void prrlu_separate_share(const tp_team *team, prrlu_args a) {
   prrlu_state *st = a.st;
-  const prrlu_pivot piv = prrlu_current_pivot(st);
+  prrlu_pivot piv;
+  piv.row = (uint32_t)st->piv_row, piv.col = (uint32_t)st->piv_col, piv.value = st->piv_val;
   int64_t begin, end, killed = 0;
   prrlu_team_share(team, st->end, &begin, &end);
   const int64_t stride = prrlu_thread_stride(team);
@@ -286,41 +261,6 @@ TP_DEVICE void prrlu_separate_share(const tp_team *team, prrlu_args a) {
     tp_atomic_add_i64(&st->dead, killed);
 }
 
-/* The separation as above, and this thread's arg-max over the entries it leaves alive,
- * at their values before this step's update (prrlu_refresh_argmax settles the ones the
- * update rewrites). */
-TP_DEVICE tp_argmax_f64 prrlu_separate_and_scan(const tp_team *team, prrlu_args a) {
-  prrlu_state *st = a.st;
-  const prrlu_pivot piv = prrlu_current_pivot(st);
-  tp_argmax_f64 best = tp_argmax_f64_identity();
-  int64_t begin, end, killed = 0;
-  prrlu_team_share(team, st->end, &begin, &end);
-  const int64_t stride = prrlu_thread_stride(team);
-  int64_t e = begin + prrlu_thread_index(team);
-  for (; stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end; e += PRRLU_IN_FLIGHT * stride) {
-    uint32_t r[PRRLU_IN_FLIGHT], c[PRRLU_IN_FLIGHT];
-    double v[PRRLU_IN_FLIGHT];
-    for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
-      r[u] = a.row[e + u * stride], c[u] = a.col[e + u * stride], v[u] = a.val[e + u * stride];
-    for (int u = 0; u < PRRLU_IN_FLIGHT; ++u) {
-      if (prrlu_separate_item(a, piv, e + u * stride, r[u], c[u]))
-        killed += 1;
-      else
-        best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r[u], c[u], v[u]));
-    }
-  }
-  for (; e < end; e += stride) {
-    uint32_t r = a.row[e], c = a.col[e];
-    if (prrlu_separate_item(a, piv, e, r, c))
-      killed += 1;
-    else
-      best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r, c, a.val[e]));
-  }
-  if (killed)
-    tp_atomic_add_i64(&st->dead, killed);
-  return best;
-}
-
 TP_TEAM_KERNEL(prrlu_separate, prrlu_args, team, a) {
   if (!prrlu_idle(a.st))
     prrlu_separate_share(team, a);
@@ -336,95 +276,59 @@ TP_DEVICE int64_t prrlu_update_bound(const prrlu_state *st) {
   return st->n_u * st->n_v;
 }
 
-/* Updates (or appends) the entry of pair q of u x v; returns it as an arg-max candidate. */
-TP_DEVICE tp_argmax_f64 prrlu_update_pair(prrlu_args a, int64_t q, int64_t nv, int64_t base) {
+TP_DEVICE void prrlu_update_pair(prrlu_args a, int64_t q, int64_t nv, int64_t base) {
   int64_t i = q / nv, j = q - (q / nv) * nv;
-  uint32_t r = a.u_row[i], c = a.v_col[j];
-  uint64_t key = (uint64_t)r * a.cols + c;
+  uint64_t key = (uint64_t)a.u_row[i] * a.cols + a.v_col[j];
   int64_t slot = tp_hashmap_lookup(a.map, key);
-  double v;
   if (slot >= 0) {
     int64_t e = (int64_t)a.map.slots[slot].value;
-    v = fma(-a.u_l[i], a.v_val[j], a.val[e]);
-    a.val[e] = v;
-  } else {
-    int64_t e = base + tp_atomic_fetch_add_i64(&a.st->fresh, 1);
-    a.row[e] = r, a.col[e] = c;
-    v = fma(-a.u_l[i], a.v_val[j], 0.0);
-    a.val[e] = v;
-    int inserted;
-    tp_hashmap_put(a.map, key, (uint64_t)e, &inserted);
+    a.val[e] = fma(-a.u_l[i], a.v_val[j], a.val[e]);
+    return;
   }
-  return prrlu_candidate(a, r, c, v);
+  int64_t e = base + tp_atomic_fetch_add_i64(&a.st->fresh, 1);
+  a.row[e] = a.u_row[i], a.col[e] = a.v_col[j];
+  a.val[e] = fma(-a.u_l[i], a.v_val[j], 0.0);
+  int inserted;
+  tp_hashmap_put(a.map, key, (uint64_t)e, &inserted);
 }
 
-/* The update over this team's share of u x v, or a stall when it might not fit; returns
- * this thread's arg-max over the values it wrote. */
-TP_DEVICE tp_argmax_f64 prrlu_update_share(const tp_team *team, prrlu_args a) {
+/* The update over this team's share of u x v, or a stall when it might not fit. */
+TP_DEVICE void prrlu_update_share(const tp_team *team, prrlu_args a) {
   prrlu_state *st = a.st;
   const int64_t nu = st->n_u, nv = st->n_v, base = st->end;
-  tp_argmax_f64 written = tp_argmax_f64_identity();
   if (base + prrlu_update_bound(st) > st->capacity) {
     TP_TEAM_SINGLE(team) {
       st->need = prrlu_update_bound(st);
       st->stalled = 1;
     }
-    return written;
+    return;
   }
   int64_t begin, end;
   prrlu_team_share(team, nu * nv, &begin, &end);
-  PRRLU_TEAM_ITEMS(team, q, begin, end) {
-    written = tp_join_argmax_abs_f64(written, prrlu_update_pair(a, q, nv, base));
-  }
-  return written;
+  PRRLU_TEAM_ITEMS(team, q, begin, end) { prrlu_update_pair(a, q, nv, base); }
 }
 
 TP_TEAM_KERNEL(prrlu_update, prrlu_args, team, a) {
   if (!prrlu_idle(a.st))
-    (void)prrlu_update_share(team, a);
-}
-
-/* This thread's arg-max over the live entries after the step's update, from its scan
- * before the update (`scanned`) and the values the update wrote (`written`). The scan's
- * best still stands unless the update rewrote that very entry: every other scanned value
- * is unchanged and was no larger. Then the thread reads its items again. */
-TP_DEVICE tp_argmax_f64 prrlu_refresh_argmax(const tp_team *team, prrlu_args a,
-                                             tp_argmax_f64 scanned, tp_argmax_f64 written) {
-  const prrlu_state *st = a.st;
-  if (scanned.index >= 0) {
-    uint64_t key = (uint64_t)scanned.index;
-    if (a.row_mark[key / a.cols] == st->rank && a.col_mark[key % a.cols] == st->rank) {
-      int64_t begin, end;
-      prrlu_team_share(team, st->end, &begin, &end);
-      scanned = prrlu_thread_argmax(team, a, begin, end);
-    }
-  }
-  return tp_join_argmax_abs_f64(scanned, written);
+    prrlu_update_share(team, a);
 }
 
 /* a.steps whole pivot steps in one launch of a league of one team, for stores small
  * enough that three launches per step cost more than the step's work. The team's own
  * arg-max is the whole matrix's, so no partials are joined; the barriers between the
  * phases stand for the launch boundaries, and a stop or a stall ends the launch (the
- * host then acts as it does after a batch of three-launch steps). After the first step
- * the separation's pass over the store also gives the next arg-max
- * (prrlu_separate_and_scan, prrlu_refresh_argmax): one pass per step instead of two. */
+ * host then acts as it does after a batch of three-launch steps). */
 TP_TEAM_KERNEL_BOUNDED(prrlu_steps_one_team, prrlu_args, PRRLU_ONE_TEAM_THREADS, 1, team, a) {
-  if (prrlu_idle(a.st))
-    return;
-  tp_argmax_f64 best = prrlu_share_argmax(team, a);
-  for (int64_t s = 0; s < a.steps; ++s) {
+  for (int64_t s = 0; s < a.steps && !prrlu_idle(a.st); ++s) {
+    tp_argmax_f64 best = prrlu_share_argmax(team, a);
     TP_TEAM_SINGLE(team) { prrlu_decide(a, best); }
     tp_team_barrier(team);
     if (prrlu_idle(a.st))
       return;
-    tp_argmax_f64 scanned = prrlu_separate_and_scan(team, a);
+    prrlu_separate_share(team, a);
     tp_team_barrier(team);
-    tp_argmax_f64 written = prrlu_update_share(team, a);
+    prrlu_update_share(team, a);
     tp_team_barrier(team);
-    if (prrlu_idle(a.st) || s + 1 == a.steps)
-      return; /* a stall, or the batch is done: the next launch scans afresh */
-    best = prrlu_team_join(team, prrlu_refresh_argmax(team, a, scanned, written));
   }
 }
 
