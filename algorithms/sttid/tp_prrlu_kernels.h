@@ -107,12 +107,40 @@ TP_DEVICE tp_argmax_f64 prrlu_candidate(prrlu_args a, uint32_t r, uint32_t c, do
   return tp_argmax_f64_make(v, (int64_t)(r * a.cols + c));
 }
 
+/* |value| of a running arg-max, -1 while it holds none (NaN when its value is NaN). */
+TP_DEVICE double prrlu_best_magnitude(tp_argmax_f64 best) {
+  return best.index < 0 ? -1.0 : best.value < 0 ? -best.value : best.value;
+}
+
+/* 0 only when |v| is smaller than best_abs, so that the join would never pick v (any
+ * comparison with a NaN is false: NaNs always may win). */
+TP_DEVICE int prrlu_may_win(double v, double best_abs) { return !((v < 0 ? -v : v) < best_abs); }
+
+/* Joins entry (r, c, v) into a thread's running arg-max `best`, whose magnitude is
+ * *best_abs. Most entries are smaller and leave at the first test, before any of the
+ * join's work; a tie (never a NaN, never a zero) goes to the smaller key, as in the
+ * join; the others take the full join, so the result is always the join's. */
+TP_DEVICE void prrlu_consider(prrlu_args a, tp_argmax_f64 *best, double *best_abs, uint32_t r,
+                              uint32_t c, double v) {
+  if (!prrlu_may_win(v, *best_abs))
+    return;
+  if ((v < 0 ? -v : v) == *best_abs) {
+    int64_t key = (int64_t)(r * a.cols + c);
+    if (r != PRRLU_DEAD && key < best->index)
+      best->value = v, best->index = key;
+    return;
+  }
+  *best = tp_join_argmax_abs_f64(*best, prrlu_candidate(a, r, c, v));
+  *best_abs = prrlu_best_magnitude(*best);
+}
+
 /* This team's arg-max over its share of the live entries, in rounds of PRRLU_IN_FLIGHT
  * entries per thread (their loads are issued before any is used) where the team has
  * several threads. */
 TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
   const prrlu_state *st = a.st;
   tp_argmax_f64 best = tp_argmax_f64_identity();
+  double best_abs = -1.0;
   if (st->rank < st->limit) {
     int64_t begin, end;
     prrlu_team_share(team, st->end + st->fresh, &begin, &end);
@@ -124,14 +152,12 @@ TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
       for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
         r[u] = a.row[e + u * stride], c[u] = a.col[e + u * stride], v[u] = a.val[e + u * stride];
       for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
-        best = tp_join_argmax_abs_f64(best, prrlu_candidate(a, r[u], c[u], v[u]));
+        prrlu_consider(a, &best, &best_abs, r[u], c[u], v[u]);
     }
-    for (; e < end; e += stride) { /* the column is read only for live nonzero entries */
-      uint32_t r = a.row[e];
+    for (; e < end; e += stride) { /* the column is read only for entries that may win */
       double v = a.val[e];
-      if (r != PRRLU_DEAD && v != 0)
-        best =
-            tp_join_argmax_abs_f64(best, tp_argmax_f64_make(v, (int64_t)(r * a.cols + a.col[e])));
+      if (prrlu_may_win(v, best_abs))
+        prrlu_consider(a, &best, &best_abs, a.row[e], a.col[e], v);
     }
   }
   best = tp_vector_argmax_abs_f64(team, best);
