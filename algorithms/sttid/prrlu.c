@@ -25,7 +25,7 @@ enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR
  * the three test tensors' decompositions took 0-18% less time than with three launches
  * per step. On an H200 one multiprocessor doing a step's whole work beats three launches
  * per step up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and
- * KG-like decompositions took 27%, 13% and 21% less time than with three launches
+ * KG-like decompositions took 28%, 12% and 21% less time than with three launches
  * (16384 did as well; 8192 and 32768 were slower). */
 #ifndef PRRLU_ONE_TEAM_CPU_ENTRIES
 #define PRRLU_ONE_TEAM_CPU_ENTRIES 4096
