@@ -19,16 +19,19 @@
 #include "algorithms/sttid/tp_sttid_compress.h"
 
 enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR = 32 };
+enum { PRRLU_CPU_TEAM_ENTRIES = 4096 }; /* entries per team on CPUs (choose_league) */
 
 /* Stores of at most this many entries run a batch of steps as one launch of one team.
- * On the CPU, the stores a single team would take anyway (choose_league): on two cores
- * the three test tensors' decompositions took 0-18% less time than with three launches
- * per step. On an H200 one multiprocessor doing a step's whole work beats three launches
- * per step up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and
- * KG-like decompositions took 28%, 12% and 21% less time than with three launches
- * (16384 did as well; 8192 and 32768 were slower). */
-#ifndef PRRLU_ONE_TEAM_CPU_ENTRIES
-#define PRRLU_ONE_TEAM_CPU_ENTRIES 4096
+ * On the CPU: PRRLU_ONE_TEAM_CPU_CORE_ENTRIES / compute units, and at least the
+ * PRRLU_CPU_TEAM_ENTRIES a single team takes anyway (choose_league). On two cores, with
+ * the arg-max scans' early exit, 32768 took 18-44% less time than 4096 on the three test
+ * tensors (65536 no better); a 16-core host keeps 4096 until measured there.
+ * On an H200 one multiprocessor doing a step's whole work beats three launches per step
+ * up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and KG-like
+ * decompositions took 28%, 12% and 21% less time than with three launches (16384 did
+ * as well; 8192 and 32768 were slower). */
+#ifndef PRRLU_ONE_TEAM_CPU_CORE_ENTRIES
+#define PRRLU_ONE_TEAM_CPU_CORE_ENTRIES 65536
 #endif
 #ifndef PRRLU_ONE_TEAM_GPU_ENTRIES
 #define PRRLU_ONE_TEAM_GPU_ENTRIES 24576
@@ -79,13 +82,18 @@ static void run_release(prrlu_run *r) {
  * entries per team beat 16384 and 32768 (the KG-like case: 2.08 s against 2.05 and
  * 3.31 s, the Rnd5-like one 0.37 s against 0.52 and 0.59 s). */
 static void choose_league(prrlu_run *r, int64_t n) {
-  int64_t per_team = r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : 4096;
+  int64_t per_team = r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : PRRLU_CPU_TEAM_ENTRIES;
   int64_t max_teams = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
   int64_t teams = tp_max_i64(1, tp_min_i64(tp_ceil_div_i64(n > 0 ? n : 1, per_team), max_teams));
   /* keep the league while it is within a factor of two: a recorded batch stays valid */
   int64_t now = r->entries.league_size;
   if (now < 1 || teams > 2 * now || 2 * teams < now)
     r->entries.league_size = teams;
+}
+
+/* The CPU's one-team limit (see PRRLU_ONE_TEAM_CPU_CORE_ENTRIES). */
+static int64_t cpu_one_team_entries(const prrlu_run *r) {
+  return tp_max_i64(PRRLU_CPU_TEAM_ENTRIES, PRRLU_ONE_TEAM_CPU_CORE_ENTRIES / r->compute_units);
 }
 
 /* Copies the state to the device after the host changed it. */
@@ -314,7 +322,7 @@ static tp_status setup_run(prrlu_run *r, const tpi_sttid_compressed *cm, int64_t
   tp_team_policy_fit(s, &r->one_team);
   r->one_team_entries = one_team_entries_override >= 0 ? one_team_entries_override
                         : r->is_gpu                    ? PRRLU_ONE_TEAM_GPU_ENTRIES
-                                                       : PRRLU_ONE_TEAM_CPU_ENTRIES;
+                                                       : cpu_one_team_entries(r);
   choose_league(r, nnz);
   return TP_SUCCESS;
 }
