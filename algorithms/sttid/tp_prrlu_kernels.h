@@ -109,12 +109,12 @@ TP_DEVICE tp_argmax_f64 prrlu_candidate(prrlu_args a, uint32_t r, uint32_t c, do
 
 /* |value| of a running arg-max, -1 while it holds none (NaN when its value is NaN). */
 TP_DEVICE double prrlu_best_magnitude(tp_argmax_f64 best) {
-  return best.index < 0 ? -1.0 : best.value < 0 ? -best.value : best.value;
+  return best.index < 0 ? -1.0 : fabs(best.value);
 }
 
 /* 0 only when |v| is smaller than best_abs, so that the join would never pick v (any
  * comparison with a NaN is false: NaNs always may win). */
-TP_DEVICE int prrlu_may_win(double v, double best_abs) { return !((v < 0 ? -v : v) < best_abs); }
+TP_DEVICE int prrlu_may_win(double v, double best_abs) { return !(fabs(v) < best_abs); }
 
 /* Joins entry (r, c, v) into a thread's running arg-max `best`, whose magnitude is
  * *best_abs. Most entries are smaller and leave at the first test, before any of the
@@ -124,7 +124,7 @@ TP_DEVICE void prrlu_consider(prrlu_args a, tp_argmax_f64 *best, double *best_ab
                               uint32_t c, double v) {
   if (!prrlu_may_win(v, *best_abs))
     return;
-  if ((v < 0 ? -v : v) == *best_abs) {
+  if (fabs(v) == *best_abs) {
     int64_t key = (int64_t)(r * a.cols + c);
     if (r != PRRLU_DEAD && key < best->index)
       best->value = v, best->index = key;
@@ -132,6 +132,13 @@ TP_DEVICE void prrlu_consider(prrlu_args a, tp_argmax_f64 *best, double *best_ab
   }
   *best = tp_join_argmax_abs_f64(*best, prrlu_candidate(a, r, c, v));
   *best_abs = prrlu_best_magnitude(*best);
+}
+
+/* Whether thread items e, e + stride, ... up to PRRLU_IN_FLIGHT of them all lie before
+ * end, so that a round of the scans below loads them all before using any. Only where
+ * the team has several threads: a CPU team's one thread keeps the plain loop. */
+TP_DEVICE int prrlu_full_round(int64_t e, int64_t stride, int64_t end) {
+  return stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end;
 }
 
 /* This team's arg-max over its share of the live entries, in rounds of PRRLU_IN_FLIGHT
@@ -146,7 +153,7 @@ TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
     prrlu_team_share(team, st->end + st->fresh, &begin, &end);
     const int64_t stride = prrlu_thread_stride(team);
     int64_t e = begin + prrlu_thread_index(team);
-    for (; stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end; e += PRRLU_IN_FLIGHT * stride) {
+    for (; prrlu_full_round(e, stride, end); e += PRRLU_IN_FLIGHT * stride) {
       uint32_t r[PRRLU_IN_FLIGHT], c[PRRLU_IN_FLIGHT];
       double v[PRRLU_IN_FLIGHT];
       for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
@@ -274,7 +281,7 @@ TP_DEVICE void prrlu_separate_share(const tp_team *team, prrlu_args a) {
   prrlu_team_share(team, st->end, &begin, &end);
   const int64_t stride = prrlu_thread_stride(team);
   int64_t e = begin + prrlu_thread_index(team);
-  for (; stride > 1 && e + (PRRLU_IN_FLIGHT - 1) * stride < end; e += PRRLU_IN_FLIGHT * stride) {
+  for (; prrlu_full_round(e, stride, end); e += PRRLU_IN_FLIGHT * stride) {
     uint32_t r[PRRLU_IN_FLIGHT], c[PRRLU_IN_FLIGHT];
     for (int u = 0; u < PRRLU_IN_FLIGHT; ++u)
       r[u] = a.row[e + u * stride], c[u] = a.col[e + u * stride];
