@@ -22,16 +22,16 @@ enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR
 enum { PRRLU_CPU_TEAM_ENTRIES = 4096 }; /* entries per team on CPUs (choose_league) */
 
 /* Stores of at most this many entries run a batch of steps as one launch of one team.
- * On the CPU: PRRLU_ONE_TEAM_CPU_CORE_ENTRIES / compute units, and at least the
- * PRRLU_CPU_TEAM_ENTRIES a single team takes anyway (choose_league). On two cores, with
- * the arg-max scans' early exit, 32768 took 18-44% less time than 4096 on the three test
- * tensors (65536 no better); a 16-core host keeps 4096 until measured there.
+ * On CPUs, with the arg-max scans' early exit, 32768 took less time than 4096 on the
+ * three test tensors: 18-44% less on 2 cores (65536 no better), 57-73% less on a 16-core
+ * host (16384 was in between), where each of the three launches per step wakes 16
+ * threads.
  * On an H200 one multiprocessor doing a step's whole work beats three launches per step
  * up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and KG-like
  * decompositions took 28%, 12% and 21% less time than with three launches (16384 did
  * as well; 8192 and 32768 were slower). */
-#ifndef PRRLU_ONE_TEAM_CPU_CORE_ENTRIES
-#define PRRLU_ONE_TEAM_CPU_CORE_ENTRIES 65536
+#ifndef PRRLU_ONE_TEAM_CPU_ENTRIES
+#define PRRLU_ONE_TEAM_CPU_ENTRIES 32768
 #endif
 #ifndef PRRLU_ONE_TEAM_GPU_ENTRIES
 #define PRRLU_ONE_TEAM_GPU_ENTRIES 24576
@@ -89,11 +89,6 @@ static void choose_league(prrlu_run *r, int64_t n) {
   int64_t now = r->entries.league_size;
   if (now < 1 || teams > 2 * now || 2 * teams < now)
     r->entries.league_size = teams;
-}
-
-/* The CPU's one-team limit (see PRRLU_ONE_TEAM_CPU_CORE_ENTRIES). */
-static int64_t cpu_one_team_entries(const prrlu_run *r) {
-  return tp_max_i64(PRRLU_CPU_TEAM_ENTRIES, PRRLU_ONE_TEAM_CPU_CORE_ENTRIES / r->compute_units);
 }
 
 /* Copies the state to the device after the host changed it. */
@@ -322,7 +317,7 @@ static tp_status setup_run(prrlu_run *r, const tpi_sttid_compressed *cm, int64_t
   tp_team_policy_fit(s, &r->one_team);
   r->one_team_entries = one_team_entries_override >= 0 ? one_team_entries_override
                         : r->is_gpu                    ? PRRLU_ONE_TEAM_GPU_ENTRIES
-                                                       : cpu_one_team_entries(r);
+                                                       : PRRLU_ONE_TEAM_CPU_ENTRIES;
   choose_league(r, nnz);
   return TP_SUCCESS;
 }

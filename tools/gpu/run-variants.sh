@@ -17,6 +17,7 @@
 #        TARGET is a ninja target, e.g. perf/tp-bench-sshopm; it runs with ARGS, in which
 #        @RUN@ stands for the run's name (NAME-<round>[-<set>]), e.g. --json out/@RUN@.json.
 # Environment: RUNS (rounds, default 2), TIMEOUT (seconds per run, default 120),
+#   TP_BLIS_DIR (a BLIS prefix for host backends, as setup-deps.sh exports it),
 #   ARG_SETS: several argument lists separated by ';', each run in turn in every round
 #   after ARGS (logs NAME-<round>-<set>.log), e.g. two tensors for one benchmark.
 set -uo pipefail
@@ -60,7 +61,8 @@ for v in ${VARIANTS:?set VARIANTS, e.g. \"base=.deps/base-X.tar tree=\"}; do
   fi
   (cd "$src" && { [[ -f $dir/build.ninja ]] ||
     { meson setup "$dir" -Dtenport_backend="$backend" -Dtests=disabled -Dpython=disabled \
-      ${arch_option:+"$arch_option"} ${defines:+"-D${args_lang}_args=$defines"} &&
+      ${arch_option:+"$arch_option"} ${defines:+"-D${args_lang}_args=$defines"} \
+      ${TP_BLIS_DIR:+"-Dblis_dir=$TP_BLIS_DIR"} &&
       echo "$stamp" >"$dir/.variant"; }; } &&
     ninja -C "$dir" "$target") >"$out/build-$name.log" 2>&1 ||
     { tail -n 30 "$out/build-$name.log"; echo "$name did not build"; exit 1; }
