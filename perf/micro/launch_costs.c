@@ -10,6 +10,12 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The least of several passes after a warm-up: a single pass on a GPU host read 1.0 us
+ * per launch in one run and 1.5 us in the next on the same machine, which moved every
+ * "measured / floor" ratio by half. A floor is what the work cannot go below, so the
+ * fastest pass is the one to quote. */
+enum { LAUNCH_COST_PASSES = 5 };
+
 tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs) {
   void *p;
   int64_t host;
@@ -17,7 +23,8 @@ tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs)
   tp_status st = tp_alloc(space, 64, &p);
   if (st)
     return st;
-  for (int pass = 0; pass < 2 && st == TP_SUCCESS; ++pass) { /* the first pass warms up */
+  costs->launch_us = costs->round_trip_us = 0;
+  for (int pass = 0; pass <= LAUNCH_COST_PASSES && st == TP_SUCCESS; ++pass) {
     double t0 = seconds_now();
     for (int k = 0; k < n && st == TP_SUCCESS; ++k)
       st = tp_memset(space, p, k & 0xff, 64);
@@ -27,8 +34,13 @@ tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs)
     for (int k = 0; k < n / 4 && st == TP_SUCCESS; ++k)
       st = tp_copy_to_host(space, &host, p, sizeof host);
     double t2 = seconds_now();
-    costs->launch_us = 1e6 * (t1 - t0) / n;
-    costs->round_trip_us = 1e6 * (t2 - t1) / (n / 4);
+    double launch_us = 1e6 * (t1 - t0) / n, round_trip_us = 1e6 * (t2 - t1) / (n / 4);
+    if (pass == 0) /* warm-up */
+      continue;
+    if (pass == 1 || launch_us < costs->launch_us)
+      costs->launch_us = launch_us;
+    if (pass == 1 || round_trip_us < costs->round_trip_us)
+      costs->round_trip_us = round_trip_us;
   }
   tp_free(space, p);
   return st;

@@ -89,7 +89,8 @@ double micro_sshopm_flops_adaptive(int m, int n, int step_test);
 double micro_sparse_mode_bytes(const tp_flycoo_stats *s, int64_t rank, size_t value_bytes,
                                int64_t rows);
 
-/* Microseconds of one tiny launch in a back-to-back stream and of one host round trip. */
+/* Microseconds of one tiny launch in a back-to-back stream and of one host round trip,
+ * each the least of several passes. */
 typedef struct micro_launch_costs {
   double launch_us, round_trip_us;
 } micro_launch_costs;
