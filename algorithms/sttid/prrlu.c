@@ -23,7 +23,7 @@ enum { PRRLU_CPU_TEAM_ENTRIES = 4096 }; /* entries per team on CPUs (choose_leag
 
 /* Stores of at most this many entries run a batch of steps as one launch of one team.
  * On CPUs, with the arg-max scans' early exit, 32768 took less time than 4096 on the
- * three test tensors: 18-44% less on 2 cores (65536 no better), 57-73% less on a 16-core
+ * three test tensors: 18-44% less on 2 cores (65536 no better), 61-73% less on a 16-core
  * host (16384 was in between), where each of the three launches per step wakes 16
  * threads.
  * On an H200 one multiprocessor doing a step's whole work beats three launches per step
