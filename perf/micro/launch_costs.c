@@ -10,10 +10,11 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The least of several passes after a warm-up: a single pass on a GPU host read 1.0 us
- * per launch in one run and 1.5 us in the next on the same machine, which moved every
- * "measured / floor" ratio by half. A floor is what the work cannot go below, so the
- * fastest pass is the one to quote. */
+/* The least of several passes after a warm-up: a floor is what the work cannot go
+ * below, so a pass that something else slowed is not the one to quote. It does not
+ * remove what differs between processes: on one H200 host a launch cost 1.0 us in some
+ * runs of a benchmark and 1.4-1.6 us in others, every pass of a run alike, so a
+ * "measured / floor" ratio is to be read with the launch cost printed beside it. */
 enum { LAUNCH_COST_PASSES = 5 };
 
 tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs) {
