@@ -18,7 +18,7 @@ typedef struct row_norms_args {
 TP_TEAM_KERNEL(row_norms2_kernel, row_norms_args, team, a) {
   double *block_norms = (double *)team->scratch;
   int64_t first = team->league_rank * ROWS_PER_TEAM;
-  int64_t rows = a.m - first < ROWS_PER_TEAM ? a.m - first : ROWS_PER_TEAM;
+  int64_t rows = tp_min_i64(a.m - first, ROWS_PER_TEAM);
   double my_rows_sum = 0.0;
   TP_TEAM_FOR(team, r, 0, rows) {
     const double *row = a.A + (first + r) * a.ld;

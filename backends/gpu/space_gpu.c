@@ -379,7 +379,7 @@ tp_status tp_space_record_end(tp_space *space, tp_recording **recording) {
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no host memory for a recording");
   if (e != TPG_SUCCESS) {
     free(r);
-    TPG_CHECK(e);
+    return tpg_status(e, "tpg_graph_instantiate", __FILE__, __LINE__, __func__);
   }
   *recording = r;
   return TP_SUCCESS;

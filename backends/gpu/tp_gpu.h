@@ -394,10 +394,12 @@ TP_DEVICE void tpg_team_next(tp_team *t) {
                                                  T *tp_result_) {                                \
     tpg_reduce tp_r_;                                                                            \
     TP_TRY(tpg_reduce_setup(tp_s_, tp_n_, sizeof(T), #name, &tp_r_));                            \
-    if (tp_r_.count > 0)                                                                         \
+    if (tp_r_.count > 0) { /* braces: a backend's TPG_LAUNCH may be an if-else */                \
       TPG_LAUNCH(name##_entry, tp_r_.cfg, tp_n_, tp_a_, (T *)tp_r_.partials);                    \
-    if (tpg_reduce_to_final(tp_s_, &tp_r_, #name, __FILE__, __LINE__))                           \
+    }                                                                                            \
+    if (tpg_reduce_to_final(tp_s_, &tp_r_, #name, __FILE__, __LINE__)) {                         \
       TPG_LAUNCH(name##_final, tp_r_.cfg, tp_r_.count, (const T *)tp_r_.partials, tp_result_);   \
+    }                                                                                            \
     return tpg_reduce_finish(tp_s_, &tp_r_, #name "_final", __FILE__, __LINE__);                 \
   }                                                                                              \
   TP_DEVICE void name##_body(int64_t i, args_t a, T *acc)
