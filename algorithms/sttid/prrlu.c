@@ -82,7 +82,8 @@ static void run_release(prrlu_run *r) {
  * entries per team beat 16384 and 32768 (the KG-like case: 2.08 s against 2.05 and
  * 3.31 s, the Rnd5-like one 0.37 s against 0.52 and 0.59 s). */
 static void choose_league(prrlu_run *r, int64_t n) {
-  int64_t per_team = r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : PRRLU_CPU_TEAM_ENTRIES;
+  int64_t per_team =
+      r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : (int64_t)PRRLU_CPU_TEAM_ENTRIES;
   int64_t max_teams = r->is_gpu ? 2 * (int64_t)r->compute_units : r->compute_units;
   int64_t teams = tp_max_i64(1, tp_min_i64(tp_ceil_div_i64(n > 0 ? n : 1, per_team), max_teams));
   /* keep the league while it is within a factor of two: a recorded batch stays valid */
