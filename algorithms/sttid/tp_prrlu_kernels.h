@@ -116,14 +116,12 @@ TP_DEVICE double prrlu_best_magnitude(tp_argmax_f64 best) {
  * comparison with a NaN is false: NaNs always may win). */
 TP_DEVICE int prrlu_may_win(double v, double best_abs) { return !(fabs(v) < best_abs); }
 
-/* Joins entry (r, c, v) into a thread's running arg-max `best`, whose magnitude is
- * *best_abs. Most entries are smaller and leave at the first test, before any of the
- * join's work; a tie (never a NaN, never a zero) goes to the smaller key, as in the
- * join; the others take the full join, so the result is always the join's. */
+/* Joins entry (r, c, v), which prrlu_may_win let through, into a thread's running
+ * arg-max `best`, whose magnitude is *best_abs: a tie (never a NaN, never a zero) goes
+ * to the smaller key, as in the join; the others take the full join, so the result is
+ * always the join's. */
 TP_DEVICE void prrlu_consider(prrlu_args a, tp_argmax_f64 *best, double *best_abs, uint32_t r,
                               uint32_t c, double v) {
-  if (!prrlu_may_win(v, *best_abs))
-    return;
   if (fabs(v) == *best_abs) {
     int64_t key = (int64_t)(r * a.cols + c);
     if (r != PRRLU_DEAD && key < best->index)

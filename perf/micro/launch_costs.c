@@ -1,5 +1,6 @@
 /* The cost of one tiny operation in a back-to-back stream, and of one host round trip:
  * the floor of work that is a long chain of small dependent steps (STTID's pivots). */
+#include <math.h>
 #include <time.h>
 
 #include "perf/micro/micro.h"
@@ -24,7 +25,7 @@ tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs)
   tp_status st = tp_alloc(space, 64, &p);
   if (st)
     return st;
-  costs->launch_us = costs->round_trip_us = 0;
+  costs->launch_us = costs->round_trip_us = HUGE_VAL;
   for (int pass = 0; pass <= LAUNCH_COST_PASSES && st == TP_SUCCESS; ++pass) {
     double t0 = seconds_now();
     for (int k = 0; k < n && st == TP_SUCCESS; ++k)
@@ -36,12 +37,10 @@ tp_status micro_measure_launch_costs(tp_space *space, micro_launch_costs *costs)
       st = tp_copy_to_host(space, &host, p, sizeof host);
     double t2 = seconds_now();
     double launch_us = 1e6 * (t1 - t0) / n, round_trip_us = 1e6 * (t2 - t1) / (n / 4);
-    if (pass == 0) /* warm-up */
-      continue;
-    if (pass == 1 || launch_us < costs->launch_us)
-      costs->launch_us = launch_us;
-    if (pass == 1 || round_trip_us < costs->round_trip_us)
-      costs->round_trip_us = round_trip_us;
+    if (pass > 0) { /* pass 0 warms up */
+      costs->launch_us = fmin(costs->launch_us, launch_us);
+      costs->round_trip_us = fmin(costs->round_trip_us, round_trip_us);
+    }
   }
   tp_free(space, p);
   return st;
