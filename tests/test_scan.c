@@ -68,6 +68,22 @@ Test(scan, look_back_that_walks_to_the_start) {
   unsetenv("TENPORT_SCAN_AGGREGATES_ONLY");
 }
 
+/* Arrays that do not start on 16 bytes: GPU spaces' single pass reads and writes full
+ * tiles in 16-byte chunks only where both arrays are so aligned, and element by element
+ * otherwise; offsets of one and two elements, out of place and in place. */
+Test(scan, arrays_off_sixteen_byte_alignment) {
+  tpt_rng rng = tpt_rng_fresh();
+  static const int64_t sizes[] = {97, 65537, 1000003};
+  for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; ++c)
+    for (int in_place = 0; in_place < 2; ++in_place)
+      for (int64_t offset = 1; offset <= 2; ++offset) {
+        check_scan_at_i32(&rng, sizes[c], in_place, offset);
+        check_scan_at_u32(&rng, sizes[c], in_place, offset);
+        check_scan_at_i64(&rng, sizes[c], in_place, offset);
+        check_scan_at_u64(&rng, sizes[c], in_place, offset);
+      }
+}
+
 /* Floating scans agree with a double-precision reference to rounding. */
 Test(scan, floating_types_match_reference_to_rounding) {
   tpt_rng rng = tpt_rng_fresh();
