@@ -1,8 +1,13 @@
-/* Exclusive scan for one element type, instantiated by scan.c with SCAN_T (the type),
- * SCAN_SFX (its suffix) and SCAN_LOOK_BACK (1: GPU spaces scan in a single pass,
- * scan_look_back_template.h), after scan_tile_template.h. Generates: scan_reduce_<sfx>,
- * scan_tiles_<sfx> (kernels) and tp_exclusive_scan_<sfx>. Reduce-then-scan: tile sums, a
- * recursive scan of the tile sums, then each tile scanned from its offset. */
+/* Exclusive scan for one element type, instantiated by scan.c with SCAN_T (the type)
+ * and SCAN_SFX (its suffix). Reduce-then-scan: tile sums, a recursive scan of the
+ * tile sums, then each tile scanned from its offset. */
+
+#define SCAN_NAME(base) TP_PASTE(base, SCAN_SFX)
+#define SCAN_OP(op) TP_PASTE3(op, _, SCAN_SFX)
+/* Elements per thread per round: 64 bytes' worth. */
+#define SCAN_ITEMS ((int)(64 / sizeof(SCAN_T)))
+/* Padding of the staging buffer so blocked reads hit distinct banks. */
+#define SCAN_PAD(e) ((e) + (e) / (int)(128 / sizeof(SCAN_T)))
 
 typedef struct SCAN_NAME(scan_reduce_args_) {
   const SCAN_T *in;
@@ -11,8 +16,22 @@ typedef struct SCAN_NAME(scan_reduce_args_) {
 } SCAN_NAME(scan_reduce_args_);
 
 TP_TEAM_KERNEL(SCAN_NAME(scan_reduce_), SCAN_NAME(scan_reduce_args_), team, a) {
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int64_t round = (int64_t)threads * SCAN_ITEMS;
   const int64_t begin = team->league_rank * a.tile;
-  SCAN_T sum = SCAN_NAME(scan_span_sum_)(team, a.in, begin, tp_min_i64(begin + a.tile, a.n));
+  const int64_t end = tp_min_i64(begin + a.tile, a.n);
+  SCAN_T sum = 0;
+  for (int64_t base = begin; base < end; base += round) {
+    const int64_t len = tp_min_i64(round, end - base);
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* independent, coalesced loads */
+      int e = k * threads + tid;
+      if (e < len)
+        sum += a.in[base + e];
+    }
+  }
+  sum = SCAN_OP(tp_vector_sum)(team, sum);
+  sum = SCAN_OP(tp_team_sum)(team, sum);
   TP_TEAM_SINGLE(team) { a.tile_sums[team->league_rank] = sum; }
 }
 
@@ -26,10 +45,39 @@ typedef struct SCAN_NAME(scan_tiles_args_) {
 
 TP_TEAM_KERNEL_BOUNDED(SCAN_NAME(scan_tiles_), SCAN_NAME(scan_tiles_args_), 256, SCAN_MIN_TEAMS,
                        team, a) {
-  const int64_t begin = team->league_rank * a.tile;
+  SCAN_T *stage = (SCAN_T *)team->scratch;
+  const int threads = team->team_size * team->vector_length;
+  const int tid = team->team_rank * team->vector_length + team->vector_lane;
+  const int64_t round = (int64_t)threads * SCAN_ITEMS;
+  const int64_t tile_begin = team->league_rank * a.tile;
+  const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
   SCAN_T carry = a.tile_offsets ? a.tile_offsets[team->league_rank] : (SCAN_T)0;
-  carry = SCAN_NAME(scan_span_write_)(team, (SCAN_T *)team->scratch, a.in, a.out, begin,
-                                      tp_min_i64(begin + a.tile, a.n), carry);
+  for (int64_t base = tile_begin; base < tile_end; base += round) {
+    const int64_t len = tp_min_i64(round, tile_end - base);
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* striped, coalesced loads */
+      int e = k * threads + tid;
+      stage[SCAN_PAD(e)] = e < len ? a.in[base + e] : (SCAN_T)0;
+    }
+    tp_team_barrier(team);
+    SCAN_T run = 0;
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) /* blocked: my consecutive items */
+        run += stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
+    SCAN_T round_total;
+    SCAN_T prefix = carry + SCAN_OP(tp_team_vector_exclusive_scan)(team, run, &round_total);
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) { /* second read: fewer registers */
+      SCAN_T x = stage[SCAN_PAD(tid * SCAN_ITEMS + k)];
+      stage[SCAN_PAD(tid * SCAN_ITEMS + k)] = prefix;
+      prefix += x;
+    }
+    tp_team_barrier(team);
+    TP_UNROLL for (int k = 0; k < SCAN_ITEMS; ++k) {
+      int e = k * threads + tid;
+      if (e < len)
+        a.out[base + e] = stage[SCAN_PAD(e)];
+    }
+    carry += round_total;
+    tp_team_barrier(team);
+  }
   if (a.total && team->league_rank == team->league_size - 1) {
     TP_TEAM_SINGLE(team) { *a.total = carry; }
   }
@@ -39,13 +87,7 @@ static tp_status SCAN_NAME(scan_run_)(tp_space *space, const SCAN_T *in, SCAN_T 
                                       SCAN_T *total) {
   tp_tile_plan plan;
   TP_TRY(tp_plan_tiles(space, n, SCAN_ITEMS, TP_TILE_TEAM, SCAN_GPU_ROUNDS, &plan));
-#if SCAN_LOOK_BACK
-  tp_space_info info;
-  TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu && plan.tiles > 1)
-    return SCAN_NAME(scan_look_back_run_)(space, in, out, n, total);
-#endif
-  size_t stage_bytes = sizeof(SCAN_T) * SCAN_NAME(scan_stage_elements_)(plan.round);
+  size_t stage_bytes = sizeof(SCAN_T) * (size_t)(SCAN_PAD(plan.round) + 1);
   SCAN_T *tile_sums = NULL;
   if (plan.tiles > 1) {
     TP_TRY(tp_temp_alloc(space, sizeof(SCAN_T) * (size_t)plan.tiles, (void **)&tile_sums));

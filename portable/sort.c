@@ -12,7 +12,6 @@
 
 #include "portable/tp_portable.h"
 #include "portable/tp_tiling.h"
-#include "portable/tp_look_back.h"
 #include "portable/tp_sort_internal.h"
 
 #define SORT_RADIX_BITS 8

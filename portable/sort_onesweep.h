@@ -30,6 +30,21 @@ TP_DEVICE void tp_sort_publish(uint64_t *words, int64_t tile, int d, int pass, i
                               tp_sort_look_back_word(pass, kind, count));
 }
 
+/* How often the look-back polls a tile's unpublished word before it counts that tile's
+ * keys itself (sort_tile_digit_count_). Tiles are numbered by league rank, and no GPU
+ * promises that a block starts before those after it: an endless wait could wait on a
+ * block that cannot start while the waiting ones hold the device. A ticket taken at the
+ * start would order them, but costs 13% of the sort on an H100 (perf/results). The
+ * environment's TENPORT_SORT_PATIENCE overrides it (tests set 1 to take the counting
+ * path at every wait). */
+#define SORT_LB_PATIENCE 4096
+
+static int tp_sort_look_back_patience(void) {
+  const char *v = getenv("TENPORT_SORT_PATIENCE");
+  int patience = v ? atoi(v) : 0;
+  return patience > 0 ? patience : SORT_LB_PATIENCE;
+}
+
 /* Walks back from tile *p, adding digit d's published counts to *before, until a tile
  * whose word holds an inclusive count (returns 1), or one whose word is still
  * unpublished after `patience` polls (returns 0, *p is that tile). */

@@ -273,7 +273,7 @@ typedef struct SORT_NAME(sort_onesweep_args_) {
   uint64_t *look_back;        /* [tiles][RADIX] tp_sort_look_back words */
   int64_t n;
   int shift, bits, pass;
-  int patience; /* tp_look_back_patience("TENPORT_SORT_PATIENCE") */
+  int patience; /* tp_sort_look_back_patience() */
 } SORT_NAME(sort_onesweep_args_);
 
 /* Keys of digit d in tile p (one round of `round` keys): the look-back's way past a
@@ -354,7 +354,7 @@ static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_pl
   {
     SORT_NAME(sort_onesweep_args_) a;
     a.n = n, a.look_back = t.look_back;
-    a.patience = tp_look_back_patience("TENPORT_SORT_PATIENCE");
+    a.patience = tp_sort_look_back_patience();
     SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
     SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
     tp_team_policy sp =

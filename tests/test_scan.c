@@ -1,6 +1,5 @@
 /* Exclusive scans of every type against a sequential reference. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tests/common/tpt.h"
@@ -41,47 +40,6 @@ Test(scan, integer_types_match_sequential_reference) {
       check_scan_u32(&rng, scan_sizes[c], in_place);
       check_scan_u64(&rng, scan_sizes[c], in_place);
     }
-}
-
-/* With a patience of one poll the look-back sums, from the input, every tile whose word
- * is not published at its first look (GPU spaces' single-pass integer scans; host
- * spaces do not look back). In place too: a tile read by another may be overwritten. */
-Test(scan, look_back_that_sums_unpublished_tiles_itself) {
-  tpt_rng rng = tpt_rng_fresh();
-  setenv("TENPORT_SCAN_PATIENCE", "1", 1);
-  static const int64_t sizes[] = {4097, 65537, 1000003};
-  for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; ++c)
-    for (int in_place = 0; in_place < 2; ++in_place) {
-      check_scan_i32(&rng, sizes[c], in_place);
-      check_scan_u64(&rng, sizes[c], in_place);
-    }
-  unsetenv("TENPORT_SCAN_PATIENCE");
-}
-
-/* With no inclusive prefix published after the first tile's, every look-back walks its
- * windows to the start of the input. */
-Test(scan, look_back_that_walks_to_the_start) {
-  tpt_rng rng = tpt_rng_fresh();
-  setenv("TENPORT_SCAN_AGGREGATES_ONLY", "1", 1);
-  check_scan_i32(&rng, 1000003, 0);
-  check_scan_i64(&rng, 300007, 1);
-  unsetenv("TENPORT_SCAN_AGGREGATES_ONLY");
-}
-
-/* Arrays that do not start on 16 bytes: GPU spaces' single pass sums full tiles in
- * 16-byte chunks only where the input is so aligned, and element by element otherwise;
- * offsets of one and two elements, out of place and in place. */
-Test(scan, arrays_off_sixteen_byte_alignment) {
-  tpt_rng rng = tpt_rng_fresh();
-  static const int64_t sizes[] = {97, 65537, 1000003};
-  for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; ++c)
-    for (int in_place = 0; in_place < 2; ++in_place)
-      for (int64_t offset = 1; offset <= 2; ++offset) {
-        check_scan_at_i32(&rng, sizes[c], in_place, offset);
-        check_scan_at_u32(&rng, sizes[c], in_place, offset);
-        check_scan_at_i64(&rng, sizes[c], in_place, offset);
-        check_scan_at_u64(&rng, sizes[c], in_place, offset);
-      }
 }
 
 /* Floating scans agree with a double-precision reference to rounding. */
