@@ -10,17 +10,21 @@
 #           --cp-als), then Nsight Compute's speed-of-light section for the kernels of
 #           one R = 32 MTTKRP per mode;
 #   sshopm  Nsight Compute's instruction mix of the SS-HOPM (4,3) and (6,3) f32 kernels
-#           (FMA pipe, issue slots, occupancy) next to tp-bench-sshopm's FMA share.
+#           (FMA pipe, issue slots, occupancy) next to tp-bench-sshopm's FMA share;
+#   primitives  the radix sort (2^27 u64 keys + u32 values) and the exclusive scan (2^28
+#           i32) against CUB (tp-bench-primitives), then Nsight Compute's speed of light,
+#           warp stalls, occupancy and DRAM bytes of one run of each, tenport's kernels and
+#           CUB's.
 # Output: RESULTS_DIR/<step>.log; Nsight Compute is run with --clock-control none.
 #
 # Usage: tools/gpu/run-floor.sh [RESULTS_DIR]   (default $OUT, else ./)
-#        STEPS="build sparse sparse-ncu dense dense-ncu sshopm" (default all)
+#        STEPS="build sparse sparse-ncu dense dense-ncu sshopm primitives" (default all)
 # Run from the repository root with .deps/ carried along (peers' sources in .deps/peers).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}
 mkdir -p "$out"
-steps=${STEPS:-build sparse sparse-ncu dense dense-ncu sshopm}
+steps=${STEPS:-build sparse sparse-ncu dense dense-ncu sshopm primitives}
 build=${TP_BUILD_DIR:-build-gpu}
 data=${TP_DATA_DIR:-/tmp/tenport-sparse}
 want() { [[ " $steps " == *" $1 "* ]]; }
@@ -37,7 +41,7 @@ if want build; then
   [[ -f $build/build.ninja ]] || meson setup "$build" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
     -Dtests=disabled >/dev/null || exit 1
   ninja -C "$build" perf/tp-bench-sparse-mttkrp perf/tp-bench-mttkrp perf/tp-bench-sshopm \
-    >/dev/null || exit 1
+    perf/tp-bench-primitives >/dev/null || exit 1
   tools/peers/build-blco.sh f32 64 >/dev/null || echo "BLCO did not build"
 fi
 
@@ -98,6 +102,26 @@ if want sshopm; then
       "$build/perf/tp-bench-sshopm" --shapes 4x3,6x3 --reps 1 --warmup 0 \
       >"$out/sshopm-ncu.log" 2>&1
     grep -vE "Warning|^==PROF" "$out/sshopm-ncu.log" | tail -n 60
+  fi
+fi
+if want primitives; then
+  say "primitives: sort and scan against CUB, then Nsight Compute on one run of each"
+  timeout 120 "$build/perf/tp-bench-primitives" --only sort >"$out/sort.log" 2>&1
+  timeout 120 "$build/perf/tp-bench-primitives" --only scan >"$out/scan.log" 2>&1
+  tail -n 4 "$out/sort.log" "$out/scan.log"
+  if [[ -n $ncu_bin ]]; then
+    prim_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,smsp__inst_executed.sum,launch__registers_per_thread
+    for what in sort scan; do
+      # tenport's kernels (sort_*, scan_*) and CUB's (DeviceRadixSort*, DeviceScan*)
+      timeout 240 "$ncu_bin" --clock-control none --metrics "$prim_metrics" \
+        --section SpeedOfLight --section WarpStateStats --section Occupancy \
+        --section SchedulerStats --section LaunchStats \
+        --kernel-name regex:"$what|Device(RadixSort|Scan)" --launch-count 40 \
+        "$build/perf/tp-bench-primitives" --only $what --reps 1 --warmup 0 \
+        >"$out/$what-ncu.log" 2>&1
+      grep -E "^  [A-Za-z_].*\(|Duration|dram__bytes|inst_executed|Issued Warp|Achieved Occ|Registers Per" \
+        "$out/$what-ncu.log" | tail -n 80
+    done
   fi
 fi
 say done
