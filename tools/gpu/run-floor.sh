@@ -110,7 +110,7 @@ if want primitives; then
   timeout 120 "$build/perf/tp-bench-primitives" --only scan >"$out/scan.log" 2>&1
   tail -n 4 "$out/sort.log" "$out/scan.log"
   if [[ -n $ncu_bin ]]; then
-    prim_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,smsp__inst_executed.sum,launch__registers_per_thread
+    prim_metrics=$ncu_metrics,lts__t_sector_hit_rate.pct,smsp__inst_executed.sum
     for what in sort scan; do
       # tenport's kernels (sort_*, scan_*) and CUB's (DeviceRadixSort*, DeviceScan*)
       timeout 240 "$ncu_bin" --clock-control none --metrics "$prim_metrics" \
