@@ -1,8 +1,16 @@
-/* What every instantiation of the onesweep radix sort (sort_template.h) shares: the
- * look-back words, the tables a sort allocates, and the digit starts of every pass.
+/* What every instantiation of the radix sort (sort_template.h) shares: a key's place in
+ * its round, and for onesweep the look-back words, the tables a sort allocates and the
+ * digit starts of every pass.
  * Included once, by sort.c, after SORT_RADIX and SORT_RADIX_BITS. */
 #ifndef TP_SORT_ONESWEEP_H
 #define TP_SORT_ONESWEEP_H
+
+/* A key's place in its round: its digit (SORT_RADIX for a slot past the round's end) in
+ * the low 16 bits, its rank among this team thread's keys of that digit in the high 16
+ * (a round holds under 2^16 keys). */
+enum { SORT_PLACE_RANK_SHIFT = 16 };
+TP_INLINE uint32_t tp_sort_place_digit(uint32_t place) { return place & 0xffffu; }
+TP_INLINE uint32_t tp_sort_place_rank(uint32_t place) { return place >> SORT_PLACE_RANK_SHIFT; }
 
 /* Bits sorted by the pass that starts at bit `shift` of a sort that ends at end_bit. */
 TP_INLINE int tp_sort_pass_bits(int shift, int end_bit) {

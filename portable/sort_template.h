@@ -123,32 +123,41 @@ TP_DEVICE void SORT_NAME(sort_scan_digits_)(const tp_team *team, SORT_NAME(sort_
   }
 }
 
-/* Ranks the keys of one round [base, base + len): my_hist[d] counts this team thread's
- * keys of digit d, rank[k] is key k's place among them (lanes on consecutive keys). */
+/* Ranks the len keys of one round, round_keys[0, len): my_hist[d] counts this team
+ * thread's keys of digit d, place[k] is key k's place (lanes on consecutive keys).
+ * `full` (len is a whole round) is a constant at each call: full rounds' code has no
+ * bounds checks and matches 8 digit bits, not 9. */
 TP_DEVICE void SORT_NAME(sort_rank_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
-                                           const SORT_KEY_T *keys, int64_t base, int64_t len,
-                                           int shift, uint32_t mask, uint32_t rank[SORT_ITEMS]) {
+                                           const SORT_KEY_T *round_keys, int len, int full,
+                                           int shift, uint32_t mask, uint32_t place[SORT_ITEMS]) {
   const int lanes = team->vector_length, me = team->team_rank;
+  const int first = me * SORT_ITEMS * lanes + team->vector_lane;
   uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
   TP_TEAM_VECTOR_FOR(team, k, 0, SORT_RADIX * team->team_size) { s.thread_hist[k] = 0; }
   tp_team_barrier(team);
-  /* Only the ranks stay in registers; keys and values are read again when staged
+  /* The keys of a batch are loaded before its first ballot, so their loads overlap (a
+   * load per ballot round waited out the memory latency SORT_ITEMS times in a row).
+   * Only the digits stay in registers; keys and values are read again when staged
    * (from L2), which leaves room for more teams per multiprocessor. */
-  TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
-    int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
-    int valid = e < len;
-    uint32_t d = valid ? (uint32_t)(keys[base + e] >> shift) & mask : SORT_RADIX;
-    uint64_t peers = tp_vector_match(team, d, 9);
-    int leader = tp_ctz64(peers);
-    uint32_t before = 0;
-    if (d < SORT_RADIX && leader == team->vector_lane) {
-      before = my_hist[d];
-      my_hist[d] = (uint16_t)(before + (uint32_t)tp_popc64(peers));
+  for (int k0 = 0; k0 < SORT_ITEMS; k0 += SORT_RANK_BATCH) {
+    TP_UNROLL for (int k = k0; k < k0 + SORT_RANK_BATCH; ++k) {
+      const int e = first + k * lanes;
+      place[k] = full || e < len ? (uint32_t)(round_keys[e] >> shift) & mask : SORT_RADIX;
     }
-    before = tp_vector_shfl_u32(team, before, leader);
-    uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
-    rank[k] = before + (uint32_t)tp_popc64(peers & below);
-    tp_vector_sync(team);
+    TP_UNROLL for (int k = k0; k < k0 + SORT_RANK_BATCH; ++k) {
+      const uint32_t d = place[k];
+      const uint64_t peers = tp_vector_match(team, d, full ? SORT_RADIX_BITS : SORT_RADIX_BITS + 1);
+      const int leader = tp_ctz64(peers);
+      uint32_t before = 0;
+      if ((full || d < SORT_RADIX) && leader == team->vector_lane) {
+        before = my_hist[d];
+        my_hist[d] = (uint16_t)(before + (uint32_t)tp_popc64(peers));
+      }
+      before = tp_vector_shfl_u32(team, before, leader);
+      const uint64_t below = ((uint64_t)1 << team->vector_lane) - 1u;
+      place[k] = d | (before + (uint32_t)tp_popc64(peers & below)) << SORT_PLACE_RANK_SHIFT;
+      tp_vector_sync(team);
+    }
   }
   tp_team_barrier(team);
   /* Per digit: counts of earlier threads, and the round's total. */
@@ -167,33 +176,52 @@ TP_DEVICE void SORT_NAME(sort_rank_round_)(const tp_team *team, SORT_NAME(sort_s
 }
 
 /* Stages the ranked round digit-sorted in scratch, then writes it out in order (runs of
- * equal digits are coalesced), digit d's keys from slot digit_next[d] on. */
+ * equal digits are coalesced). The key staged at e goes to slot digit_next[d] + e: the
+ * caller sets digit_next[d] to digit d's first slot of the round less round_start[d]. */
 TP_DEVICE void SORT_NAME(sort_move_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
-                                           const SORT_KEY_T *keys_in, const SORT_VAL_T *vals_in,
-                                           SORT_KEY_T *keys_out, SORT_VAL_T *vals_out, int64_t base,
-                                           int64_t len, int shift, uint32_t mask,
-                                           const uint32_t rank[SORT_ITEMS]) {
+                                           const SORT_KEY_T *round_keys,
+                                           const SORT_VAL_T *round_vals, SORT_KEY_T *keys_out,
+                                           SORT_VAL_T *vals_out, int len, int full, int shift,
+                                           uint32_t mask, const uint32_t place[SORT_ITEMS]) {
   const int lanes = team->vector_length, me = team->team_rank;
+  const int first = me * SORT_ITEMS * lanes + team->vector_lane;
   const uint16_t *my_hist = s.thread_hist + SORT_RADIX * me;
   TP_UNROLL for (int k = 0; k < SORT_ITEMS; ++k) {
-    int64_t e = ((int64_t)me * SORT_ITEMS + k) * lanes + team->vector_lane;
-    if (e < len) {
-      SORT_KEY_T kk = keys_in[base + e];
-      uint32_t d = (uint32_t)(kk >> shift) & mask;
-      uint32_t slot = s.round_start[d] + my_hist[d] + rank[k];
-      s.stage_keys[slot] = kk;
+    const uint32_t d = tp_sort_place_digit(place[k]);
+    if (full || d < SORT_RADIX) {
+      const int e = first + k * lanes;
+      const uint32_t slot = s.round_start[d] + my_hist[d] + tp_sort_place_rank(place[k]);
+      s.stage_keys[slot] = round_keys[e];
       if (SORT_HAS_VALUES)
-        s.stage_vals[slot] = vals_in[base + e];
+        s.stage_vals[slot] = round_vals[e];
     }
   }
   tp_team_barrier(team);
-  TP_TEAM_VECTOR_FOR(team, e, 0, len) {
-    SORT_KEY_T k = s.stage_keys[e];
-    uint32_t d = (uint32_t)(k >> shift) & mask;
-    int64_t slot = s.digit_next[d] + (e - (int64_t)s.round_start[d]);
+  const int threads = team->team_size * lanes;
+  for (int e = me * lanes + team->vector_lane; e < len; e += threads) {
+    const SORT_KEY_T k = s.stage_keys[e];
+    const int64_t slot = s.digit_next[(uint32_t)(k >> shift) & mask] + e;
     keys_out[slot] = k;
     if (SORT_HAS_VALUES)
       vals_out[slot] = s.stage_vals[e];
+  }
+  tp_team_barrier(team);
+}
+
+/* One round of a host pass's tile: rank, then move from the digits' next slots. */
+TP_DEVICE void SORT_NAME(sort_scatter_round_)(const tp_team *team, SORT_NAME(sort_scratch_) s,
+                                              SORT_NAME(sort_scatter_args_) a, int64_t base,
+                                              int len, int full) {
+  const uint32_t mask = (1u << a.bits) - 1u;
+  uint32_t place[SORT_ITEMS];
+  SORT_NAME(sort_rank_round_)(team, s, a.keys_in + base, len, full, a.shift, mask, place);
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { s.digit_next[d] -= s.round_start[d]; }
+  tp_team_barrier(team);
+  SORT_NAME(sort_move_round_)
+  (team, s, a.keys_in + base, SORT_HAS_VALUES ? a.vals_in + base : NULL, a.keys_out, a.vals_out,
+   len, full, a.shift, mask, place);
+  TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
+    s.digit_next[d] += s.round_start[d] + s.round_count[d];
   }
   tp_team_barrier(team);
 }
@@ -203,20 +231,17 @@ TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_scatter_), SORT_NAME(sort_scatter_args_), 
   const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
   const int64_t tile_begin = team->league_rank * a.tile;
   const int64_t tile_end = tp_min_i64(tile_begin + a.tile, a.n);
-  const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
     int64_t at = d * a.tiles + team->league_rank;
     s.digit_next[d] = a.offsets32 ? (int64_t)a.offsets32[at] : a.offsets64[at];
   }
   for (int64_t base = tile_begin; base < tile_end; base += round) {
-    const int64_t len = tp_min_i64(round, tile_end - base);
-    uint32_t rank[SORT_ITEMS];
-    SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
-    SORT_NAME(sort_move_round_)
-    (team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len, a.shift, mask, rank);
-    TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) { s.digit_next[d] += s.round_count[d]; }
-    tp_team_barrier(team);
+    const int len = (int)tp_min_i64(round, tile_end - base);
+    if (len == round)
+      SORT_NAME(sort_scatter_round_)(team, s, a, base, len, 1);
+    else
+      SORT_NAME(sort_scatter_round_)(team, s, a, base, len, 0);
   }
 }
 
@@ -311,23 +336,31 @@ TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a
 
 /* One pass of one tile (a tile is one round on GPUs): rank it, look back for each
  * digit's place, move. */
-TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_),
-                       32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
-  const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
+TP_DEVICE void SORT_NAME(sort_onesweep_tile_)(const tp_team *team, SORT_NAME(sort_onesweep_args_) a,
+                                              int64_t round, int len, int full) {
   const uint32_t mask = (1u << a.bits) - 1u;
   SORT_NAME(sort_scratch_) s = SORT_NAME(sort_scratch_carve_)(team, round);
-  const int64_t tile = team->league_rank;
-  const int64_t base = tile * round;
-  const int64_t len = tp_min_i64(round, a.n - base);
-  uint32_t rank[SORT_ITEMS];
-  SORT_NAME(sort_rank_round_)(team, s, a.keys_in, base, len, a.shift, mask, rank);
+  const int64_t tile = team->league_rank, base = tile * round;
+  uint32_t place[SORT_ITEMS];
+  SORT_NAME(sort_rank_round_)(team, s, a.keys_in + base, len, full, a.shift, mask, place);
   TP_TEAM_VECTOR_FOR(team, d, 0, SORT_RADIX) {
-    s.digit_next[d] = a.digit_start[d] +
+    s.digit_next[d] = a.digit_start[d] - s.round_start[d] +
                       SORT_NAME(sort_digit_before_)(a, tile, round, mask, (int)d, s.round_count[d]);
   }
   tp_team_barrier(team);
   SORT_NAME(sort_move_round_)
-  (team, s, a.keys_in, a.vals_in, a.keys_out, a.vals_out, base, len, a.shift, mask, rank);
+  (team, s, a.keys_in + base, SORT_HAS_VALUES ? a.vals_in + base : NULL, a.keys_out, a.vals_out,
+   len, full, a.shift, mask, place);
+}
+
+TP_TEAM_KERNEL_BOUNDED(SORT_NAME(sort_onesweep_), SORT_NAME(sort_onesweep_args_),
+                       32 * SORT_GPU_TEAM, TP_SORT_MIN_TEAMS, team, a) {
+  const int64_t round = (int64_t)team->team_size * team->vector_length * SORT_ITEMS;
+  const int len = (int)tp_min_i64(round, a.n - team->league_rank * round);
+  if (len == round)
+    SORT_NAME(sort_onesweep_tile_)(team, a, round, len, 1);
+  else
+    SORT_NAME(sort_onesweep_tile_)(team, a, round, len, 0);
 }
 
 /* Every pass by onesweep, ping-ponging between (keys, vals) and the temporaries; on
