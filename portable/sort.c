@@ -30,6 +30,7 @@
 #define SORT_GPU_RANK_BATCH 8
 #endif
 #define SORT_RANK_BATCH (TP_IS_GPU ? SORT_GPU_RANK_BATCH : SORT_ITEMS)
+typedef char tp_sort_batches_fill_a_round[SORT_GPU_ITEMS % SORT_GPU_RANK_BATCH == 0 ? 1 : -1];
 /* Team threads (of 32 lanes) on GPUs. With onesweep, 8 threads of 16 keys (tiles of
  * 4096 keys) took 21.3 ms for 2^27 u64+u32 pairs on an H100 against 21.9 ms for 16 of
  * 8 and 22.2 ms for 8 of 12: 256 threads, one per digit in the look-back. (A team is

@@ -197,13 +197,16 @@ TP_DEVICE void SORT_NAME(sort_move_round_)(const tp_team *team, SORT_NAME(sort_s
     }
   }
   tp_team_barrier(team);
-  const int threads = team->team_size * lanes;
-  for (int e = me * lanes + team->vector_lane; e < len; e += threads) {
-    const SORT_KEY_T k = s.stage_keys[e];
-    const int64_t slot = s.digit_next[(uint32_t)(k >> shift) & mask] + e;
-    keys_out[slot] = k;
-    if (SORT_HAS_VALUES)
-      vals_out[slot] = s.stage_vals[e];
+  const int threads = team->team_size * lanes; /* a round is SORT_ITEMS keys a thread */
+  TP_UNROLL for (int i = 0; i < SORT_ITEMS; ++i) {
+    const int e = me * lanes + team->vector_lane + i * threads;
+    if (full || e < len) {
+      const SORT_KEY_T k = s.stage_keys[e];
+      const int64_t slot = s.digit_next[(uint32_t)(k >> shift) & mask] + e;
+      keys_out[slot] = k;
+      if (SORT_HAS_VALUES)
+        vals_out[slot] = s.stage_vals[e];
+    }
   }
   tp_team_barrier(team);
 }
@@ -298,7 +301,8 @@ typedef struct SORT_NAME(sort_onesweep_args_) {
   uint64_t *look_back;        /* [tiles][RADIX] tp_sort_look_back words */
   int64_t n;
   int shift, bits, pass;
-  int patience; /* tp_sort_look_back_patience() */
+  int patience;  /* tp_sort_look_back_patience() */
+  int inclusive; /* tp_sort_look_back_inclusive() */
 } SORT_NAME(sort_onesweep_args_);
 
 /* Keys of digit d in tile p (one round of `round` keys): the look-back's way past a
@@ -329,7 +333,7 @@ TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a
     before +=
         SORT_NAME(sort_tile_digit_count_)(a.keys_in, p, round, a.n, a.shift, mask, (uint32_t)d);
   }
-  if (tile > 0)
+  if (tile > 0 && a.inclusive)
     tp_sort_publish(a.look_back, tile, d, a.pass, SORT_LB_INCLUSIVE, before + count);
   return (int64_t)before;
 }
@@ -388,6 +392,7 @@ static tp_status SORT_NAME(sort_onesweep_run_)(tp_space *space, const tp_tile_pl
     SORT_NAME(sort_onesweep_args_) a;
     a.n = n, a.look_back = t.look_back;
     a.patience = tp_sort_look_back_patience();
+    a.inclusive = tp_sort_look_back_inclusive();
     SORT_KEY_T *k_src = keys, *k_dst = keys_tmp;
     SORT_VAL_T *v_src = vals, *v_dst = vals_tmp;
     tp_team_policy sp =

@@ -141,6 +141,19 @@ Test(sort, look_back_that_counts_unpublished_tiles_itself) {
   unsetenv("TENPORT_SORT_PATIENCE");
 }
 
+/* With inclusive counts off every look-back walks back to tile 0, across many windows of
+ * published words (on GPU spaces). */
+Test(sort, look_back_that_walks_to_the_first_tile) {
+  tpt_rng rng = tpt_rng_fresh();
+  setenv("TENPORT_SORT_AGGREGATES_ONLY", "1", 1);
+  check_sort(&rng, 64, 32, tpt_size(300007, 40009), DIST_UNIFORM, 0, 64);
+  check_sort(&rng, 32, 0, tpt_size(70001, 20011), DIST_FEW, 0, 32);
+  setenv("TENPORT_SORT_PATIENCE", "1", 1); /* and unpublished tiles counted on the way */
+  check_sort(&rng, 64, 64, tpt_size(100003, 30011), DIST_UNIFORM, 3, 17);
+  unsetenv("TENPORT_SORT_PATIENCE");
+  unsetenv("TENPORT_SORT_AGGREGATES_ONLY");
+}
+
 Test(sort, wide_digit_counts_path) {
   tpt_rng rng = tpt_rng_fresh();
   tp_sort_narrow_limit = 0; /* as if n were beyond 2^32 */

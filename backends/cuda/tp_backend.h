@@ -30,6 +30,23 @@ typedef cudaGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor_sync((unsigned)(mask), (v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up_sync((unsigned)(mask), (v), (off), (width))
 
+/* Lanes of a whole warp whose bits `bit` of v agree with this lane's: one bit test that
+ * is both the ballot's predicate and the choice of the ballot or its complement (three
+ * instructions; the compiler made six of the same C, testing the bit twice). The mask
+ * is a constant: ptxas fails to allocate this with a mask in a register. */
+static __device__ __forceinline__ unsigned tpg_warp_same_bit_lanes(unsigned v, unsigned bit) {
+  unsigned lanes;
+  asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+      "and.b32 t, %1, %2;\n\t"
+      "setp.ne.u32 p, t, 0;\n\t"
+      "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+      "@!p not.b32 %0, %0;\n\t}"
+      : "=r"(lanes)
+      : "r"(v), "r"(bit));
+  return lanes;
+}
+#define tpg_warp_same_bit_lanes tpg_warp_same_bit_lanes
+
 /* Team-scope atomics. */
 #define tpg_atomic_add_block atomicAdd_block
 #define tpg_atomic_cas_block atomicCAS_block
