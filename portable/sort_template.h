@@ -79,7 +79,7 @@ typedef struct SORT_NAME(sort_scatter_args_) {
 
 /* Team scratch of the scatter and onesweep kernels, for a team of team_size threads. */
 typedef struct SORT_NAME(sort_scratch_) {
-  int64_t *digit_next; /* [RADIX] global slot of this tile's next key of each digit */
+  int64_t *digit_next; /* [RADIX] for the move: digit d's next global slot less round_start[d] */
   /* 16 bits suffice: a round holds at most 65535 keys (checked by the host code). */
   uint16_t *thread_hist; /* [team_size][RADIX] counts, then prefixes across threads */
   uint16_t *round_count; /* [RADIX] */
@@ -320,7 +320,8 @@ TP_DEVICE uint32_t SORT_NAME(sort_tile_digit_count_)(const SORT_KEY_T *keys, int
 }
 
 /* Digit d's keys in the tiles before `tile`, by a decoupled look-back: this tile's count
- * is published first, then with the tiles' before it. One thread per digit. */
+ * is published first, then with the tiles' before it (unless a.inclusive is off, for
+ * tests). One thread per digit. */
 TP_DEVICE int64_t SORT_NAME(sort_digit_before_)(SORT_NAME(sort_onesweep_args_) a, int64_t tile,
                                                 int64_t round, uint32_t mask, int d,
                                                 uint32_t count) {

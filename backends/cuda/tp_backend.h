@@ -30,10 +30,11 @@ typedef cudaGraphExec_t tpg_graph_exec_t;
 #define tpg_shfl_xor(mask, v, off, width) __shfl_xor_sync((unsigned)(mask), (v), (off), (width))
 #define tpg_shfl_up(mask, v, off, width) __shfl_up_sync((unsigned)(mask), (v), (off), (width))
 
-/* Lanes of a whole warp whose bits `bit` of v agree with this lane's: one bit test that
- * is both the ballot's predicate and the choice of the ballot or its complement (three
- * instructions; the compiler made six of the same C, testing the bit twice). The mask
- * is a constant: ptxas fails to allocate this with a mask in a register. */
+/* Lanes of a whole warp whose bit selected by `bit` (a one-bit mask) of v agrees with
+ * this lane's: one bit test that is both the ballot's predicate and the choice of the
+ * ballot or its complement (three SASS instructions; the compiler made six of the same
+ * C, testing the bit twice). The mask is a constant: ptxas fails to allocate this with
+ * a mask in a register. */
 static __device__ __forceinline__ unsigned tpg_warp_same_bit_lanes(unsigned v, unsigned bit) {
   unsigned lanes;
   asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
