@@ -1,53 +1,68 @@
 #!/usr/bin/env bash
-# Builds backends and runs every test suite on each.
-# Usage: tools/test.sh [backend...]   (default: serial openmp)
-#   serial, openmp   the host backends, in build/serial and build/openmp
-#   hip-cpu          the hip backend on the HIP CPU runtime (a fiber per work-item,
-#                    64-lane wavefronts): the GPU layer's own code, run on this CPU, in
-#                    build/hip-cpu. The runtime is taken from $TP_HIP_CPU_DIR, by default
-#                    ../shared/third_party/hip-cpu (relative to the source tree).
-# A build folder configured without tests (tools/demo.sh makes build/openmp so) is
-# reconfigured with them; every tests/test_*.c must be a suite meson runs. The shared
-# library of each build must export the public API only (tools/ci/exports.sh).
+# Every test of tenport, in stages; installs the Debian packages each stage needs.
+# Usage: tools/test.sh [STAGE...]      (default: every stage, in this order)
+#   format       the sources follow .clang-format; the layout rules (tools/ci/code_metrics.py)
+#   serial       build/serial: every suite, the distributed programs on 1, 2, 3, 4 and 6 ranks
+#   openmp       build/openmp: every suite, the Python package's, the command line's
+#   hip-cpu      build/hip-cpu: the hip backend on the HIP CPU runtime (a fiber per
+#                work-item, 64-lane wavefronts), so that the GPU layer's own code runs on
+#                this CPU; the runtime is $TP_HIP_CPU_DIR, by default
+#                ../shared/third_party/hip-cpu (relative to the source tree)
+#   bench        `tenport bench --quick` on build/openmp, every result checked, and its charts
+#   gpu-compile  the cuda and hip (AMD) backends compiled and linked: library, suites, tools
+#   install      build/openmp installed; the embedding examples built against it and run
+#   python       the Python package installed by pip into a virtual environment, its suite
+#   docs         the manual built (mkdocs, strict) and each command's --help in sync with it
+#   sanitize     build/sanitize (clang, ASan + UBSan): every serial suite, then a bounded
+#                fuzzing run of the readers and the command line (FUZZ_SECONDS, default 60)
+# Each build folder is made once and reused by the stages after it (a folder that
+# tools/demo.sh configured without tests is reconfigured with them). Prints each stage's
+# time at the end, also when a stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-sets=(build test)
-for b in "$@"; do
-  [ "$b" != hip-cpu ] || sets+=(hip-cpu)
+all=(format serial openmp hip-cpu bench gpu-compile install python docs sanitize)
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=("${all[@]}")
+for s in "${stages[@]}"; do
+  [[ " ${all[*]} " == *" $s "* ]] || { echo "test.sh: unknown stage '$s' (${all[*]})" >&2; exit 2; }
 done
-tools/setup/deps.sh "${sets[@]}"
-backends=("$@")
-[ ${#backends[@]} -gt 0 ] || backends=(serial openmp)
 
-for b in "${backends[@]}"; do
-  build="build/$b"
-  case "$b" in
-    serial | openmp) opts=(-Dtenport_backend="$b" -Dpython=enabled) ;; # + the Python package's suite
-    hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu
-                   "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}") ;;
-    *) echo "test.sh: unknown backend '$b' (serial, openmp or hip-cpu)" >&2; exit 2 ;;
-  esac
-  opts+=(-Dtests=enabled)
-  if [ -f "$build/build.ninja" ]; then
-    meson setup --reconfigure "$build" "${opts[@]}" # also picks up options added since
+times=()
+report() {
+  local status=$?
+  [ ${#times[@]} -gt 0 ] || return 0
+  echo "== stage times"
+  printf '%s\n' "${times[@]}"
+  echo "total $((SECONDS - total_start)) s"
+  return $status
+}
+total_start=$SECONDS
+trap report EXIT
+
+# run_stage NAME COMMAND...: runs one stage and records its time and outcome.
+run_stage() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "== stage $name"
+  if "$@"; then
+    times+=("$(printf '%-12s %5d s  ok' "$name" $((SECONDS - start)))")
   else
-    meson setup "$build" "${opts[@]}"
+    local rc=$?
+    times+=("$(printf '%-12s %5d s  FAILED' "$name" $((SECONDS - start)))")
+    exit $rc
   fi
-  ninja -C "$build"
-  tools/ci/exports.sh "$build"
-  # every suite file is a test meson runs
-  listed=$(meson test -C "$build" --list --no-rebuild 2>/dev/null)
-  for f in tests/test_*.c; do
-    s=$(basename "$f" .c)
-    s=${s#test_}
-    if ! grep -qx "tenport / $s" <<<"$listed"; then
-      echo "test.sh: tests/test_$s.c is not a suite of $build (tests/meson.build)" >&2
-      exit 1
-    fi
-  done
-  echo "== tests, $b backend ($(grep -c "^tenport / " <<<"$listed") suites)"
-  start=$(date +%s)
-  meson test -C "$build" --print-errorlogs
-  echo "(tests of $b took $(($(date +%s) - start)) s)"
+}
+
+for s in "${stages[@]}"; do
+  case "$s" in
+    format) run_stage format tools/ci/format.sh ;;
+    serial | openmp | hip-cpu) run_stage "$s" tools/ci/suites.sh "$s" ;;
+    bench) run_stage bench tools/ci/bench.sh ;;
+    gpu-compile) run_stage gpu-compile tools/ci/gpu-compile.sh ;;
+    install) run_stage install tools/ci/examples.sh ;;
+    python) run_stage python tools/ci/python-package.sh ;;
+    docs) run_stage docs tools/ci/docs.sh ;;
+    sanitize) run_stage sanitize tools/ci/sanitize.sh ;;
+  esac
 done

@@ -3,6 +3,9 @@
 # fresh virtual environment that sees Debian's numpy (--system-site-packages; offline,
 # with Debian's meson-python), then `import tenport` and the pytest suite run from
 # outside the source tree against the installed package. Default backend: openmp.
+# When build/openmp exists (tools/test.sh's openmp stage made it, with the Python package),
+# pip builds in it (meson-python's builddir): the package is made from the objects the
+# suites ran, not compiled a second time.
 # Usage: tools/ci/python-package.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +17,13 @@ mkdir -p "$work"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 echo "== pip install --no-build-isolation . (into $work/venv)"
 start=$(date +%s)
-"$work/venv/bin/pip" install --no-build-isolation --no-index "$root" >"$work/pip.log" 2>&1 ||
+reuse=()
+if [ -f "$root/build/openmp/build.ninja" ]; then
+  reuse=(-Cbuilddir="$root/build/openmp" -Csetup-args=-Dtests=enabled)
+  echo "(building in build/openmp)"
+fi
+"$work/venv/bin/pip" install --no-build-isolation --no-index "${reuse[@]}" "$root" \
+  >"$work/pip.log" 2>&1 ||
   { cat "$work/pip.log"; exit 1; }
 echo "(built and installed in $(($(date +%s) - start)) s)"
 cd "$work"
