@@ -13,7 +13,7 @@ usage() {
   echo "usage: $0 RECORD_DIR   (a folder under perf/results/ with a README.md)" >&2
   exit 2
 }
-[ $# -eq 1 ] && [ -d "$1" ] || usage
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then usage; fi
 dir=${1%/}
 [ -f "$dir/README.md" ] || { echo "$0: $dir has no README.md; write it first" >&2; exit 1; }
 
@@ -71,6 +71,7 @@ sed "/^$marker\$/,\$d" "$readme" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$wor
   echo "| file | bytes |"
   echo "|---|---|"
   while IFS= read -r f; do
+    # shellcheck disable=SC2016 # the backquotes are Markdown's
     printf '| `%s` | %s |\n' "$f" "$(wc -c < "$work/files/$f" | tr -d ' ')"
   done < "$work/list"
 } > "$readme"
