@@ -49,7 +49,7 @@ PREFIX=$prefix bash -euo pipefail -c "$recipe"
 echo "(recipe: $(($(date +%s) - start)) s)"
 
 echo "== installed files all under the prefix"
-outside=$(grep -v '^#' "$build/meson-logs/install-log.txt" | grep -v "^$prefix/" || true)
+outside=$(grep -v '^#' "$build/meson-logs/install-log.txt" | grep -vx "$prefix" | grep -v "^$prefix/" || true)
 if [ -n "$outside" ]; then
   echo "install-recipe.sh: installed outside $prefix:" >&2
   echo "$outside" >&2
