@@ -752,7 +752,8 @@ static int run_distributed(cp_cli *c) {
     return 2;
   if (c->text.given) { /* every rank prints it: no rank is known before MPI starts */
     fprintf(stderr, "tenport cp-als: --index-base and --no-header do not apply to a "
-                    "distributed run: the ranks read plain FROSTT text (1-based, no header)\n");
+                    "distributed run: the ranks read FROSTT text (1-based unless a header "
+                    "says 0-based)\n");
     return 2;
   }
   if (c->input)

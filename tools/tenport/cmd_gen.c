@@ -11,6 +11,7 @@
 
 #include "tools/tenport/cli_conventions.h"
 #include "tools/tenport/cli_files.h"
+#include "tools/tenport/cli_tns_output.h"
 #include "tools/tenport/commands.h"
 #include "tenport/tenport.h"
 
@@ -60,7 +61,7 @@ static void usage_sparse(FILE *out) {
           "  --noise X           relative noise of the planted values (0)\n"
           "  --seed S            random seed (1)\n"
           "  --precision P       f32 or f64 (f64)\n"
-          "  --output X          X.tns or X.tpb\n"
+          "  --output X          X.tns or X.tpb\n" TENPORT_NO_HEADER_OUT_HELP
           "  --truth PREFIX      with --rank: the planted Kruskal tensor as PREFIX_lambda.npy\n"
           "                      and PREFIX_factor<k>.npy (I_k x R, C order)\n",
           TP_COO_MAX_ORDER);
@@ -244,6 +245,7 @@ typedef struct sparse_cli {
   const char *dims_text, *skew_text, *values_text, *output, *truth;
   tp_coo_random_options random; /* dtype, order, dims, nnz, skew, values, alpha, seed */
   int has_nnz, has_alpha, has_noise;
+  int no_header_out; /* --no-header-out */
   int rank;
   int64_t support;
   double noise;
@@ -335,6 +337,8 @@ static int sparse_check(const sparse_cli *c) {
             c->output);
     return 2;
   }
+  if (c->no_header_out && tenport_coo_format(c->output) != 't')
+    return usage_error("--no-header-out applies to a .tns output");
   return sparse_mixed_options(c);
 }
 
@@ -380,6 +384,10 @@ static int sparse_args(int argc, char **argv, sparse_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
+    if (!strcmp(a, "--no-header-out")) {
+      c->no_header_out = 1;
+      continue;
+    }
     const char *v = tenport_option_value(argc, argv, i);
     int r = sparse_value(c, a, v ? v : "");
     if (tenport_option_error("gen", a, r, v))
@@ -418,9 +426,12 @@ static void sparse_summary(const sparse_cli *c, const tp_coo *t, int64_t merged,
     printf("truth: %s_lambda.npy, %s_factor{0..%d}.npy\n", c->truth, c->truth, t->order - 1);
 }
 
-static tp_status write_coo(tp_output_set *set, const char *path, const tp_coo *t) {
+/* A .tpb, or a .tns with the sptensor header when its text alone would read back as
+ * another shape (unless no_header). */
+static tp_status write_coo(tp_output_set *set, const char *path, const tp_coo *t, int no_header) {
+  tp_tns_write_options text = tenport_tns_output_options(t, 1, 0, no_header);
   return tenport_coo_format(path) == 'b' ? tp_coo_write_binary_to(set, path, t)
-                                         : tp_coo_write_tns_to(set, path, t);
+                                         : tp_coo_write_text_to(set, path, t, &text);
 }
 
 static int sparse_generate(const sparse_cli *c) {
@@ -439,7 +450,7 @@ static int sparse_generate(const sparse_cli *c) {
                          : tp_coo_random(o, &t, &merged);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
-    st = write_coo(set, c->output, &t);
+    st = write_coo(set, c->output, &t, c->no_header_out);
   if (st == TP_SUCCESS)
     st = finish_outputs(set, c->truth, &truth);
   int code = st == TP_SUCCESS ? 0 : fail();
@@ -479,7 +490,7 @@ static void usage_sttid(FILE *out) {
           "  --nnz N             distinct nonzeros, at most the number of entries\n"
           "  --alpha A           shape of the Pareto values, power-law only (2)\n"
           "  --seed S            random seed (1)\n"
-          "  --output X          X.tns or X.tpb\n",
+          "  --output X          X.tns or X.tpb\n" TENPORT_NO_HEADER_OUT_HELP,
           TP_COO_MAX_ORDER);
   tenport_conventions_help(out);
 }
@@ -488,6 +499,7 @@ typedef struct sttid_gen_cli {
   const char *kind_text, *dims_text, *output;
   tp_sttid_random_kind kind;
   int order, has_nnz, has_alpha;
+  int no_header_out; /* --no-header-out */
   int64_t dims[TP_COO_MAX_ORDER], nnz;
   double alpha;
   uint64_t seed;
@@ -535,6 +547,8 @@ static int sttid_check(const sttid_gen_cli *c) {
             c->output);
     return 2;
   }
+  if (c->no_header_out && tenport_coo_format(c->output) != 't')
+    return usage_error("--no-header-out applies to a .tns output");
   if (c->has_alpha && c->kind != TP_STTID_RANDOM_POWER_LAW)
     return usage_error("--alpha is the shape of Pareto values: it needs --kind power-law");
   return 0;
@@ -565,6 +579,10 @@ static int sttid_args(int argc, char **argv, sttid_gen_cli *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
+    if (!strcmp(a, "--no-header-out")) {
+      c->no_header_out = 1;
+      continue;
+    }
     const char *v = tenport_option_value(argc, argv, i);
     if (tenport_option_error("gen", a, sttid_value(c, a, v ? v : ""), v))
       return 2;
@@ -594,7 +612,7 @@ static int sttid_generate(const sttid_gen_cli *c) {
   tp_status st = tp_sttid_random(c->kind, c->order, c->dims, c->nnz, c->alpha, c->seed, &t);
   double seconds = tenport_seconds() - t0;
   if (st == TP_SUCCESS)
-    st = write_coo(set, c->output, &t);
+    st = write_coo(set, c->output, &t, c->no_header_out);
   if (st == TP_SUCCESS)
     st = finish_outputs(set, NULL, NULL);
   int code = st == TP_SUCCESS ? 0 : fail();
