@@ -1,16 +1,16 @@
 /* tenport peaks: DW-MRI fiber peaks, the largest local maxima of each voxel's
  * spherical-harmonic function (MRtrix3 convention, or another converted to it), by
  * SS-HOPM (tp_fiber_peaks). A .npy input is read here; a NIfTI or .mif image goes to
- * cmd_peaks_image.c. --example builds a phantom with known fibers and checks the peaks
+ * peaks_image.c. --example builds a phantom with known fibers and checks the peaks
  * found. Under mpirun (or with --distributed) the voxels of a .npy are spread over the
- * ranks (cmd_peaks_dist.c). */
+ * ranks (peaks_dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/tenport/cli_conventions.h"
-#include "tools/tenport/cmd_peaks.h"
+#include "tools/tenport/peaks_cli.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -88,8 +88,6 @@ static void usage(FILE *out) {
           "summary.\n");
   tenport_conventions_help(out);
 }
-
-/* ---- options ------------------------------------------------------------------- */
 
 static const char *const basis_names[4] = {"mrtrix", "dipy", "dipy-nonlegacy", "fsl"};
 
@@ -173,64 +171,8 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
 
 static int fail(void) { return tenport_fail("peaks", "out of host memory"); }
 
-/* ---- running and writing --------------------------------------------------------- */
-
-void tenport_peaks_free(peaks_result *r) {
-  free(r->dir), free(r->amp), free(r->count);
-  r->dir = r->amp = NULL, r->count = NULL;
-}
-
-static void result_free(peaks_result *r) { tenport_peaks_free(r); }
-
-tp_status tenport_peaks_compute(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
-                                peaks_result *r) {
-  size_t v = (size_t)(r->voxels ? r->voxels : 1), k = (size_t)c->opt.max_peaks;
-  int64_t coeffs = tp_sh_count(lmax);
-  r->dir = (double *)malloc(sizeof(double) * v * k * 3);
-  r->amp = (double *)malloc(sizeof(double) * v * k);
-  r->count = (int32_t *)malloc(sizeof(int32_t) * v);
-  if (!r->dir || !r->amp || !r->count) {
-    tp_clear_error();
-    return TP_ERROR_OUT_OF_MEMORY;
-  }
-  r->nonfinite = 0;
-  for (int64_t i = 0; i < r->voxels; ++i)
-    for (int64_t j = 0; j < coeffs; ++j)
-      if (!isfinite(sh[i * coeffs + j])) {
-        ++r->nonfinite;
-        break;
-      }
-  double t0 = tenport_seconds();
-  tp_status st = tp_fiber_peaks(s, lmax, r->voxels, sh, &c->opt, r->dir, r->amp, r->count);
-  r->seconds = tenport_seconds() - t0;
-  return st;
-}
-
 static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh, peaks_result *r) {
   return tenport_peaks_compute(s, c, lmax, sh, r) == TP_SUCCESS;
-}
-
-int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap) {
-  if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
-    return 1;
-  fprintf(stderr, "tenport peaks: --output '%s' is too long\n", prefix);
-  return 0;
-}
-
-static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
-  return tenport_peaks_output_path(prefix, name, path, cap);
-}
-
-/* Adds the output files to the set before any work (the phantom's own coefficients
- * too, with the example). */
-int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set) {
-  static const char *const names[4] = {"directions", "amplitudes", "counts", "sh"};
-  char path[4096];
-  for (int k = 0; k < (c->example ? 4 : 3); ++k)
-    if (!output_path(c->output, names[k], path, sizeof path) ||
-        tenport_outputs_add("peaks", set, path))
-      return 1;
-  return 0;
 }
 
 /* Writes PREFIX_name.npy into the set with the leading shape followed by tail
@@ -243,7 +185,7 @@ static int write_array(tp_output_set *set, const char *prefix, const char *name,
   memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
   for (int i = 0; i < tail_ndim; ++i)
     shape[r->lead_ndim + i] = tail[i];
-  if (!output_path(prefix, name, path, sizeof path))
+  if (!tenport_peaks_output_path(prefix, name, path, sizeof path))
     return 0;
   if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) != TP_SUCCESS) {
     fail();
@@ -261,39 +203,6 @@ static int write_result(tp_output_set *set, const char *prefix, const peaks_resu
 
 static int commit(tp_output_set *set) { return tenport_outputs_commit("peaks", set) == 0; }
 
-static void print_shape(const int64_t *shape, int ndim) {
-  for (int i = 0; i < ndim; ++i)
-    printf("%s%lld", i ? " x " : "", (long long)shape[i]);
-}
-
-void tenport_peaks_histogram(const peaks_cli *c, const peaks_result *r, int64_t *hist) {
-  for (int j = 0; j <= c->opt.max_peaks; ++j)
-    hist[j] = 0;
-  for (int64_t v = 0; v < r->voxels; ++v)
-    if (r->count[v] >= 0 && r->count[v] <= c->opt.max_peaks)
-      hist[r->count[v]]++;
-}
-
-void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64_t *hist,
-                                 int64_t nonfinite, double seconds) {
-  printf("peaks per voxel:");
-  for (int j = 0; j <= c->opt.max_peaks; ++j)
-    printf("  %d: %lld", j, (long long)hist[j]);
-  printf("\nnon-finite coefficients: %lld voxel%s (given no peaks)\n", (long long)nonfinite,
-         nonfinite == 1 ? "" : "s");
-  printf("time: %.3f s (%.3g voxels/s; %d starts, %s)\n", seconds,
-         seconds > 0 ? (double)voxels / seconds : 0.0, c->opt.num_starts,
-         c->opt.single_precision ? "f32" : "f64");
-  tenport_summary_integer("voxels", (long long)voxels);
-  tenport_summary_integer("nonfinite_voxels", (long long)nonfinite);
-  for (int j = 0; j <= c->opt.max_peaks && j < 16; ++j) {
-    char key[32];
-    snprintf(key, sizeof key, "voxels_with_%d_peaks", j);
-    tenport_summary_integer(key, (long long)hist[j]);
-  }
-  tenport_summary_phase("peaks", seconds);
-}
-
 /* Histogram of the counts and the timing. */
 static void print_summary(const peaks_cli *c, const peaks_result *r) {
   int64_t *hist = (int64_t *)calloc((size_t)c->opt.max_peaks + 1, sizeof(int64_t));
@@ -306,76 +215,9 @@ static void print_summary(const peaks_cli *c, const peaks_result *r) {
   free(hist);
 }
 
-void tenport_peaks_print_input(const char *name, const peaks_result *r, int lmax) {
-  printf("%s: ", name);
-  if (r->lead_ndim == 0) {
-    printf("one voxel");
-  } else {
-    printf("%lld voxels (", (long long)r->voxels);
-    print_shape(r->lead, r->lead_ndim);
-    printf(")");
-  }
-  printf(", lmax %d\n", lmax);
-}
-
-/* lmax from the coefficient count (0 if none fits). */
-static int lmax_from_count(int64_t count) {
-  for (int l = 2; l <= 16; l += 2)
-    if (tp_sh_count(l) == count)
-      return l;
-  return 0;
-}
-
-int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax, int loud) {
-  *lmax = c->lmax ? c->lmax : lmax_from_count(count);
-  if (*lmax != 0 && tp_sh_count(*lmax) == count)
-    return 0;
-  if (!loud)
-    return 1;
-  if (c->lmax)
-    fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n", name,
-            (long long)count, c->lmax, tp_sh_count(c->lmax));
-  else
-    fprintf(stderr,
-            "tenport peaks: %s has %lld coefficients per voxel, not (L+1)(L+2)/2 "
-            "for an even L in 2..16\n",
-            name, (long long)count);
-  return 1;
-}
-
-int tenport_peaks_shape(const peaks_cli *c, const char *name, int ndim, const int64_t *shape,
-                        peaks_result *r, int *lmax, int loud) {
-  if (ndim < 1) {
-    if (loud)
-      fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n", name);
-    return 1;
-  }
-  if (tenport_peaks_lmax(c, name, shape[ndim - 1], lmax, loud))
-    return 1;
-  r->lead_ndim = ndim - 1;
-  r->voxels = 1;
-  for (int i = 0; i < r->lead_ndim; ++i) {
-    r->lead[i] = shape[i];
-    r->voxels *= shape[i];
-  }
-  return 0;
-}
-
 static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array *arr,
                        peaks_result *r, int *lmax) {
   return tenport_peaks_shape(c, name, arr->ndim, arr->shape, r, lmax, 1);
-}
-
-int tenport_peaks_check_ndim(const char *name, int ndim, int loud) {
-  if (ndim + 1 <= TP_NPY_MAX_DIMS)
-    return 0;
-  if (loud)
-    fprintf(stderr,
-            "tenport peaks: %s has %d dimensions; the directions of its voxels would "
-            "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
-            "most %d)\n",
-            name, ndim, ndim + 1, TP_NPY_MAX_DIMS, TP_NPY_MAX_DIMS - 1);
-  return 1;
 }
 
 /* The outputs add two dimensions to the input's leading ones: a .npy holds at most
@@ -408,7 +250,7 @@ static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_se
     printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output, c->output,
            c->output);
   }
-  result_free(&r);
+  tenport_peaks_free(&r);
   tp_npy_free(&arr);
   return code;
 }
@@ -469,8 +311,6 @@ static int run_file(tp_space *s, const peaks_cli *c) {
   return code;
 }
 
-/* ---- the phantom (tp_dwmri_phantom) ------------------------------------------------- */
-
 #define PH_SIZE 16
 #define PH_LMAX 8
 #define PH_COEFFS 45 /* tp_sh_count(8) */
@@ -486,8 +326,6 @@ static int ph_region_of(int64_t v) { return tp_dwmri_phantom_region(PH_SIZE, PH_
 static double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
-
-/* ---- checking the phantom ------------------------------------------------------------ */
 
 /* Angle between two axes in degrees (x and -x are one fiber). */
 static double axis_angle(const double *a, const double *b) {
@@ -581,7 +419,7 @@ static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
     printf("check: %s\n", ok ? "passed" : "FAILED");
     code = ok ? 0 : 1;
   }
-  result_free(&r);
+  tenport_peaks_free(&r);
   free(sh), free(truth), free(fibers);
   return code;
 }
