@@ -163,22 +163,13 @@ static int write_outputs(const sshopm_cli *c, tp_output_set *set, const runs *r,
   return ok;
 }
 
-/* Reports what went wrong: what, or the last tenport error when what is NULL (empty after
- * host_oom), and gives exit code 1. */
-static int fail(const char *what) {
-  if (!what || !*what)
-    return tenport_fail("sshopm", "out of host memory");
-  fprintf(stderr, "tenport sshopm: %s\n", what);
-  return 1;
-}
-
 /* The input as T x U doubles; 1-D input is one tensor. */
 static int read_input(const sshopm_cli *c, tp_input *in, tp_npy_array *arr, int64_t *tensors,
                       int *one_tensor) {
   int64_t unique;
   if (tp_sym_unique_count(c->order, c->dim, &unique) != TP_SUCCESS ||
       tp_npy_read_converted_input(in, TP_DTYPE_F64, -1, arr) != TP_SUCCESS)
-    return fail(NULL);
+    return tenport_sshopm_fail(NULL);
   return tenport_sshopm_shape(c, tp_input_name(in), arr->ndim, arr->shape, tensors, one_tensor, 1);
 }
 
@@ -198,11 +189,11 @@ static int run_input(tp_space *s, const sshopm_cli *c, tp_input *in, tp_output_s
   memset(&tab, 0, sizeof tab);
   const double *a = (const double *)arr.data;
   if (tenport_sshopm_solve(s, c, c->order, c->dim, tensors, a, &r) != TP_SUCCESS)
-    code = fail(NULL);
+    code = tenport_sshopm_fail(NULL);
   else if (tenport_sshopm_pairs(&r, a, unique, &tab, message, sizeof message) != TP_SUCCESS)
-    code = fail(message);
+    code = tenport_sshopm_fail(message);
   else if (!write_outputs(c, set, &r, &tab, one_tensor))
-    code = fail(NULL);
+    code = tenport_sshopm_fail(NULL);
   if (code == 0) {
     sshopm_totals t;
     tenport_sshopm_count(&r, &t);
@@ -231,70 +222,10 @@ static int run_file(tp_space *s, const sshopm_cli *c) {
   return code;
 }
 
-/* Kofidis & Regalia (2002), Example 1, and its known eigenvalues. */
-static const double kr_tensor[15] = {0.2883, -0.0031, 0.1973, -0.2485, -0.2939,
-                                     0.3847, 0.2972,  0.1862, 0.0919,  -0.3619,
-                                     0.1241, -0.3420, 0.2127, 0.2727,  -0.3054};
-
-static const double kr_known[2][3] = {{0.8893, 0.8169, 0.3633}, {-0.0451, -0.5629, -1.0954}};
-
-/* How many of the known values a pair of the wanted kind matches. */
-static int known_found(const pair_table *tab, const double *known, int kind) {
-  int found = 0;
-  for (int j = 0; j < 3; ++j)
-    for (int k = 0; k < tab->count[0]; ++k) {
-      const double *row = tab->rows[0] + (size_t)k * (size_t)tab->width;
-      if ((int)row[1] == kind && fabs(row[0] - known[j]) < 5e-4) {
-        ++found;
-        break;
-      }
-    }
-  return found;
-}
-
-static void print_totals(const sshopm_cli *c, const runs *r) {
-  sshopm_totals t;
-  tenport_sshopm_count(r, &t);
-  tenport_sshopm_print_totals(c, r->order, r->dim, &t);
-}
-
-static int run_example(tp_space *s, sshopm_cli *c) {
-  int all = 1;
-  printf("Kofidis-Regalia tensor (m = 4, n = 3), %d starts, %s\n", c->starts,
-         c->single ? "f32" : "f64");
-  c->solver.shift = TP_SHIFT_ADAPTIVE;
-  for (int concave = 0; concave <= 1; ++concave) {
-    runs r;
-    pair_table tab;
-    char message[512] = "";
-    c->solver.concave = concave;
-    if (tenport_sshopm_solve(s, c, 4, 3, 1, kr_tensor, &r) != TP_SUCCESS)
-      return fail(NULL);
-    if (tenport_sshopm_pairs(&r, kr_tensor, 15, &tab, message, sizeof message) != TP_SUCCESS) {
-      tenport_sshopm_runs_free(&r);
-      tenport_sshopm_table_free(&tab);
-      return fail(message);
-    }
-    int found = known_found(&tab, kr_known[concave], concave ? TP_EIG_LOCAL_MIN : TP_EIG_LOCAL_MAX);
-    printf("\nadaptive %s shift: %d distinct eigenpairs\n", concave ? "concave" : "convex",
-           tab.count[0]);
-    tenport_sshopm_print_pairs(&tab, 0, 3, kr_known[concave], 3);
-    print_totals(c, &r);
-    printf("known local %s (Kofidis & Regalia): %.4f %.4f %.4f -- %d of 3 found\n",
-           concave ? "minima" : "maxima", kr_known[concave][0], kr_known[concave][1],
-           kr_known[concave][2], found);
-    all = all && found == 3;
-    tenport_sshopm_table_free(&tab);
-    tenport_sshopm_runs_free(&r);
-  }
-  printf("\ncheck: %s\n", all ? "passed" : "FAILED");
-  return all ? 0 : 1;
-}
-
 /* The example or the input file, as the options say. */
 static int run(tp_space *space, void *cli) {
   sshopm_cli *c = (sshopm_cli *)cli;
-  return c->example ? run_example(space, c) : run_file(space, c);
+  return c->example ? tenport_sshopm_example(space, c) : run_file(space, c);
 }
 
 int tenport_cmd_sshopm(int argc, char **argv) {

@@ -1,8 +1,8 @@
 /* tenport sttid: the sparse tensor-train interpolative decomposition of a tensor read
  * from .tns or .tpb. Prints what each bond's PRRLU did, the TT ranks, the cores' sizes
- * and densities and the relative error, and can write the result as TCI files. The arguments are sttid_args.c's, the report's lines
- * sttid_report.c's; this file is the pipeline: read -> decompose -> error -> write ->
- * report. */
+ * and densities and the relative error, and can write the result as TCI files. The
+ * arguments are sttid_args.c's and the report's lines sttid_report.c's; this file is the
+ * pipeline: read -> decompose -> error -> write -> report. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* tenport peaks, shared by its files: the options (cmd_peaks.c takes them and runs a .npy
  * or the example), a set of voxels' peaks (peaks_compute.c), the input's checks and the
- * outputs' names (peaks_files.c) and the summary (peaks_report.c), so that the
- * single-process, image (peaks_image.c) and distributed (peaks_dist.c) runs compute and
- * print the same numbers. */
+ * outputs' names and files (peaks_files.c), the summary (peaks_report.c) and --example
+ * (peaks_example.c), so that the single-process, image (peaks_image.c) and distributed
+ * (peaks_dist.c) runs compute and print the same numbers. */
 #ifndef TENPORT_PEAKS_CLI_H
 #define TENPORT_PEAKS_CLI_H
 
@@ -63,6 +63,21 @@ void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64
 int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap);
 /* Adds the output files to the set before any work; 0, or 1 (reported). */
 int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set);
+
+/* PREFIX_name.npy into the set: the leading shape of r, then tail_ndim more dimensions;
+ * 1, or 0 (reported). */
+int tenport_peaks_write_array(tp_output_set *set, const char *prefix, const char *name,
+                              const peaks_result *r, int tail_ndim, const int64_t *tail,
+                              tp_dtype dtype, const void *data);
+/* PREFIX_directions.npy, PREFIX_amplitudes.npy and PREFIX_counts.npy (k peaks at most);
+ * 1, or 0 (reported). */
+int tenport_peaks_write_result(tp_output_set *set, const char *prefix, const peaks_result *r,
+                               int k);
+/* r's histogram of peaks per voxel, its non-finite voxels and its time. */
+void tenport_peaks_print_histogram(const peaks_cli *c, const peaks_result *r);
+
+/* --example (peaks_example.c): the exit code. */
+int tenport_peaks_example(tp_space *s, const peaks_cli *c);
 
 /* tenport peaks on a NIfTI or .mif image (peaks_image.c): the exit code. */
 int tenport_peaks_image(tp_space *s, const peaks_cli *c, tp_input *in);

@@ -1,7 +1,8 @@
 /* tenport peaks' files: the shape an input must have (voxels x the coefficients of an
  * even lmax, with room in a .npy for the outputs' two more dimensions), and the outputs'
- * names, added to the set before the work. */
+ * names, added to the set before the work, then written into it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "tools/tenport/peaks_cli.h"
 
@@ -77,4 +78,33 @@ int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set) {
         tenport_outputs_add("peaks", set, path))
       return 1;
   return 0;
+}
+
+/* Writes PREFIX_name.npy into the set with the leading shape followed by tail
+ * dimensions; reports failures. */
+int tenport_peaks_write_array(tp_output_set *set, const char *prefix, const char *name,
+                              const peaks_result *r, int tail_ndim, const int64_t *tail,
+                              tp_dtype dtype, const void *data) {
+  int64_t shape[TP_NPY_MAX_DIMS + 2];
+  char path[4096];
+  memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
+  for (int i = 0; i < tail_ndim; ++i)
+    shape[r->lead_ndim + i] = tail[i];
+  if (!tenport_peaks_output_path(prefix, name, path, sizeof path))
+    return 0;
+  if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) != TP_SUCCESS) {
+    tenport_fail("peaks", "out of host memory");
+    return 0;
+  }
+  return 1;
+}
+
+int tenport_peaks_write_result(tp_output_set *set, const char *prefix, const peaks_result *r,
+                               int k) {
+  const int64_t dir_tail[2] = {k, 3}, amp_tail[1] = {k};
+  return tenport_peaks_write_array(set, prefix, "directions", r, 2, dir_tail, TP_DTYPE_F64,
+                                   r->dir) &&
+         tenport_peaks_write_array(set, prefix, "amplitudes", r, 1, amp_tail, TP_DTYPE_F64,
+                                   r->amp) &&
+         tenport_peaks_write_array(set, prefix, "counts", r, 0, NULL, TP_DTYPE_I32, r->count);
 }

@@ -1,6 +1,7 @@
 /* tenport peaks' summary, the same in the single-process and distributed runs: the
  * input's voxels, the histogram of peaks per voxel and the time. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "tools/tenport/peaks_cli.h"
 
@@ -47,4 +48,16 @@ void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64
     tenport_summary_integer(key, (long long)hist[j]);
   }
   tenport_summary_phase("peaks", seconds);
+}
+
+/* Histogram of the counts and the timing. */
+void tenport_peaks_print_histogram(const peaks_cli *c, const peaks_result *r) {
+  int64_t *hist = (int64_t *)calloc((size_t)c->opt.max_peaks + 1, sizeof(int64_t));
+  if (!hist) {
+    printf("peaks per voxel: (no memory for the histogram)\n");
+    return;
+  }
+  tenport_peaks_histogram(c, r, hist);
+  tenport_peaks_print_summary(c, r->voxels, hist, r->nonfinite, r->seconds);
+  free(hist);
 }

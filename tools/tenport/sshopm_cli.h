@@ -1,8 +1,8 @@
 /* tenport sshopm, shared by its files: the options (cmd_sshopm.c takes them and runs one
  * process), a batch's runs and distinct eigenpairs (sshopm_solve.c), the input's checks
- * and the outputs' names (sshopm_files.c) and the summary (sshopm_report.c), so that the
- * single-process and distributed (sshopm_dist.c) runs compute and print the same
- * numbers. */
+ * and the outputs' names (sshopm_files.c), the summary (sshopm_report.c) and --example
+ * (sshopm_example.c), so that the single-process and distributed (sshopm_dist.c) runs
+ * compute and print the same numbers. */
 #ifndef TENPORT_SSHOPM_CLI_H
 #define TENPORT_SSHOPM_CLI_H
 
@@ -83,6 +83,13 @@ void tenport_sshopm_print_result(const sshopm_cli *c, const char *name, const pa
 int tenport_sshopm_output_path(const char *prefix, const char *name, char *path, size_t cap);
 /* Adds every output file to the set before the work; 0, or 1 (reported). */
 int tenport_sshopm_reserve(const sshopm_cli *c, tp_output_set *set);
+
+/* Reports what went wrong: what, or the last tenport error when what is NULL or empty
+ * ("out of host memory" when there is none); returns 1. */
+int tenport_sshopm_fail(const char *what);
+
+/* --example (sshopm_example.c): the exit code. */
+int tenport_sshopm_example(tp_space *s, sshopm_cli *c);
 
 /* mpirun ... tenport sshopm (or --distributed): every rank runs this. */
 int tenport_sshopm_distributed(const sshopm_cli *c);

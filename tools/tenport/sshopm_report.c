@@ -91,3 +91,12 @@ void tenport_sshopm_print_result(const sshopm_cli *c, const char *name, const pa
            (long long)(tensors - SUMMARY_TENSORS), c->output);
   tenport_sshopm_print_totals(c, c->order, c->dim, t);
 }
+
+/* Reports what went wrong: what, or the last tenport error when what is NULL (empty after
+ * host_oom), and gives exit code 1. */
+int tenport_sshopm_fail(const char *what) {
+  if (!what || !*what)
+    return tenport_fail("sshopm", "out of host memory");
+  fprintf(stderr, "tenport sshopm: %s\n", what);
+  return 1;
+}
