@@ -2,8 +2,10 @@
  * [r nnz / P, (r + 1) nnz / P): a header of its own (the file's, with the share's nnz)
  * followed by positioned reads of that range of every array, read by the usual binary
  * reader, which checks everything. A .tns share is the lines that start in bytes
- * [r S / P, (r + 1) S / P) of the file: read by the usual text reader, counting lines from
- * the number of lines before them, so that a message names the line of the whole file. */
+ * [H + r (S - H) / P, H + (r + 1) (S - H) / P) of the file, H being the bytes of a header
+ * at its top (which every rank reads for itself: its order, dims and index base are the
+ * tensor's): read by the usual text reader, counting lines from the number of lines
+ * before them, so that a message names the line of the whole file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -199,8 +201,8 @@ static tp_status has_nonzero_line(const share_file *f, uint64_t begin, uint64_t 
  * without nonzero lines is an empty tensor of the given order (its dims are agreed
  * later when not given). */
 static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end, int64_t first_line,
-                             tp_dtype dtype, int order, const int64_t *dims, tp_coo *share,
-                             tp_coo_read_info *info) {
+                             tp_dtype dtype, int order, const int64_t *dims, int base,
+                             tp_coo *share, tp_coo_read_info *info) {
   int64_t ones[TP_COO_MAX_ORDER];
   int found = 1;
   for (int m = 0; m < order; ++m)
@@ -213,10 +215,10 @@ static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end, 
   tp_input *in;
   TP_TRY(tpi_input_open_pieces(&in, f->path, &piece, 1));
   in->first_line = first_line;
-  /* Each rank reads its range alone: plain FROSTT text, 1-based, no header (a base found
-   * in one range would differ from another's). */
+  /* Each rank reads its range alone: plain FROSTT text, no header, 1-based unless the
+   * file's header says otherwise (a base found in one range would differ from another's). */
   tp_tns_options plain = tp_tns_options_default();
-  plain.index_base = 1, plain.no_header = 1;
+  plain.index_base = base, plain.no_header = 1;
   tp_status st = tpi_coo_read_tns_input_with(in, 0, dtype, order, dims, &plain, share, info);
   tp_input_close(&in);
   return st;
@@ -240,6 +242,38 @@ static tp_status file_order(const share_file *f, int *order) {
   }
   *order = 0;
   return TP_SUCCESS;
+}
+
+/* A header at the top of the file, as a one-process read recognises it (h->lines 0:
+ * none); its order and dims must agree with those given. */
+static tp_status file_header(const share_file *f, int order, const int64_t *dims,
+                             tpi_tns_header *h) {
+  tpi_input_piece piece = {NULL, 0, f->size};
+  tp_input *in;
+  TP_TRY(tpi_input_open_pieces(&in, f->path, &piece, 1));
+  tp_status st = tpi_tns_take_header(in, h);
+  tp_input_close(&in);
+  int same = st != TP_SUCCESS || !h->lines || order == 0 || order == h->order;
+  for (int m = 0; same && h->lines && dims && m < order; ++m)
+    same = dims[m] == h->dims[m];
+  return same ? st
+              : TP_ERROR(TP_ERROR_FORMAT,
+                         "%s: its header (%s, line %lld) gives another order or other dims "
+                         "than those asked for",
+                         f->path, h->kind, (long long)h->lines);
+}
+
+/* The nonzeros of all shares against the count an sptensor header announced. */
+static tp_status check_header_count(tp_comm *comm, const share_file *f, const tpi_tns_header *h,
+                                    const tp_coo *share) {
+  int64_t nnz = share->nnz;
+  TP_TRY(tp_comm_allreduce_host(comm, &nnz, 1, TP_DTYPE_I64, TP_COMM_SUM));
+  if (h->nnz < 0 || nnz == h->nnz)
+    return TP_SUCCESS;
+  return TP_ERROR(TP_ERROR_FORMAT,
+                  "%s: its sptensor header (line %lld) announces %lld nonzeros, and the file "
+                  "has %lld",
+                  f->path, (long long)h->lines, (long long)h->nnz, (long long)nnz);
 }
 
 /* ---- the collective read ---------------------------------------------------------------- */
@@ -281,19 +315,29 @@ static tp_status read_tns_share(tp_comm *comm, const share_file *f, tp_dtype dty
                                 const int64_t *dims, tp_coo *share, tp_coo_read_info *info) {
   uint64_t begin = 0, end = 0;
   int64_t lines = 0, before = 0;
-  tp_status st = order > 0 ? TP_SUCCESS : file_order(f, &order);
+  tpi_tns_header h;
+  memset(&h, 0, sizeof h);
+  tp_status st = file_header(f, order, dims, &h);
+  if (st == TP_SUCCESS && h.lines)
+    order = h.order, dims = h.dims;
+  if (st == TP_SUCCESS && order == 0)
+    st = file_order(f, &order);
+  const uint64_t top = h.lines ? h.bytes : 0, body = f->size - top;
   if (st == TP_SUCCESS)
-    st = line_start(f, f->size * (uint64_t)f->rank / (uint64_t)f->ranks, &begin);
+    st = line_start(f, top + body * (uint64_t)f->rank / (uint64_t)f->ranks, &begin);
   if (st == TP_SUCCESS)
-    st = line_start(f, f->size * (uint64_t)(f->rank + 1) / (uint64_t)f->ranks, &end);
+    st = line_start(f, top + body * (uint64_t)(f->rank + 1) / (uint64_t)f->ranks, &end);
   if (st == TP_SUCCESS)
     st = count_lines(f, begin, end, &lines);
   TP_TRY(tp_comm_agree(comm, st));
   TP_TRY(lines_before(comm, lines, &before));
   if (order == 0) /* no usable first line: the reader of the first share says why */
     begin = f->rank == 0 ? 0 : end;
-  st = parse_lines(f, begin, end, before, dtype, order, dims, share, info);
+  int base = h.lines && h.index_base == 0 ? 0 : 1;
+  st = parse_lines(f, begin, end, before + h.lines, dtype, order, dims, base, share, info);
   TP_TRY(tp_comm_agree(comm, st));
+  if (h.lines)
+    TP_TRY(tp_comm_agree(comm, check_header_count(comm, f, &h, share)));
   return dims ? TP_SUCCESS : tp_comm_agree(comm, agree_dims(comm, share));
 }
 

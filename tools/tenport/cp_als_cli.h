@@ -1,7 +1,9 @@
-/* Shared by the dense (cmd_cp_als.c) and sparse (cmd_cp_als_sparse.c) paths of
- * tenport cp-als. */
-#ifndef TENPORT_CMD_CP_ALS_H
-#define TENPORT_CMD_CP_ALS_H
+/* tenport cp-als, shared by its files: the arguments (cp_als_args.c), the watch on the
+ * iterations (cp_als_watch.c), the outputs (cp_als_outputs.c) and summary lines
+ * (cp_als_report.c), and the paths cmd_cp_als.c picks from: dense (cp_als_dense.c), sparse
+ * (cp_als_sparse.c) and distributed (cp_als_dist.c). */
+#ifndef TENPORT_CP_ALS_CLI_H
+#define TENPORT_CP_ALS_CLI_H
 
 #include "tools/tenport/space_ahead.h"
 #include "tools/tenport/cli_files.h"
@@ -83,7 +85,8 @@ typedef struct tenport_cp_phases {
 void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
                              const tenport_cp_watch *w);
 
-/* Reads the input, then takes the space from `ahead` (created meanwhile) for the rest. */
+/* A sparse input: read, then the space taken from `ahead` (created meanwhile) for the
+ * rest; the exit code. */
 int tenport_cp_als_sparse(tenport_space_ahead *ahead, const tenport_cp_request *q);
 
 /* A planted dense tensor each rank makes its block of (order 0: none). */
@@ -95,7 +98,7 @@ typedef struct tenport_cp_planted {
   uint64_t seed;
 } tenport_cp_planted;
 
-/* One distributed decomposition (cmd_cp_als_dist.c): of a file read in shares or blocks,
+/* One distributed decomposition (cp_als_dist.c): of a file read in shares or blocks,
  * of a random sparse tensor each rank draws its share of (generate.nnz > 0), or of a
  * planted dense tensor each rank makes its block of (planted.order > 0). */
 typedef struct tenport_cp_dist_request {
@@ -110,5 +113,43 @@ typedef struct tenport_cp_dist_request {
 } tenport_cp_dist_request;
 
 int tenport_cp_als_distributed(const tenport_cp_dist_request *q);
+
+/* --example: a planted rank-3 tensor made in memory, checked by its fit. */
+#define EXAMPLE_RANK 3
+#define EXAMPLE_FIT 0.9999
+#define EXAMPLE_TENSOR_SEED 20261122 /* not the default start seed: the start is not the truth */
+
+/* What the command line asked for (cp_als_args.c). */
+typedef struct tenport_cp_cli {
+  const char *input, *init, *output, *precision, *history;
+  int rank, quiet, example, tol_set, iters_set;
+  int dense_only_options; /* --mttkrp or --no-reuse */
+  double check_fit;       /* < 0: none */
+  tp_cp_als_options solver;
+  tenport_cp_watch watch;
+  /* distributed runs */
+  const char *grid, *dims_text, *gen_dims_text, *gen_shape_text;
+  tenport_text_options text; /* --index-base, --no-header */
+  int distributed, order;
+  int64_t dims[TP_COO_MAX_ORDER];
+  tp_coo_random_options generate; /* nnz > 0: draw the tensor instead of reading it */
+  tenport_cp_planted planted;     /* order > 0: make the dense tensor instead */
+} tenport_cp_cli;
+
+void tenport_cp_als_usage(FILE *out);
+/* 0: run; 1: help was asked for; 2: usage error (reported). */
+int tenport_cp_als_args(int argc, char **argv, tenport_cp_cli *c);
+
+/* The output set of a run with --output or --history, in which neither the input (may
+ * be NULL) nor the --init files can be replaced; 0, or 1 (reported). The history's file
+ * joins it at once, the model's once the order is known. */
+int tenport_cp_begin_outputs(const tenport_cp_cli *c, const tp_input *in, tp_output_set **set);
+
+/* A dense input (.npy or dense text): read, then the space taken from `ahead`; the exit
+ * code. */
+int tenport_cp_als_dense_file(tenport_space_ahead *ahead, tenport_cp_cli *c, tp_input *in,
+                              tp_output_set *set);
+/* --example in the space given; the exit code. */
+int tenport_cp_als_example(tp_space *space, tenport_cp_cli *c);
 
 #endif

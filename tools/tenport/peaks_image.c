@@ -3,7 +3,7 @@
  * mask solved, and the peaks written as sh2peaks writes them, an image on the input's
  * grid of each peak's direction times its amplitude, NaN where there is none. The
  * outputs are named and added to the output set before anything is read. */
-#include "tools/tenport/cmd_peaks.h"
+#include "tools/tenport/peaks_cli.h"
 
 typedef struct image_run {
   const peaks_cli *c;

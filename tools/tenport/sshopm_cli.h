@@ -1,9 +1,10 @@
-/* tenport sshopm: what the single-process command (cmd_sshopm.c) shares with its
- * distributed run (cmd_sshopm_dist.c): the options, a batch's runs and distinct
- * eigenpairs, the input's checks, the outputs' names and the summary, so that both
+/* tenport sshopm, shared by its files: the options (cmd_sshopm.c takes them and runs one
+ * process), a batch's runs and distinct eigenpairs (sshopm_solve.c), the input's checks
+ * and the outputs' names (sshopm_files.c), the summary (sshopm_report.c) and --example
+ * (sshopm_example.c), so that the single-process and distributed (sshopm_dist.c) runs
  * compute and print the same numbers. */
-#ifndef TENPORT_CMD_SSHOPM_H
-#define TENPORT_CMD_SSHOPM_H
+#ifndef TENPORT_SSHOPM_CLI_H
+#define TENPORT_SSHOPM_CLI_H
 
 #include "tools/tenport/cli_files.h"
 #include "tools/tenport/commands.h"
@@ -68,6 +69,10 @@ double *tenport_sshopm_padded(const pair_table *tab, int max_count);
 int tenport_sshopm_shape(const sshopm_cli *c, const char *name, int ndim, const int64_t *shape,
                          int64_t *tensors, int *one_tensor, int loud);
 
+/* One tensor's pairs (rows of tab); known (may be NULL) lists reference eigenvalues to
+ * show beside them. */
+void tenport_sshopm_print_pairs(const pair_table *tab, int64_t t, int dim, const double *known,
+                                int known_count);
 void tenport_sshopm_count(const runs *r, sshopm_totals *t);
 void tenport_sshopm_print_totals(const sshopm_cli *c, int order, int dim, const sshopm_totals *t);
 /* The summary: the input, the eigenpairs of the first SUMMARY_TENSORS tensors (tab holds
@@ -78,6 +83,13 @@ void tenport_sshopm_print_result(const sshopm_cli *c, const char *name, const pa
 int tenport_sshopm_output_path(const char *prefix, const char *name, char *path, size_t cap);
 /* Adds every output file to the set before the work; 0, or 1 (reported). */
 int tenport_sshopm_reserve(const sshopm_cli *c, tp_output_set *set);
+
+/* Reports what went wrong: what, or the last tenport error when what is NULL or empty
+ * ("out of host memory" when there is none); returns 1. */
+int tenport_sshopm_fail(const char *what);
+
+/* --example (sshopm_example.c): the exit code. */
+int tenport_sshopm_example(tp_space *s, sshopm_cli *c);
 
 /* mpirun ... tenport sshopm (or --distributed): every rank runs this. */
 int tenport_sshopm_distributed(const sshopm_cli *c);

@@ -10,7 +10,7 @@
  * and ends every rank with the same exit code. */
 
 #include "tools/tenport/cli_ranks.h"
-#include "tools/tenport/cmd_sshopm.h"
+#include "tools/tenport/sshopm_cli.h"
 
 typedef struct sshopm_job {
   const sshopm_cli *c;

@@ -1,8 +1,10 @@
-/* tenport peaks: what the single-process command (cmd_peaks.c) shares with its
- * distributed run (cmd_peaks_dist.c): the options, a set of voxels' peaks, the input's
- * checks, the computation and the summary, so that both print the same numbers. */
-#ifndef TENPORT_CMD_PEAKS_H
-#define TENPORT_CMD_PEAKS_H
+/* tenport peaks, shared by its files: the options (cmd_peaks.c takes them and runs a .npy
+ * or the example), a set of voxels' peaks (peaks_compute.c), the input's checks and the
+ * outputs' names and files (peaks_files.c), the summary (peaks_report.c) and --example
+ * (peaks_example.c), so that the single-process, image (peaks_image.c) and distributed
+ * (peaks_dist.c) runs compute and print the same numbers. */
+#ifndef TENPORT_PEAKS_CLI_H
+#define TENPORT_PEAKS_CLI_H
 
 #include "tools/tenport/cli_files.h"
 #include "tools/tenport/commands.h"
@@ -62,10 +64,25 @@ int tenport_peaks_output_path(const char *prefix, const char *name, char *path, 
 /* Adds the output files to the set before any work; 0, or 1 (reported). */
 int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set);
 
-/* tenport peaks on a NIfTI or .mif image (cmd_peaks_image.c): the exit code. */
+/* PREFIX_name.npy into the set: the leading shape of r, then tail_ndim more dimensions;
+ * 1, or 0 (reported). */
+int tenport_peaks_write_array(tp_output_set *set, const char *prefix, const char *name,
+                              const peaks_result *r, int tail_ndim, const int64_t *tail,
+                              tp_dtype dtype, const void *data);
+/* PREFIX_directions.npy, PREFIX_amplitudes.npy and PREFIX_counts.npy (k peaks at most);
+ * 1, or 0 (reported). */
+int tenport_peaks_write_result(tp_output_set *set, const char *prefix, const peaks_result *r,
+                               int k);
+/* r's histogram of peaks per voxel, its non-finite voxels and its time. */
+void tenport_peaks_print_histogram(const peaks_cli *c, const peaks_result *r);
+
+/* --example (peaks_example.c): the exit code. */
+int tenport_peaks_example(tp_space *s, const peaks_cli *c);
+
+/* tenport peaks on a NIfTI or .mif image (peaks_image.c): the exit code. */
 int tenport_peaks_image(tp_space *s, const peaks_cli *c, tp_input *in);
 
-/* mpirun ... tenport peaks (or --distributed): every rank runs this (cmd_peaks_dist.c). */
+/* mpirun ... tenport peaks (or --distributed): every rank runs this (peaks_dist.c). */
 int tenport_peaks_distributed(const peaks_cli *c);
 
 #endif

@@ -7,7 +7,7 @@
  * message and exit code. */
 #include "tools/tenport/cli_conventions.h"
 #include "tools/tenport/cli_ranks.h"
-#include "tools/tenport/cmd_cp_als.h"
+#include "tools/tenport/cp_als_cli.h"
 
 typedef struct dist_job {
   const tenport_cp_dist_request *q;

@@ -9,7 +9,7 @@
  * prints it once, and all end with the same exit code. */
 
 #include "tools/tenport/cli_ranks.h"
-#include "tools/tenport/cmd_peaks.h"
+#include "tools/tenport/peaks_cli.h"
 
 typedef struct peaks_job {
   const peaks_cli *c;
