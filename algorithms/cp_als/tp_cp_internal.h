@@ -134,7 +134,7 @@ int64_t tpi_cp_eigen_block(int64_t I, int64_t want);
 tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
                                   uint64_t seed, double *out);
 
-/* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
+/* ---- column kernels (cp_columns_template.h, one instance per precision) -------------------- */
 
 /* Per-column reductions of an I x R row-major matrix A in the space, accumulated in
  * double and returned on the host (R values). The order of summation depends only on

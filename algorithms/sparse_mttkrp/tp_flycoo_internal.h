@@ -1,6 +1,6 @@
 /* FLYCOO internals: the per-mode partition plan (built in the space by flycoo_build.c; the
  * host reference in flycoo_plan.c), the record layout, and the kernel table of each
- * precision (spm_kernels.h).
+ * precision (spm_kernels_template.h).
  *
  * Records: one per nonzero, `stride` 32-bit words (flycoo_record_layout). With remapping
  * (two buffers): the indices of every mode (words 0..N-1), the nonzero's position in

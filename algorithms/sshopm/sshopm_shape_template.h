@@ -1,5 +1,5 @@
 /* The unrolled SS-HOPM solver of one shape s = m<M>n<N> of tp_sshopm_unrolled.h:
- * sshopm_solver.h includes it once per shape with
+ * sshopm_solver_template.h includes it once per shape with
  *
  *   #define SSHOPM_SHAPE  s, as the generated names spell it (m4n3)
  *   #define SSHOPM_N      its dimension N
