@@ -11,7 +11,7 @@
  * calls with the same message, and may hand any call to the portable kernel below.
  *
  * The checks and the portable kernel are written once on the portable layer, in
- * algorithms/linalg/gemm_portable.c; a provider needs nothing else from the algorithms. */
+ * algorithms/linalg/gemm_portable_kernels.c; a provider needs nothing else from the algorithms. */
 #ifndef TP_GEMM_PROVIDER_H
 #define TP_GEMM_PROVIDER_H
 

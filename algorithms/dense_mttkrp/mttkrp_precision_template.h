@@ -1,8 +1,8 @@
 /* The dense MTTKRP kernels of one precision: MTTKRP_T (float or double) and MTTKRP_SFX (f32 or
  * f64) are defined by the including file. Defines the kernel arguments, instantiates
  * the kernels of mttkrp_width_template.h for each per-lane width, and exports mttkrp_ops_<sfx>.
- * generates: the kernels named in the generates: lists of mttkrp_kernels_f32.c and
- * mttkrp_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * generates: the kernels named in the generates: lists of mttkrp_f32_kernels.c and
+ * mttkrp_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/dense_mttkrp/mttkrp_device.h"
 #include "portable/tp_launch_width.h"
 

@@ -3,8 +3,8 @@
  * (spm_variants.h), each the walk with its order and record layout as constants, and
  * their launcher. Included by spm_kernels_template.h once per width, so there is no
  * include guard.
- * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
- * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).
+ * generates: the kernels named in the generates: lists of spm_f32_kernels.c and
+ * spm_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).
  *
  * ---- FLYCOO: one team per partition, windows of pieces in team scratch ------------
  * A partition owns the G rows (or partial rows) of its pieces, so nothing it writes

@@ -1,8 +1,8 @@
 /* The sparse MTTKRP kernels of one precision: FLYCOO_T (float or double) and FLYCOO_SFX (f32
  * or f64) are defined by the including file. Instantiates the kernels of spm_width_template.h
  * and spm_flycoo_template.h for each per-lane width and exports flycoo_ops_<sfx>.
- * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
- * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * generates: the kernels named in the generates: lists of spm_f32_kernels.c and
+ * spm_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 #include "algorithms/sparse_mttkrp/spm_variants.h"
 #include "portable/tp_launch_width.h"

@@ -48,7 +48,7 @@ tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split,
                            flycoo_mode_plan *plan);
 void flycoo_plan_free(flycoo_mode_plan *plan);
 
-/* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build.c) -------------
+/* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build_kernels.c) -------------
  * Every mode is planned by kernels and the space's primitives: the nonzeros sorted by
  * row (stably), the rows' counts, their pieces sorted by size, and every nonzero's
  * position; only Algorithm 1's placement runs on the host, over runs of equal piece
