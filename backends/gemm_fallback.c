@@ -1,7 +1,7 @@
 /* tp_gemm_* where no vendor BLAS is in the build (HIP, CPUs without BLIS): tenport's
  * portable tiled kernel, one precision at a time (gemm_fallback_template.h). */
 #include "portable/tp_paste.h"
-#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_gemm_provider.h"
 
 const char *tp_gemm_provider(void) { return "portable"; }
 

@@ -1,5 +1,5 @@
 /* One scatter kernel of the stream compaction: each tile writes its kept elements from
- * its offset, in order. compact.c includes this file once per kernel with
+ * its offset, in order. compact_kernels.c includes this file once per kernel with
  *   SCATTER_NAME   the kernel's name
  *   SCATTER_T      the type of the elements written
  *   SCATTER_VALUE  what is written for kept element e (an expression of e and the

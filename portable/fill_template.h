@@ -1,4 +1,4 @@
-/* tp_fill_<T> and its range kernel for one element type: fill.c includes this file once
+/* tp_fill_<T> and its range kernel for one element type: fill_kernels.c includes this file once
  * per type with FILL_T (the type) and FILL_SFX (its suffix); it undefines both at its end.
  * generates: fill_f32 fill_f64 fill_i32 fill_i64 (the kernels), their argument types
  * fill_f32_args ... fill_i64_args, and tp_fill_f32 tp_fill_f64 tp_fill_i32 tp_fill_i64 */

@@ -1,5 +1,5 @@
 /* The global reductions of one element type: tp_reduce_{sum,min,max}_<T>, and with
- * REDUCE_ARGMAX tp_reduce_argmax_abs_<T>, each on its range-reduce kernel. reduce.c
+ * REDUCE_ARGMAX tp_reduce_argmax_abs_<T>, each on its range-reduce kernel. reduce_kernels.c
  * includes this file once per type with
  *   REDUCE_T, REDUCE_SFX          the element type and its suffix (float, f32)
  *   REDUCE_SUM_T, REDUCE_SUM_SFX  the type sums accumulate in (double, f64)

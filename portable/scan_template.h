@@ -1,4 +1,4 @@
-/* Exclusive scan for one element type, instantiated by scan.c with SCAN_T (the type)
+/* Exclusive scan for one element type, instantiated by scan_kernels.c with SCAN_T (the type)
  * and SCAN_SFX (its suffix). Reduce-then-scan: tile sums, a recursive scan of the
  * tile sums, then each tile scanned from its offset. */
 

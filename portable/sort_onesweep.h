@@ -1,7 +1,7 @@
 /* What every instantiation of the radix sort (sort_template.h) shares: a key's place in
  * its round, and for onesweep the look-back words, the tables a sort allocates and the
  * digit starts of every pass.
- * Included once, by sort.c, after SORT_RADIX and SORT_RADIX_BITS. */
+ * Included once, by sort_kernels.c, after SORT_RADIX and SORT_RADIX_BITS. */
 #ifndef TP_SORT_ONESWEEP_H
 #define TP_SORT_ONESWEEP_H
 

@@ -1,4 +1,4 @@
-/* Stable LSD radix sort for one (key, value) type pair, instantiated by sort.c with
+/* Stable LSD radix sort for one (key, value) type pair, instantiated by sort_kernels.c with
  * SORT_KEY_T, SORT_VAL_T, SORT_HAS_VALUES (0 or 1) and SORT_SFX.
  *
  * Each pass sorts by 8 bits. A tile ranks its keys in rounds: a team thread ranks its

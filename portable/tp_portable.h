@@ -2,7 +2,7 @@
  *
  * The backend is chosen by the include path (backends/<name>/tp_backend.h), so sources
  * written against this header carry no backend conditionals. What it provides:
- *   qualifiers    TP_INLINE (host+device), TP_DEVICE (kernel-side), TP_RESTRICT, TP_UNROLL
+ *   qualifiers    TP_INLINE (host+device), TP_DEVICE (kernel-side), TP_DEVICE_ALWAYS_INLINE, TP_RESTRICT, TP_UNROLL
  *   kernels       TP_RANGE_KERNEL, TP_RANGE2_KERNEL, TP_RANGE_REDUCE_KERNEL, TP_TEAM_KERNEL
  *   team loops    TP_TEAM_FOR, TP_VECTOR_FOR, TP_VECTOR_FOR_SUM, TP_TEAM_VECTOR_FOR,
  *                 TP_TEAM_SINGLE, TP_VECTOR_SINGLE, tp_team_barrier, team->scratch

@@ -7,7 +7,7 @@
  * The Grams, V and the solve stay on the host, except on GPUs for ranks of at least
  * TP_CP_DEVICE_SOLVE_MIN_RANK, where R x R work on the host would cost more than the
  * MTTKRPs (and distributed, would not shrink with more ranks): they are kept in the space
- * there (spd_device.c, gram_products.c), summed over the ranks in the space too.
+ * there (spd_device_kernels.c, gram_products_kernels.c), summed over the ranks in the space too.
  * Fixed modes are skipped by the sweeps; the line search runs between iterations
  * (cp_line_search.c); restarts keep the best model (cp_starts.c); the final
  * normalisation is cp_final.c's. */

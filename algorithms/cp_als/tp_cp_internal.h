@@ -1,5 +1,5 @@
 /* CP-ALS internals shared by the driver (cp_als.c), the symmetric solve (spd_solve.c),
- * the per-precision column kernels (cp_columns_f32.c, cp_columns_f64.c) and the tests. */
+ * the per-precision column kernels (cp_columns_f32_kernels.c, cp_columns_f64_kernels.c) and the tests. */
 #ifndef TP_CP_INTERNAL_H
 #define TP_CP_INTERNAL_H
 
@@ -96,7 +96,7 @@ tp_status tpi_cp_solve_in_space(tp_space *space, tp_dtype dtype, const void *G, 
                                 int64_t R, const double *V, double *host, int *fallback);
 
 /* U V = G with G, U and V (R x R doubles) in the space, by a blocked Cholesky and blocked
- * triangular solves on the space's GEMM, in double whatever the dtype (spd_device.c). G
+ * triangular solves on the space's GEMM, in double whatever the dtype (spd_device_kernels.c). G
  * and U may be the same array; rows are solved chunk_rows at a time (0: as many as 2^24
  * values allow). *solved is 0, with U untouched, when V is not numerically positive
  * definite (a pivot at most R eps max_i V_ii, or a diagonal entry not finite and
@@ -113,7 +113,7 @@ tp_status tpi_cp_from_double(tp_space *space, tp_dtype dtype, const double *src,
 
 /* V = the elementwise product of the d R x R Grams at grams (d x R x R doubles in the
  * space) but skip's (skip = -1: all of them), multiplied in mode order as the host's
- * product is, plus shift on the diagonal (gram_products.c). */
+ * product is, plus shift on the diagonal (gram_products_kernels.c). */
 tp_status tpi_cp_hadamard_in_space(tp_space *space, const double *grams, int d, int64_t R, int skip,
                                    double shift, double *V);
 
@@ -134,7 +134,7 @@ int64_t tpi_cp_eigen_block(int64_t I, int64_t want);
 tp_status tpi_cp_top_eigenvectors(const tpi_cp_gram_operator *op, int64_t I, int64_t want,
                                   uint64_t seed, double *out);
 
-/* ---- column kernels (cp_columns.h, one instance per precision) -------------------- */
+/* ---- column kernels (cp_columns_template.h, one instance per precision) -------------------- */
 
 /* Per-column reductions of an I x R row-major matrix A in the space, accumulated in
  * double and returned on the host (R values). The order of summation depends only on

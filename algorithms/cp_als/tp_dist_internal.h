@@ -73,7 +73,7 @@ void tpi_cp_layout_free(tpi_cp_layout *layout);
 tp_status tpi_cp_layout_gather(tp_space *space, const tpi_cp_layout *layout,
                                const tp_kruskal *local, tp_kruskal *model);
 
-/* ---- the sparse row exchange (cp_row_exchange.c, cp_rows.c) ---------------------------
+/* ---- the sparse row exchange (cp_row_exchange.c, cp_rows_kernels.c) ---------------------------
  * A rank's nonzeros touch few rows of its slab when the tensor is sparse and skewed:
  * instead of reducing and gathering whole slabs, each rank sends the owners only the
  * rows it touches, and receives only those. Per mode, the layer's ranks agree on it when
@@ -103,7 +103,7 @@ tp_status tpi_cp_rows_reduce(tp_space *space, const tpi_cp_layout *l, int n, tp_
 tp_status tpi_cp_rows_share(tp_space *space, const tpi_cp_layout *l, int n, tp_dtype dtype,
                             int64_t R, void *factor);
 
-/* Row moves in the space (cp_rows.c): packed row k = src row rows[k]; dst row rows[k] =
+/* Row moves in the space (cp_rows_kernels.c): packed row k = src row rows[k]; dst row rows[k] =
  * (add: +=) packed row k. Rows of R values of dtype f32 or f64. */
 tp_status tpi_cp_rows_gather(tp_space *space, tp_dtype dtype, const void *src, const int64_t *rows,
                              int64_t count, int64_t R, void *packed);

@@ -101,7 +101,7 @@ static inline double tpi_kruskal_fiber_value(const tp_kruskal *u, int f, const d
  * columns, row-major, in dtype) at out: any part of a factor, without the rest. */
 void tpi_kruskal_random_rows(tp_dtype dtype, uint64_t seed, int mode, int64_t first_row,
                              int64_t rows, int64_t rank, void *out);
-/* The same rows drawn in the space into out there (kruskal_random_space.c), bit for bit:
+/* The same rows drawn in the space into out there (kruskal_random_space_kernels.c), bit for bit:
  * a million-row factor costs the host a third of a second and the copy. */
 tp_status tpi_kruskal_random_rows_in_space(tp_space *space, tp_dtype dtype, uint64_t seed, int mode,
                                            int64_t first_row, int64_t rows, int64_t rank,

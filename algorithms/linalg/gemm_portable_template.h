@@ -1,4 +1,4 @@
-/* The portable GEMM of gemm_portable.c for one precision: the includer defines GEMM_T
+/* The portable GEMM of gemm_portable_kernels.c for one precision: the includer defines GEMM_T
  * (float or double) and GEMM_SFX (f32 or f64), and includes this file once per precision
  * (it undefines both at its end, and has no include guard).
  * generates: gemm_tile_f32 gemm_tile_f64 gemm_sum_pieces_f32 gemm_sum_pieces_f64 (the

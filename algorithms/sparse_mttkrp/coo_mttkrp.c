@@ -1,4 +1,4 @@
-/* MTTKRP on a plain COO tensor: the global-atomics baseline (kernels in spm_width.h) and
+/* MTTKRP on a plain COO tensor: the global-atomics baseline (kernels in spm_width_template.h) and
  * the double-precision host reference. */
 #include <stdlib.h>
 #include <string.h>

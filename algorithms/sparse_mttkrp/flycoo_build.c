@@ -1,5 +1,5 @@
 /* Planning one mode of FLYCOO in the space (flycoo_plan_mode_in_space): the same plan as
- * flycoo_plan_mode on the host, bit for bit, from kernels (spm_build.c) and the space's
+ * flycoo_plan_mode on the host, bit for bit, from kernels (spm_build_kernels.c) and the space's
  * primitives:
  *   1. the nonzeros' rows sorted stably, with the nonzeros' numbers along (radix sort);
  *      each row's first and end in that order, so its count;

@@ -1,4 +1,4 @@
-/* The kernels of FLYCOO's build in a space (spm_build.c), one data-parallel step each;
+/* The kernels of FLYCOO's build in a space (spm_build_kernels.c), one data-parallel step each;
  * flycoo_build.c strings them together with the space's sort, scan and compaction. All
  * arrays are memory of the space. */
 #ifndef TP_FLYCOO_BUILD_H

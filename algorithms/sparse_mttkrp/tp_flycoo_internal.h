@@ -1,6 +1,6 @@
 /* FLYCOO internals: the per-mode partition plan (built in the space by flycoo_build.c; the
  * host reference in flycoo_plan.c), the record layout, and the kernel table of each
- * precision (spm_kernels.h).
+ * precision (spm_kernels_template.h).
  *
  * Records: one per nonzero, `stride` 32-bit words (flycoo_record_layout). With remapping
  * (two buffers): the indices of every mode (words 0..N-1), the nonzero's position in
@@ -48,7 +48,7 @@ tp_status flycoo_plan_mode(const tp_coo *host, int mode, int kappa, int split,
                            flycoo_mode_plan *plan);
 void flycoo_plan_free(flycoo_mode_plan *plan);
 
-/* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build.c) -------------
+/* ---- the build in a space (flycoo_build.c, flycoo_assign.c, spm_build_kernels.c) -------------
  * Every mode is planned by kernels and the space's primitives: the nonzeros sorted by
  * row (stably), the rows' counts, their pieces sorted by size, and every nonzero's
  * position; only Algorithm 1's placement runs on the host, over runs of equal piece

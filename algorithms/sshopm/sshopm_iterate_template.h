@@ -12,7 +12,7 @@
  *   #include "algorithms/sshopm/sshopm_iterate_template.h"
  *
  * It undefines them at its end, and has no include guard. The includer
- * (sshopm_solver.h) defines TP_REAL, TP_REAL_SQRT, FN(), the FN(sshopm_params) type and
+ * (sshopm_solver_template.h) defines TP_REAL, TP_REAL_SQRT, FN(), the FN(sshopm_params) type and
  * FN(sshopm_normalise).
  * generates: SSHOPM_ITERATE(ctx, params, x0, lambda_out, x_out, flag_out,
  * iterations_out), a device function: sshopm_iterate_generic_<sfx> and, per shape s,

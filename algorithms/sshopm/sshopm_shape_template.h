@@ -1,5 +1,5 @@
 /* The unrolled SS-HOPM solver of one shape s = m<M>n<N> of tp_sshopm_unrolled.h:
- * sshopm_solver.h includes it once per shape with
+ * sshopm_solver_template.h includes it once per shape with
  *
  *   #define SSHOPM_SHAPE  s, as the generated names spell it (m4n3)
  *   #define SSHOPM_N      its dimension N
@@ -7,8 +7,8 @@
  *
  * It undefines them at its end, and has no include guard.
  * generates: per shape s, the kernels sshopm_<s>_kernel_fixed_<sfx> and
- * sshopm_<s>_kernel_adaptive_<sfx> (named in the generates: lists of sshopm_f32.c and
- * sshopm_f64.c) and the device functions sshopm_<s>_y_fixed_<sfx>,
+ * sshopm_<s>_kernel_adaptive_<sfx> (named in the generates: lists of sshopm_f32_kernels.c and
+ * sshopm_f64_kernels.c) and the device functions sshopm_<s>_y_fixed_<sfx>,
  * sshopm_<s>_y_adaptive_<sfx>, sshopm_<s>_inv_norm_<sfx>, sshopm_<s>_iterate_fixed_<sfx>,
  * sshopm_<s>_iterate_adaptive_<sfx>, sshopm_<s>_runs_fixed_<sfx> and
  * sshopm_<s>_runs_adaptive_<sfx>. */

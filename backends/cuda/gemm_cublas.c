@@ -4,7 +4,7 @@
 
 #include "portable/tp_error.h"
 #include "portable/tp_paste.h"
-#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_gemm_provider.h"
 #include "portable/tp_space_common.h"
 
 const char *tp_gemm_provider(void) { return "cuBLAS"; }

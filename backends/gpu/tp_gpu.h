@@ -19,6 +19,8 @@
 #define TP_PRAGMA(...) _Pragma(#__VA_ARGS__)
 #define TP_INLINE static inline __host__ __device__
 #define TP_DEVICE static inline __device__
+/* a device helper inlined into every caller, so that constant arguments specialise it */
+#define TP_DEVICE_ALWAYS_INLINE static inline __attribute__((always_inline)) __device__
 #define TP_RESTRICT __restrict__
 #define TP_MAYBE_UNUSED __attribute__((unused))
 #define TP_UNROLL TP_PRAGMA(unroll)

@@ -3,7 +3,7 @@
 #include "portable/tp_error.h"
 #include "portable/tp_host_omp.h"
 #include "portable/tp_paste.h"
-#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_gemm_provider.h"
 
 #include <blis.h>
 

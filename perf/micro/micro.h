@@ -10,7 +10,7 @@
 #include "tenport/tenport.h"
 
 #ifdef __cplusplus
-extern "C" { /* fma_ceiling.c is compiled as CUDA C++ on GPU backends */
+extern "C" { /* fma_ceiling_kernels.c is compiled as CUDA C++ on GPU backends */
 #endif
 
 typedef struct micro_config {

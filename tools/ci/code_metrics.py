@@ -8,7 +8,15 @@
   tp_ internals  functions named tp_... outside include/ that no public header declares
                  (internal names that read as the API)
 
-Usage: tools/ci/code_metrics.py [ROOT] [--longest N] [--macros]
+With --check it prints no figures and checks the layout's rules instead, exiting 1 with a
+line per breach:
+  backends/ depends on portable/ only: no file under backends/ includes a header under
+                 algorithms/ (the GEMM providers take portable/tp_gemm_provider.h);
+  templates      a header meant to be included more than once (no include guard or
+                 #pragma once, or included twice by one file) is named *_template.h, so
+                 that a reader knows what it is before opening it.
+
+Usage: tools/ci/code_metrics.py [ROOT] [--longest N] [--macros] [--check]
   ROOT defaults to the repository this script is in; --macros lists each long macro.
 """
 import argparse
@@ -80,6 +88,48 @@ def functions(lines):
         i += 1
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+GUARD = re.compile(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*\n"
+                   r"\s*#\s*define\s+(\w+)")
+
+
+def has_guard(text):
+    """Whether a header opens with an include guard or #pragma once (after comments)."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = "\n".join(line.strip() for line in text.split("\n") if line.strip())
+    if re.match(r"#\s*pragma\s+once\b", text):
+        return True
+    m = GUARD.match(text)
+    return bool(m) and (m.group(1) or m.group(2)) == m.group(3)
+
+
+def layout_breaches(root, files):
+    """The lines --check prints: backends reaching into algorithms/, and headers
+    included more than once that are not named *_template.h."""
+    breaches = []
+    repeated = {}  # header -> a file that includes it twice
+    for path in files:
+        rel = os.path.relpath(path, root)
+        text = open(path, encoding="utf-8", errors="replace").read()
+        includes = INCLUDE.findall(text)
+        for inc in includes:
+            if rel.startswith("backends" + os.sep) and "algorithms/" in inc:
+                breaches.append(f"{rel}: includes {inc}: backends/ depends on portable/ only "
+                                "(a provider interface in portable/, as portable/tp_gemm_provider.h)")
+        for inc in set(includes):
+            if includes.count(inc) > 1:
+                repeated.setdefault(inc, rel)
+        if rel.endswith(".h") and not rel.endswith("_template.h") and not has_guard(text):
+            breaches.append(f"{rel}: no include guard or #pragma once: a header included more "
+                            "than once is named *_template.h")
+    for inc, rel in sorted(repeated.items()):
+        if not inc.endswith("_template.h") and os.path.isfile(os.path.join(root, inc)):
+            breaches.append(f"{inc}: included more than once by {rel}: a header included more "
+                            "than once is named *_template.h")
+    return breaches
+
+
 def public_names(root):
     names = set()
     for folder, _, files in os.walk(os.path.join(root, "include", "tenport")):
@@ -96,9 +146,18 @@ def main():
     ap.add_argument("root", nargs="?", default=os.path.dirname(os.path.dirname(here)))
     ap.add_argument("--longest", type=int, default=5)
     ap.add_argument("--macros", action="store_true")
+    ap.add_argument("--check", action="store_true", help="check the layout's rules (see above)")
     args = ap.parse_args()
 
     files = list(sources(args.root))
+    if args.check:
+        breaches = layout_breaches(args.root, files)
+        for line in breaches:
+            print("code_metrics.py --check: " + line, file=sys.stderr)
+        if breaches:
+            return 1
+        print(f"code_metrics.py --check: {len(files)} files follow the layout's rules")
+        return 0
     lengths, long_macros, continued = [], [], 0
     internal_tp = set()
     public = public_names(args.root)

@@ -16,18 +16,18 @@ build=${TP_HIP_CPU_BUILD:-build/hip-cpu}
 # "line:N:TEXT" instead of a text removes TEXT from the Nth line that holds it (for lines
 # of a macro, whose continuation must stay). The dense MTTKRP's own GPU kernels have no
 # barrier or team reduction (mttkrp_partial_col_team sums with atomics; the team_size > 1
-# branch of mttkrp_width.h runs only on CPUs, with teams of one thread), so its mutation is
+# branch of mttkrp_width_template.h runs only on CPUs, with teams of one thread), so its mutation is
 # in the portable GEMM that its GEMM and BLOCKED variants run on a GPU without a vendor
 # BLAS (the hip backend).
 mutations=(
-  "algorithms/linalg/row_norms.c|  tp_team_barrier(team);\n||linalg|row norms: the team barrier before the block's sum"
-  "algorithms/linalg/row_norms.c|    sum = tp_vector_sum_f64(team, sum);\n||linalg|row norms: the vector reduction of a row's lanes"
+  "algorithms/linalg/row_norms_kernels.c|  tp_team_barrier(team);\n||linalg|row norms: the team barrier before the block's sum"
+  "algorithms/linalg/row_norms_kernels.c|    sum = tp_vector_sum_f64(team, sum);\n||linalg|row norms: the vector reduction of a row's lanes"
   "algorithms/linalg/gemm_portable_template.h|line:2:tp_team_barrier(team);||mttkrp|dense MTTKRP (GEMM and BLOCKED on the portable GEMM): the barrier between loading a tile and multiplying it"
-  "algorithms/sparse_mttkrp/spm_flycoo.h|    tp_team_barrier(team);\n    FLYCOO_NKN(flycoo_write_window)|    FLYCOO_NKN(flycoo_write_window)|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
-  "algorithms/sshopm/sshopm_solver.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
+  "algorithms/sparse_mttkrp/spm_flycoo_template.h|    tp_team_barrier(team);\n    FLYCOO_KN(flycoo_write_window)|    FLYCOO_KN(flycoo_write_window)|sparse_mttkrp|FLYCOO MTTKRP: the barrier before a window's rows are written out"
+  "algorithms/sshopm/sshopm_solver_template.h|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n  tp_team_barrier(team);\n|  TP_TEAM_VECTOR_FOR(team, u, 0, n) staged[u] = tensor[u] * scale;\n|sshopm|SS-HOPM: the barrier after the tensor is staged in team scratch"
   "algorithms/sttid/tp_prrlu_kernels.h|  return tp_team_max_i64(team, last);|  return last;|prrlu|sparse PRRLU (argmax): the team reduction that tells every thread its team came last"
-  "algorithms/cp_als/spd_device.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
-  "portable/sort_onesweep.h|    if (tag == inclusive)\n      return 1;\n|    return 1;\n|sort|onesweep radix sort: the look-back stops at the first tile before it instead of the first inclusive count"
+  "algorithms/cp_als/spd_device_kernels.c|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n    tp_team_barrier(team);\n|    TP_TEAM_VECTOR_FOR(team, i, j + 1, n) { S[i * n + j] /= pivot; }\n|cp_als|CP-ALS solve in the space: the barrier between scaling a column of the diagonal block and the update it feeds"
+  "portable/sort_onesweep.h|      if (tag == inclusive)\n        return 1;\n|      return 1;\n|sort|onesweep radix sort: the look-back stops at the first tile before it instead of the first inclusive count"
   "portable/sort_template.h|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count;|    count += ((uint32_t)(tile_keys[e] >> shift) & mask) == d;\n  return count + (d == 0);|sort|onesweep radix sort: the look-back's own count of an unpublished tile counts one key too many"
 )
 

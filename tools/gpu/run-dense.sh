@@ -116,7 +116,7 @@ nvcc_arch() {
 # The suites this tree has, and the targets they and the benchmark need.
 suites=()
 for s in space dense mttkrp cp_als; do
-  [[ -f tests/test_$s.c ]] && suites+=("$s")
+  [[ -n $(find tests -name "test_$s.c") ]] && suites+=("$s")
 done
 targets=(perf/tp-bench-mttkrp)
 for s in "${suites[@]}"; do

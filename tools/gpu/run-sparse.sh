@@ -45,7 +45,8 @@ if want build; then
   say build
   [[ -f $build/build.ninja ]] || meson setup "$build" -Dtenport_backend=cuda -Dnvcc_arch=sm_90 \
     -Dtests=enabled >/dev/null
-  ninja -C "$build" perf/tp-bench-sparse-mttkrp tools/tenport tests/test_sparse \
+  ninja -C "$build" perf/tp-bench-sparse-mttkrp tools/tenport tests/test_coo \
+    tests/test_coo_duplicates tests/test_tns tests/test_tpb tests/test_coo_generators \
     tests/test_sparse_mttkrp tests/test_cp_als_sparse tests/test_cp_als >/dev/null || exit 1
   [[ -f $cpu/build.ninja ]] || meson setup "$cpu" -Dtenport_backend=openmp -Dtests=disabled \
     -Dcpu_native=true ${TP_BLIS_DIR:+-Dblis_dir=$TP_BLIS_DIR} >/dev/null
@@ -57,9 +58,9 @@ if want build; then
 fi
 
 if want tests; then
-  say "GPU tests: sparse, sparse_mttkrp, cp_als_sparse, cp_als"
-  meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs sparse sparse_mttkrp \
-    cp_als_sparse cp_als
+  say "GPU tests: coo, coo_duplicates, tns, tpb, coo_generators, sparse_mttkrp, cp_als_sparse, cp_als"
+  meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs coo coo_duplicates tns \
+    tpb coo_generators sparse_mttkrp cp_als_sparse cp_als
 fi
 
 for t in t3 t4 t5 t3big t4big; do

@@ -1,4 +1,4 @@
-/* Batched SS-HOPM in double precision (see sshopm_solver.h); also defines the
+/* Batched SS-HOPM in double precision (see sshopm_solver_template.h); also defines the
  * precision-independent functions. */
 /* generates: sshopm_count_nonfinite_f64 sshopm_count_nonfinite_f64_final sshopm_generic_kernel_f64
  * sshopm_m3n2_kernel_adaptive_f64 sshopm_m3n2_kernel_fixed_f64 sshopm_m3n2_products_f64
@@ -22,4 +22,4 @@
 #define TP_REAL_MAX DBL_MAX
 #define TP_REAL_MAX_EXP DBL_MAX_EXP
 #define TP_SSHOPM_PRIMARY 1
-#include "algorithms/sshopm/sshopm_solver.h"
+#include "algorithms/sshopm/sshopm_solver_template.h"

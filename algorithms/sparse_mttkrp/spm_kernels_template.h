@@ -1,9 +1,10 @@
 /* The sparse MTTKRP kernels of one precision: FLYCOO_T (float or double) and FLYCOO_SFX (f32
- * or f64) are defined by the including file. Instantiates the kernels of spm_width.h for
- * each per-lane width and exports flycoo_ops_<sfx>.
- * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
- * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * or f64) are defined by the including file. Instantiates the kernels of spm_width_template.h
+ * and spm_flycoo_template.h for each per-lane width and exports flycoo_ops_<sfx>.
+ * generates: the kernels named in the generates: lists of spm_f32_kernels.c and
+ * spm_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
+#include "algorithms/sparse_mttkrp/spm_variants.h"
 #include "portable/tp_launch_width.h"
 
 #define FLYCOO_PN(name) TP_PASTE3(name, _, FLYCOO_SFX)
@@ -43,7 +44,7 @@ typedef struct flycoo_rec_block {
 } flycoo_rec_block;
 
 /* How the FLYCOO kernel reads records: the order, words per record and the value's first
- * word (constants in its specialised versions: spm_flycoo.h). */
+ * word (constants in its specialised versions: spm_flycoo_template.h). */
 typedef struct flycoo_words {
   int order, stride, value_word;
 } flycoo_words;
@@ -73,27 +74,53 @@ TP_DEVICE void FLYCOO_PN(flycoo_prefetch_group)(const FLYCOO_PN(flycoo_args) * a
   }
 }
 
-/* The per-lane widths of the kernels of spm_width.h, included once per width below;
- * widest first, for TP_LAUNCH_WIDTH. */
-#define FLYCOO_WIDTHS(X, c) X(32, c) X(16, c) X(8, c) X(4, c) X(2, c) X(1, c)
+/* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
+ * factor-row loads, which miss the caches on large modes. Per kernel order (0: the
+ * generic kernel). GPUs gather 3 for 3 modes, where 3 beat 4 on every mode on both GPUs
+ * measured, and 4 for more modes (3 was slower on 4 modes;
+ * perf/results/2026-11-28-flycoo-inflight/README.md). -DFLYCOO_INFLIGHT=N sets one count
+ * for every order. */
+#ifdef FLYCOO_INFLIGHT
+#define FLYCOO_INFLIGHT_OF(order) (FLYCOO_INFLIGHT)
+#else
+#define FLYCOO_INFLIGHT_OF(order) (TP_IS_GPU && (order) == 3 ? 3 : 4)
+#endif
+#define FLYCOO_INFLIGHT_MAX \
+  (FLYCOO_INFLIGHT_OF(3) > FLYCOO_INFLIGHT_OF(0) ? FLYCOO_INFLIGHT_OF(3) : FLYCOO_INFLIGHT_OF(0))
+/* Teams of 1024 threads each multiprocessor should hold (registers are budgeted for it). */
+#ifndef FLYCOO_MIN_TEAMS
+#define FLYCOO_MIN_TEAMS 1
+#endif
+
+/* Per width (FLYCOO_WIDTHS, spm_variants.h): the lane helpers and the atomic baseline
+ * (spm_width_template.h), then FLYCOO's kernels and their launcher
+ * (spm_flycoo_template.h). */
+#define FLYCOO_KN(name) TP_PASTE(FLYCOO_PN(name), TP_PASTE(_k, FLYCOO_K))
 #define FLYCOO_K 1
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
 #define FLYCOO_K 2
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
 #define FLYCOO_K 4
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
 #define FLYCOO_K 8
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
 #define FLYCOO_K 16
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
 #define FLYCOO_K 32
-#include "algorithms/sparse_mttkrp/spm_width.h"
+#include "algorithms/sparse_mttkrp/spm_width_template.h"
+#include "algorithms/sparse_mttkrp/spm_flycoo_template.h"
 #undef FLYCOO_K
+#undef FLYCOO_KN
 
 /* G rows of cut rows: the sum of their pieces' partial rows, in piece order. */
 TP_RANGE_KERNEL(FLYCOO_PN(flycoo_finish_split), FLYCOO_PN(flycoo_split_args), i, a) {
@@ -215,7 +242,7 @@ static tp_status FLYCOO_PN(flycoo_atomic)(tp_space *space, const tp_coo *X, cons
   TP_LAUNCH_WIDTH(FLYCOO_WIDTHS, FLYCOO_PN(flycoo_atomic), sh.width, space, pol, a);
 }
 
-/* The table is built inside a host function (see mttkrp_precision.h: hipcc and tables). */
+/* The table is built inside a host function (see mttkrp_precision_template.h: hipcc and tables). */
 const flycoo_ops *FLYCOO_PN(flycoo_ops)(void) {
   static const flycoo_ops ops = {FLYCOO_PN(flycoo_mttkrp), FLYCOO_PN(flycoo_atomic)};
   return &ops;

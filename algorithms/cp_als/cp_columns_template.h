@@ -10,8 +10,8 @@
  * only on I; one kernel reduces each (block, column) pair in row order into a partial,
  * a second adds the partials of each column in block order. Adjacent threads take
  * adjacent columns, so GPU loads are coalesced. Everything accumulates in double.
- * generates: the kernels named in the generates: lists of cp_columns_f32.c and
- * cp_columns_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * generates: the kernels named in the generates: lists of cp_columns_f32_kernels.c and
+ * cp_columns_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

@@ -19,8 +19,8 @@
  * then y = H x. The team prescales B (or B2) once per tensor in scratch, and each
  * thread copies it to registers when it is small enough. The generic kernels walk
  * term lists built on the host (any m, n).
- * generates: the kernels named in the generates: lists of sshopm_f32.c and
- * sshopm_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * generates: the kernels named in the generates: lists of sshopm_f32_kernels.c and
+ * sshopm_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

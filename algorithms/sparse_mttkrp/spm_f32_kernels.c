@@ -1,4 +1,4 @@
-/* The sparse MTTKRP kernels in single precision: see spm_kernels.h and spm_width.h. */
+/* The sparse MTTKRP kernels in single precision: see spm_kernels_template.h and spm_width_template.h. */
 /* generates: flycoo_atomic_f32_k1 flycoo_atomic_f32_k16 flycoo_atomic_f32_k2 flycoo_atomic_f32_k32
  * flycoo_atomic_f32_k4 flycoo_atomic_f32_k8 flycoo_finish_split_f32 flycoo_n0_f32_k1
  * flycoo_n0_f32_k16 flycoo_n0_f32_k2 flycoo_n0_f32_k32 flycoo_n0_f32_k4
@@ -18,4 +18,4 @@
 
 #define FLYCOO_T float
 #define FLYCOO_SFX f32
-#include "algorithms/sparse_mttkrp/spm_kernels.h"
+#include "algorithms/sparse_mttkrp/spm_kernels_template.h"

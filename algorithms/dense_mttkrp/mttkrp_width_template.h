@@ -1,5 +1,5 @@
 /* The MTTKRP kernels for one precision (MTTKRP_T) and one per-lane width (MTTKRP_K): included
- * by mttkrp_precision.h once per width, so there is no include guard.
+ * by mttkrp_precision_template.h once per width, so there is no include guard.
  *
  * Rank columns are processed in passes of F = vector_length * MTTKRP_K columns; lane l
  * handles columns r0 + l + vector_length * j (j < MTTKRP_K), so neighbouring lanes touch

@@ -45,12 +45,12 @@ static double draw(tpt_rng *rng, int exact, double range) {
 #define TPT_SFX f32
 #define TPT_EPS FLT_EPSILON
 #define TPT_SUM_TOL 1e-5
-#include "tests/test_simd_template.h"
+#include "tests/portable/test_simd_template.h"
 #define TPT_T double
 #define TPT_SFX f64
 #define TPT_EPS DBL_EPSILON
 #define TPT_SUM_TOL 1e-12
-#include "tests/test_simd_template.h"
+#include "tests/portable/test_simd_template.h"
 
 /* Row counts: none, one (only n = 0), W + 1 (each n once), and enough rows for the
  * CPU backends to go parallel and a GPU to use many blocks. */

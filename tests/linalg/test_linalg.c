@@ -1,7 +1,7 @@
 /* The example algorithm kernel: squared row norms with a team reduction and an atomic. */
 #include <math.h>
 
-#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_gemm_provider.h"
 #include "tests/common/tpt.h"
 
 TestSuite(linalg, .init = tpt_setup, .fini = tpt_teardown);

@@ -11,22 +11,22 @@ TestSuite(scan, .init = tpt_setup, .fini = tpt_teardown);
 #define TPT_SFX i32
 #define TPT_LO -1000
 #define TPT_HI 1000
-#include "tests/test_scan_template.h"
+#include "tests/portable/test_scan_template.h"
 #define TPT_T int64_t
 #define TPT_SFX i64
 #define TPT_LO -((int64_t)1 << 40)
 #define TPT_HI ((int64_t)1 << 40)
-#include "tests/test_scan_template.h"
+#include "tests/portable/test_scan_template.h"
 #define TPT_T uint32_t
 #define TPT_SFX u32
 #define TPT_LO 0
 #define TPT_HI 3000
-#include "tests/test_scan_template.h"
+#include "tests/portable/test_scan_template.h"
 #define TPT_T uint64_t
 #define TPT_SFX u64
 #define TPT_LO 0
 #define TPT_HI ((int64_t)1 << 40)
-#include "tests/test_scan_template.h"
+#include "tests/portable/test_scan_template.h"
 
 static const int64_t scan_sizes[] = {0,    1,    2,    3,     31,      97,     1000,
                                      4095, 4096, 4097, 65537, 1000003, 5000011};

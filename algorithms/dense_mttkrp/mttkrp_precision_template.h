@@ -1,8 +1,8 @@
 /* The dense MTTKRP kernels of one precision: MTTKRP_T (float or double) and MTTKRP_SFX (f32 or
  * f64) are defined by the including file. Defines the kernel arguments, instantiates
- * the kernels of mttkrp_width.h for each per-lane width, and exports mttkrp_ops_<sfx>.
- * generates: the kernels named in the generates: lists of mttkrp_kernels_f32.c and
- * mttkrp_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
+ * the kernels of mttkrp_width_template.h for each per-lane width, and exports mttkrp_ops_<sfx>.
+ * generates: the kernels named in the generates: lists of mttkrp_f32_kernels.c and
+ * mttkrp_f64_kernels.c, which instantiate it (tools/ci/kernel_names.py checks them).*/
 #include "algorithms/dense_mttkrp/mttkrp_device.h"
 #include "portable/tp_launch_width.h"
 
@@ -55,26 +55,26 @@ typedef struct MTTKRP_PN(mttkrp_kr_args) {
   const MTTKRP_T *U[MTTKRP_MAX_ORDER];
 } MTTKRP_PN(mttkrp_kr_args);
 
-/* The per-lane widths of the kernels of mttkrp_width.h, included once per width below;
+/* The per-lane widths of the kernels of mttkrp_width_template.h, included once per width below;
  * widest first, for TP_LAUNCH_WIDTH. */
 #define MTTKRP_WIDTHS(X, c) X(16, c) X(8, c) X(4, c) X(3, c) X(2, c) X(1, c)
 #define MTTKRP_K 1
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 #define MTTKRP_K 2
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 #define MTTKRP_K 3
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 #define MTTKRP_K 4
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 #define MTTKRP_K 8
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 #define MTTKRP_K 16
-#include "algorithms/dense_mttkrp/mttkrp_width.h"
+#include "algorithms/dense_mttkrp/mttkrp_width_template.h"
 #undef MTTKRP_K
 
 /* Khatri-Rao rows: one thread per row, lanes over the rank. */
@@ -114,7 +114,7 @@ TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_kr_row_team), MTTKRP_PN(mttkrp_kr_args), team, a
  * indices), its threads across the columns, each thread walking the chunk for its
  * columns. The reads of T and of the factors are coalesced, every thread has
  * independent loads in flight, and nothing waits on a barrier. (The team kernel of
- * mttkrp_width.h, which CPUs run, split the chunk between threads and made a GPU wait on
+ * mttkrp_width_template.h, which CPUs run, split the chunk between threads and made a GPU wait on
  * its barriers.) */
 TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_partial_col_team), MTTKRP_PN(mttkrp_partial_args), team, a) {
   const int64_t unit = team->league_rank;

@@ -1,4 +1,4 @@
-/* The sparse MTTKRP kernels in double precision: see spm_kernels.h and spm_width.h. */
+/* The sparse MTTKRP kernels in double precision: see spm_kernels_template.h and spm_width_template.h. */
 /* generates: flycoo_atomic_f64_k1 flycoo_atomic_f64_k16 flycoo_atomic_f64_k2 flycoo_atomic_f64_k32
  * flycoo_atomic_f64_k4 flycoo_atomic_f64_k8 flycoo_finish_split_f64 flycoo_n0_f64_k1
  * flycoo_n0_f64_k16 flycoo_n0_f64_k2 flycoo_n0_f64_k32 flycoo_n0_f64_k4
@@ -18,4 +18,4 @@
 
 #define FLYCOO_T double
 #define FLYCOO_SFX f64
-#include "algorithms/sparse_mttkrp/spm_kernels.h"
+#include "algorithms/sparse_mttkrp/spm_kernels_template.h"

@@ -1,6 +1,19 @@
-/* Pieces of the linear-algebra layer shared between algorithms/ and backends/. */
-#ifndef TP_LINALG_INTERNAL_H
-#define TP_LINALG_INTERNAL_H
+/* The GEMM provider interface: what a backend implements to give tp_gemm_* (tenport/linalg.h)
+ * their speed, and what it may call on.
+ *
+ * A provider is one host source in backends/ that defines, for both precisions,
+ *   tp_gemm_f64, tp_gemm_f32, tp_gemm_batched_f64, tp_gemm_batched_f32
+ * (the signatures of tenport/linalg.h) and tp_gemm_provider(), the name it reports:
+ * backends/host/gemm_blis.c (BLIS, the CPU backends), backends/cuda/gemm_cublas.c
+ * (cuBLAS) and backends/gemm_fallback.c (tenport's portable kernel, everywhere else).
+ * meson picks exactly one per build. A provider checks its arguments with
+ * tpi_gemm_check_args / tpi_gemm_check_batch, so that every provider rejects the same
+ * calls with the same message, and may hand any call to the portable kernel below.
+ *
+ * The checks and the portable kernel are written once on the portable layer, in
+ * algorithms/linalg/gemm_portable_kernels.c; a provider needs nothing else from the algorithms. */
+#ifndef TP_GEMM_PROVIDER_H
+#define TP_GEMM_PROVIDER_H
 
 #include "tenport/linalg.h"
 #include "portable/tp_extern_c.h"
@@ -13,7 +26,7 @@ tp_status tpi_gemm_check_args(const tp_space *space, tp_transpose trans_a, tp_tr
                               const void *B, int64_t ldb, const void *C, int64_t ldc);
 tp_status tpi_gemm_check_batch(int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t batch);
 
-/* tenport's own tiled GEMM, written once on the portable layer. */
+/* tenport's own tiled GEMM, written once on the portable layer: the fallback provider. */
 #define TP_DECLARE_PORTABLE_GEMM(sfx, T)                                                        \
   tp_status tp_gemm_portable_##sfx(tp_space *space, tp_transpose trans_a, tp_transpose trans_b, \
                                    int64_t m, int64_t n, int64_t k, T alpha, const T *A,        \

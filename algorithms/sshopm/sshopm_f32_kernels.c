@@ -1,4 +1,4 @@
-/* Batched SS-HOPM in single precision (see sshopm_solver.h). */
+/* Batched SS-HOPM in single precision (see sshopm_solver_template.h). */
 /* generates: sshopm_count_nonfinite_f32 sshopm_count_nonfinite_f32_final sshopm_generic_kernel_f32
  * sshopm_m3n2_kernel_adaptive_f32 sshopm_m3n2_kernel_fixed_f32 sshopm_m3n2_products_f32
  * sshopm_m3n3_kernel_adaptive_f32 sshopm_m3n3_kernel_fixed_f32 sshopm_m3n3_products_f32
@@ -21,4 +21,4 @@
 #define TP_REAL_MAX FLT_MAX
 #define TP_REAL_MAX_EXP FLT_MAX_EXP
 #define TP_SSHOPM_PRIMARY 0
-#include "algorithms/sshopm/sshopm_solver.h"
+#include "algorithms/sshopm/sshopm_solver_template.h"

@@ -321,22 +321,22 @@ static const double team_lowest_f64 = -INFINITY;
  * see test_atomics_template.h. */
 #define TPT_T int32_t
 #define TPT_SFX i32
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 #define TPT_T int64_t
 #define TPT_SFX i64
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 #define TPT_T uint32_t
 #define TPT_SFX u32
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 #define TPT_T uint64_t
 #define TPT_SFX u64
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 #define TPT_T float
 #define TPT_SFX f32
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 #define TPT_T double
 #define TPT_SFX f64
-#include "tests/test_atomics_template.h"
+#include "tests/portable/test_atomics_template.h"
 
 /* ---- bad inputs ------------------------------------------------------------------------ */
 Test(atomics, entry_points_reject_bad_arguments) {

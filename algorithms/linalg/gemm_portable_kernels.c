@@ -8,7 +8,7 @@
  * pieces, one team per piece writing its partial block, and the pieces are then added in
  * a fixed order (the same result on every run). */
 /* generates: gemm_sum_pieces_f32 gemm_sum_pieces_f64 gemm_tile_f32 gemm_tile_f64 */
-#include "algorithms/linalg/tp_linalg_internal.h"
+#include "portable/tp_gemm_provider.h"
 #include "portable/tp_portable.h"
 
 enum { TILE = 32, DEPTH = 16 };

@@ -1,4 +1,4 @@
-/* The dense MTTKRP kernels in float: see mttkrp_precision.h and mttkrp_width.h. */
+/* The dense MTTKRP kernels in float: see mttkrp_precision_template.h and mttkrp_width_template.h. */
 /* generates: mttkrp_elem_f32_k1 mttkrp_elem_f32_k16 mttkrp_elem_f32_k2 mttkrp_elem_f32_k3 mttkrp_elem_f32_k4
  * mttkrp_elem_f32_k8 mttkrp_kr_row_team_f32 mttkrp_kr_rows_f32 mttkrp_partial_col_team_f32 mttkrp_partial_f32_k1
  * mttkrp_partial_f32_k16 mttkrp_partial_f32_k2 mttkrp_partial_f32_k3 mttkrp_partial_f32_k4 mttkrp_partial_f32_k8
@@ -11,4 +11,4 @@
 
 #define MTTKRP_T float
 #define MTTKRP_SFX f32
-#include "algorithms/dense_mttkrp/mttkrp_precision.h"
+#include "algorithms/dense_mttkrp/mttkrp_precision_template.h"
