@@ -281,18 +281,34 @@ static tp_status cp_alloc(cp_run *run) {
   return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts) : TP_SUCCESS;
 }
 
-/* Every factor of a host Kruskal tensor is finite. */
-static tp_status cp_check_init_finite(const tp_kruskal *K) {
+/* Entry (i, r) of factor k of a host Kruskal tensor, as a double. */
+static double cp_init_entry(const tp_kruskal *K, int k, int64_t i, int64_t r) {
+  int64_t at = i * K->rank + r;
+  return K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[at]
+                                  : ((const double *)K->factors[k])[at];
+}
+
+/* Every factor of a host Kruskal tensor is finite and has no column of zeros: ALS keeps
+ * a zero column zero (its MTTKRP and Gram are zero), so such a start would "converge" to
+ * a model without that component, or to the zero model. */
+static tp_status cp_check_init_values(const tp_kruskal *K) {
   for (int k = 0; k < K->order; ++k) {
-    int64_t n = K->dims[k] * K->rank;
-    for (int64_t i = 0; i < n; ++i) {
-      double v = K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[i]
-                                          : ((const double *)K->factors[k])[i];
-      if (!isfinite(v))
-        return TP_ERROR(TP_ERROR_NUMERICAL,
-                        "opts->init factor %d has a non-finite value at "
-                        "(%lld, %lld)",
-                        k, (long long)(i / K->rank), (long long)(i % K->rank));
+    for (int64_t r = 0; r < K->rank; ++r) {
+      int nonzero = 0;
+      for (int64_t i = 0; i < K->dims[k]; ++i) {
+        double v = cp_init_entry(K, k, i, r);
+        if (!isfinite(v))
+          return TP_ERROR(TP_ERROR_NUMERICAL,
+                          "opts->init factor %d has a non-finite value at "
+                          "(%lld, %lld)",
+                          k, (long long)i, (long long)r);
+        nonzero |= v != 0;
+      }
+      if (!nonzero)
+        return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                        "opts->init factor %d has a column of zeros (column %lld): ALS "
+                        "cannot move a zero start; give every column a nonzero entry",
+                        k, (long long)r);
     }
   }
   return TP_SUCCESS;
@@ -658,7 +674,7 @@ static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
 static tp_status cp_setup(cp_run *run) {
   tp_status st = cp_tensor_norm(run);
   if (st == TP_SUCCESS && run->opts->init)
-    st = cp_check_init_finite(run->opts->init);
+    st = cp_check_init_values(run->opts->init);
   if (st == TP_SUCCESS)
     st = cp_alloc(run);
   if (st == TP_SUCCESS)

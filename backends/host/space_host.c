@@ -83,7 +83,8 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   tp_space_options o = opts ? *opts : tp_space_options_default();
   TP_CHECK_ARG(o.device == 0, "device %d does not exist: the %s backend has only device 0",
                o.device, TP_BACKEND_NAME);
-  TP_CHECK_ARG(o.threads >= 0, "thread count %d is negative", o.threads);
+  TP_CHECK_ARG(o.threads >= 0 && o.threads <= TP_MAX_THREADS,
+               "thread count %d is not from 0 (the default) to %d", o.threads, TP_MAX_THREADS);
   tp_space *s = (tp_space *)calloc(1, sizeof *s);
   int threads = o.threads > 0 ? o.threads : TP_HOST_DEFAULT_THREADS();
   void **scratch = (void **)calloc((size_t)threads, sizeof(void *));

@@ -394,6 +394,12 @@ def sshopm(A, order, dim, *, starts=128, shift="adaptive", alpha=0.0, tol=1e-10,
         s = np.asarray(starts, dtype=np.float64)
         if s.ndim != 2 or s.shape[1] != dim:
             raise ValueError(f"tenport: starts has shape {s.shape}; (V, {dim}) is needed")
+        # Only a start's direction matters: each row divided by its largest |entry| (rows
+        # of zeros, NaN or Inf left as they are), so that tiny or huge starts survive the
+        # cast to float32.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            big = np.max(np.abs(s), axis=1, keepdims=True) if s.size else s[:, :1]
+            s = np.where((big > 0) & np.isfinite(big), s / np.where(big > 0, big, 1), s)
     t = describe_host(tensors, name="A")
     sv = describe_host(np.ascontiguousarray(s, dtype=tensors.dtype), name="starts")
     T, V = tensors.shape[0], s.shape[0]
