@@ -149,6 +149,35 @@ static tp_status cp_check_kruskal(const tpi_cp_tensor *X, const int64_t *dims, i
   return TP_SUCCESS;
 }
 
+/* 1 when the byte ranges [a, a + na) and [b, b + nb) share a byte. */
+static int cp_overlap(const void *a, size_t na, const void *b, size_t nb) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na && nb && x < y + nb && y < x + na;
+}
+
+/* The model CP-ALS writes shares no memory with the tensor it reads, nor its arrays with
+ * each other: a factor over the tensor's values would rewrite the data mid-run (success,
+ * and a fit of garbage). */
+static tp_status cp_check_no_alias(const tpi_cp_tensor *X, const tp_kruskal *M) {
+  const size_t elem = X->dtype == TP_DTYPE_F32 ? 4 : 8, R = (size_t)M->rank;
+  const size_t x_bytes = X->values ? elem * (size_t)X->count : 0;
+  for (int k = 0; k <= X->order; ++k) {
+    const void *a = k < X->order ? M->factors[k] : M->lambda;
+    size_t na = elem * R * (k < X->order ? (size_t)M->dims[k] : 1);
+    char name[32] = "model lambda";
+    if (k < X->order)
+      snprintf(name, sizeof name, "model factor %d", k);
+    TP_CHECK_ARG(!cp_overlap(a, na, X->values, x_bytes),
+                 "%s shares memory with the tensor's values: the model must be memory of its "
+                 "own",
+                 name);
+    for (int j = 0; j < k; ++j)
+      TP_CHECK_ARG(!cp_overlap(a, na, M->factors[j], elem * R * (size_t)M->dims[j]),
+                   "%s shares memory with model factor %d", name, j);
+  }
+  return TP_SUCCESS;
+}
+
 /* The options beyond plain ALS: ridge, fixed modes, the start, time, restarts. */
 static tp_status cp_validate_extras(const tpi_cp_tensor *X, const tp_cp_als_options *o) {
   TP_CHECK_ARG(isfinite(o->reg) && o->reg >= 0, "reg = %g must be finite and >= 0", o->reg);
@@ -183,6 +212,7 @@ static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X, const tp_c
   TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
   TP_TRY(cp_validate_extras(X, o));
   TP_TRY(cp_check_kruskal(X, X->dims, o->rank, M, "model", 1));
+  TP_TRY(cp_check_no_alias(X, M));
   if (o->init) /* the whole tensor's factors, also when distributed */
     TP_TRY(cp_check_kruskal(X, X->layout ? X->layout->dims : X->dims, o->rank, o->init,
                             "opts->init", 0));

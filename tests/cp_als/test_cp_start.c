@@ -1,7 +1,7 @@
 /* CP-ALS's given start (opts.init): a start ALS cannot move is refused by name, before
  * any iteration: a factor with a column of zeros (that component would stay zero), an
  * all-zero start, a non-finite entry. A start with one small nonzero entry per column is
- * taken. */
+ * taken. The model CP-ALS writes may not share memory with the tensor or itself. */
 #include <math.h>
 #include <string.h>
 
@@ -79,4 +79,33 @@ Test(cp_start, one_small_entry_a_column_is_a_start) {
   }
   TPT_OK(run_from(&k));
   tp_kruskal_free(NULL, &k);
+}
+
+/* ---- the model's memory ------------------------------------------------------------ */
+
+Test(cp_start, a_model_factor_over_the_tensors_values_is_refused) {
+  tp_dense host, dev;
+  TPT_OK(tp_dense_alloc(NULL, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, &host));
+  TPT_OK(tp_dense_random_planted(&host, RANK, 0.0, 11, NULL));
+  TPT_OK(tp_dense_alloc(tpt_space, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, &dev));
+  TPT_OK(tp_dense_copy_to_device(tpt_space, &dev, &host));
+  tp_cp_als_options o = tp_cp_als_options_default();
+  o.rank = RANK, o.max_iters = 2;
+  tp_kruskal m;
+  TPT_OK(tp_kruskal_alloc(tpt_space, TP_DTYPE_F64, 3, dims, RANK, &m));
+  void *own = m.factors[1];
+  m.factors[1] = (double *)dev.data + 10; /* inside the tensor's 210 values */
+  tp_cp_als_result res;
+  TPT_FAILS_WITH(tp_cp_als(tpt_space, &dev, &o, &m, &res), TP_ERROR_INVALID_ARGUMENT);
+  cr_expect(strstr(tp_last_error(), "model factor 1 shares memory with the tensor's values"),
+            "message: %s", tp_last_error());
+  m.factors[1] = m.factors[0]; /* two factors in one place */
+  TPT_FAILS_WITH(tp_cp_als(tpt_space, &dev, &o, &m, &res), TP_ERROR_INVALID_ARGUMENT);
+  cr_expect(strstr(tp_last_error(), "model factor 1 shares memory with model factor 0"),
+            "message: %s", tp_last_error());
+  m.factors[1] = own;
+  TPT_OK(tp_cp_als(tpt_space, &dev, &o, &m, &res));
+  tp_kruskal_free(tpt_space, &m);
+  tp_dense_free(tpt_space, &dev);
+  tp_dense_free(NULL, &host);
 }
