@@ -61,6 +61,7 @@ static void output_free(tpi_output *f, int committed) {
     close(f->fd);
   if (!committed && f->tmp_path)
     unlink(f->tmp_path);
+  tpi_output_temporary_unlist(f->tmp_path);
   tpi_output_deflate_end(&f->deflate);
   free(f->path), free(f->folder), free(f->tmp_path), free(f->buf);
   free(f);
@@ -426,11 +427,15 @@ tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
 static tp_status rename_all(tp_output_set *set) {
   for (size_t i = 0; i < set->count; ++i) {
     tpi_output *f = set->files[i];
-    if (rename(f->tmp_path, f->path) == 0)
+    if (rename(f->tmp_path, f->path) == 0) {
+      tpi_output_temporary_unlist(f->tmp_path); /* its name is the target's now */
       continue;
+    }
     int err = errno;
-    for (size_t j = 0; j < i; ++j) /* replaced already: their temporaries are gone */
+    for (size_t j = 0; j < i; ++j) { /* replaced already: their temporaries are gone */
+      tpi_output_temporary_unlist(set->files[j]->tmp_path);
       free(set->files[j]->tmp_path), set->files[j]->tmp_path = NULL;
+    }
     return TP_ERROR(TP_ERROR_IO,
                     "cannot replace %s: %s (%zu of the set's %zu files were "
                     "replaced before it)",

@@ -15,6 +15,12 @@ mode_t tpi_output_umask(void);
 
 /* Creates ".NAME.PID.RANDOM.tenport-tmp" in folder for the target path, exclusively and
  * without following a link, mode 0600; *tmp_path is malloc'ed. */
+/* The process-wide list of temporaries that tp_output_remove_temporaries removes
+ * (output_temporaries.c): a name is listed before its file exists and unlisted before
+ * it is freed. */
+void tpi_output_temporary_list(char *path);
+void tpi_output_temporary_unlist(const char *path);
+
 tp_status tpi_output_create_temporary(const char *folder, const char *path, char **tmp_path,
                                       int *fd);
 

@@ -160,6 +160,13 @@ TP_API const char *tp_output_set_path(const tp_output_set *set, int i);
  * contents), frees the set and sets *set to NULL; safe on NULL. */
 TP_API void tp_output_set_destroy(tp_output_set **set);
 
+/* Removes the temporaries of every output set of this process that is not committed,
+ * leaving the sets' targets as they were: for a handler of SIGINT, SIGTERM or SIGHUP
+ * (async-signal-safe: it only calls unlink) before the process ends. A process killed
+ * by SIGKILL cannot do this; its temporaries (".NAME.PID.RANDOM.tenport-tmp") are
+ * removed by the next set that writes NAME once the process no longer exists. */
+TP_API void tp_output_remove_temporaries(void);
+
 #ifdef __cplusplus
 }
 #endif
