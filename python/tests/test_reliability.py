@@ -71,3 +71,20 @@ def test_sshopm_starts_of_any_scale_converge_as_unit_starts(scale, dtype):
     scaled = tenport.sshopm(A, 4, 3, starts=starts * scale, max_iter=2000)
     np.testing.assert_array_equal(scaled.flags, unit.flags)
     np.testing.assert_allclose(scaled.lambdas, unit.lambdas, rtol=1e-5, atol=1e-6)
+
+
+def test_ctrl_c_stops_cp_als_within_an_iteration():
+    import os
+    import signal
+    import threading
+    import time
+    X = np.random.default_rng(3).standard_normal((40, 30, 20))
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tenport.cp_als(X, 4, n_iter_max=10**9, tol=0, max_seconds=60)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 20, "the run went on after Ctrl-C"
