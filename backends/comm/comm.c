@@ -72,6 +72,11 @@ static tp_status make(tp_comm **comm, MPI_Comm mpi, tp_space *space) {
   }
   c->mpi = mpi;
   MPI_Comm_set_errhandler(mpi, MPI_ERRORS_RETURN);
+  tp_status watchdog = tp_comm_watchdog_from_env();
+  if (watchdog != TP_SUCCESS) {
+    tp_comm_destroy(&c);
+    return watchdog;
+  }
   MPI_Comm_rank(mpi, &c->rank);
   MPI_Comm_size(mpi, &c->size);
   tp_status st = node_ranks(c);
@@ -172,8 +177,10 @@ tp_status tp_comm_agree(tp_comm *c, tp_status local) {
   TP_CHECK_ARG(c, "comm is NULL");
   double t0 = tp_wall_seconds();
   int mine = local != TP_SUCCESS ? c->rank : c->size, first = c->size;
-  TP_TRY(tp_comm_check_mpi(c, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->mpi),
-                           "MPI_Allreduce"));
+  tp_comm_watch_begin(c, "the agreement on a failure (MPI_Allreduce)");
+  int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->mpi);
+  tp_comm_watch_end();
+  TP_TRY(tp_comm_check_mpi(c, rc, "MPI_Allreduce"));
   agreement a;
   memset(&a, 0, sizeof a);
   if (first < c->size) {
@@ -228,15 +235,17 @@ static tp_status check_dtype(tp_dtype dtype) {
 /* The clock of a collective. GPU data moves on the space's stream: the clock starts once
  * the work queued before the collective is done (else the kernels it waits for count as
  * communication), and stops when the collective is (an NCCL one is only queued). */
-static tp_status timed_start(tp_comm *c, double *t0) {
+static tp_status timed_start(tp_comm *c, double *t0, const char *what) {
   tp_status st = c->gpu ? tp_space_fence(c->space) : TP_SUCCESS;
   *t0 = tp_wall_seconds();
+  tp_comm_watch_begin(c, what);
   return st;
 }
 
 static tp_status timed_stop(tp_comm *c, tp_status st, double t0) {
   if (st == TP_SUCCESS && c->nccl)
     st = tp_space_fence(c->space);
+  tp_comm_watch_end();
   c->seconds += tp_wall_seconds() - t0;
   return st;
 }
@@ -246,7 +255,7 @@ static tp_status timed_stop(tp_comm *c, tp_status st, double t0) {
 #define TIMED(c, expr)                                                               \
   do {                                                                               \
     double timed_t0_;                                                                \
-    tp_status timed_st_ = timed_start((c), &timed_t0_);                              \
+    tp_status timed_st_ = timed_start((c), &timed_t0_, #expr);                       \
     return timed_stop((c), timed_st_ == TP_SUCCESS ? (expr) : timed_st_, timed_t0_); \
   } while (0)
 

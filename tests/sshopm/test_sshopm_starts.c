@@ -35,8 +35,8 @@ Test(sshopm_starts, starts_scaled_by_powers_of_two_give_the_same_bits) {
   for (int s = 0; s < 2; ++s) {
     runs r = solve_scaled(x0, scales[s], &o);
     for (int i = 0; i < STARTS; ++i) {
-      cr_assert_eq(r.flag[i], unit.flag[i], "scale %g, start %d: flag %d, at scale 1 %d",
-                   scales[s], i, r.flag[i], unit.flag[i]);
+      cr_assert_eq(r.flag[i], unit.flag[i], "scale %g, start %d: flag %d, at scale 1 %d", scales[s],
+                   i, r.flag[i], unit.flag[i]);
       cr_assert(!memcmp(&r.lambda[i], &unit.lambda[i], sizeof(double)),
                 "scale %g, start %d: lambda %.17g, at scale 1 %.17g", scales[s], i, r.lambda[i],
                 unit.lambda[i]);
