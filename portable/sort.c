@@ -18,23 +18,23 @@
 #define SORT_RADIX 256
 /* Keys a thread ranks per round: registers on GPUs; on CPUs (one thread per team) a
  * long round amortises the per-round digit scan and lengthens the runs each digit
- * writes (4096: 1.25 s against 1.60 s for 1024, three sorts of 2^22 pairs, serial). */
+ * writes (4096 beat 1024). */
 #ifndef SORT_GPU_ITEMS
 #define SORT_GPU_ITEMS 16
 #endif
 #define SORT_ITEMS (TP_IS_GPU ? SORT_GPU_ITEMS : 4096)
-/* Keys a thread loads at once before ranking them, so that their loads overlap: 8 sorted
- * 2^27 u64+u32 pairs in 13.58 ms on an H200, against 14.34 ms for 16 and 14.27 ms for 4,
- * and 19.79 ms when each key was loaded just before its ballots. */
+/* Keys a thread loads at once before ranking them, so that their loads overlap: a key
+ * loaded just before its ballots makes the warp wait out the memory latency once per
+ * key. 8 beat 4 (less overlap) and 16 (more registers). */
 #ifndef SORT_GPU_RANK_BATCH
 #define SORT_GPU_RANK_BATCH 8
 #endif
 #define SORT_RANK_BATCH (TP_IS_GPU ? SORT_GPU_RANK_BATCH : SORT_ITEMS)
 typedef char tp_sort_batches_fill_a_round[SORT_GPU_ITEMS % SORT_GPU_RANK_BATCH == 0 ? 1 : -1];
 /* Team threads (of 32 lanes) on GPUs. With onesweep, 8 threads of 16 keys (tiles of
- * 4096 keys) took 21.3 ms for 2^27 u64+u32 pairs on an H100 against 21.9 ms for 16 of
- * 8 and 22.2 ms for 8 of 12: 256 threads, one per digit in the look-back. (A team is
- * halved where its scratch does not fit, e.g. 64 KiB on AMD GPUs for 64-bit values.) */
+ * 4096 keys): 256 threads, one per digit in the look-back; this beat 16 threads of 8 keys
+ * (the same tile) and 8 of 12. (A team is halved where its scratch does not fit, e.g.
+ * 64 KiB on AMD GPUs for 64-bit values.) */
 #ifndef SORT_GPU_TEAM
 #define SORT_GPU_TEAM 8
 #endif

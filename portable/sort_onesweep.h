@@ -42,9 +42,10 @@ TP_DEVICE void tp_sort_publish(uint64_t *words, int64_t tile, int d, int pass, i
  * keys itself (sort_tile_digit_count_). Tiles are numbered by league rank, and no GPU
  * promises that a block starts before those after it: an endless wait could wait on a
  * block that cannot start while the waiting ones hold the device. A ticket taken at the
- * start would order them, but costs 13% of the sort on an H100 (perf/results). The
- * environment's TENPORT_SORT_PATIENCE overrides it (tests set 1 to take the counting
- * path at every wait). */
+ * start would order them, but puts an atomic per tile on the sort's critical path
+ * (perf/results/2026-11-27-sort-look-back/README.md). The environment's
+ * TENPORT_SORT_PATIENCE overrides it (tests set 1 to take the counting path at every
+ * wait). */
 #define SORT_LB_PATIENCE 4096
 
 static int tp_sort_look_back_patience(void) {
@@ -62,9 +63,8 @@ static int tp_sort_look_back_inclusive(void) {
 }
 
 /* Words a look-back reads at once: the walk back over tiles that have published waits
- * out one memory round trip per window, not per tile. 2^27 u64+u32 pairs on an H200:
- * 13.21 ms with 4, 13.61 ms with 8 and 15.21 ms with 16 (their registers spill), 13.45
- * ms one word at a time. */
+ * out one memory round trip per window, not per tile. 4 was the fastest: 16 spills
+ * registers, and 8 was slower than 4. */
 #ifndef SORT_LB_WINDOW
 #define SORT_LB_WINDOW 4
 #endif

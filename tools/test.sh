@@ -60,7 +60,7 @@ for s in "${stages[@]}"; do
     serial | openmp | hip-cpu) run_stage "$s" tools/ci/suites.sh "$s" ;;
     bench) run_stage bench tools/ci/bench.sh ;;
     gpu-compile) run_stage gpu-compile tools/ci/gpu-compile.sh ;;
-    install) run_stage install tools/ci/examples.sh ;;
+    install) run_stage install tools/ci/install.sh ;;
     python) run_stage python tools/ci/python-package.sh ;;
     docs) run_stage docs tools/ci/docs.sh ;;
     sanitize) run_stage sanitize tools/ci/sanitize.sh ;;

@@ -297,8 +297,8 @@ static tp_status cp_share_rows(cp_run *run, int n);
 
 /* One reduction and one share per mode, as the iterations make them, the first on a
  * zeroed G, the second of the starting factors (the same rows on every rank): NCCL sets
- * up a communicator's connections at their first use (0.3 to 0.6 s per mode measured),
- * which then counts to setup, not to the first iteration. */
+ * up a communicator's connections at their first use (longer than a whole iteration of
+ * the runs measured), which then counts to setup, not to the first iteration. */
 static tp_status cp_warm_collectives(cp_run *run) {
   TP_TRY(tp_memset(run->space, run->G, 0, cp_elem(run) * (size_t)(run->max_dim * run->R)));
   for (int k = 0; k < run->d; ++k) {

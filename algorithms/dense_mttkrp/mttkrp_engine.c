@@ -64,7 +64,7 @@ static tp_status mttkrp_parity_gemm(mttkrp_run *r, void *T, int parity, int64_t 
 
 /* The GEMM of a block when X's rows have an odd length K (GEMM side before k, f64, on a
  * GPU). Every other row of X then starts 8 bytes off a 16-byte boundary, and cuBLAS
- * takes its unaligned kernels, up to 14% slower on an H200. The rows of one parity are
+ * takes its unaligned kernels, which are slower. The rows of one parity are
  * a matrix of leading dimension 2K, aligned where its window of columns starts at an
  * even column (even rows) or an odd one (odd rows). So even rows contract this pass's
  * columns [k0, k0 + depth) and odd rows the window one column behind,

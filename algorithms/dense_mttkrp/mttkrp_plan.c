@@ -51,12 +51,11 @@ static int mttkrp_choose_cut(const mttkrp_problem *p, int64_t min_rows, int64_t 
 
 /* Lanes when the caller leaves the choice: two on GPUs when the GEMM side is after mode
  * k (X^T blocks) and the rank is split into panels, so that one block's partial kernel
- * and last GEMM wave overlap the next block's GEMM; else one. Measured on an H200, on
- * the paper's tensor A (modes 0 and 1 are X^T blocks): at R = 2000 two lanes took those
- * modes from 45-50 ms to 42.7 and 45.2 ms, at R = 500 (one panel) from 11.9 to 13.8 ms;
- * modes 2 and 3 (GEMM side before k, odd rows split by parity on two lanes of their
- * own) went from 46-49 ms to 56-58 ms with two block lanes instead. Two lanes need a
- * slab to fit half the room. */
+ * and last GEMM wave overlap the next block's GEMM; else one. Two lanes paid only there:
+ * with the rank in one panel, and where the GEMM side is before k (odd rows split by
+ * parity on two lanes of their own), two block lanes made the modes slower
+ * (perf/results/2026-11-22-h200-dense-panels/README.md). Two lanes need a slab to fit
+ * half the room. */
 static int mttkrp_auto_lanes(const tp_space_info *info, const mttkrp_plan *pl, int64_t rank,
                              int64_t room) {
   return info->is_gpu && !pl->gemm_before && pl->panel < rank && pl->slab_rows <= room / 2 ? 2 : 1;
@@ -65,11 +64,11 @@ static int mttkrp_auto_lanes(const tp_space_info *info, const mttkrp_plan *pl, i
 /* Rank columns per panel. Automatic: the whole rank on CPUs (BLAS runs any block shape
  * near its peak there) and on GPUs while the budget holds blocks and passes of about
  * 4096 rows each at full width; else panels of at least 512 columns, narrow enough for
- * that. (On an H200, FP64 GEMMs of 4224 x 512 x 5250 ran at 58 TFLOP/s and those of
- * 1212 x 2000 x 1212, what a 1% budget holds at full width on the paper's tensor A at
- * R = 2000, at 43.) A width below the rank is evened out over the panels it implies and
- * rounded up to a multiple of 64 columns, the GEMM tiles' width (500-column GEMMs ran
- * up to 10% slower than 512-column ones); the last panel takes the rest. */
+ * that: a GPU's GEMM runs near its peak only on blocks of thousands of rows, and at full
+ * width a 1% budget holds far fewer rows at large ranks. A width below the rank is
+ * evened out over the panels it implies and rounded up to a multiple of 64 columns, the
+ * GEMM tiles' width (a width that is not a multiple leaves tiles part empty); the last
+ * panel takes the rest. */
 static int64_t mttkrp_panel_width(const tp_space_info *info, int64_t rank, int64_t elems,
                                   int64_t given) {
   int64_t widest = rank;

@@ -43,8 +43,8 @@ static int mttkrp_best_split(const int64_t *dims, int d, int64_t *rows) {
  * the partial is no larger than the tensor (at large ranks the passes are GEMMs: 2 of
  * them instead of d). A 4-rank block of tensor B (65 x 65 x 129 x 12 x 39, R = 2000) has
  * a 0.97 GB partial and is 2.1 GB: under the former limit, a quarter of the tensor, it
- * read X five times per iteration and took 0.243 s on an H100, the 2-rank block (twice
- * the size, same partial) 0.133 s. The partial must also leave room: at most half of
+ * read X five times per iteration and took longer than the 2-rank block, twice its size
+ * with the same partial. The partial must also leave room: at most half of
  * what the space does not hold yet (and if it still cannot be had, as under a memory
  * limit, the sweep goes without). */
 static int partial_pays(tp_space *space, size_t partial, size_t tensor) {

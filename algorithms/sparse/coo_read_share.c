@@ -2,8 +2,11 @@
  * [r nnz / P, (r + 1) nnz / P): a header of its own (the file's, with the share's nnz)
  * followed by positioned reads of that range of every array, read by the usual binary
  * reader, which checks everything. A .tns share is the lines that start in bytes
- * [r S / P, (r + 1) S / P) of the file: read by the usual text reader, counting lines from
- * the number of lines before them, so that a message names the line of the whole file. */
+ * [H + r (S - H) / P, H + (r + 1) (S - H) / P) of the file, H being the bytes of a header
+ * at its top (which every rank reads for itself: its order, dims and index base are the
+ * tensor's): read by the usual text reader, counting lines from the number of lines
+ * before them, so that a message names the line of the whole file. An index 0 anywhere
+ * makes a text without a stated base 0-based, as in a one-process read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * spm_width.h once per order and layout, so there is no include guard. With the order a
  * constant, the loops over modes unroll and every record word of the nonzeros in flight
  * is loaded before their factor rows are gathered, instead of one mode after the other;
- * the layout's constants spare registers (a runtime stride cost 15% on an H200).
+ * the layout's constants spare registers (a stride read at run time made the kernel
+ * measurably slower).
  * generates: the kernels named in the generates: lists of spm_kernels_f32.c and
  * spm_kernels_f64.c, which instantiate it (tools/ci/kernel_names.py checks them).
  *

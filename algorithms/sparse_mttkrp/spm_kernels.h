@@ -179,7 +179,7 @@ static tp_status FLYCOO_PN(flycoo_mttkrp)(tp_space *space, const flycoo_pass *p)
 }
 
 /* The baseline's shape: on GPUs one nonzero per vector of up to 32 lanes over the rank
- * and 128 threads per team (its best shape on an H200); on CPUs FLYCOO's. */
+ * and 128 threads per team (the fastest shape measured for it); on CPUs FLYCOO's. */
 static flycoo_shape FLYCOO_PN(flycoo_atomic_shape)(const tp_space_info *info, int64_t R) {
   flycoo_shape s = FLYCOO_PN(flycoo_shape_of)(info, R);
   if (!info->is_gpu)

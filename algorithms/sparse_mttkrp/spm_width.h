@@ -30,10 +30,9 @@ TP_DEVICE void TP_PASTE(FLYCOO_PN(flycoo_mul_row), FLYCOO_K)(FLYCOO_T *prod, con
 
 /* Nonzeros a team thread gathers before it sums them: memory-level parallelism for the
  * factor-row loads, which miss the caches on large modes. Per kernel order (FLYCOO_N, set
- * where spm_flycoo.h is included). GPUs gather 3 for 3 modes: per mode of the 3-mode 20 M
- * tensor, 1.56-1.68 ms against 1.67-1.75 ms for 4 on an H200 and 1.77-1.88 against
- * 1.89-1.97 ms on an H100; 4 stays for 4 modes, where 3 took 1% longer on the H200
- * (perf/results/2026-11-28-flycoo-inflight/). */
+ * where spm_flycoo.h is included). GPUs gather 3 for 3 modes, where 3 beat 4 on every
+ * mode on both GPUs measured, and 4 for more modes (3 was slower on 4 modes;
+ * perf/results/2026-11-28-flycoo-inflight/README.md). */
 #ifndef FLYCOO_INFLIGHT
 #define FLYCOO_INFLIGHT (TP_IS_GPU && FLYCOO_N == 3 ? 3 : 4)
 #endif

@@ -22,14 +22,12 @@ enum { PRRLU_BATCH_FIRST = 4, PRRLU_BATCH_MAX = 64, PRRLU_TEAM = 8, PRRLU_VECTOR
 enum { PRRLU_CPU_TEAM_ENTRIES = 4096 }; /* entries per team on CPUs (choose_league) */
 
 /* Stores of at most this many entries run a batch of steps as one launch of one team.
- * On CPUs, with the arg-max scans' early exit, 32768 took less time than 4096 on the
- * three test tensors: 18-44% less on 2 cores (65536 no better), 61-73% less on a 16-core
- * host (16384 was in between), where each of the three launches per step wakes 16
- * threads.
- * On an H200 one multiprocessor doing a step's whole work beats three launches per step
- * up to stores of about 25,000 entries: with this limit the 100^4, 50^5 and KG-like
- * decompositions took 28%, 12% and 21% less time than with three launches (16384 did
- * as well; 8192 and 32768 were slower). */
+ * On CPUs the three parallel regions a step takes otherwise cost more than the step's
+ * work on such stores, the more so the more threads each wakes; 32768 was the best limit
+ * on 2 cores and on 16 (larger limits no better, since the tensors' stores stay below).
+ * On GPUs one multiprocessor doing a step's whole work beats three launches per step up
+ * to stores of about 25,000 entries, which this limit covers (docs/performance.md,
+ * "Figures behind the defaults"). */
 #ifndef PRRLU_ONE_TEAM_CPU_ENTRIES
 #define PRRLU_ONE_TEAM_CPU_ENTRIES 32768
 #endif
@@ -78,9 +76,9 @@ static void run_release(prrlu_run *r) {
 }
 
 /* Launch shape of the entry kernels for about n entries: enough teams to fill the device,
- * and one team (no threading at all on the CPU) for small stores. On two CPU cores, 4096
- * entries per team beat 16384 and 32768 (the KG-like case: 2.08 s against 2.05 and
- * 3.31 s, the Rnd5-like one 0.37 s against 0.52 and 0.59 s). */
+ * and one team (no threading at all on the CPU) for small stores. On CPUs a team per 4096
+ * entries, so that stores of tens of thousands of entries use every thread (larger
+ * teams were slower on 2 cores; perf/results/2026-11-22-h200-sttid/README.md). */
 static void choose_league(prrlu_run *r, int64_t n) {
   int64_t per_team =
       r->is_gpu ? (int64_t)PRRLU_TEAM * PRRLU_VECTOR * 8 : (int64_t)PRRLU_CPU_TEAM_ENTRIES;

@@ -28,7 +28,7 @@
 /* Entries per thread and round of the scans over the store where a team has several
  * threads (GPUs): a thread's loop would otherwise wait for one load before it issues the
  * next. A CPU team's one thread walks consecutive entries, which the prefetcher already
- * overlaps; rounds there made the KG-like STTID 20% slower on two cores. */
+ * overlaps; rounds there only add work, and made STTID slower on CPUs. */
 #ifndef PRRLU_IN_FLIGHT
 #define PRRLU_IN_FLIGHT 4
 #endif
@@ -141,10 +141,10 @@ TP_DEVICE int prrlu_full_round(int64_t e, int64_t stride, int64_t end) {
 
 /* This team's arg-max over its share of the live entries, in rounds of PRRLU_IN_FLIGHT
  * entries per thread (their loads are issued before any is used) where the team has
- * several threads. The rounds take every entry's full join: an H200 ran them 4-7%
- * slower with the early exit on the Rnd5- and Rnd6-like tensors (its branches diverge
- * within a warp). The plain loop, all a CPU team's one thread runs, takes the early exit
- * (5-26% faster there). */
+ * several threads. The rounds take every entry's full join: with the early exit their
+ * branches diverge within a warp, which made them slower on a GPU. The plain loop, all a
+ * CPU team's one thread runs, takes the early exit, which has no warp to diverge and
+ * saves work there. */
 TP_DEVICE tp_argmax_f64 prrlu_share_argmax(const tp_team *team, prrlu_args a) {
   const prrlu_state *st = a.st;
   tp_argmax_f64 best = tp_argmax_f64_identity();

@@ -95,11 +95,10 @@ typedef uint64_t tpg_lane_bits;
 #endif
 
 /* Lanes whose key agrees in its low nbits, narrowed by one ballot per bit. HIP has no
- * match instruction; on CUDA this beat __match_any_sync in the radix sort on an H200
- * (22.3 vs 24.0 ms for 2^27 pairs, before 2026-11-28). A backend may give whole-warp
- * groups a shorter sequence (tpg_warp_same_bit_lanes; CUDA's sort takes it, so the
- * generic loop is vouched for by HIP on CPU and by CUDA's collectives tests with groups
- * narrower than a warp). */
+ * match instruction; on CUDA this beat __match_any_sync in the radix sort. A backend may
+ * give whole-warp groups a shorter sequence (tpg_warp_same_bit_lanes; CUDA's sort takes
+ * it, so the generic loop is vouched for by HIP on CPU and by CUDA's collectives tests
+ * with groups narrower than a warp). */
 TP_DEVICE uint64_t tp_vector_match(const tp_team *t, uint32_t key, int nbits) {
   tpg_lane_bits peers = (tpg_lane_bits)t->group_mask;
 #ifdef tpg_warp_same_bit_lanes

@@ -36,8 +36,9 @@ TP_API tp_status tp_grid_parse(const char *text, tp_grid *grid);
 /* ---- reading a share of a file ---------------------------------------------------- */
 
 /* Each rank reads about 1/P of a sparse tensor file (collective): of a .tpb its share of
- * the nonzeros by positioned reads of each array, of a .tns its share of the bytes cut at
- * line ends (a malformed line is reported with its line number in the whole file, by
+ * the nonzeros by positioned reads of each array, of a .tns its share of the bytes after
+ * any header (which every rank reads: its order, dims and index base are the tensor's),
+ * cut at line ends (a malformed line is reported with its line number in the whole file, by
  * whichever rank read it, and every rank fails with that message). *share gets the
  * nonzeros read (global zero-based indices, duplicates summed within the share) with the
  * whole tensor's dims: the header's, the given dims, or each mode's largest index over

@@ -49,7 +49,7 @@ typedef struct tp_flycoo_options {
    * writes or permutes records, and records hold only the indices and the value (3-mode
    * f32: 16 bytes, against 32). 0 (default) = one copy per mode for 2 to 5 modes (their
    * memory is then at most 1.25 times remapping's, less in f32), and remapping from 6
-   * modes. Remapping added 35-41% to a pass on an H200 and 40-80% on a 16-core Xeon. */
+   * modes. Remapping writes every record again each pass, a large share of its time. */
   int copies;
 } tp_flycoo_options;
 

@@ -180,8 +180,17 @@ def main():
              " ".join("X(%d, %d, m%dn%d)" % (m, n, m, n) for m, n in SHAPES)]
     for m, n in SHAPES:
         lines += emit_shape(m, n)
+    text = "\n".join(lines) + "\n"
+    # Rewritten only when it changes: meson runs this at every reconfigure (a new
+    # --prefix too), and a fresh file would recompile the SS-HOPM kernels.
+    try:
+        with open(sys.argv[1]) as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
     with open(sys.argv[1], "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(text)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@
 # Environment: SIZE=full|quick (default full), RUNS (pairs of runs, default 2),
 #              BENCH_ARGS (more arguments of tenport bench, e.g. "--only dense"),
 #              BACKEND (default cuda)
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 tarball=${1:?usage: run-compare.sh .deps/base-REV.tar [RESULTS_DIR]}

@@ -24,6 +24,10 @@
 # up between calls (the builds are reused):
 #   STEPS="build tests gpu-a gpu-b" tools/gpu/run-dense.sh DIR
 #   STEPS="gpu-slow torch cpu" tools/gpu/run-dense.sh DIR
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}

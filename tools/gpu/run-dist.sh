@@ -26,6 +26,10 @@
 # Environment: SCALE_NNZ, BIG_NNZ, ITERS (default 10), RANKS_LIST (default "1 2 4"),
 #   TEST_RANKS (default "1 2 <GPUs>"), RUN_TIMEOUT (seconds per run, default 590),
 #   TP_REVISION. Carry .deps/debs (Criterion) and .deps/peers/splatt (the cpu step).
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}

@@ -30,6 +30,10 @@
 # (the peers parse the text files themselves, which takes them minutes).
 # Each step logs to RESULTS_DIR/e2e-<step>.log; RESULTS_DIR/e2e-summary.txt collects the
 # wall times and phases lines.
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}

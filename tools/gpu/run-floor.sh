@@ -20,6 +20,10 @@
 # Usage: tools/gpu/run-floor.sh [RESULTS_DIR]   (default $OUT, else ./)
 #        STEPS="build sparse sparse-ncu dense dense-ncu sshopm primitives" (default all)
 # Run from the repository root with .deps/ carried along (peers' sources in .deps/peers).
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}

@@ -3,6 +3,11 @@
 # portable layer's micro-benchmarks at full size against CUB. Logs go to $OUT (or ./).
 # Run from the repository root on the GPU machine, with .deps/ carried along
 # (tools/gpu/fetch-deps.sh fills it on a machine with a package registry).
+#
+# A run worth keeping becomes a record: copy the logs folder ($OUT) to
+# perf/results/DATE-MACHINE-WHAT/, write its README.md (what was measured, the machine, the
+# date and revision, the commands, the figures as tables), then run
+# tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-$PWD}

@@ -4,6 +4,11 @@
 # benchmark on all host cores. Logs go to $OUT (or ./). Run from the repository root
 # with .deps/ carried along (see run-gpu.sh).
 # Usage: tools/gpu/run-sshopm.sh [--no-tests] [--no-cpu]
+#
+# A run worth keeping becomes a record: copy the logs folder ($OUT) to
+# perf/results/DATE-MACHINE-WHAT/, write its README.md (what was measured, the machine, the
+# date and revision, the commands, the figures as tables), then run
+# tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-$PWD}

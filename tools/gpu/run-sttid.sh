@@ -11,6 +11,10 @@
 #   REPS           timed repetitions per case (default 5)
 #   TP_REVISION    the revision to log when the tree is a copy without .git
 # Run from the repository root with .deps/ carried along (Criterion for the tests).
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-${OUT:-$PWD}}

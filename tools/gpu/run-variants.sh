@@ -20,6 +20,10 @@
 #   TP_BLIS_DIR (a BLIS prefix for host backends, as setup-deps.sh exports it),
 #   ARG_SETS: several argument lists separated by ';', each run in turn in every round
 #   after ARGS (logs NAME-<round>-<set>.log), e.g. two tensors for one benchmark.
+#
+# A run worth keeping becomes a record: copy RESULTS_DIR to perf/results/DATE-MACHINE-WHAT/,
+# write its README.md (what was measured, the machine, the date and revision, the commands,
+# the figures as tables), then run tools/perf/pack-record.sh on that folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:?usage: run-variants.sh RESULTS_DIR TARGET [ARGS...]}

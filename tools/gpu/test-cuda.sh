@@ -10,6 +10,11 @@
 # compute capability from nvidia-smi, else sm_90), TP_REVISION (revision to log when
 # the tree is a copy without .git), TP_TEST_ARGS (more arguments of meson test, such as
 # "--no-suite mpi" or "--suite mpi", to run the suites in parts).
+#
+# A run worth keeping becomes a record: copy the logs folder ($OUT) to
+# perf/results/DATE-MACHINE-WHAT/, write its README.md (what was measured, the machine, the
+# date and revision, the commands, the figures as tables), then run
+# tools/perf/pack-record.sh on that folder.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

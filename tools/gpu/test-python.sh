@@ -6,6 +6,11 @@
 # that Python or from .deps/pytest (a copy of Debian's, pure Python). Logs to
 # $OUT/gpu-python.log (or ./gpu-python.log).
 # Usage: tools/gpu/test-python.sh [extra meson options...]
+#
+# A run worth keeping becomes a record: copy the logs folder ($OUT) to
+# perf/results/DATE-MACHINE-WHAT/, write its README.md (what was measured, the machine, the
+# date and revision, the commands, the figures as tables), then run
+# tools/perf/pack-record.sh on that folder.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tenport's build needs, if they are missing.
-# Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot|format]...
+# Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot|format|docs]...
 #   build        compilers, meson, ninja, BLIS, zlib      (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
 #                package's tests, nibabel for the diffusion-MRI image tests (NIfTI files
@@ -12,6 +12,8 @@
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
 #   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
 #   format       + clang-format for tools/ci/format.sh
+#   docs         + mkdocs for the manual in docs/ (tools/ci/docs.sh) and man for its
+#                man page
 set -euo pipefail
 
 packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g-dev)
@@ -24,6 +26,7 @@ for want in "$@"; do
     gpu-compile) packages+=(hipcc libamdhip64-dev) ;;
     plot) packages+=(python3-matplotlib) ;;
     format) packages+=(clang-format) ;;
+    docs) packages+=(mkdocs man-db) ;;
     *) echo "deps.sh: unknown package set '$want'" >&2; exit 2 ;;
   esac
 done

@@ -17,6 +17,9 @@ static void usage(FILE *out) {
           "usage: tenport convert --input X --output Y [--format F] [options]\n"
           "Converts a tensor between the formats tenport reads and writes:\n"
           "  tns       FROSTT text (.tns): the indices then the value, one nonzero per line\n"
+          "            (after the sptensor header when the text alone would read back as\n"
+          "            another tensor: dims beyond the largest indices, 0-based indices\n"
+          "            without an index 0)\n"
           "  sptensor  the sparse text of the Tensor Toolbox and GenTen: 'sptensor', lines of\n"
           "            the order, the dims and the number of nonzeros, then the nonzeros\n"
           "  tpb       tenport's binary sparse format (.tpb)\n"
@@ -46,6 +49,8 @@ static void usage(FILE *out) {
           "  --output-index-base B  the indices of a tns or sptensor output: 1 (the\n"
           "                         default) or 0 (sptensor then says\n"
           "                         'sptensor indices-start-at-zero', as GenTen writes it)\n"
+          "  --no-header-out        a tns output without the header, whatever its text then\n"
+          "                         reads back as (for tools that read no header)\n"
           "  --drop-below T         dense to sparse: also leave out the values of magnitude\n"
           "                         below T (default 0: every nonzero is kept)\n"
           "  --max-elements N       sparse to dense: the largest dense tensor made, in\n"
@@ -136,6 +141,11 @@ static int check_output_options(const convert_cli *c) {
             convert_format_names[c->format]);
     return 2;
   }
+  if (c->no_header_out && c->format != CONVERT_TNS) {
+    fprintf(stderr, "tenport convert: --no-header-out applies to a tns output; the output is %s\n",
+            convert_format_names[c->format]);
+    return 2;
+  }
   if (c->gzip && !tp_input_has_gzip()) {
     fprintf(stderr,
             "tenport convert: --output '%s' asks for gzip, and this tenport was built "
@@ -175,6 +185,10 @@ static int parse_args(int argc, char **argv, convert_cli *c) {
       return 1;
     if (tenport_text_option(&c->text, a, NULL) == 1) /* --no-header */
       continue;
+    if (!strcmp(a, "--no-header-out")) {
+      c->no_header_out = 1;
+      continue;
+    }
     const char *v = tenport_option_value(argc, argv, i);
     int r = parse_value(c, a, v ? v : "");
     if (tenport_option_error("convert", a, r, v))

@@ -8,44 +8,33 @@
  *   4. an exact sparse tensor train (STTID) of a random power-law tensor (gen sttid, then
  *      sttid), checked by its relative error (at most 1e-6: the error formula's floor in
  *      double precision is a few 1e-7).
- * Each step is the subcommand of the same name, run in this process; files go to a
- * temporary folder that is removed afterwards. */
+ * Each step is the subcommand its first word names, run in this process (found through
+ * the dispatcher's table); files go to a temporary folder that is removed afterwards. */
 #include <unistd.h>
 
 #include "tools/tenport/commands.h"
-
-typedef int (*command_fn)(int argc, char **argv);
+#include "tools/tenport/dispatch.h"
 
 typedef struct demo_step {
   const char *title;
-  command_fn run;
-  const char *args[16]; /* argv[0] first; "@" is replaced by the temporary folder */
+  const char *args[16]; /* argv[0], the command's word, first; "@" is replaced by the
+                           temporary folder */
 } demo_step;
 
 static const demo_step steps[] = {
-    {"1a. SS-HOPM: fiber directions of a diffusion-MRI phantom",
-     tenport_cmd_peaks,
-     {"peaks", "--example"}},
-    {"1b. SS-HOPM: eigenpairs of the Kofidis-Regalia tensor",
-     tenport_cmd_sshopm,
-     {"sshopm", "--example"}},
-    {"2. dense CP-ALS of a planted rank-3 tensor",
-     tenport_cmd_cp_als,
-     {"cp-als", "--example", "--quiet"}},
+    {"1a. SS-HOPM: fiber directions of a diffusion-MRI phantom", {"peaks", "--example"}},
+    {"1b. SS-HOPM: eigenpairs of the Kofidis-Regalia tensor", {"sshopm", "--example"}},
+    {"2. dense CP-ALS of a planted rank-3 tensor", {"cp-als", "--example", "--quiet"}},
     {"3a. a planted rank-3 sparse tensor, written as .tns",
-     tenport_cmd_gen,
      {"gen", "sparse", "--dims", "60x80x70", "--rank", "3", "--support", "8", "--seed", "7",
       "--output", "@/planted.tns"}},
     {"3b. sparse CP-ALS of it (FLYCOO)",
-     tenport_cmd_cp_als,
      {"cp-als", "--input", "@/planted.tns", "--rank", "3", "--tol", "1e-9", "--max-iters", "200",
       "--check-fit", "0.9999", "--quiet"}},
     {"4a. a random power-law tensor 30^4 with 2000 nonzeros",
-     tenport_cmd_gen,
      {"gen", "sttid", "--kind", "power-law", "--dims", "30,30,30,30", "--nnz", "2000", "--alpha",
       "2", "--seed", "3", "--output", "@/powerlaw.tns"}},
     {"4b. its exact sparse tensor train (STTID)",
-     tenport_cmd_sttid,
      {"sttid", "--input", "@/powerlaw.tns", "--rmax", "100000", "--eps", "1e-12", "--eps-relative",
       "--check-error", "1e-6", "--quiet"}},
 };
@@ -67,7 +56,8 @@ static int run_step(const demo_step *s, const char *dir) {
   argv[argc] = NULL;
   printf("== %s\n", s->title);
   fflush(stdout);
-  int code = s->run(argc, argv);
+  tenport_command_fn run = tenport_command_named(argv[0]);
+  int code = run ? run(argc, argv) : 2;
   printf("\n");
   fflush(stdout);
   return code;

@@ -1,16 +1,16 @@
 /* tenport peaks: DW-MRI fiber peaks, the largest local maxima of each voxel's
  * spherical-harmonic function (MRtrix3 convention, or another converted to it), by
  * SS-HOPM (tp_fiber_peaks). A .npy input is read here; a NIfTI or .mif image goes to
- * cmd_peaks_image.c. --example builds a phantom with known fibers and checks the peaks
+ * peaks_image.c. --example builds a phantom with known fibers and checks the peaks
  * found. Under mpirun (or with --distributed) the voxels of a .npy are spread over the
- * ranks (cmd_peaks_dist.c). */
+ * ranks (peaks_dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/tenport/cli_conventions.h"
-#include "tools/tenport/cmd_peaks.h"
+#include "tools/tenport/peaks_cli.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -88,8 +88,6 @@ static void usage(FILE *out) {
           "summary.\n");
   tenport_conventions_help(out);
 }
-
-/* ---- options ------------------------------------------------------------------- */
 
 static const char *const basis_names[4] = {"mrtrix", "dipy", "dipy-nonlegacy", "fsl"};
 
@@ -173,209 +171,9 @@ static int parse_args(int argc, char **argv, peaks_cli *c) {
 
 static int fail(void) { return tenport_fail("peaks", "out of host memory"); }
 
-/* ---- running and writing --------------------------------------------------------- */
-
-void tenport_peaks_free(peaks_result *r) {
-  free(r->dir), free(r->amp), free(r->count);
-  r->dir = r->amp = NULL, r->count = NULL;
-}
-
-static void result_free(peaks_result *r) { tenport_peaks_free(r); }
-
-tp_status tenport_peaks_compute(tp_space *s, const peaks_cli *c, int lmax, const double *sh,
-                                peaks_result *r) {
-  size_t v = (size_t)(r->voxels ? r->voxels : 1), k = (size_t)c->opt.max_peaks;
-  int64_t coeffs = tp_sh_count(lmax);
-  r->dir = (double *)malloc(sizeof(double) * v * k * 3);
-  r->amp = (double *)malloc(sizeof(double) * v * k);
-  r->count = (int32_t *)malloc(sizeof(int32_t) * v);
-  if (!r->dir || !r->amp || !r->count) {
-    tp_clear_error();
-    return TP_ERROR_OUT_OF_MEMORY;
-  }
-  r->nonfinite = 0;
-  for (int64_t i = 0; i < r->voxels; ++i)
-    for (int64_t j = 0; j < coeffs; ++j)
-      if (!isfinite(sh[i * coeffs + j])) {
-        ++r->nonfinite;
-        break;
-      }
-  double t0 = tenport_seconds();
-  tp_status st = tp_fiber_peaks(s, lmax, r->voxels, sh, &c->opt, r->dir, r->amp, r->count);
-  r->seconds = tenport_seconds() - t0;
-  return st;
-}
-
-static int run_peaks(tp_space *s, const peaks_cli *c, int lmax, const double *sh, peaks_result *r) {
-  return tenport_peaks_compute(s, c, lmax, sh, r) == TP_SUCCESS;
-}
-
-int tenport_peaks_output_path(const char *prefix, const char *name, char *path, size_t cap) {
-  if ((size_t)snprintf(path, cap, "%s_%s.npy", prefix, name) < cap)
-    return 1;
-  fprintf(stderr, "tenport peaks: --output '%s' is too long\n", prefix);
-  return 0;
-}
-
-static int output_path(const char *prefix, const char *name, char *path, size_t cap) {
-  return tenport_peaks_output_path(prefix, name, path, cap);
-}
-
-/* Adds the output files to the set before any work (the phantom's own coefficients
- * too, with the example). */
-int tenport_peaks_reserve(const peaks_cli *c, tp_output_set *set) {
-  static const char *const names[4] = {"directions", "amplitudes", "counts", "sh"};
-  char path[4096];
-  for (int k = 0; k < (c->example ? 4 : 3); ++k)
-    if (!output_path(c->output, names[k], path, sizeof path) ||
-        tenport_outputs_add("peaks", set, path))
-      return 1;
-  return 0;
-}
-
-/* Writes PREFIX_name.npy into the set with the leading shape followed by tail
- * dimensions; reports failures. */
-static int write_array(tp_output_set *set, const char *prefix, const char *name,
-                       const peaks_result *r, int tail_ndim, const int64_t *tail, tp_dtype dtype,
-                       const void *data) {
-  int64_t shape[TP_NPY_MAX_DIMS + 2];
-  char path[4096];
-  memcpy(shape, r->lead, sizeof(int64_t) * (size_t)r->lead_ndim);
-  for (int i = 0; i < tail_ndim; ++i)
-    shape[r->lead_ndim + i] = tail[i];
-  if (!output_path(prefix, name, path, sizeof path))
-    return 0;
-  if (tp_npy_write_to(set, path, dtype, r->lead_ndim + tail_ndim, shape, 0, data) != TP_SUCCESS) {
-    fail();
-    return 0;
-  }
-  return 1;
-}
-
-static int write_result(tp_output_set *set, const char *prefix, const peaks_result *r, int k) {
-  const int64_t dir_tail[2] = {k, 3}, amp_tail[1] = {k};
-  return write_array(set, prefix, "directions", r, 2, dir_tail, TP_DTYPE_F64, r->dir) &&
-         write_array(set, prefix, "amplitudes", r, 1, amp_tail, TP_DTYPE_F64, r->amp) &&
-         write_array(set, prefix, "counts", r, 0, NULL, TP_DTYPE_I32, r->count);
-}
-
-static int commit(tp_output_set *set) { return tenport_outputs_commit("peaks", set) == 0; }
-
-static void print_shape(const int64_t *shape, int ndim) {
-  for (int i = 0; i < ndim; ++i)
-    printf("%s%lld", i ? " x " : "", (long long)shape[i]);
-}
-
-void tenport_peaks_histogram(const peaks_cli *c, const peaks_result *r, int64_t *hist) {
-  for (int j = 0; j <= c->opt.max_peaks; ++j)
-    hist[j] = 0;
-  for (int64_t v = 0; v < r->voxels; ++v)
-    if (r->count[v] >= 0 && r->count[v] <= c->opt.max_peaks)
-      hist[r->count[v]]++;
-}
-
-void tenport_peaks_print_summary(const peaks_cli *c, int64_t voxels, const int64_t *hist,
-                                 int64_t nonfinite, double seconds) {
-  printf("peaks per voxel:");
-  for (int j = 0; j <= c->opt.max_peaks; ++j)
-    printf("  %d: %lld", j, (long long)hist[j]);
-  printf("\nnon-finite coefficients: %lld voxel%s (given no peaks)\n", (long long)nonfinite,
-         nonfinite == 1 ? "" : "s");
-  printf("time: %.3f s (%.3g voxels/s; %d starts, %s)\n", seconds,
-         seconds > 0 ? (double)voxels / seconds : 0.0, c->opt.num_starts,
-         c->opt.single_precision ? "f32" : "f64");
-  tenport_summary_integer("voxels", (long long)voxels);
-  tenport_summary_integer("nonfinite_voxels", (long long)nonfinite);
-  for (int j = 0; j <= c->opt.max_peaks && j < 16; ++j) {
-    char key[32];
-    snprintf(key, sizeof key, "voxels_with_%d_peaks", j);
-    tenport_summary_integer(key, (long long)hist[j]);
-  }
-  tenport_summary_phase("peaks", seconds);
-}
-
-/* Histogram of the counts and the timing. */
-static void print_summary(const peaks_cli *c, const peaks_result *r) {
-  int64_t *hist = (int64_t *)calloc((size_t)c->opt.max_peaks + 1, sizeof(int64_t));
-  if (!hist) {
-    printf("peaks per voxel: (no memory for the histogram)\n");
-    return;
-  }
-  tenport_peaks_histogram(c, r, hist);
-  tenport_peaks_print_summary(c, r->voxels, hist, r->nonfinite, r->seconds);
-  free(hist);
-}
-
-void tenport_peaks_print_input(const char *name, const peaks_result *r, int lmax) {
-  printf("%s: ", name);
-  if (r->lead_ndim == 0) {
-    printf("one voxel");
-  } else {
-    printf("%lld voxels (", (long long)r->voxels);
-    print_shape(r->lead, r->lead_ndim);
-    printf(")");
-  }
-  printf(", lmax %d\n", lmax);
-}
-
-/* lmax from the coefficient count (0 if none fits). */
-static int lmax_from_count(int64_t count) {
-  for (int l = 2; l <= 16; l += 2)
-    if (tp_sh_count(l) == count)
-      return l;
-  return 0;
-}
-
-int tenport_peaks_lmax(const peaks_cli *c, const char *name, int64_t count, int *lmax, int loud) {
-  *lmax = c->lmax ? c->lmax : lmax_from_count(count);
-  if (*lmax != 0 && tp_sh_count(*lmax) == count)
-    return 0;
-  if (!loud)
-    return 1;
-  if (c->lmax)
-    fprintf(stderr, "tenport peaks: %s has %lld coefficients per voxel; lmax %d needs %d\n", name,
-            (long long)count, c->lmax, tp_sh_count(c->lmax));
-  else
-    fprintf(stderr,
-            "tenport peaks: %s has %lld coefficients per voxel, not (L+1)(L+2)/2 "
-            "for an even L in 2..16\n",
-            name, (long long)count);
-  return 1;
-}
-
-int tenport_peaks_shape(const peaks_cli *c, const char *name, int ndim, const int64_t *shape,
-                        peaks_result *r, int *lmax, int loud) {
-  if (ndim < 1) {
-    if (loud)
-      fprintf(stderr, "tenport peaks: %s holds a scalar; expected voxels x coefficients\n", name);
-    return 1;
-  }
-  if (tenport_peaks_lmax(c, name, shape[ndim - 1], lmax, loud))
-    return 1;
-  r->lead_ndim = ndim - 1;
-  r->voxels = 1;
-  for (int i = 0; i < r->lead_ndim; ++i) {
-    r->lead[i] = shape[i];
-    r->voxels *= shape[i];
-  }
-  return 0;
-}
-
 static int input_shape(const peaks_cli *c, const char *name, const tp_npy_array *arr,
                        peaks_result *r, int *lmax) {
   return tenport_peaks_shape(c, name, arr->ndim, arr->shape, r, lmax, 1);
-}
-
-int tenport_peaks_check_ndim(const char *name, int ndim, int loud) {
-  if (ndim + 1 <= TP_NPY_MAX_DIMS)
-    return 0;
-  if (loud)
-    fprintf(stderr,
-            "tenport peaks: %s has %d dimensions; the directions of its voxels would "
-            "need %d, and a .npy file holds at most %d (voxel dimensions and coefficients: at "
-            "most %d)\n",
-            name, ndim, ndim + 1, TP_NPY_MAX_DIMS, TP_NPY_MAX_DIMS - 1);
-  return 1;
 }
 
 /* The outputs add two dimensions to the input's leading ones: a .npy holds at most
@@ -398,17 +196,18 @@ static int run_input(tp_space *s, const peaks_cli *c, tp_input *in, tp_output_se
   if (input_shape(c, tp_input_name(in), &arr, &r, &lmax) != 0)
     code = 1; /* reported */
   else if (tp_sh_to_mrtrix(c->basis, lmax, r.voxels, (double *)arr.data) != TP_SUCCESS ||
-           !run_peaks(s, c, lmax, (const double *)arr.data, &r))
+           tenport_peaks_compute(s, c, lmax, (const double *)arr.data, &r) != TP_SUCCESS)
     code = fail();
-  else if (!write_result(set, c->output, &r, c->opt.max_peaks) || !commit(set))
+  else if (!tenport_peaks_write_result(set, c->output, &r, c->opt.max_peaks) ||
+           tenport_outputs_commit("peaks", set) != 0)
     code = 1; /* reported */
   if (code == 0) {
     tenport_peaks_print_input(tp_input_name(in), &r, lmax);
-    print_summary(c, &r);
+    tenport_peaks_print_histogram(c, &r);
     printf("wrote %s_directions.npy, %s_amplitudes.npy, %s_counts.npy\n", c->output, c->output,
            c->output);
   }
-  result_free(&r);
+  tenport_peaks_free(&r);
   tp_npy_free(&arr);
   return code;
 }
@@ -469,141 +268,10 @@ static int run_file(tp_space *s, const peaks_cli *c) {
   return code;
 }
 
-/* ---- the phantom (tp_dwmri_phantom) ------------------------------------------------- */
-
-#define PH_SIZE 16
-#define PH_LMAX 8
-#define PH_COEFFS 45 /* tp_sh_count(8) */
-#define PH_NOISE 0.005
-#define PH_SEED 20240607
-
-/* The phantom's regions (tp_dwmri_phantom_region), as the report names them. */
-static const char *const ph_region_names[4] = {"one fiber", "two at 90 deg", "two at 60 deg",
-                                               "three at 90 deg"};
-
-static int ph_region_of(int64_t v) { return tp_dwmri_phantom_region(PH_SIZE, PH_SIZE, v); }
-
-static double dot3(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* ---- checking the phantom ------------------------------------------------------------ */
-
-/* Angle between two axes in degrees (x and -x are one fiber). */
-static double axis_angle(const double *a, const double *b) {
-  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-  return atan2(sqrt(dot3(c, c)), fabs(dot3(a, b))) * 180.0 / M_PI;
-}
-
-typedef struct ph_stats {
-  int64_t voxels, right_count, hist[4];
-  double sum_err, max_err;
-  int64_t matched;
-  int fibers;
-} ph_stats;
-
-/* Each true fiber against its nearest peak. */
-static void ph_score(const peaks_result *r, int k, const double *truth, const int *fibers,
-                     ph_stats *st) {
-  memset(st, 0, 4 * sizeof *st);
-  for (int64_t v = 0; v < r->voxels; ++v) {
-    ph_stats *s = &st[ph_region_of(v)];
-    int n = r->count[v];
-    s->voxels++, s->fibers = fibers[v];
-    s->right_count += n == fibers[v];
-    s->hist[n < 3 ? n : 3]++;
-    for (int f = 0; f < fibers[v] && n > 0; ++f) {
-      double best = 180;
-      for (int j = 0; j < n; ++j)
-        best = fmin(best, axis_angle(truth + (v * 3 + f) * 3, r->dir + (v * k + j) * 3));
-      s->sum_err += best;
-      s->max_err = fmax(s->max_err, best);
-      s->matched++;
-    }
-  }
-}
-
-/* Prints the table; returns 1 if every voxel has its fibers' count and the mean
- * (max) angular error stays below 1 (5) degrees. */
-static int ph_report(const ph_stats *st) {
-  int ok = 1;
-  printf("%-16s %6s %6s %11s %17s %12s %10s\n", "region", "voxels", "fibers", "right count",
-         "peaks 0/1/2/3+", "mean error", "max error");
-  for (int g = 0; g < 4; ++g) {
-    const ph_stats *s = &st[g];
-    double mean = s->matched ? s->sum_err / (double)s->matched : NAN;
-    char hist[64];
-    snprintf(hist, sizeof hist, "%lld/%lld/%lld/%lld", (long long)s->hist[0], (long long)s->hist[1],
-             (long long)s->hist[2], (long long)s->hist[3]);
-    printf("%-16s %6lld %6d %5lld/%-5lld %17s %8.3f deg %6.3f deg\n", ph_region_names[g],
-           (long long)s->voxels, s->fibers, (long long)s->right_count, (long long)s->voxels, hist,
-           mean, s->max_err);
-    ok = ok && s->right_count == s->voxels && mean < 1.0 && s->max_err < 5.0;
-  }
-  return ok;
-}
-
-static int run_phantom(tp_space *s, const peaks_cli *c, tp_output_set *set) {
-  const int64_t voxels = PH_SIZE * PH_SIZE;
-  peaks_result r;
-  memset(&r, 0, sizeof r);
-  r.lead_ndim = 3, r.lead[0] = r.lead[1] = PH_SIZE, r.lead[2] = 1, r.voxels = voxels;
-  double *sh = (double *)malloc(sizeof(double) * (size_t)voxels * PH_COEFFS);
-  double *truth = (double *)malloc(sizeof(double) * (size_t)voxels * 9);
-  int *fibers = (int *)malloc(sizeof(int) * (size_t)voxels);
-  int code = 0;
-  if (!sh || !truth || !fibers) {
-    free(sh), free(truth), free(fibers);
-    tp_clear_error();
-    return fail();
-  }
-  if (tp_dwmri_phantom(PH_SIZE, PH_SIZE, PH_LMAX, PH_NOISE, PH_SEED, sh, truth, fibers) !=
-      TP_SUCCESS)
-    code = fail();
-  if (code == 0 && !run_peaks(s, c, PH_LMAX, sh, &r))
-    code = fail();
-  const int64_t sh_tail[1] = {PH_COEFFS};
-  if (code == 0 && set &&
-      !(write_array(set, c->output, "sh", &r, 1, sh_tail, TP_DTYPE_F64, sh) &&
-        write_result(set, c->output, &r, c->opt.max_peaks) && commit(set)))
-    code = 1;
-  if (code == 0) {
-    ph_stats st[4];
-    printf("phantom: %d x %d x 1 voxels, lmax %d, f = sum_i w_i (d_i . x)^%d per voxel in a "
-           "random orientation, coefficient noise sd %g (the peak of one fiber is 1)\n",
-           PH_SIZE, PH_SIZE, PH_LMAX, PH_LMAX, PH_NOISE);
-    print_summary(c, &r);
-    ph_score(&r, c->opt.max_peaks, truth, fibers, st);
-    int ok = ph_report(st);
-    printf("(the maxima of two equal fibers at 60 deg lie 0.42 deg inside the fibers)\n");
-    if (c->output_set)
-      printf("wrote %s_sh.npy and the peaks\n", c->output);
-    printf("check: %s\n", ok ? "passed" : "FAILED");
-    code = ok ? 0 : 1;
-  }
-  result_free(&r);
-  free(sh), free(truth), free(fibers);
-  return code;
-}
-
-/* The phantom; with --output its files go to a set made before the work. */
-static int run_example(tp_space *s, const peaks_cli *c) {
-  tp_output_set *set = NULL;
-  int code = 0;
-  if (c->output_set)
-    code = tenport_outputs_begin("peaks", &set, NULL, NULL, 0);
-  if (code == 0 && c->output_set)
-    code = tenport_peaks_reserve(c, set);
-  if (code == 0)
-    code = run_phantom(s, c, set);
-  tp_output_set_destroy(&set);
-  return code;
-}
-
 /* The example or the input file, as the options say. */
 static int run(tp_space *space, void *cli) {
   peaks_cli *c = (peaks_cli *)cli;
-  return c->example ? run_example(space, c) : run_file(space, c);
+  return c->example ? tenport_peaks_example(space, c) : run_file(space, c);
 }
 
 int tenport_cmd_peaks(int argc, char **argv) {

@@ -29,6 +29,7 @@ typedef struct convert_cli {
   int format;                   /* convert_format */
   int gzip;                     /* the output's name ends in .gz */
   int out_base, out_base_given; /* --output-index-base */
+  int no_header_out;            /* --no-header-out */
   double drop_below;            /* --drop-below */
   int drop_given;
   uint64_t max_elements; /* --max-elements */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tools/tenport/cli_files.h"
+#include "tools/tenport/cli_tns_output.h"
 #include "tools/tenport/commands.h"
 #include "tools/tenport/convert.h"
 
@@ -19,6 +20,7 @@ typedef struct convert_job {
   tp_dense dense;  /* the dense tensor read or made */
   int read_dense;  /* the input was dense */
   int64_t dropped; /* dense to sparse: nonzeros below --drop-below */
+  int header;      /* a sparse text output starts with the sptensor header */
   double read_s, write_s;
 } convert_job;
 
@@ -133,10 +135,13 @@ static int change_kind(convert_job *j) {
 
 /* ---- writing --------------------------------------------------------------------------- */
 
-static tp_status write_output(const convert_job *j) {
+static tp_status write_output(convert_job *j) {
   const convert_cli *c = j->c;
   tp_tns_write_options text = tp_tns_write_options_default();
-  text.index_base = c->out_base, text.sptensor = c->format == CONVERT_SPTENSOR;
+  if (c->format == CONVERT_TNS || c->format == CONVERT_SPTENSOR)
+    text = tenport_tns_output_options(&j->coo, c->out_base, c->format == CONVERT_SPTENSOR,
+                                      c->no_header_out);
+  j->header = text.sptensor;
   switch ((convert_format)c->format) {
   case CONVERT_TNS:
   case CONVERT_SPTENSOR: return tp_coo_write_text_to(j->set, c->output, &j->coo, &text);
@@ -181,9 +186,9 @@ static void print_read(const convert_job *j) {
 static void print_written(const convert_job *j) {
   const convert_cli *c = j->c;
   int dense = convert_is_dense(c->format);
-  printf("wrote %s (%s%s%s): ", c->output, convert_format_names[c->format],
+  printf("wrote %s (%s%s%s%s): ", c->output, convert_format_names[c->format],
          !dense && c->format != CONVERT_TPB && c->out_base == 0 ? ", 0-based indices" : "",
-         c->gzip ? ", gzip" : "");
+         c->format == CONVERT_TNS && j->header ? ", sptensor header" : "", c->gzip ? ", gzip" : "");
   print_tensor(j, dense);
   if (j->read_dense && !dense && c->drop_given)
     printf(", %lld nonzeros below %g left out", (long long)j->dropped, c->drop_below);

@@ -71,6 +71,13 @@ static int run_command(const command *c, int argc, char **argv) {
   return code;
 }
 
+tenport_command_fn tenport_command_named(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+    if (strcmp(name, commands[i].name) == 0)
+      return commands[i].run;
+  return NULL;
+}
+
 int tenport_main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {

@@ -6,4 +6,9 @@
  * 0 on success, 1 when the work failed, 2 on a usage error. */
 int tenport_main(int argc, char **argv);
 
+/* A command's function by its word ("cp-als"), or NULL: tenport demo runs the others so,
+ * in process, as they are (no conventions applied, no summary of their own). */
+typedef int (*tenport_command_fn)(int argc, char **argv);
+tenport_command_fn tenport_command_named(const char *name);
+
 #endif
