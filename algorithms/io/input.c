@@ -11,6 +11,7 @@
 
 #include "portable/tp_error.h"
 #include "algorithms/io/tp_io_internal.h"
+#include "algorithms/io/tp_output_names.h"
 
 static const char STDIN_NAME[] = "standard input";
 
@@ -26,7 +27,7 @@ static tp_status take_identity(tp_input *in) {
     in->known_size -= (uint64_t)at;
   in->file_size = in->known_size;
   in->dev = st.st_dev, in->ino = st.st_ino, in->has_identity = 1;
-  return TP_SUCCESS;
+  return S_ISREG(st.st_mode) ? tpi_output_run_input(in->name, st.st_dev, st.st_ino) : TP_SUCCESS;
 }
 
 static tp_status open_source(tp_input *in, const char *path) {

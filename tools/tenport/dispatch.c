@@ -64,9 +64,11 @@ static int run_command(const command *c, int argc, char **argv) {
   char **args;
   if (tenport_conventional_args(c->name, argc, argv, &n, &args))
     return 2;
+  tp_output_run_begin(); /* the command's inputs and outputs: one run's files */
   int code = c->own_json ? 0 : tenport_summary_start(c->name, n, args);
   if (code == 0)
     code = c->own_json ? c->run(n, args) : tenport_summary_finish(c->run(n, args));
+  tp_output_run_end();
   tenport_conventional_args_free(argc, argv, args);
   return code;
 }
