@@ -315,7 +315,7 @@ static tp_status plan_text(const share_file *f, int order, const int64_t *dims, 
  * duplicates of each share merged. */
 static tp_status settle_base(tp_comm *comm, const share_file *f, const text_plan *plan,
                              int saw_zero, tp_coo *share, tp_coo_read_info *info) {
-  int64_t any = saw_zero;
+  int64_t any = saw_zero && plan->header.index_base == TP_TNS_INDEX_AUTO;
   TP_TRY(tp_comm_allreduce_host(comm, &any, 1, TP_DTYPE_I64, TP_COMM_MAX));
   tp_status st = TP_SUCCESS;
   if (any) {
@@ -330,7 +330,7 @@ static tp_status settle_base(tp_comm *comm, const share_file *f, const text_plan
       share->dims[m] = top[m] + 1 > share->dims[m] ? top[m] + 1 : share->dims[m];
   }
   if (info)
-    info->index_base = any ? 0 : 1;
+    info->index_base = plan->header.index_base == 0 || any ? 0 : 1;
   return tpi_coo_finish_read(st, f->path, share, info);
 }
 

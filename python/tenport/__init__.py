@@ -130,7 +130,12 @@ def load(path):
         block, code, shape, fortran = read(name)
         flat = np.frombuffer(block, dtype=np.dtype("=" + code))
         return flat.reshape(shape, order="F" if fortran else "C")
-    coords, values, code, shape, nnz = _tenport.read_coo(name)
+    coords, values, code, shape, nnz, header = _tenport.read_coo(name)
+    if header == "order and dims line":  # the one header a first nonzero could look like
+        import warnings
+        warnings.warn(f"tenport: {name}: its first line was taken as a header (order "
+                      f"{len(shape)}, dims {'x'.join(map(str, shape))}), not as a nonzero",
+                      stacklevel=2)
     return SparseTensor._from_buffers(coords, values, shape)
 
 
