@@ -143,8 +143,9 @@ def _seed(random_state):
     if random_state is None:
         return 1
     if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError("tenport: random_state must be a non-negative integer")
+        if random_state < 0 or random_state >= 2**64:
+            raise ValueError(f"tenport: random_state={random_state}: an integer from 0 to "
+                             "2**64 - 1 is needed")
         return int(random_state)
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))

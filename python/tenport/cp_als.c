@@ -62,13 +62,14 @@ static int parse_factor_list(PyObject *list, py_array *out, int order, const cha
  * factors, init factors or None, (l2_reg, fixed modes mask, nvecs, max_seconds,
  * restarts, linesearch)). */
 static int parse_cp_call(PyObject *args, int order, cp_call *c) {
-  long long rank, seed;
+  long long rank;
+  unsigned long long seed;
   double tol, reg, max_seconds;
   int max_iters, normalize, verbose, nvecs, restarts, linesearch;
   unsigned int fixed;
   const char *variant;
   PyObject *weights, *factors, *init;
-  if (!PyArg_ParseTuple(args, "LdiLsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
+  if (!PyArg_ParseTuple(args, "LdiKsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
                         &normalize, &verbose, &weights, &factors, &init, &reg, &fixed, &nvecs,
                         &max_seconds, &restarts, &linesearch))
     return 0;

@@ -88,3 +88,15 @@ def test_ctrl_c_stops_cp_als_within_an_iteration():
     finally:
         timer.cancel()
     assert time.monotonic() - start < 20, "the run went on after Ctrl-C"
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64 - 1])
+def test_seeds_up_to_2_64_are_taken(tensor, seed):
+    w, f = tenport.cp_als(tensor, 2, n_iter_max=2, random_state=seed)
+    assert np.all(np.isfinite(w))
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_seeds_outside_64_bits_are_refused_by_value(tensor, seed):
+    with pytest.raises(ValueError, match="random_state"):
+        tenport.cp_als(tensor, 2, n_iter_max=2, random_state=seed)
