@@ -48,3 +48,10 @@ def test_distributed_reads_are_one_process_reads(work, name, ranks):
     shape = re.search(r"tensor: x.tns, (\S+)", out(one)).group(1)
     assert shape in out(many), (shape, out(many))
     assert fit_of(out(many)) == pytest.approx(fit_of(out(one)), abs=1e-9)
+
+
+def test_a_header_with_a_zero_size_says_so(work):
+    (work / "z.tns").write_text("3\n20 0 20\n1 1 1 1.0\n")
+    r = run("convert", "-i", "z.tns", "-o", "y.tns")
+    assert r.returncode == 1
+    assert "line 2: the dims line of a header (after the order 3) has a size 0" in err(r)
