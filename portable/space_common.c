@@ -234,3 +234,10 @@ void tp_space_reset_peak(tp_space *space) {
     c->bytes_peak = c->bytes_in_use;
   }
 }
+
+int64_t tp_space_set_work(tp_space *space, int64_t work) {
+  tp_space_common *c = tp_space_common_of(space);
+  int64_t previous = c->work;
+  c->work = work > 0 ? work : 0;
+  return previous;
+}

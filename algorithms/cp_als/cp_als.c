@@ -24,6 +24,7 @@
 #include "algorithms/dense/tp_dense_internal.h"
 #include "portable/tp_error.h"
 #include "portable/tp_host_omp.h"
+#include "portable/tp_space_common.h"
 
 tp_cp_als_options tp_cp_als_options_default(void) {
   tp_cp_als_options o;
@@ -222,8 +223,8 @@ static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X, const tp_c
 /* The stored values' statistics, their squares times scale summed over the ranks when
  * distributed (every rank learns first whether the others could compute theirs). */
 static tp_status cp_value_stats(cp_run *run, double scale, tpi_cp_array_stats *s) {
-  tp_status st = tpi_cp_array_stats_scaled_of(run->space, run->dtype, run->X->values,
-                                              run->X->count, scale, s);
+  tp_status st =
+      tpi_cp_array_stats_scaled_of(run->space, run->dtype, run->X->values, run->X->count, scale, s);
   if (!run->layout)
     return st;
   TP_TRY(tp_comm_agree(run->layout->world, st));
@@ -713,8 +714,7 @@ static tp_status cp_check_cancel(const cp_run *run, int iteration) {
   if (!run->opts->cancel)
     return TP_SUCCESS;
   tp_status st = *run->opts->cancel ? TP_ERROR(TP_ERROR_CANCELLED,
-                                               "CP-ALS was cancelled after iteration %d",
-                                               iteration)
+                                               "CP-ALS was cancelled after iteration %d", iteration)
                                     : TP_SUCCESS;
   return run->layout ? tp_comm_agree(run->layout->world, st) : st;
 }
@@ -823,7 +823,10 @@ tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X, const tp_cp_al
     run.max_dim = X->dims[k] > run.max_dim ? X->dims[k] : run.max_dim;
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
+  /* an MTTKRP's work: every stored value times the rank (small problems run inline) */
+  int64_t work = tp_space_set_work(space, X->count * run.R);
   tp_status st = cp_run_all(&run, &res);
+  tp_space_set_work(space, work);
   cp_release(&run);
   res.seconds = tp_wall_seconds() - t0;
   if (st == TP_SUCCESS && result)

@@ -169,7 +169,11 @@ tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
   return TP_SUCCESS;
 }
 
-int tp_host_threads(const tp_space *space) { return space->threads; }
+int tp_host_threads(const tp_space *space) {
+  int64_t work = space->common.work; /* tp_space_set_work: no thread without its share */
+  int64_t useful = work > 0 ? work / TP_HOST_WORK_PER_THREAD + 1 : space->threads;
+  return useful < space->threads ? (int)useful : space->threads;
+}
 
 size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
   (void)space, (void)team_size;
