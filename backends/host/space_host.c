@@ -7,6 +7,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
+#include "portable/tp_handles.h"
 #include "portable/tp_host_memory.h"
 
 enum { TP_HOST_ALIGN = 64 };
@@ -97,6 +98,11 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   s->scratch = scratch;
   s->common.memory_limit = o.memory_limit;
   tp_read_cpu_name(s->cpu_name, sizeof s->cpu_name);
+  tp_status st = tpi_handle_list(s, "space");
+  if (st != TP_SUCCESS) {
+    free(scratch), free(s);
+    return st;
+  }
   *space = s;
   return TP_SUCCESS;
 }
@@ -106,6 +112,7 @@ tp_status tp_space_destroy(tp_space **space) {
   tp_space *s = *space;
   if (!s)
     return TP_SUCCESS;
+  TP_TRY(tpi_handle_unlist(s, "space"));
   size_t leaked = tp_space_common_release_all(s);
   for (int t = 0; t < s->threads; ++t)
     free(s->scratch[t]);
@@ -122,6 +129,7 @@ tp_status tp_space_destroy(tp_space **space) {
 
 tp_status tp_space_fence(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_LIVE(space, "space");
   return TP_SUCCESS;
 }
 
