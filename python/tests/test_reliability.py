@@ -44,8 +44,9 @@ def test_a_byte_swapped_tensor_gives_the_native_result(tensor):
 def test_an_unaligned_start_is_copied(tensor):
     rng = np.random.default_rng(2)
     init = [rng.standard_normal((n, 2)) for n in tensor.shape]
-    w0, _ = tenport.cp_als(tensor, 2, n_iter_max=3, init=init)
-    w1, _ = tenport.cp_als(tensor, 2, n_iter_max=3, init=[odd_offset_copy(f) for f in init])
+    w0, _ = tenport.cp_als(tensor, 2, n_iter_max=3, init=(np.ones(2), init))
+    w1, _ = tenport.cp_als(tensor, 2, n_iter_max=3,
+                           init=(np.ones(2), [odd_offset_copy(f) for f in init]))
     np.testing.assert_array_equal(w0, w1)
 
 
@@ -58,7 +59,7 @@ def test_zero_starts_are_refused(tensor, zeros):
     else:
         init[1][:, 1] = 0
     with pytest.raises(Exception, match="column of zeros"):
-        tenport.cp_als(tensor, 2, n_iter_max=3, init=init)
+        tenport.cp_als(tensor, 2, n_iter_max=3, init=(np.ones(2), init))
 
 
 @pytest.mark.parametrize("scale", [3e-200, 1e200])
