@@ -44,6 +44,7 @@ const char *tp_status_name(tp_status status) {
   case TP_ERROR_FORMAT: return "TP_ERROR_FORMAT";
   case TP_ERROR_NUMERICAL: return "TP_ERROR_NUMERICAL";
   case TP_ERROR_INTERNAL: return "TP_ERROR_INTERNAL";
+  case TP_ERROR_CANCELLED: return "TP_ERROR_CANCELLED";
   }
   return "TP_ERROR_UNKNOWN";
 }

@@ -5,6 +5,7 @@
 #include "tenport/memory.h"
 #include "portable/tp_block_index.h"
 #include "portable/tp_error.h"
+#include "portable/tp_handles.h"
 #include "portable/tp_space_common.h"
 
 enum { TP_ALIGN_BYTES = 256 };
@@ -87,6 +88,7 @@ static tp_status tp_register_user_block(tp_space *space, tp_block block) {
 
 tp_status tp_alloc(tp_space *space, size_t bytes, void **ptr) {
   TP_CHECK_ARG(space && ptr, "space and ptr must not be NULL");
+  TP_CHECK_LIVE(space, "space");
   *ptr = NULL;
   if (bytes == 0)
     return TP_SUCCESS;
@@ -233,4 +235,11 @@ void tp_space_reset_peak(tp_space *space) {
     tp_space_common *c = tp_space_common_of(space);
     c->bytes_peak = c->bytes_in_use;
   }
+}
+
+int64_t tp_space_set_work(tp_space *space, int64_t work) {
+  tp_space_common *c = tp_space_common_of(space);
+  int64_t previous = c->work;
+  c->work = work > 0 ? work : 0;
+  return previous;
 }

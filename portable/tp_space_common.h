@@ -30,9 +30,18 @@ typedef struct tp_space_common {
   tp_block_list temp;  /* cached temporaries of primitives */
   tp_block_list freed; /* freed user blocks held back from reuse, oldest first */
   size_t freed_bytes;
-  void *blas; /* a vendor BLAS handle bound to the space's stream, made lazily */
+  void *blas;   /* a vendor BLAS handle bound to the space's stream, made lazily */
+  int64_t work; /* tp_space_set_work: the size of the work at hand (0: unknown) */
   void (*blas_release)(void *blas);
 } tp_space_common;
+
+/* The size of the work an algorithm is about to launch, in elementary operations of its
+ * largest kernel (0: unknown, the default): host backends give a launch at most one
+ * thread per TP_HOST_WORK_PER_THREAD of it, so that a small problem is not spread over
+ * threads that cost more to wake (on a loaded machine, a scheduler's time slice each)
+ * than its work. GPU spaces ignore it. Returns the previous value, to put back. */
+#define TP_HOST_WORK_PER_THREAD ((int64_t)1 << 16)
+int64_t tp_space_set_work(tp_space *space, int64_t work);
 
 /* Hooks every backend implements. */
 tp_space_common *tp_space_common_of(tp_space *space);

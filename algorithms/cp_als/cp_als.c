@@ -24,6 +24,7 @@
 #include "algorithms/dense/tp_dense_internal.h"
 #include "portable/tp_error.h"
 #include "portable/tp_host_omp.h"
+#include "portable/tp_space_common.h"
 
 tp_cp_als_options tp_cp_als_options_default(void) {
   tp_cp_als_options o;
@@ -149,6 +150,35 @@ static tp_status cp_check_kruskal(const tpi_cp_tensor *X, const int64_t *dims, i
   return TP_SUCCESS;
 }
 
+/* 1 when the byte ranges [a, a + na) and [b, b + nb) share a byte. */
+static int cp_overlap(const void *a, size_t na, const void *b, size_t nb) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na && nb && x < y + nb && y < x + na;
+}
+
+/* The model CP-ALS writes shares no memory with the tensor it reads, nor its arrays with
+ * each other: a factor over the tensor's values would rewrite the data mid-run (success,
+ * and a fit of garbage). */
+static tp_status cp_check_no_alias(const tpi_cp_tensor *X, const tp_kruskal *M) {
+  const size_t elem = X->dtype == TP_DTYPE_F32 ? 4 : 8, R = (size_t)M->rank;
+  const size_t x_bytes = X->values ? elem * (size_t)X->count : 0;
+  for (int k = 0; k <= X->order; ++k) {
+    const void *a = k < X->order ? M->factors[k] : M->lambda;
+    size_t na = elem * R * (k < X->order ? (size_t)M->dims[k] : 1);
+    char name[32] = "model lambda";
+    if (k < X->order)
+      snprintf(name, sizeof name, "model factor %d", k);
+    TP_CHECK_ARG(!cp_overlap(a, na, X->values, x_bytes),
+                 "%s shares memory with the tensor's values: the model must be memory of its "
+                 "own",
+                 name);
+    for (int j = 0; j < k; ++j)
+      TP_CHECK_ARG(!cp_overlap(a, na, M->factors[j], elem * R * (size_t)M->dims[j]),
+                   "%s shares memory with model factor %d", name, j);
+  }
+  return TP_SUCCESS;
+}
+
 /* The options beyond plain ALS: ridge, fixed modes, the start, time, restarts. */
 static tp_status cp_validate_extras(const tpi_cp_tensor *X, const tp_cp_als_options *o) {
   TP_CHECK_ARG(isfinite(o->reg) && o->reg >= 0, "reg = %g must be finite and >= 0", o->reg);
@@ -183,37 +213,61 @@ static tp_status cp_validate(tp_space *space, const tpi_cp_tensor *X, const tp_c
   TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
   TP_TRY(cp_validate_extras(X, o));
   TP_TRY(cp_check_kruskal(X, X->dims, o->rank, M, "model", 1));
+  TP_TRY(cp_check_no_alias(X, M));
   if (o->init) /* the whole tensor's factors, also when distributed */
     TP_TRY(cp_check_kruskal(X, X->layout ? X->layout->dims : X->dims, o->rank, o->init,
                             "opts->init", 0));
   return TP_SUCCESS;
 }
 
-/* ||X||^2, after checking X is finite and not zero (one pass over the stored values in
- * the space, unless the source knows it). */
-/* The stored values' statistics, summed over the ranks when distributed (every rank
- * learns first whether the others could compute theirs). */
-static tp_status cp_value_stats(cp_run *run, tpi_cp_array_stats *s) {
-  tp_status st = tpi_cp_array_stats_of(run->space, run->dtype, run->X->values, run->X->count, s);
+/* The stored values' statistics, their squares times scale summed over the ranks when
+ * distributed (every rank learns first whether the others could compute theirs). */
+static tp_status cp_value_stats(cp_run *run, double scale, tpi_cp_array_stats *s) {
+  tp_status st =
+      tpi_cp_array_stats_scaled_of(run->space, run->dtype, run->X->values, run->X->count, scale, s);
   if (!run->layout)
     return st;
   TP_TRY(tp_comm_agree(run->layout->world, st));
   double v[2] = {s->sumsq, (double)s->nonfinite};
   TP_TRY(cp_world_reduce(run, v, 2, TP_COMM_SUM));
+  TP_TRY(cp_world_reduce(run, &s->max_abs, 1, TP_COMM_MAX));
   s->sumsq = v[0], s->nonfinite = (int64_t)v[1];
   return TP_SUCCESS;
 }
 
+/* Sums of squares within this range keep every squared quantity of the fit (||X||^2,
+ * ||M||^2, <X, M>) normal and finite: such tensors run unscaled. */
+#define CP_PLAIN_NORM2_MIN 0x1p-600
+#define CP_PLAIN_NORM2_MAX 0x1p+600
+
+/* ||X||^2, after checking X is finite and not zero (one pass over the stored values in
+ * the space, unless the source knows it). A tensor whose squares would underflow or
+ * overflow runs as X / 2^e, 2^e its largest |value| rounded to a power of two
+ * (run->x_scale = 2^-e): each MTTKRP is scaled by it, exactly, so the factors are those
+ * of X and lambda is scaled back at the end; the fit does not depend on the units. */
 static tp_status cp_tensor_norm(cp_run *run) {
-  tpi_cp_array_stats s = {run->X->norm2, 0};
+  tpi_cp_array_stats s = {run->X->norm2, 0, 0};
   int64_t n = run->X->count;
-  if (run->X->norm2 < 0)
-    TP_TRY(cp_value_stats(run, &s));
+  /* sources without values in the space (sparse ones) give their sum of squares */
+  int known = run->X->norm2 >= 0 && (!run->X->values || (run->X->norm2 >= CP_PLAIN_NORM2_MIN &&
+                                                         run->X->norm2 <= CP_PLAIN_NORM2_MAX));
+  if (!known)
+    TP_TRY(cp_value_stats(run, 1.0, &s));
   if (s.nonfinite > 0)
     return TP_ERROR(TP_ERROR_NUMERICAL,
                     "X has %lld non-finite value%s (NaN or Inf) among "
                     "its %lld elements",
                     (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s", (long long)n);
+  run->x_scale = 1.0;
+  int plain = known || (s.sumsq >= CP_PLAIN_NORM2_MIN && s.sumsq <= CP_PLAIN_NORM2_MAX);
+  if (!plain) {
+    if (s.max_abs == 0)
+      return TP_ERROR(TP_ERROR_NUMERICAL, "X is the zero tensor: the fit is undefined");
+    int e;
+    frexp(s.max_abs, &e);
+    run->x_scale = ldexp(1.0, -e);
+    TP_TRY(cp_value_stats(run, run->x_scale, &s));
+  }
   if (!isfinite(s.sumsq))
     return TP_ERROR(TP_ERROR_NUMERICAL, "||X||^2 overflows double precision");
   if (s.sumsq == 0)
@@ -281,18 +335,34 @@ static tp_status cp_alloc(cp_run *run) {
   return run->X->prepare ? run->X->prepare(run->X->ctx, run->space, run->R, run->opts) : TP_SUCCESS;
 }
 
-/* Every factor of a host Kruskal tensor is finite. */
-static tp_status cp_check_init_finite(const tp_kruskal *K) {
+/* Entry (i, r) of factor k of a host Kruskal tensor, as a double. */
+static double cp_init_entry(const tp_kruskal *K, int k, int64_t i, int64_t r) {
+  int64_t at = i * K->rank + r;
+  return K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[at]
+                                  : ((const double *)K->factors[k])[at];
+}
+
+/* Every factor of a host Kruskal tensor is finite and has no column of zeros: ALS keeps
+ * a zero column zero (its MTTKRP and Gram are zero), so such a start would "converge" to
+ * a model without that component, or to the zero model. */
+static tp_status cp_check_init_values(const tp_kruskal *K) {
   for (int k = 0; k < K->order; ++k) {
-    int64_t n = K->dims[k] * K->rank;
-    for (int64_t i = 0; i < n; ++i) {
-      double v = K->dtype == TP_DTYPE_F32 ? (double)((const float *)K->factors[k])[i]
-                                          : ((const double *)K->factors[k])[i];
-      if (!isfinite(v))
-        return TP_ERROR(TP_ERROR_NUMERICAL,
-                        "opts->init factor %d has a non-finite value at "
-                        "(%lld, %lld)",
-                        k, (long long)(i / K->rank), (long long)(i % K->rank));
+    for (int64_t r = 0; r < K->rank; ++r) {
+      int nonzero = 0;
+      for (int64_t i = 0; i < K->dims[k]; ++i) {
+        double v = cp_init_entry(K, k, i, r);
+        if (!isfinite(v))
+          return TP_ERROR(TP_ERROR_NUMERICAL,
+                          "opts->init factor %d has a non-finite value at "
+                          "(%lld, %lld)",
+                          k, (long long)i, (long long)r);
+        nonzero |= v != 0;
+      }
+      if (!nonzero)
+        return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                        "opts->init factor %d has a column of zeros (column %lld): ALS "
+                        "cannot move a zero start; give every column a nonzero entry",
+                        k, (long long)r);
     }
   }
   return TP_SUCCESS;
@@ -452,6 +522,17 @@ static tp_status cp_reduce_rows(cp_run *run, int n) {
                                 run->dtype);
 }
 
+/* The owned rows of mode n's MTTKRP times run->x_scale (see cp_tensor_norm), when the
+ * tensor runs scaled. */
+static tp_status cp_scale_mttkrp(cp_run *run, int n, void *G_own) {
+  if (run->x_scale == 1.0)
+    return TP_SUCCESS;
+  for (int64_t r = 0; r < run->R; ++r)
+    run->scale[r] = run->x_scale;
+  int64_t rows = run->layout ? cp_own_rows(run, n) : run->X->dims[n];
+  return tpi_cp_columns_scale(run->space, run->dtype, G_own, rows, run->R, run->scale);
+}
+
 /* The MTTKRP of mode *n (of a sweep, or the trial's, which picks *n); distributed, each
  * rank's partial rows summed onto the rank that owns them (a reduce-scatter among the
  * ranks of the slab). Returns where the owned rows of the sum are. */
@@ -462,13 +543,14 @@ static tp_status cp_mttkrp_of(cp_run *run, int trial, int *n, void **G_own) {
                        : X->mttkrp(X->ctx, run->space, run->M, *n, run->G);
   *G_own = run->G;
   if (!run->layout)
-    return st;
+    return st == TP_SUCCESS ? cp_scale_mttkrp(run, *n, *G_own) : st;
   if (st == TP_SUCCESS) /* the collectives wait for it anyway: timed apart from them */
     st = tp_space_fence(run->space);
   run->mttkrp_seconds += tp_wall_seconds() - t0;
   TP_TRY(tp_comm_agree(run->layout->world, st)); /* no rank waits for a failed one */
   *G_own = run->G_own;
-  return cp_reduce_rows(run, *n);
+  TP_TRY(cp_reduce_rows(run, *n));
+  return cp_scale_mttkrp(run, *n, *G_own);
 }
 
 static tp_status cp_mttkrp(cp_run *run, int n, void **G_own) {
@@ -589,6 +671,8 @@ tp_status tpi_cp_run_fit(cp_run *run, int mode, const void *G, double *fit) {
 /* lambda (host, double) into the model's lambda in the space. */
 static tp_status cp_store_lambda(cp_run *run) {
   const int64_t R = run->R;
+  for (int64_t r = 0; r < R; ++r) /* the scale of X (exact: a power of two) */
+    run->lambda[r] /= run->x_scale;
   if (run->dtype == TP_DTYPE_F64)
     return tp_copy_to_device(run->space, run->M->lambda, run->lambda, sizeof(double) * (size_t)R);
   float *f = (float *)(void *)run->host_buf;
@@ -625,6 +709,16 @@ static tp_status cp_sweep(cp_run *run, int first_iteration, int *fallbacks, doub
   return tpi_cp_run_fit(run, run->fit_mode, run->layout ? run->G_own : run->G, fit);
 }
 
+/* The caller's cancel flag (opts->cancel), agreed on by every rank when distributed. */
+static tp_status cp_check_cancel(const cp_run *run, int iteration) {
+  if (!run->opts->cancel)
+    return TP_SUCCESS;
+  tp_status st = *run->opts->cancel ? TP_ERROR(TP_ERROR_CANCELLED,
+                                               "CP-ALS was cancelled after iteration %d", iteration)
+                                    : TP_SUCCESS;
+  return run->layout ? tp_comm_agree(run->layout->world, st) : st;
+}
+
 /* Iterates until |delta fit| < tol (from the second iteration on), max_iters, or
  * max_seconds; between sweeps the line search may extrapolate. */
 static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
@@ -641,6 +735,7 @@ static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
     res->iterations = it, res->fit = fit;
     res->fallback_solves += fallbacks, res->extrapolations += kept;
     cp_report(run, start, it, fit, delta, tp_wall_seconds() - t0, fallbacks, kept);
+    TP_TRY(cp_check_cancel(run, it));
     if (it > 1 && fabs(delta) < run->opts->tol) {
       res->converged = 1;
       break;
@@ -658,7 +753,7 @@ static tp_status cp_iterate(cp_run *run, int start, tp_cp_als_result *res) {
 static tp_status cp_setup(cp_run *run) {
   tp_status st = cp_tensor_norm(run);
   if (st == TP_SUCCESS && run->opts->init)
-    st = cp_check_init_finite(run->opts->init);
+    st = cp_check_init_values(run->opts->init);
   if (st == TP_SUCCESS)
     st = cp_alloc(run);
   if (st == TP_SUCCESS)
@@ -721,14 +816,17 @@ tp_status tpi_cp_als_run(tp_space *space, const tpi_cp_tensor *X, const tp_cp_al
   cp_run run;
   memset(&run, 0, sizeof run);
   run.space = space, run.X = X, run.M = model, run.model = model, run.opts = opts;
-  run.layout = X->layout, run.started = t0;
+  run.layout = X->layout, run.started = t0, run.x_scale = 1.0;
   run.dtype = X->dtype, run.d = X->order, run.R = opts->rank;
   run.fit_mode = cp_last_free_mode(opts, X->order);
   for (int k = 0; k < X->order; ++k)
     run.max_dim = X->dims[k] > run.max_dim ? X->dims[k] : run.max_dim;
   tp_cp_als_result res;
   memset(&res, 0, sizeof res);
+  /* an MTTKRP's work: every stored value times the rank (small problems run inline) */
+  int64_t work = tp_space_set_work(space, X->count * run.R);
   tp_status st = cp_run_all(&run, &res);
+  tp_space_set_work(space, work);
   cp_release(&run);
   res.seconds = tp_wall_seconds() - t0;
   if (st == TP_SUCCESS && result)

@@ -252,12 +252,13 @@ tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur, co
 #define TP_CP_STATS_JOIN
 TP_INLINE tpi_cp_array_stats tpi_cp_stats_zero(void) {
   tpi_cp_array_stats s;
-  s.sumsq = 0.0;
+  s.sumsq = 0.0, s.max_abs = 0.0;
   s.nonfinite = 0;
   return s;
 }
 TP_INLINE tpi_cp_array_stats tpi_cp_stats_join(tpi_cp_array_stats a, tpi_cp_array_stats b) {
   a.sumsq += b.sumsq;
+  a.max_abs = b.max_abs > a.max_abs ? b.max_abs : a.max_abs;
   a.nonfinite += b.nonfinite;
   return a;
 }
@@ -265,19 +266,23 @@ TP_INLINE tpi_cp_array_stats tpi_cp_stats_join(tpi_cp_array_stats a, tpi_cp_arra
 
 typedef struct FN(cp_values) {
   const TP_REAL *x;
+  double scale;
 } FN(cp_values);
 
 /* x - x is 0 exactly for finite x and NaN otherwise. */
 TP_RANGE_REDUCE_KERNEL(FN(cp_array_stats), FN(cp_values), tpi_cp_array_stats, tpi_cp_stats_join,
                        tpi_cp_stats_zero(), i, a, acc) {
   double v = (double)a.x[i];
-  if (v - v == 0)
-    acc->sumsq += v * v;
-  else
+  if (v - v == 0) {
+    double scaled = v * a.scale, mag = v < 0 ? -v : v;
+    acc->sumsq += scaled * scaled;
+    acc->max_abs = mag > acc->max_abs ? mag : acc->max_abs;
+  } else {
     acc->nonfinite += 1;
+  }
 }
 
-tp_status FN(tpi_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
+tp_status FN(tpi_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n, double scale,
                                  tpi_cp_array_stats *host_stats) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(n >= 0, "element count %lld is negative", (long long)n);
@@ -289,7 +294,7 @@ tp_status FN(tpi_cp_array_stats)(tp_space *space, const TP_REAL *x, int64_t n,
   tpi_cp_array_stats *dev = NULL;
   TP_TRY(tp_temp_alloc(space, sizeof *dev, (void **)&dev));
   FN(cp_values) a;
-  a.x = x;
+  a.x = x, a.scale = scale;
   tp_status st = TP_LAUNCHER(FN(cp_array_stats))(space, n, a, dev);
   if (st == TP_SUCCESS)
     st = tp_copy_to_host(space, host_stats, dev, sizeof *dev);
@@ -344,12 +349,17 @@ tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void
                                         (double *)dst, I, R, step, host_scales);
 }
 
-tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
-                                tpi_cp_array_stats *host_stats) {
+tp_status tpi_cp_array_stats_scaled_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                                       double scale, tpi_cp_array_stats *host_stats) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
-    return tpi_cp_array_stats_f32(space, (const float *)x, n, host_stats);
-  return tpi_cp_array_stats_f64(space, (const double *)x, n, host_stats);
+    return tpi_cp_array_stats_f32(space, (const float *)x, n, scale, host_stats);
+  return tpi_cp_array_stats_f64(space, (const double *)x, n, scale, host_stats);
+}
+
+tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                                tpi_cp_array_stats *host_stats) {
+  return tpi_cp_array_stats_scaled_of(space, dtype, x, n, 1.0, host_stats);
 }
 #endif
 

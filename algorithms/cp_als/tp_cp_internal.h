@@ -147,10 +147,11 @@ typedef enum tpi_cp_column_op {
   TP_CP_COLUMN_MIN        /* min_i A[i,r] (NaN wins; +inf without rows) */
 } tpi_cp_column_op;
 
-/* Sum of squares and number of non-finite values of an array in the space (the sum
- * leaves the non-finite values out). */
+/* Sum of squares (of the values times a scale), largest |value| and number of
+ * non-finite values of an array in the space (the sum and the largest leave the
+ * non-finite values out). */
 typedef struct tpi_cp_array_stats {
-  double sumsq;
+  double sumsq, max_abs;
   int64_t nonfinite;
 } tpi_cp_array_stats;
 
@@ -181,9 +182,9 @@ tp_status tpi_cp_columns_extrapolate_f64(tp_space *space, const double *cur, con
                                          double *dst, int64_t I, int64_t R, double step,
                                          const double *host_scales);
 
-tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n,
+tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n, double scale,
                                  tpi_cp_array_stats *host_stats);
-tp_status tpi_cp_array_stats_f64(tp_space *space, const double *x, int64_t n,
+tp_status tpi_cp_array_stats_f64(tp_space *space, const double *x, int64_t n, double scale,
                                  tpi_cp_array_stats *host_stats);
 
 /* The same on untyped data of dtype TP_DTYPE_F32 or TP_DTYPE_F64. */
@@ -199,6 +200,9 @@ tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void
                                      const double *host_scales);
 tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
                                 tpi_cp_array_stats *host_stats);
+/* The same with the squares of x times scale summed (a power of two keeps them exact). */
+tp_status tpi_cp_array_stats_scaled_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
+                                       double scale, tpi_cp_array_stats *host_stats);
 
 TP_EXTERN_C_END
 #endif

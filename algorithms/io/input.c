@@ -11,6 +11,7 @@
 
 #include "portable/tp_error.h"
 #include "algorithms/io/tp_io_internal.h"
+#include "algorithms/io/tp_output_names.h"
 
 static const char STDIN_NAME[] = "standard input";
 
@@ -21,8 +22,12 @@ static tp_status take_identity(tp_input *in) {
   if (S_ISDIR(st.st_mode))
     return TP_ERROR(TP_ERROR_IO, "%s is a folder, not a file", in->name);
   in->known_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+  off_t at = S_ISREG(st.st_mode) ? lseek(in->fd, 0, SEEK_CUR) : 0; /* "-" may be part read */
+  if (at > 0 && (uint64_t)at <= in->known_size)
+    in->known_size -= (uint64_t)at;
+  in->file_size = in->known_size;
   in->dev = st.st_dev, in->ino = st.st_ino, in->has_identity = 1;
-  return TP_SUCCESS;
+  return S_ISREG(st.st_mode) ? tpi_output_run_input(in->name, st.st_dev, st.st_ino) : TP_SUCCESS;
 }
 
 static tp_status open_source(tp_input *in, const char *path) {
@@ -46,7 +51,7 @@ tp_status tp_input_open(tp_input **in, const char *path) {
   tp_input *p = (tp_input *)calloc(1, sizeof *p);
   if (!p)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to open %s", path);
-  p->fd = -1;
+  p->fd = -1, p->file_size = UINT64_MAX;
   tp_status st = open_source(p, path);
   if (st == TP_SUCCESS) /* at once, so that the size is known to be unknown for gzip data */
     st = check_head(p);
@@ -65,6 +70,7 @@ void tpi_input_init_buffer(tp_input *in, const char *name, const void *bytes, si
   in->bytes = (const unsigned char *)bytes;
   in->size = bytes ? size : 0;
   in->known_size = in->size;
+  in->file_size = UINT64_MAX;
 }
 
 void tpi_input_release(tp_input *in) {
@@ -146,6 +152,18 @@ static tp_status read_pieces(tp_input *in, unsigned char *dst, size_t n, size_t 
   return TP_SUCCESS;
 }
 
+/* At the end of a file descriptor's data: a regular file that ends before the size it
+ * had when opened was cut while it was read (its last line may be cut too), an error. */
+static tp_status file_ended(const tp_input *in) {
+  if (in->file_size != UINT64_MAX && in->stored_read < in->file_size)
+    return TP_ERROR(TP_ERROR_IO,
+                    "%s shrank while it was read: it had %llu bytes when opened and ends "
+                    "after %llu",
+                    in->name, (unsigned long long)in->file_size,
+                    (unsigned long long)in->stored_read);
+  return TP_SUCCESS;
+}
+
 /* Up to n bytes from the source itself as stored (not the look-ahead), stopping early
  * only at its end. */
 tp_status tpi_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size_t *got) {
@@ -166,8 +184,8 @@ tp_status tpi_input_read_stored(tp_input *in, unsigned char *dst, size_t n, size
     if (r < 0)
       return TP_ERROR(TP_ERROR_IO, "cannot read %s: %s", in->name, strerror(errno));
     if (r == 0)
-      break;
-    *got += (size_t)r;
+      return file_ended(in);
+    *got += (size_t)r, in->stored_read += (uint64_t)r;
   }
   return TP_SUCCESS;
 }

@@ -168,11 +168,12 @@ static int descr_lookup(const char *s, size_t len, npy_layout *l) {
   for (int d = 0; d < NPY_DTYPE_COUNT; ++d) {
     if (npy_dtypes[d].kind != s[1] || npy_dtypes[d].size != (size_t)(s[2] - '0'))
       continue;
-    int one_byte = npy_dtypes[d].size == 1; /* '|': byte order does not apply */
-    if (!memchr(one_byte ? "<>=|" : "<>=", s[0], one_byte ? 4 : 3))
+    int one_byte = npy_dtypes[d].size == 1;
+    /* '|' (byte order not applicable) on a wider type is read as numpy reads it: native */
+    if (!memchr("<>=|", s[0], 4))
       return 0;
     l->dtype = (tp_dtype)d;
-    l->swap = !one_byte && s[0] != '=' && (s[0] == '<') != host_is_little();
+    l->swap = !one_byte && (s[0] == '<' || s[0] == '>') && (s[0] == '<') != host_is_little();
     return 1;
   }
   return 0;

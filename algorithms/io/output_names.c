@@ -75,10 +75,13 @@ tp_status tpi_output_create_temporary(const char *folder, const char *path, char
   for (int i = 0; i < TRIES; ++i) {
     snprintf(*tmp_path, cap, "%s/.%.*s.%ld.%016llx" TMP_SUFFIX, folder, NAME_KEPT, base,
              (long)getpid(), (unsigned long long)random_u64());
+    tpi_output_temporary_list(*tmp_path);
     *fd = open(*tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (*fd >= 0)
       return TP_SUCCESS;
-    if (errno != EEXIST)
+    int err = errno;
+    tpi_output_temporary_unlist(*tmp_path);
+    if (err != EEXIST)
       break;
   }
   int err = errno;

@@ -61,6 +61,7 @@ static void output_free(tpi_output *f, int committed) {
     close(f->fd);
   if (!committed && f->tmp_path)
     unlink(f->tmp_path);
+  tpi_output_temporary_unlist(f->tmp_path);
   tpi_output_deflate_end(&f->deflate);
   free(f->path), free(f->folder), free(f->tmp_path), free(f->buf);
   free(f);
@@ -69,6 +70,7 @@ static void output_free(tpi_output *f, int committed) {
 void tp_output_set_destroy(tp_output_set **set) {
   if (!set || !*set)
     return;
+  tpi_output_run_release(*set);
   for (size_t i = 0; i < (*set)->count; ++i)
     output_free((*set)->files[i], (*set)->committed);
   free((*set)->files);
@@ -144,7 +146,7 @@ static tp_status check_target(const tp_output_set *set, const char *path, mode_t
                     "cannot write %s: it is not a regular file (a device, FIFO "
                     "or socket)",
                     path);
-  if (is_protected(set, &st))
+  if (is_protected(set, &st) || tpi_output_run_is_input(&st))
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "cannot write %s: it is one of this run's "
                     "inputs, which would be lost; choose another output name",
@@ -214,6 +216,7 @@ tp_status tp_output_set_add(tp_output_set *set, const char *path) {
   TP_CHECK_ARG(set && path && *path, "set and path must not be NULL or empty");
   TP_CHECK_ARG(!set->committed, "the output set was committed already");
   TP_CHECK_ARG(!find(set, path), "%s is in the output set twice", path);
+  TP_TRY(tpi_output_run_claim(set, path));
   tpi_output *f = (tpi_output *)calloc(1, sizeof *f);
   if (!f)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory to add %s to the output set", path);
@@ -426,11 +429,15 @@ tp_status tp_output_set_shared_done(tp_output_set *set, const char *path) {
 static tp_status rename_all(tp_output_set *set) {
   for (size_t i = 0; i < set->count; ++i) {
     tpi_output *f = set->files[i];
-    if (rename(f->tmp_path, f->path) == 0)
+    if (rename(f->tmp_path, f->path) == 0) {
+      tpi_output_temporary_unlist(f->tmp_path); /* its name is the target's now */
       continue;
+    }
     int err = errno;
-    for (size_t j = 0; j < i; ++j) /* replaced already: their temporaries are gone */
+    for (size_t j = 0; j < i; ++j) { /* replaced already: their temporaries are gone */
+      tpi_output_temporary_unlist(set->files[j]->tmp_path);
       free(set->files[j]->tmp_path), set->files[j]->tmp_path = NULL;
+    }
     return TP_ERROR(TP_ERROR_IO,
                     "cannot replace %s: %s (%zu of the set's %zu files were "
                     "replaced before it)",
@@ -443,6 +450,13 @@ static tp_status rename_all(tp_output_set *set) {
 tp_status tp_output_set_commit(tp_output_set *set) {
   TP_CHECK_ARG(set, "set is NULL");
   TP_CHECK_ARG(!set->committed, "the output set was committed already");
+  struct stat st;
+  for (size_t i = 0; i < set->count; ++i) /* an input opened since the file was added */
+    if (lstat(set->files[i]->path, &st) == 0 && tpi_output_run_is_input(&st))
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                      "cannot write %s: it is one of this run's inputs, which would be "
+                      "lost; no file of the set was replaced",
+                      set->files[i]->path);
   for (size_t i = 0; i < set->count; ++i)
     if (!set->files[i]->finished)
       return TP_ERROR(TP_ERROR_IO,
@@ -450,6 +464,7 @@ tp_status tp_output_set_commit(tp_output_set *set) {
                       "replaced",
                       set->files[i]->path);
   TP_TRY(rename_all(set));
+  tpi_output_run_release(set);
   for (size_t i = 0; i < set->count; ++i)
     tpi_output_sync_folder(set->files[i]->folder);
   return TP_SUCCESS;

@@ -25,6 +25,8 @@ struct tp_input {
   size_t size, pos;
   uint64_t known_size;  /* bytes in a regular file or buffer, UINT64_MAX if unknown */
   uint64_t consumed;    /* bytes handed to readers so far */
+  uint64_t file_size;   /* a regular file's size when opened, UINT64_MAX for other sources */
+  uint64_t stored_read; /* bytes read from the file descriptor so far */
   unsigned char *ahead; /* bytes read from the source but not yet consumed */
   size_t ahead_len, ahead_pos, ahead_cap;
   dev_t dev; /* identity of the source, when it has one */

@@ -5,7 +5,8 @@
  * [H + r (S - H) / P, H + (r + 1) (S - H) / P) of the file, H being the bytes of a header
  * at its top (which every rank reads for itself: its order, dims and index base are the
  * tensor's): read by the usual text reader, counting lines from the number of lines
- * before them, so that a message names the line of the whole file. */
+ * before them, so that a message names the line of the whole file. An index 0 anywhere
+ * makes a text without a stated base 0-based, as in a one-process read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -140,10 +141,11 @@ static int count_fields(const char *p, const char *end) {
   return n;
 }
 
-/* Where the first line starting at or after byte b begins (the file's size if none). */
-static tp_status line_start(const share_file *f, uint64_t b, uint64_t *start) {
-  if (b == 0 || b >= f->size) {
-    *start = b < f->size ? 0 : f->size;
+/* Where the first line starting at or after byte b begins (the file's size if none); the
+ * lines begin at byte data (after a header). */
+static tp_status line_start(const share_file *f, uint64_t data, uint64_t b, uint64_t *start) {
+  if (b <= data || b >= f->size) {
+    *start = b < f->size ? data : f->size;
     return TP_SUCCESS;
   }
   char buf[4096];
@@ -197,40 +199,48 @@ static tp_status has_nonzero_line(const share_file *f, uint64_t begin, uint64_t 
   return TP_SUCCESS;
 }
 
-/* The share's lines through the text reader, numbered from first_line + 1. A share
- * without nonzero lines is an empty tensor of the given order (its dims are agreed
- * later when not given). */
+/* How the ranks read the text: what its header says (order, dims, index base), or what
+ * the caller gave. */
+typedef struct text_plan {
+  tpi_tns_header header;
+  int order;
+  const int64_t *dims;
+  uint64_t data; /* where the nonzero lines begin */
+} text_plan;
+
+/* The share's lines through the text reader, numbered from first_line + 1, with the
+ * plan's index base (TP_TNS_INDEX_AUTO: left 1-based, *saw_zero set when an index 0
+ * appears). A share without nonzero lines is an empty tensor of the given order (its
+ * dims are agreed later when not given). */
 static tp_status parse_lines(const share_file *f, uint64_t begin, uint64_t end, int64_t first_line,
-                             tp_dtype dtype, int order, const int64_t *dims, int base,
-                             tp_coo *share, tp_coo_read_info *info) {
+                             tp_dtype dtype, const text_plan *plan, tp_coo *share,
+                             tp_coo_read_info *info, int *saw_zero) {
   int64_t ones[TP_COO_MAX_ORDER];
   int found = 1;
-  for (int m = 0; m < order; ++m)
+  *saw_zero = 0;
+  for (int m = 0; m < plan->order; ++m)
     ones[m] = 1;
-  if (!dims)
+  if (!plan->dims)
     TP_TRY(has_nonzero_line(f, begin, end, &found));
   if (begin == end || !found)
-    return tpi_coo_host_alloc(dtype, order, dims ? dims : ones, 0, share);
+    return tpi_coo_host_alloc(dtype, plan->order, plan->dims ? plan->dims : ones, 0, share);
   tpi_input_piece piece = {NULL, begin, end - begin};
   tp_input *in;
   TP_TRY(tpi_input_open_pieces(&in, f->path, &piece, 1));
   in->first_line = first_line;
-  /* Each rank reads its range alone: plain FROSTT text, no header, 1-based unless the
-   * file's header says otherwise (a base found in one range would differ from another's). */
-  tp_tns_options plain = tp_tns_options_default();
-  plain.index_base = base, plain.no_header = 1;
-  tp_status st = tpi_coo_read_tns_input_with(in, 0, dtype, order, dims, &plain, share, info);
+  tp_status st = tpi_coo_read_tns_share(in, dtype, plan->order, plan->dims, plan->header.index_base,
+                                        share, info, saw_zero);
   tp_input_close(&in);
   return st;
 }
 
-/* The order of the file: fields less one on its first nonzero line, which every rank
- * reads for itself, so that every share is read with the same order (a line that
- * disagrees is then reported with its number). */
-static tp_status file_order(const share_file *f, int *order) {
+/* The order of the file: fields less one on its first nonzero line (from byte data on),
+ * which every rank reads for itself, so that every share is read with the same order (a
+ * line that disagrees is then reported with its number). */
+static tp_status file_order(const share_file *f, uint64_t data, int *order) {
   char buf[8192];
   size_t got;
-  TP_TRY(read_at(f, buf, sizeof buf, 0, &got));
+  TP_TRY(read_at(f, buf, sizeof buf, data, &got));
   for (const char *line = buf, *stop = buf + got; line < stop;) {
     const char *nl = (const char *)memchr(line, '\n', (size_t)(stop - line));
     int fields = count_fields(line, nl ? nl : stop);
@@ -242,38 +252,6 @@ static tp_status file_order(const share_file *f, int *order) {
   }
   *order = 0;
   return TP_SUCCESS;
-}
-
-/* A header at the top of the file, as a one-process read recognises it (h->lines 0:
- * none); its order and dims must agree with those given. */
-static tp_status file_header(const share_file *f, int order, const int64_t *dims,
-                             tpi_tns_header *h) {
-  tpi_input_piece piece = {NULL, 0, f->size};
-  tp_input *in;
-  TP_TRY(tpi_input_open_pieces(&in, f->path, &piece, 1));
-  tp_status st = tpi_tns_take_header(in, h);
-  tp_input_close(&in);
-  int same = st != TP_SUCCESS || !h->lines || order == 0 || order == h->order;
-  for (int m = 0; same && h->lines && dims && m < order; ++m)
-    same = dims[m] == h->dims[m];
-  return same ? st
-              : TP_ERROR(TP_ERROR_FORMAT,
-                         "%s: its header (%s, line %lld) gives another order or other dims "
-                         "than those asked for",
-                         f->path, h->kind, (long long)h->lines);
-}
-
-/* The nonzeros of all shares against the count an sptensor header announced. */
-static tp_status check_header_count(tp_comm *comm, const share_file *f, const tpi_tns_header *h,
-                                    const tp_coo *share) {
-  int64_t nnz = share->nnz;
-  TP_TRY(tp_comm_allreduce_host(comm, &nnz, 1, TP_DTYPE_I64, TP_COMM_SUM));
-  if (h->nnz < 0 || nnz == h->nnz)
-    return TP_SUCCESS;
-  return TP_ERROR(TP_ERROR_FORMAT,
-                  "%s: its sptensor header (line %lld) announces %lld nonzeros, and the file "
-                  "has %lld",
-                  f->path, (long long)h->lines, (long long)h->nnz, (long long)nnz);
 }
 
 /* ---- the collective read ---------------------------------------------------------------- */
@@ -311,34 +289,86 @@ static tp_status lines_before(tp_comm *comm, int64_t lines, int64_t *before) {
   return st;
 }
 
+/* The header at the top of the text, which every rank reads for itself as a one-process
+ * read takes it (tns_header.c), against the order and dims the caller gave. */
+static tp_status plan_text(const share_file *f, int order, const int64_t *dims, text_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  plan->order = order, plan->dims = dims;
+  plan->header.nnz = -1, plan->header.index_base = TP_TNS_INDEX_AUTO;
+  tp_input *in = NULL;
+  tp_status st = tp_input_open(&in, f->path);
+  if (st == TP_SUCCESS)
+    st = tpi_tns_take_header(in, &plan->header);
+  if (st == TP_SUCCESS && plan->header.lines)
+    st = tpi_tns_agree_with_header(f->path, &plan->header, order, dims);
+  tp_input_close(&in);
+  TP_TRY(st);
+  if (plan->header.lines) {
+    plan->order = plan->header.order, plan->dims = plan->header.dims;
+    plan->data = plan->header.bytes;
+  }
+  return plan->order > 0 ? TP_SUCCESS : file_order(f, plan->data, &plan->order);
+}
+
+/* Every rank's saw_zero: a TP_TNS_INDEX_AUTO text with an index 0 anywhere is 0-based,
+ * as a one-process read decides; the indices, read 1-based, are shifted up, and the
+ * duplicates of each share merged. */
+static tp_status settle_base(tp_comm *comm, const share_file *f, const text_plan *plan,
+                             int saw_zero, tp_coo *share, tp_coo_read_info *info) {
+  int64_t any = saw_zero && plan->header.index_base == TP_TNS_INDEX_AUTO;
+  TP_TRY(tp_comm_allreduce_host(comm, &any, 1, TP_DTYPE_I64, TP_COMM_MAX));
+  tp_status st = TP_SUCCESS;
+  if (any) {
+    int64_t top[TP_COO_MAX_ORDER];
+    for (int m = 0; m < share->order; ++m) {
+      top[m] = -1;
+      for (int64_t k = 0; k < share->nnz; ++k)
+        top[m] = share->indices[m][k] > top[m] ? share->indices[m][k] : top[m];
+    }
+    st = tpi_tns_shift_up(f->path, share->order, share->indices, share->nnz, top, plan->dims);
+    for (int m = 0; st == TP_SUCCESS && !plan->dims && m < share->order; ++m)
+      share->dims[m] = top[m] + 1 > share->dims[m] ? top[m] + 1 : share->dims[m];
+  }
+  if (info)
+    info->index_base = plan->header.index_base == 0 || any ? 0 : 1;
+  return tpi_coo_finish_read(st, f->path, share, info);
+}
+
+/* The nonzeros an sptensor header announces, against those of every share. */
+static tp_status check_count(tp_comm *comm, const share_file *f, const text_plan *plan,
+                             const tp_coo *share) {
+  int64_t nnz = share->nnz;
+  TP_TRY(tp_comm_allreduce_host(comm, &nnz, 1, TP_DTYPE_I64, TP_COMM_SUM));
+  return tpi_tns_check_count(f->path, &plan->header, nnz);
+}
+
 static tp_status read_tns_share(tp_comm *comm, const share_file *f, tp_dtype dtype, int order,
                                 const int64_t *dims, tp_coo *share, tp_coo_read_info *info) {
   uint64_t begin = 0, end = 0;
   int64_t lines = 0, before = 0;
-  tpi_tns_header h;
-  memset(&h, 0, sizeof h);
-  tp_status st = file_header(f, order, dims, &h);
-  if (st == TP_SUCCESS && h.lines)
-    order = h.order, dims = h.dims;
-  if (st == TP_SUCCESS && order == 0)
-    st = file_order(f, &order);
-  const uint64_t top = h.lines ? h.bytes : 0, body = f->size - top;
+  int saw_zero = 0;
+  text_plan plan;
+  tp_status st = plan_text(f, order, dims, &plan);
+  uint64_t span = f->size - (plan.data < f->size ? plan.data : f->size);
   if (st == TP_SUCCESS)
-    st = line_start(f, top + body * (uint64_t)f->rank / (uint64_t)f->ranks, &begin);
+    st =
+        line_start(f, plan.data, plan.data + span * (uint64_t)f->rank / (uint64_t)f->ranks, &begin);
   if (st == TP_SUCCESS)
-    st = line_start(f, top + body * (uint64_t)(f->rank + 1) / (uint64_t)f->ranks, &end);
+    st = line_start(f, plan.data, plan.data + span * (uint64_t)(f->rank + 1) / (uint64_t)f->ranks,
+                    &end);
   if (st == TP_SUCCESS)
     st = count_lines(f, begin, end, &lines);
   TP_TRY(tp_comm_agree(comm, st));
   TP_TRY(lines_before(comm, lines, &before));
-  if (order == 0) /* no usable first line: the reader of the first share says why */
-    begin = f->rank == 0 ? 0 : end;
-  int base = h.lines && h.index_base == 0 ? 0 : 1;
-  st = parse_lines(f, begin, end, before + h.lines, dtype, order, dims, base, share, info);
+  if (plan.order == 0) /* no usable first line: the reader of the first share says why */
+    begin = f->rank == 0 ? plan.data : end;
+  st = parse_lines(f, begin, end, before + plan.header.lines, dtype, &plan, share, info, &saw_zero);
   TP_TRY(tp_comm_agree(comm, st));
-  if (h.lines)
-    TP_TRY(tp_comm_agree(comm, check_header_count(comm, f, &h, share)));
-  return dims ? TP_SUCCESS : tp_comm_agree(comm, agree_dims(comm, share));
+  TP_TRY(tp_comm_agree(comm, settle_base(comm, f, &plan, saw_zero, share, info)));
+  TP_TRY(tp_comm_agree(comm, check_count(comm, f, &plan, share)));
+  if (info)
+    info->header_lines = plan.header.lines, info->header_kind = plan.header.kind;
+  return plan.dims ? TP_SUCCESS : tp_comm_agree(comm, agree_dims(comm, share));
 }
 
 /* Dense text is told from sparse text by its first word, as a one-process read tells it. */

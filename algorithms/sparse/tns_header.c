@@ -104,6 +104,14 @@ static int all_positive(const header_line *l, int from) {
   return 1;
 }
 
+/* Every field of the line is an unsigned integer (0 included). */
+static int all_non_negative(const header_line *l) {
+  for (int k = 0; k < l->fields; ++k)
+    if (k >= HEADER_FIELDS || l->field[k] < 0)
+      return 0;
+  return 1;
+}
+
 static int order_ok(int64_t n) { return n >= 1 && n <= TP_COO_MAX_ORDER; }
 
 static void take_dims(tpi_tns_header *h, const header_line *l, int from) {
@@ -145,6 +153,13 @@ static tp_status recognise(const char *name, const char *text, size_t len, const
     h->lines = no[3], h->bytes = lines[3].end, h->kind = "sptensor";
     return TP_SUCCESS;
   }
+  if (n >= 2 && lines[0].fields == 1 && order_ok(lines[0].field[0]) &&
+      lines[1].fields == lines[0].field[0] && !all_positive(&lines[1], 0) &&
+      all_non_negative(&lines[1]))
+    return TP_ERROR(TP_ERROR_FORMAT,
+                    "%s, line %lld: the dims line of a header (after the order %lld) has a size "
+                    "0; every size must be at least 1",
+                    name, (long long)no[1], (long long)lines[0].field[0]);
   if (n >= 2 && lines[0].fields == 1 && order_ok(lines[0].field[0]) &&
       lines[1].fields == lines[0].field[0] && all_positive(&lines[1], 0)) {
     h->order = (int)lines[0].field[0];

@@ -145,8 +145,8 @@ tp_tns_options tp_tns_options_default(void) {
 
 /* The order and dims a header gives, against those the caller gave (order 0 and dims
  * NULL: none). */
-static tp_status agree_with_header(const char *name, const tpi_tns_header *h, int order,
-                                   const int64_t *dims) {
+tp_status tpi_tns_agree_with_header(const char *name, const tpi_tns_header *h, int order,
+                                    const int64_t *dims) {
   int same = order == 0 || order == h->order;
   for (int m = 0; same && dims && m < order; ++m)
     same = dims[m] == h->dims[m];
@@ -170,37 +170,50 @@ static tp_status take_header_base(const char *name, const tpi_tns_header *h, tp_
   return TP_SUCCESS;
 }
 
-/* A text read with TP_TNS_INDEX_AUTO in which an index 0 appeared: every index was
- * stored one too low; shifted up, each must lie within the given dims. */
-static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
-  for (int m = 0; m < ps->order; ++m) {
-    if (ps->b.max_index[m] >= INT64_MAX - 1) /* its dim would be 2^63 */
+tp_status tpi_tns_shift_up(const char *name, int order, int64_t *const *indices, int64_t nnz,
+                           int64_t *max_index, const int64_t *dims) {
+  for (int m = 0; m < order; ++m) {
+    if (max_index[m] >= INT64_MAX - 1) /* its dim would be 2^63 */
       return TP_ERROR(TP_ERROR_FORMAT,
                       "%s: an index 0 makes the file's indices 0-based, and "
                       "then mode %d's largest index %lld needs a dimension beyond 64 bits",
-                      ps->name, m, (long long)INT64_MAX);
-    int64_t *idx = ps->b.t.indices[m];
-    for (int64_t i = 0; i < ps->b.t.nnz; ++i)
+                      name, m, (long long)INT64_MAX);
+    int64_t *idx = indices[m];
+    for (int64_t i = 0; i < nnz; ++i)
       ++idx[i];
-    ++ps->b.max_index[m];
-    if (dims && ps->b.max_index[m] >= dims[m])
+    ++max_index[m];
+    if (dims && max_index[m] >= dims[m])
       return TP_ERROR(TP_ERROR_FORMAT,
                       "%s: an index 0 makes the file's indices 0-based, and "
                       "then index %lld of mode %d is beyond the dimension %lld",
-                      ps->name, (long long)ps->b.max_index[m], m, (long long)dims[m]);
+                      name, (long long)max_index[m], m, (long long)dims[m]);
   }
   return TP_SUCCESS;
 }
 
-/* After the lines: the count an sptensor header announced, and the index base. */
-static tp_status settle_indices(tpi_tns_parser *ps, const tpi_tns_header *h, const int64_t *dims) {
-  if (h->nnz >= 0 && ps->b.t.nnz != h->nnz)
+/* A text read with TP_TNS_INDEX_AUTO in which an index 0 appeared: every index was
+ * stored one too low; shifted up, each must lie within the given dims. */
+static tp_status make_zero_based(tpi_tns_parser *ps, const int64_t *dims) {
+  return tpi_tns_shift_up(ps->name, ps->order, ps->b.t.indices, ps->b.t.nnz, ps->b.max_index, dims);
+}
+
+tp_status tpi_tns_check_count(const char *name, const tpi_tns_header *h, int64_t nnz) {
+  if (h->nnz >= 0 && nnz != h->nnz)
     return TP_ERROR(TP_ERROR_FORMAT,
                     "%s: its sptensor header (line %lld) announces %lld "
                     "nonzeros, and the file has %lld",
-                    ps->name, (long long)h->lines, (long long)h->nnz, (long long)ps->b.t.nnz);
-  return ps->index_base == TP_TNS_INDEX_AUTO && ps->saw_zero ? make_zero_based(ps, dims)
-                                                             : TP_SUCCESS;
+                    name, (long long)h->lines, (long long)h->nnz, (long long)nnz);
+  return TP_SUCCESS;
+}
+
+/* After the lines: the count an sptensor header announced, and the index base (left to
+ * the caller when defer_base: the ranks of a distributed read decide it together). */
+static tp_status settle_indices(tpi_tns_parser *ps, const tpi_tns_header *h, const int64_t *dims,
+                                int defer_base) {
+  TP_TRY(tpi_tns_check_count(ps->name, h, ps->b.t.nnz));
+  return !defer_base && ps->index_base == TP_TNS_INDEX_AUTO && ps->saw_zero
+             ? make_zero_based(ps, dims)
+             : TP_SUCCESS;
 }
 
 tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int order,
@@ -208,9 +221,12 @@ tp_status tpi_coo_read_tns_input(tp_input *in, size_t chunk, tp_dtype dtype, int
   return tpi_coo_read_tns_input_with(in, chunk, dtype, order, dims, NULL, host, info);
 }
 
-tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
-                                      const int64_t *dims, const tp_tns_options *opts, tp_coo *host,
-                                      tp_coo_read_info *info) {
+/* The reader; with saw_zero not NULL, a TP_TNS_INDEX_AUTO text that shows an index 0 is
+ * left 1-based (that index stored as -1) and *saw_zero set, and duplicates are left for
+ * tpi_coo_finish_read to merge: tpi_coo_read_tns_share. */
+static tp_status read_tns(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                          const int64_t *dims, const tp_tns_options *opts, tp_coo *host,
+                          tp_coo_read_info *info, int *saw_zero) {
   if (info)
     memset(info, 0, sizeof *info);
   TP_TRY(check_args(dtype, order, dims, host));
@@ -223,7 +239,7 @@ tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype
   if (!o.no_header) {
     TP_TRY(tpi_tns_take_header(in, &h));
     if (h.lines) {
-      TP_TRY(agree_with_header(in->name, &h, order, dims));
+      TP_TRY(tpi_tns_agree_with_header(in->name, &h, order, dims));
       TP_TRY(take_header_base(in->name, &h, &o));
       order = h.order, dims = h.dims;
     }
@@ -238,7 +254,9 @@ tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype
   tpi_coo_builder_init(&ps.b, dtype, order, ps.expected_nnz);
   tp_status st = parse_source(in, chunk, &ps);
   if (st == TP_SUCCESS)
-    st = settle_indices(&ps, &h, dims);
+    st = settle_indices(&ps, &h, dims, saw_zero != NULL);
+  if (saw_zero)
+    *saw_zero = ps.saw_zero;
   if (st == TP_SUCCESS)
     st = take_tensor(&ps, dims, host);
   tpi_coo_builder_free(&ps.b);
@@ -248,7 +266,24 @@ tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype
     info->header_lines = h.lines;
     info->header_kind = h.lines ? h.kind : NULL;
   }
+  if (saw_zero && st == TP_SUCCESS) /* duplicates merged once the base is known */
+    return TP_SUCCESS;
   return tpi_coo_finish_read(st, in->name, host, info);
+}
+
+tp_status tpi_coo_read_tns_input_with(tp_input *in, size_t chunk, tp_dtype dtype, int order,
+                                      const int64_t *dims, const tp_tns_options *opts, tp_coo *host,
+                                      tp_coo_read_info *info) {
+  return read_tns(in, chunk, dtype, order, dims, opts, host, info, NULL);
+}
+
+tp_status tpi_coo_read_tns_share(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                                 int index_base, tp_coo *host, tp_coo_read_info *info,
+                                 int *saw_zero) {
+  tp_tns_options o = tp_tns_options_default();
+  o.index_base = index_base, o.no_header = 1;
+  *saw_zero = 0;
+  return read_tns(in, 0, dtype, order, dims, &o, host, info, saw_zero);
 }
 
 tp_status tp_coo_read_tns(const char *path, tp_dtype dtype, int order, const int64_t *dims,

@@ -102,6 +102,22 @@ typedef struct tpi_tns_header {
 
 /* Recognises and consumes a header at the input's start (its first 64 KiB, peeked). */
 tp_status tpi_tns_take_header(tp_input *in, tpi_tns_header *h);
+/* The order and dims a header gives against those asked for (order 0, dims NULL: none). */
+tp_status tpi_tns_agree_with_header(const char *name, const tpi_tns_header *h, int order,
+                                    const int64_t *dims);
+/* The nonzeros an sptensor header announces against those read. */
+tp_status tpi_tns_check_count(const char *name, const tpi_tns_header *h, int64_t nnz);
+/* Every index one up: a text read as 1-based in which an index 0 appeared (TP_TNS_INDEX_AUTO);
+ * max_index[m], the largest stored index of mode m, follows, and must stay within dims. */
+tp_status tpi_tns_shift_up(const char *name, int order, int64_t *const *indices, int64_t nnz,
+                           int64_t *max_index, const int64_t *dims);
+/* A range of a file's lines read by one rank of several (coo_read_share.c): no header,
+ * indices of index_base; with TP_TNS_INDEX_AUTO they stay 1-based (an index 0 stored as
+ * -1) and *saw_zero says whether an index 0 appeared, for the ranks to decide together;
+ * duplicates are not merged (tpi_coo_finish_read, once the indices are settled). */
+tp_status tpi_coo_read_tns_share(tp_input *in, tp_dtype dtype, int order, const int64_t *dims,
+                                 int index_base, tp_coo *host, tp_coo_read_info *info,
+                                 int *saw_zero);
 
 /* Parses the lines in [text, end), counting them in p->line: the text ends with '\n', or
  * *end is '\0' (so that strtod stops there). */

@@ -9,6 +9,7 @@
 #include "tenport/memory.h"
 #include "portable/tp_clock.h"
 #include "portable/tp_error.h"
+#include "portable/tp_handles.h"
 #include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
 #include "portable/tp_space_common.h"
 
@@ -122,8 +123,12 @@ static tp_status flycoo_new(tp_space *space, const tp_coo *X, const tp_flycoo_op
   memcpy(f->dims, X->dims, sizeof f->dims);
   f->kappa = o.partitions > 0 ? o.partitions : flycoo_default_kappa(space);
   f->layout = flycoo_record_layout(f->order, f->dtype, !per_mode);
-  *fly = f;
-  return TP_SUCCESS;
+  tp_status st = tpi_handle_list(f, "FLYCOO tensor");
+  if (st != TP_SUCCESS)
+    free(f);
+  else
+    *fly = f;
+  return st;
 }
 
 /* Either input: checked, staged in the space, built, ||X||^2 taken. */
@@ -179,6 +184,7 @@ tp_status tp_flycoo_destroy(tp_flycoo **fly) {
   tp_flycoo *f = *fly;
   if (!f)
     return TP_SUCCESS;
+  TP_TRY(tpi_handle_unlist(f, "FLYCOO tensor"));
   for (int b = 0; b < flycoo_buffers(f); ++b)
     tp_free(f->space, f->records[b]);
   for (int m = 0; m < f->order; ++m) {

@@ -57,10 +57,20 @@ typedef struct FN(sshopm_params) {
   int nonfinite; /* the tensor holds a NaN or an infinity (per tensor) */
 } FN(sshopm_params);
 
-/* Scales x (n entries) to unit norm; 0 if it vanished or holds NaN. */
+/* Scales x (n entries) to unit norm; 0 if it is zero or holds NaN or an infinity. x is
+ * divided by its largest |entry| first, so that a start of any scale (3e-200 or 1e200)
+ * gives the direction a start of scale 1 gives: its squares neither underflow nor
+ * overflow. */
 TP_DEVICE int FN(sshopm_normalise)(int n, TP_REAL *x) {
+  TP_REAL big = 0;
+  TP_UNROLL for (int i = 0; i < n; ++i) big = TP_REAL_FABS(x[i]) > big ? TP_REAL_FABS(x[i]) : big;
+  if (!(big > 0 && big <= TP_REAL_MAX))
+    return 0;
   TP_REAL norm2 = 0;
-  TP_UNROLL for (int i = 0; i < n; ++i) norm2 += x[i] * x[i];
+  TP_UNROLL for (int i = 0; i < n; ++i) {
+    x[i] /= big;
+    norm2 += x[i] * x[i];
+  }
   if (!(norm2 > 0))
     return 0;
   const TP_REAL inv = TP_REAL_RSQRT(norm2);

@@ -72,6 +72,11 @@ static tp_status make(tp_comm **comm, MPI_Comm mpi, tp_space *space) {
   }
   c->mpi = mpi;
   MPI_Comm_set_errhandler(mpi, MPI_ERRORS_RETURN);
+  tp_status watchdog = tp_comm_watchdog_from_env();
+  if (watchdog != TP_SUCCESS) {
+    tp_comm_destroy(&c);
+    return watchdog;
+  }
   MPI_Comm_rank(mpi, &c->rank);
   MPI_Comm_size(mpi, &c->size);
   tp_status st = node_ranks(c);
@@ -172,8 +177,10 @@ tp_status tp_comm_agree(tp_comm *c, tp_status local) {
   TP_CHECK_ARG(c, "comm is NULL");
   double t0 = tp_wall_seconds();
   int mine = local != TP_SUCCESS ? c->rank : c->size, first = c->size;
-  TP_TRY(tp_comm_check_mpi(c, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->mpi),
-                           "MPI_Allreduce"));
+  tp_comm_watch_begin(c, "the agreement on a failure (MPI_Allreduce)");
+  int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->mpi);
+  tp_comm_watch_end();
+  TP_TRY(tp_comm_check_mpi(c, rc, "MPI_Allreduce"));
   agreement a;
   memset(&a, 0, sizeof a);
   if (first < c->size) {
@@ -228,25 +235,27 @@ static tp_status check_dtype(tp_dtype dtype) {
 /* The clock of a collective. GPU data moves on the space's stream: the clock starts once
  * the work queued before the collective is done (else the kernels it waits for count as
  * communication), and stops when the collective is (an NCCL one is only queued). */
-static tp_status timed_start(tp_comm *c, double *t0) {
+static tp_status timed_start(tp_comm *c, double *t0, const char *what) {
   tp_status st = c->gpu ? tp_space_fence(c->space) : TP_SUCCESS;
   *t0 = tp_wall_seconds();
+  tp_comm_watch_begin(c, what);
   return st;
 }
 
 static tp_status timed_stop(tp_comm *c, tp_status st, double t0) {
   if (st == TP_SUCCESS && c->nccl)
     st = tp_space_fence(c->space);
+  tp_comm_watch_end();
   c->seconds += tp_wall_seconds() - t0;
   return st;
 }
 
 /* Returns the status of the collective expr (run only if the clock started), adding its
- * time to the communicator's. */
-#define TIMED(c, expr)                                                               \
+ * time to the communicator's; what names it for the watchdog. */
+#define TIMED(c, what, expr)                                                         \
   do {                                                                               \
     double timed_t0_;                                                                \
-    tp_status timed_st_ = timed_start((c), &timed_t0_);                              \
+    tp_status timed_st_ = timed_start((c), &timed_t0_, (what));                      \
     return timed_stop((c), timed_st_ == TP_SUCCESS ? (expr) : timed_st_, timed_t0_); \
   } while (0)
 
@@ -269,7 +278,7 @@ static tp_status allreduce(tp_comm *c, void *buf, int64_t n, tp_dtype dtype, tp_
 tp_status tp_comm_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, tp_comm_op op) {
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_TRY(check_dtype(dtype));
-  TIMED(c, allreduce(c, buf, count, dtype, op));
+  TIMED(c, "an allreduce", allreduce(c, buf, count, dtype, op));
 }
 
 static tp_status staged_broadcast(tp_comm *c, void *buf, int64_t n, tp_dtype dtype, int root) {
@@ -293,7 +302,7 @@ tp_status tp_comm_broadcast(tp_comm *c, void *buf, int64_t count, tp_dtype dtype
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_CHECK_ARG(root >= 0 && root < c->size, "root %d is not a rank of %d", root, c->size);
   TP_TRY(check_dtype(dtype));
-  TIMED(c, broadcast(c, buf, count, dtype, root));
+  TIMED(c, "a broadcast", broadcast(c, buf, count, dtype, root));
 }
 
 static tp_status staged_reduce_scatter(tp_comm *c, const void *send, void *recv,
@@ -320,7 +329,7 @@ tp_status tp_comm_reduce_scatter(tp_comm *c, const void *send, void *recv, const
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, counts, "counts"));
-  TIMED(c, reduce_scatter(c, send, recv, counts, dtype));
+  TIMED(c, "a reduce-scatter", reduce_scatter(c, send, recv, counts, dtype));
 }
 
 static tp_status staged_allgatherv(tp_comm *c, const void *send, void *recv, const int64_t *counts,
@@ -350,7 +359,7 @@ tp_status tp_comm_allgatherv(tp_comm *c, const void *send, void *recv, const int
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, counts, "counts"));
-  TIMED(c, allgatherv(c, send, recv, counts, dtype));
+  TIMED(c, "an allgather", allgatherv(c, send, recv, counts, dtype));
 }
 
 static tp_status staged_alltoallv(tp_comm *c, const void *send, const int64_t *send_counts,
@@ -378,7 +387,7 @@ tp_status tp_comm_alltoallv(tp_comm *c, const void *send, const int64_t *send_co
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, send_counts, "send_counts"));
   TP_TRY(check_counts(c, recv_counts, "recv_counts"));
-  TIMED(c, alltoallv(c, send, send_counts, recv, recv_counts, dtype));
+  TIMED(c, "an all-to-all exchange", alltoallv(c, send, send_counts, recv, recv_counts, dtype));
 }
 
 /* ---- host memory whatever the space ------------------------------------------------------ */
@@ -387,14 +396,14 @@ tp_status tp_comm_allreduce_host(tp_comm *c, void *buf, int64_t count, tp_dtype 
                                  tp_comm_op op) {
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_TRY(check_dtype(dtype));
-  TIMED(c, tp_comm_mpi_allreduce(c, buf, count, dtype, op));
+  TIMED(c, "an allreduce", tp_comm_mpi_allreduce(c, buf, count, dtype, op));
 }
 
 tp_status tp_comm_broadcast_host(tp_comm *c, void *buf, int64_t count, tp_dtype dtype, int root) {
   TP_CHECK_ARG(c && (buf || count == 0) && count >= 0, "bad arguments");
   TP_CHECK_ARG(root >= 0 && root < c->size, "root %d is not a rank of %d", root, c->size);
   TP_TRY(check_dtype(dtype));
-  TIMED(c, tp_comm_mpi_broadcast(c, buf, count, dtype, root));
+  TIMED(c, "a broadcast", tp_comm_mpi_broadcast(c, buf, count, dtype, root));
 }
 
 tp_status tp_comm_allgatherv_host(tp_comm *c, const void *send, void *recv, const int64_t *counts,
@@ -402,7 +411,7 @@ tp_status tp_comm_allgatherv_host(tp_comm *c, const void *send, void *recv, cons
   TP_CHECK_ARG(c, "comm is NULL");
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, counts, "counts"));
-  TIMED(c, tp_comm_mpi_allgatherv(c, send, recv, counts, dtype));
+  TIMED(c, "an allgather", tp_comm_mpi_allgatherv(c, send, recv, counts, dtype));
 }
 
 tp_status tp_comm_alltoallv_host(tp_comm *c, const void *send, const int64_t *send_counts,
@@ -411,5 +420,6 @@ tp_status tp_comm_alltoallv_host(tp_comm *c, const void *send, const int64_t *se
   TP_TRY(check_dtype(dtype));
   TP_TRY(check_counts(c, send_counts, "send_counts"));
   TP_TRY(check_counts(c, recv_counts, "recv_counts"));
-  TIMED(c, tp_comm_mpi_alltoallv(c, send, send_counts, recv, recv_counts, dtype));
+  TIMED(c, "an all-to-all exchange",
+        tp_comm_mpi_alltoallv(c, send, send_counts, recv, recv_counts, dtype));
 }

@@ -6,6 +6,11 @@
 #define NO_MPI "this tenport was built without MPI (configure with -Dmpi=enabled)"
 
 int tp_comm_has_mpi(void) { return 0; }
+
+tp_status tp_comm_set_timeout(double seconds) {
+  (void)seconds;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, NO_MPI);
+}
 int tp_comm_has_nccl(void) { return 0; }
 
 tp_status tp_comm_create(tp_comm **comm, const void *mpi_comm, tp_space *space) {

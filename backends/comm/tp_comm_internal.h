@@ -29,6 +29,13 @@ tp_status tp_comm_fatal(tp_comm *c, const char *call, const char *why);
 /* Checks an MPI return code. */
 tp_status tp_comm_check_mpi(tp_comm *c, int rc, const char *call);
 
+/* ---- the watchdog (comm_watchdog.c) ---------------------------------------------- */
+/* Reads TENPORT_COMM_TIMEOUT once (the first communicator made). */
+tp_status tp_comm_watchdog_from_env(void);
+/* The process waits in the collective what of c from now / no longer. */
+void tp_comm_watch_begin(tp_comm *c, const char *what);
+void tp_comm_watch_end(void);
+
 /* ---- host collectives on MPI (comm_host.c) --------------------------------------- */
 tp_status tp_comm_mpi_allreduce(tp_comm *c, void *buf, int64_t count, tp_dtype dtype,
                                 tp_comm_op op);

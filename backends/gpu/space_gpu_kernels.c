@@ -5,6 +5,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
+#include "portable/tp_handles.h"
 #include "portable/tp_host_memory.h"
 
 struct tp_space {
@@ -131,8 +132,12 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   }
   s->current = s->lane_streams[0] = s->stream;
   s->lanes_made = s->lanes_open = 1;
-  *space = s;
-  return TP_SUCCESS;
+  tp_status listed = tpi_handle_list(s, "space");
+  if (listed == TP_SUCCESS)
+    *space = s;
+  else /* no host memory for one more pointer: the streams stay with the process */
+    free(s);
+  return listed;
 }
 
 tp_status tp_space_destroy(tp_space **space) {
@@ -140,7 +145,9 @@ tp_status tp_space_destroy(tp_space **space) {
   tp_space *s = *space;
   if (!s)
     return TP_SUCCESS;
+  TP_CHECK_LIVE(s, "space"); /* not destroyed already through a copy of the handle */
   tp_status st = tp_space_fence(s);
+  tpi_handle_unlist(s, "space");
   size_t leaked = tp_space_common_release_all(s);
   for (int l = 1; l < s->lanes_made; ++l)
     (void)TPG(StreamDestroy)(s->lane_streams[l]);
@@ -160,6 +167,7 @@ tp_status tp_space_destroy(tp_space **space) {
 
 tp_status tp_space_fence(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_LIVE(space, "space");
   TP_TRY(tpg_select(space));
   for (int l = 0; l < space->lanes_open; ++l)
     TPG_CHECK(TPG(StreamSynchronize)(space->lane_streams[l]));

@@ -7,6 +7,7 @@
 
 #include "tenport/memory.h"
 #include "tp_backend.h"
+#include "portable/tp_handles.h"
 #include "portable/tp_host_memory.h"
 
 enum { TP_HOST_ALIGN = 64 };
@@ -83,7 +84,8 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   tp_space_options o = opts ? *opts : tp_space_options_default();
   TP_CHECK_ARG(o.device == 0, "device %d does not exist: the %s backend has only device 0",
                o.device, TP_BACKEND_NAME);
-  TP_CHECK_ARG(o.threads >= 0, "thread count %d is negative", o.threads);
+  TP_CHECK_ARG(o.threads >= 0 && o.threads <= TP_MAX_THREADS,
+               "thread count %d is not from 0 (the default) to %d", o.threads, TP_MAX_THREADS);
   tp_space *s = (tp_space *)calloc(1, sizeof *s);
   int threads = o.threads > 0 ? o.threads : TP_HOST_DEFAULT_THREADS();
   void **scratch = (void **)calloc((size_t)threads, sizeof(void *));
@@ -96,6 +98,11 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
   s->scratch = scratch;
   s->common.memory_limit = o.memory_limit;
   tp_read_cpu_name(s->cpu_name, sizeof s->cpu_name);
+  tp_status st = tpi_handle_list(s, "space");
+  if (st != TP_SUCCESS) {
+    free(scratch), free(s);
+    return st;
+  }
   *space = s;
   return TP_SUCCESS;
 }
@@ -105,6 +112,7 @@ tp_status tp_space_destroy(tp_space **space) {
   tp_space *s = *space;
   if (!s)
     return TP_SUCCESS;
+  TP_TRY(tpi_handle_unlist(s, "space"));
   size_t leaked = tp_space_common_release_all(s);
   for (int t = 0; t < s->threads; ++t)
     free(s->scratch[t]);
@@ -121,6 +129,7 @@ tp_status tp_space_destroy(tp_space **space) {
 
 tp_status tp_space_fence(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_LIVE(space, "space");
   return TP_SUCCESS;
 }
 
@@ -168,7 +177,11 @@ tp_status tp_space_get_info(const tp_space *space, tp_space_info *info) {
   return TP_SUCCESS;
 }
 
-int tp_host_threads(const tp_space *space) { return space->threads; }
+int tp_host_threads(const tp_space *space) {
+  int64_t work = space->common.work; /* tp_space_set_work: no thread without its share */
+  int64_t useful = work > 0 ? work / TP_HOST_WORK_PER_THREAD + 1 : space->threads;
+  return useful < space->threads ? (int)useful : space->threads;
+}
 
 size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
   (void)space, (void)team_size;

@@ -179,7 +179,10 @@ TP_INLINE tp_team tp_host_team_one(const tp_team *t) {
 TP_INLINE tp_status tp_host_range_threads(tp_space *space, int64_t n, const char *kernel,
                                           int *threads) {
   TP_TRY(tp_check_range(n, kernel));
-  *threads = n >= 4096 ? tp_host_threads(space) : 1;
+  /* a thread for each 4096 iterations at most: small ranges run inline */
+  int64_t useful = n / 4096;
+  *threads = useful < tp_host_threads(space) ? (int)(useful > 1 ? useful : 1)
+                                             : tp_host_threads(space);
   return TP_SUCCESS;
 }
 TP_INLINE tp_status tp_host_range2_threads(tp_space *space, int64_t n0, int64_t n1,
@@ -246,7 +249,9 @@ TP_INLINE tp_status tp_host_team_run(tp_space *space, tp_team_policy p, int max_
                     p.team_size, p.vector_length, max_threads);
   tp_team_policy_fit(space, &p);
   TP_TRY(tp_host_reserve_scratch(space, p.scratch_bytes));
-  int threads = p.league_size > 1 ? tp_host_threads(space) : 1;
+  /* never more threads than teams: the others would only be woken to wait */
+  int threads = tp_host_threads(space);
+  threads = p.league_size < threads ? (int)(p.league_size > 1 ? p.league_size : 1) : threads;
   TP_OMP(omp parallel num_threads(threads)) {
     tp_team t = tp_host_team_make(space, &p);
     if (p.schedule == TP_SCHEDULE_DYNAMIC) {

@@ -76,6 +76,13 @@ TP_API tp_status tp_comm_split(tp_comm *comm, int color, int key, tp_comm **sub)
  * "rank R: <its message>". */
 TP_API tp_status tp_comm_agree(tp_comm *comm, tp_status local);
 
+/* A time limit for each collective, in seconds (0, the default: none): a process that
+ * waits longer in one (another rank was stopped, or hangs) ends every rank through
+ * MPI_Abort, with a message naming the collective. The environment variable
+ * TENPORT_COMM_TIMEOUT sets it when the first communicator is made. Not supported
+ * without MPI. */
+TP_API tp_status tp_comm_set_timeout(double seconds);
+
 typedef enum tp_comm_op { TP_COMM_SUM = 0, TP_COMM_MAX = 1, TP_COMM_MIN = 2 } tp_comm_op;
 
 /* ---- collectives on data in the communicator's space (host memory when it has none);

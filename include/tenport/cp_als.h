@@ -79,6 +79,10 @@ typedef struct tp_cp_als_options {
                           fit is returned. default 0 */
   int line_search;               /* extrapolation between iterations, kept only when it raises the
                           fit (see the top). default 1 */
+  const volatile int *cancel;    /* if not NULL, read after every iteration (after the progress
+                          callback, which may set it): nonzero stops the run with
+                          TP_ERROR_CANCELLED. Distributed, any rank's flag stops every
+                          rank. default NULL */
 } tp_cp_als_options;
 
 typedef struct tp_cp_als_result {

@@ -160,6 +160,23 @@ TP_API const char *tp_output_set_path(const tp_output_set *set, int i);
  * contents), frees the set and sets *set to NULL; safe on NULL. */
 TP_API void tp_output_set_destroy(tp_output_set **set);
 
+/* Removes the temporaries of every output set of this process that is not committed,
+ * leaving the sets' targets as they were: for a handler of SIGINT, SIGTERM or SIGHUP
+ * (async-signal-safe: it only calls unlink) before the process ends. A process killed
+ * by SIGKILL cannot do this; its temporaries (".NAME.PID.RANDOM.tenport-tmp") are
+ * removed by the next set that writes NAME once the process no longer exists. */
+TP_API void tp_output_remove_temporaries(void);
+
+/* A run's files (a command of tenport's is one run): between tp_output_run_begin and
+ * tp_output_run_end, every input this process opens by path and every path added to any
+ * output set belong to the run. No set may then write one of the run's inputs (opening
+ * an input that an output set of the run writes fails too), and no two sets may write
+ * one path (TP_ERROR_INVALID_ARGUMENT, naming both). Files are compared by device and
+ * inode where they exist, else by their folder's real path and name. Outside a run,
+ * each set protects only the inputs it is given. */
+TP_API void tp_output_run_begin(void);
+TP_API void tp_output_run_end(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,9 +15,13 @@ extern "C" {
  * temporary memory. Use one space from one host thread at a time. */
 typedef struct tp_space tp_space;
 
+/* The most host threads a space may have (tp_space_options.threads, tenport -t). */
+#define TP_MAX_THREADS 4096
+
 typedef struct tp_space_options {
   int device;          /* GPU index; must be 0 on the CPU backends */
-  int threads;         /* OpenMP threads; 0 = the OpenMP default. Ignored elsewhere */
+  int threads;         /* OpenMP threads, 1 to TP_MAX_THREADS; 0 = the OpenMP default.
+                          Ignored elsewhere */
   void *stream;        /* an existing cudaStream_t / hipStream_t to run on; NULL = create one */
   size_t memory_limit; /* bytes this space may hold at once; 0 = no limit */
 } tp_space_options;

@@ -20,7 +20,8 @@ typedef enum tp_status {
   TP_ERROR_IO = 7,               /* a file could not be opened, read or written */
   TP_ERROR_FORMAT = 8,           /* malformed input data */
   TP_ERROR_NUMERICAL = 9,        /* non-finite values or a numerically impossible request */
-  TP_ERROR_INTERNAL = 10         /* a broken invariant inside tenport: please report it */
+  TP_ERROR_INTERNAL = 10,        /* a broken invariant inside tenport: please report it */
+  TP_ERROR_CANCELLED = 11        /* the caller asked the run to stop (a cancel flag) */
 } tp_status;
 
 /* Short name of a status code ("TP_ERROR_OUT_OF_MEMORY"). */

@@ -130,7 +130,12 @@ def load(path):
         block, code, shape, fortran = read(name)
         flat = np.frombuffer(block, dtype=np.dtype("=" + code))
         return flat.reshape(shape, order="F" if fortran else "C")
-    coords, values, code, shape, nnz = _tenport.read_coo(name)
+    coords, values, code, shape, nnz, header = _tenport.read_coo(name)
+    if header == "order and dims line":  # the one header a first nonzero could look like
+        import warnings
+        warnings.warn(f"tenport: {name}: its first line was taken as a header (order "
+                      f"{len(shape)}, dims {'x'.join(map(str, shape))}), not as a nonzero",
+                      stacklevel=2)
     return SparseTensor._from_buffers(coords, values, shape)
 
 
@@ -138,8 +143,9 @@ def _seed(random_state):
     if random_state is None:
         return 1
     if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError("tenport: random_state must be a non-negative integer")
+        if random_state < 0 or random_state >= 2**64:
+            raise ValueError(f"tenport: random_state={random_state}: an integer from 0 to "
+                             "2**64 - 1 is needed")
         return int(random_state)
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))
@@ -394,6 +400,12 @@ def sshopm(A, order, dim, *, starts=128, shift="adaptive", alpha=0.0, tol=1e-10,
         s = np.asarray(starts, dtype=np.float64)
         if s.ndim != 2 or s.shape[1] != dim:
             raise ValueError(f"tenport: starts has shape {s.shape}; (V, {dim}) is needed")
+        # Only a start's direction matters: each row divided by its largest |entry| (rows
+        # of zeros, NaN or Inf left as they are), so that tiny or huge starts survive the
+        # cast to float32.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            big = np.max(np.abs(s), axis=1, keepdims=True) if s.size else s[:, :1]
+            s = np.where((big > 0) & np.isfinite(big), s / np.where(big > 0, big, 1), s)
     t = describe_host(tensors, name="A")
     sv = describe_host(np.ascontiguousarray(s, dtype=tensors.dtype), name="starts")
     T, V = tensors.shape[0], s.shape[0]

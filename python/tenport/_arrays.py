@@ -91,13 +91,18 @@ def describe_host(x, *, dtype=None, name="array", writable=False):
     contiguous copy."""
     a = np.asarray(x)
     want = np.dtype(dtype) if dtype is not None else a.dtype
+    if want.byteorder not in ("=", "|"):  # byte-swapped data is converted, not refused
+        want = want.newbyteorder("=")
     if want not in _CODES:
         raise TypeError(f"tenport: {name} has element type {a.dtype}; "
                         "float32 or float64 is needed")
-    if a.dtype != want or not (a.flags.c_contiguous or a.flags.f_contiguous):
+    # The library reads elements in place only where they are native, aligned and
+    # contiguous (an array at an odd byte offset is copied, not read misaligned).
+    in_place = a.dtype == want and a.flags.aligned and (a.flags.c_contiguous or a.flags.f_contiguous)
+    if not in_place:
         if writable:
-            raise ValueError(f"tenport: {name} must be a contiguous {want} array")
-        a = np.ascontiguousarray(a, dtype=want)
+            raise ValueError(f"tenport: {name} must be a contiguous, aligned {want} array")
+        a = np.require(np.asarray(a, dtype=want), requirements=("C", "A"))
     fortran = bool(a.flags.f_contiguous and not a.flags.c_contiguous)
     return Described(a, (a.__array_interface__["data"][0], tuple(int(n) for n in a.shape),
                          _CODES[want], fortran, False))

@@ -5,14 +5,25 @@
 
 #include "space_arrays.h"
 
-/* The fit after every iteration, collected by the progress callback (no GIL needed). */
+/* The fit after every iteration, collected by the progress callback (called without the
+ * GIL), and the run's cancel flag: set when Python has a signal to handle (Ctrl-C), so
+ * that KeyboardInterrupt is raised after the iteration, not after the whole run. */
 typedef struct fit_history {
   double *fits;
   int count, capacity, verbose;
+  volatile int cancel;
 } fit_history;
+
+static void check_signals(fit_history *h) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_CheckSignals() < 0) /* the exception stays set for the caller */
+    h->cancel = 1;
+  PyGILState_Release(gil);
+}
 
 static void record_fit(const tp_cp_als_progress *p, void *user) {
   fit_history *h = user;
+  check_signals(h);
   if (h->verbose)
     tp_cp_als_print_progress(p, NULL);
   if (h->count == h->capacity) {
@@ -51,13 +62,14 @@ static int parse_factor_list(PyObject *list, py_array *out, int order, const cha
  * factors, init factors or None, (l2_reg, fixed modes mask, nvecs, max_seconds,
  * restarts, linesearch)). */
 static int parse_cp_call(PyObject *args, int order, cp_call *c) {
-  long long rank, seed;
+  long long rank;
+  unsigned long long seed;
   double tol, reg, max_seconds;
   int max_iters, normalize, verbose, nvecs, restarts, linesearch;
   unsigned int fixed;
   const char *variant;
   PyObject *weights, *factors, *init;
-  if (!PyArg_ParseTuple(args, "LdiLsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
+  if (!PyArg_ParseTuple(args, "LdiKsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
                         &normalize, &verbose, &weights, &factors, &init, &reg, &fixed, &nvecs,
                         &max_seconds, &restarts, &linesearch))
     return 0;
@@ -79,6 +91,7 @@ static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   c->history.verbose = verbose;
   c->opts.progress = record_fit;
   c->opts.progress_user = &c->history;
+  c->opts.cancel = &c->history.cancel;
   if (!py_array_parse(weights, &c->weights) ||
       !parse_factor_list(factors, c->factors, order, "factors"))
     return 0;
@@ -121,7 +134,9 @@ static tp_status decompose(tp_space *space, void *tensor, int sparse, void *cont
 }
 
 static PyObject *finish_call(tp_status st, cp_call *c) {
-  PyObject *out = st == TP_SUCCESS ? result_dict(&c->result, &c->history) : py_raise(st);
+  PyObject *out = st == TP_SUCCESS ? result_dict(&c->result, &c->history)
+                  : st == TP_ERROR_CANCELLED && PyErr_Occurred() ? NULL /* KeyboardInterrupt */
+                                                                 : py_raise(st);
   free(c->history.fits);
   return out;
 }

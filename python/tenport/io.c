@@ -133,8 +133,9 @@ static PyObject *py_read_coo(PyObject *self, PyObject *args) {
   tp_status st;
   int64_t *coords = NULL;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS tp_coo_read_info info;
-  st = tp_coo_read(path, TP_DTYPE_F64, coo, &info);
+  tp_coo_read_info info;
+  memset(&info, 0, sizeof info);
+  Py_BEGIN_ALLOW_THREADS st = tp_coo_read(path, TP_DTYPE_F64, coo, &info);
   if (st == TP_SUCCESS) {
     coords = malloc(sizeof(int64_t) * (size_t)(coo->nnz > 0 ? coo->nnz : 1) * (size_t)coo->order);
     for (int m = 0; coords && m < coo->order; ++m)
@@ -159,8 +160,8 @@ static PyObject *py_read_coo(PyObject *self, PyObject *args) {
     Py_XDECREF(coords_block);
     return NULL;
   }
-  return Py_BuildValue("(NNsNL)", coords_block, values_block, "f8",
-                       shape_tuple(coo->dims, coo->order), (long long)coo->nnz);
+  return Py_BuildValue("(NNsNLz)", coords_block, values_block, "f8",
+                       shape_tuple(coo->dims, coo->order), (long long)coo->nnz, info.header_kind);
 }
 
 PyMethodDef py_io_methods[] = {

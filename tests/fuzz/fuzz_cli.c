@@ -396,7 +396,20 @@ int main(int argc, char **argv) {
   const char dense_text[] = "# dense text\ntensor\n3\n2 3 2\n1\n0.25\n0\n-2\n3e-1\n0\n0.5\n"
                             "7\n0\n-1.5\n2\n0.125\n";
   const size_t n_dense_text = sizeof dense_text - 1;
+  const char header_line[] = "3 20 20 20\n1 1 1 1.0\n2 2 2 2.0\n";
+  const char zero_based[] = "sptensor indices-start-at-zero\n3\n9 9 9\n2\n0 0 0 1\n3 1 2 2\n";
   int ok =
+      /* a run's files: --json beside -o and the input, headers of every form */
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--json", "out.json") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--json", "@",
+           "--force") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--json", "out.tns") &&
+      SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tns", "--json", "-") &&
+      SEED(header_line, sizeof header_line - 1, "convert", "--input", "@", "--output", "out.tns") &&
+      SEED(zero_based, sizeof zero_based - 1, "convert", "--input", "@", "--output", "out.tns",
+           "--no-header-out") &&
+      SEED(zero_based, sizeof zero_based - 1, "cp-als", "--input", "@", "--rank", "2", "--history",
+           "h.json", "--json", "h.json") &&
       /* convert: every format in, both out */
       SEED(tns, n_tns, "convert", "--input", "@", "--output", "out.tpb") &&
       SEED(tpb, n_tpb, "convert", "--input", "@", "--output", "out.tns") &&

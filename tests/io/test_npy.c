@@ -690,7 +690,7 @@ Test(npy, malformed_headers_are_format_errors) {
 
 Test(npy, unsupported_descrs_are_named) {
   static const char *descrs[] = {"|O",  "<c16", "<f2", "<U10", "|b1", "<f16",
-                                 "|f8", "<M8",  "f8",  "<f8 ", "",    "<i16",
+                                 "<M8",  "f8",  "<f8 ", "",    "<i16",
                                  "<u3", "<f0",  "|S5", "<V8",  "$f8", "\x01u1"};
   for (size_t c = 0; c < sizeof descrs / sizeof descrs[0]; ++c) {
     char dict[128], want[64];
@@ -702,6 +702,20 @@ Test(npy, unsupported_descrs_are_named) {
   expect_dict_fails("{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, "
                     "'shape': (2,)}",
                     TP_ERROR_FORMAT, "unsupported descr [('x', '<f4'), ('y', '<...: structured");
+}
+
+/* numpy reads '|f8' (byte order "not applicable" on an 8-byte type) as native float64. */
+Test(npy, a_pipe_byte_order_on_a_wide_type_is_native) {
+  const double values[3] = {1.5, -2.25, 1e300};
+  size_t n;
+  unsigned char *b = make_npy(1, "{'descr': '|f8', 'fortran_order': False, 'shape': (3,), }",
+                              values, sizeof values, &n);
+  tp_npy_array a;
+  TPT_OK(tp_npy_read_buffer(b, n, &a));
+  cr_assert_eq(a.dtype, TP_DTYPE_F64);
+  cr_assert(!memcmp(a.data, values, sizeof values), "the values were not read as native");
+  tp_npy_free(&a);
+  free(b);
 }
 
 Test(npy, oversized_shapes_are_rejected) {

@@ -59,7 +59,20 @@ static int device_exists(const char *cmd, int d) {
   return 2;
 }
 
-/* Takes --threads, --device, --force and --json (name, with value v) into
+/* --timeout S: the collectives' time limit of a distributed run (tp_comm_set_timeout);
+ * accepted in every build, so that one command line serves all of them. */
+static int take_timeout(const char *cmd, const char *v, int *used) {
+  double seconds = 0;
+  int r = v ? tenport_parse_number(v, 0, 0, 1e9, 0, &seconds) : 0;
+  if (tenport_option_error(cmd, "--timeout", r, v))
+    return 2;
+  if (tp_comm_has_mpi() && tp_comm_set_timeout(seconds) != TP_SUCCESS)
+    return fprintf(stderr, "tenport %s: --timeout: %s\n", cmd, tp_last_error()), 2;
+  *used = 1;
+  return 1;
+}
+
+/* Takes --threads, --device, --timeout, --force and --json (name, with value v) into
  * tenport_settings; 1 if it was one of them (then *used tells whether v was consumed), 0
  * if not, 2 after a usage message. */
 static int take_setting(const char *cmd, const char *name, const char *v, int *used) {
@@ -71,10 +84,12 @@ static int take_setting(const char *cmd, const char *name, const char *v, int *u
       return 2;
     return *used = 1;
   }
+  if (!strcmp(name, "--timeout"))
+    return take_timeout(cmd, v, used);
   int is_threads = !strcmp(name, "--threads"), is_device = !strcmp(name, "--device");
   if (!is_threads && !is_device)
     return 0;
-  int r = v ? is_threads ? tenport_parse_int(v, 1, 4096, &tenport_settings.threads)
+  int r = v ? is_threads ? tenport_parse_int(v, 1, TP_MAX_THREADS, &tenport_settings.threads)
                          : tenport_parse_int(v, 0, 1023, &tenport_settings.device)
             : 0;
   if (tenport_option_error(cmd, name, r, v))
@@ -209,6 +224,10 @@ void tenport_conventions_help(FILE *out) {
           "  --force             replace outputs that exist (refused otherwise)\n"
           "  --json FILE         a JSON summary of the run: the command, its arguments, exit\n"
           "                      code and error, inputs, outputs, phases' seconds, results\n"
+          "  --timeout S         distributed runs: a rank that waits more than S seconds in\n"
+          "                      one collective (another was stopped, or hangs) ends every\n"
+          "                      rank with a message (default: no limit; also\n"
+          "                      TENPORT_COMM_TIMEOUT)\n"
           "Options may be written --name=value; short forms: -r rank, -i input, -o output,\n"
           "-s seed, -t threads, -q quiet, -h help. --max-iters is also taken as --maxiters or\n"
           "--maxits, --dims as --shape, and --input as peaks' --sh.\n");

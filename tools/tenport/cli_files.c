@@ -12,6 +12,21 @@ int tenport_open_input(const char *cmd, const char *path, tp_input **in) {
   return tp_input_open(in, path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot open the input");
 }
 
+void tenport_note_header(const char *cmd, const char *name, const tp_coo_read_info *info, int order,
+                         const int64_t *dims) {
+  if (!info || !info->header_kind || strcmp(info->header_kind, "order and dims line") != 0)
+    return;
+  char shape[TP_COO_MAX_ORDER * 21 + 1];
+  size_t n = 0;
+  shape[0] = '\0';
+  for (int m = 0; m < order && n < sizeof shape; ++m)
+    n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%lld", m ? "x" : "", (long long)dims[m]);
+  fprintf(stderr,
+          "tenport %s: %s: its first line was taken as a header (order %d, dims %s), not as a "
+          "nonzero; --no-header reads every line as a nonzero\n",
+          cmd, name, order, shape);
+}
+
 int tenport_outputs_begin(const char *cmd, tp_output_set **set, const tp_input *in,
                           const char *const *inputs, int n) {
   tp_status st = tp_output_set_create(set);

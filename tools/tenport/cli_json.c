@@ -117,10 +117,26 @@ void tenport_json_bool(tenport_json *j, const char *key, int value) {
   append(j, "%s", value ? "true" : "false");
 }
 
-tp_status tenport_json_write(tenport_json *j, tp_output_set *set, const char *path) {
+/* The document closed: every level ended, then the top's brace. */
+static void close_all(tenport_json *j) {
   while (j->depth > 0 && !j->failed)
     tenport_json_end(j);
   append(j, "\n}\n");
+}
+
+tp_status tenport_json_print(tenport_json *j, FILE *out) {
+  close_all(j);
+  if (j->failed) {
+    fprintf(stderr, "tenport: out of host memory while building the JSON summary\n");
+    return TP_ERROR_OUT_OF_MEMORY;
+  }
+  fwrite(j->text, 1, j->len, out);
+  fflush(out);
+  return TP_SUCCESS;
+}
+
+tp_status tenport_json_write(tenport_json *j, tp_output_set *set, const char *path) {
+  close_all(j);
   if (j->failed) { /* the library's message would be another's: say it here */
     fprintf(stderr, "tenport: out of host memory while building %s\n", path);
     tp_clear_error();

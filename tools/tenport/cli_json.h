@@ -5,6 +5,7 @@
 #define TENPORT_CLI_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tenport/files.h"
 
@@ -35,5 +36,7 @@ void tenport_json_bool(tenport_json *j, const char *key, int value);
 /* Closes every level still open and writes the document into the set as path
  * (TP_ERROR_OUT_OF_MEMORY when it could not be built whole). */
 tp_status tenport_json_write(tenport_json *j, tp_output_set *set, const char *path);
+/* The same document printed on out (--json -). */
+tp_status tenport_json_print(tenport_json *j, FILE *out);
 
 #endif

@@ -33,6 +33,7 @@ static struct {
   char **argv;
   double started;
   tp_output_set *set; /* with --json, on the process that writes */
+  int to_stdout;      /* --json -: the summary goes to standard output */
   int by_command;     /* the command writes its own JSON */
   char *error;
   item items[SUMMARY_MAX_ITEMS];
@@ -117,6 +118,9 @@ int tenport_summary_start(const char *cmd, int argc, char **argv) {
   summary.started = tenport_seconds();
   if (!tenport_settings.json || launch_rank() != 0)
     return 0;
+  summary.to_stdout = !strcmp(tenport_settings.json, "-"); /* as "-i -" reads standard input */
+  if (summary.to_stdout)
+    return 0;
   tp_status st = tp_output_set_create(&summary.set);
   if (st == TP_SUCCESS && !tenport_settings.force)
     st = tp_output_set_keep_existing(summary.set, TENPORT_FORCE_ADVICE);
@@ -172,15 +176,17 @@ static tp_status write_summary(int code) {
   paths_of(&j, ITEM_OUTPUT, "outputs");
   members_of(&j, 1, "phases");
   members_of(&j, 0, "results");
-  tp_status st = tenport_json_write(&j, summary.set, tenport_settings.json);
-  if (st == TP_SUCCESS)
+  tp_status st = summary.to_stdout ? tenport_json_print(&j, stdout)
+                                   : tenport_json_write(&j, summary.set, tenport_settings.json);
+  if (st == TP_SUCCESS && !summary.to_stdout)
     st = tp_output_set_commit(summary.set);
   tenport_json_free(&j);
   return st;
 }
 
 int tenport_summary_finish(int code) {
-  if (summary.set && !summary.by_command && write_summary(code) != TP_SUCCESS)
+  if ((summary.set || summary.to_stdout) && !summary.by_command &&
+      write_summary(code) != TP_SUCCESS)
     code = tenport_fail(summary.cmd, "cannot write the --json summary");
   reset();
   return code;

@@ -14,6 +14,8 @@ static tp_status read_input(const sttid_cli *c, tp_input *in, tp_output_set *set
                             tp_coo_read_info *info) {
   tp_status st = tp_coo_read_input_with(in, TP_DTYPE_F64, c->dims_text ? c->order : 0,
                                         c->dims_text ? c->dims : NULL, &c->text.read, host, info);
+  if (st == TP_SUCCESS)
+    tenport_note_header("sttid", tp_input_name(in), info, host->order, host->dims);
   if (st == TP_SUCCESS && set)
     st = tp_tci_reserve(set, c->output, host->order);
   return st;

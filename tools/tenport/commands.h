@@ -25,6 +25,7 @@ int tenport_cmd_convert(int argc, char **argv);
 int tenport_cmd_sttid(int argc, char **argv);
 int tenport_cmd_bench(int argc, char **argv);
 int tenport_cmd_demo(int argc, char **argv);
+int tenport_cmd_version(int argc, char **argv);
 
 /* ---- helpers shared by the subcommands' option parsing -------------------------- */
 
@@ -45,8 +46,13 @@ static inline int tenport_parse_dims(const char *text, int max_order, int64_t *d
       snprintf(why, cap, "more than %d modes", max_order);
       return 0;
     }
+    size_t len = strcspn(p, "x,");
+    if (!ok && *p >= '0' && *p <= '9' && p + len == end) {
+      snprintf(why, cap, "the size of mode %d ('%.*s') does not fit in 64 bits", *order,
+               (int)(len < 40 ? len : 40), p);
+      return 0;
+    }
     if (!ok || v < 1 || (*end != 'x' && *end != ',' && *end != '\0')) {
-      size_t len = strcspn(p, "x,");
       snprintf(why, cap, "size %d ('%.*s') is not an integer of at least 1", *order,
                (int)(len < 40 ? len : 40), p);
       return 0;

@@ -125,12 +125,16 @@ static tp_status draw_share(dist_job *j) {
 static int load_sparse(dist_job *j) {
   const tenport_cp_dist_request *q = j->q;
   double t0 = tenport_seconds();
+  tp_coo_read_info read;
+  memset(&read, 0, sizeof read);
   tp_status st = q->generate.nnz > 0
                      ? draw_share(j)
                      : tp_coo_read_share(j->world, q->input, j->dtype, q->order,
-                                         q->order ? q->dims : NULL, &j->share, NULL);
+                                         q->order ? q->dims : NULL, &j->share, &read);
   if (agree(j, st))
     return 1;
+  if (j->rank == 0)
+    tenport_note_header("cp-als", q->input, &read, j->share.order, j->share.dims);
   j->read_seconds = tenport_seconds() - t0;
   st = tp_dist_coo_create(j->comm, j->space, &j->share, given_grid(j), NULL, &j->X);
   tp_coo_free(NULL, &j->share); /* its nonzeros are in the blocks now */

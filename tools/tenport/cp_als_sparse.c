@@ -31,6 +31,8 @@ static tp_status load(sparse_job *j) {
   double t = tenport_seconds();
   tp_status st =
       tp_coo_read_input_with(q->in, q->dtype, q->order, q->dims, q->text, &j->host, &j->info);
+  if (st == TP_SUCCESS)
+    tenport_note_header("cp-als", tp_input_name(q->in), &j->info, j->host.order, j->host.dims);
   if (st == TP_SUCCESS && q->output)
     st = tp_kruskal_reserve_npy(q->set, q->output, j->host.order);
   j->phases.read = tenport_seconds() - t;

@@ -48,13 +48,13 @@ static const command commands[] = {
      "convert a tensor between .tns, sptensor text, .tpb, .npy and dense 'tensor' text, "
      "sparse or dense, gzip-compressed or not",
      0},
+    {"version", tenport_cmd_version, "print the version and backend", 0},
 };
 
 static void usage(FILE *out) {
   fprintf(out, "usage: tenport <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
     fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-  fprintf(out, "  %-8s %s\n", "version", "print the version and backend");
   fprintf(out, "\n'tenport <command> --help' describes a command's options.\n");
 }
 
@@ -64,9 +64,11 @@ static int run_command(const command *c, int argc, char **argv) {
   char **args;
   if (tenport_conventional_args(c->name, argc, argv, &n, &args))
     return 2;
+  tp_output_run_begin(); /* the command's inputs and outputs: one run's files */
   int code = c->own_json ? 0 : tenport_summary_start(c->name, n, args);
   if (code == 0)
     code = c->own_json ? c->run(n, args) : tenport_summary_finish(c->run(n, args));
+  tp_output_run_end();
   tenport_conventional_args_free(argc, argv, args);
   return code;
 }
@@ -84,12 +86,8 @@ int tenport_main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-    printf("tenport %s (%s backend%s%s%s)\n", tp_version(), tp_backend_name(),
-           tp_comm_has_mpi() ? ", MPI" : "", tp_comm_has_nccl() ? ", NCCL" : "",
-           tp_input_has_gzip() ? ", zlib" : "");
-    return 0;
-  }
+  if (strcmp(argv[1], "--version") == 0)
+    return tenport_cmd_version(1, argv + 1);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
     if (strcmp(argv[1], commands[i].name) == 0)
       return run_command(&commands[i], argc - 1, argv + 1);

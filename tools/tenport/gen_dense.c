@@ -89,6 +89,15 @@ static int dense_check(const dense_cli *c) {
             !c->shape_text ? "--dims" : "--output");
     return 2;
   }
+  /* .npy bytes only under a .npy name (gzip-compressed under .npy.gz) */
+  size_t n = strlen(c->output), gz = n > 3 && !strcmp(c->output + n - 3, ".gz") ? 3 : 0;
+  if (n < 4 + gz || strncmp(c->output + n - gz - 4, ".npy", 4) != 0) {
+    fprintf(stderr,
+            "tenport gen: --output '%s': gen dense writes a NumPy .npy file; end the name in "
+            ".npy or .npy.gz (tenport convert turns it into another format)\n",
+            c->output);
+    return 2;
+  }
   if (c->truth && !c->rank)
     return tenport_gen_usage_error(
         "--truth needs --rank (a uniform tensor has no planted Kruskal tensor)");

@@ -14,7 +14,10 @@ int tenport_gen_begin_outputs(const char *output, const char *truth, int order,
                               tp_output_set **set) {
   if (tenport_outputs_begin("gen", set, NULL, NULL, 0))
     return 1;
-  int code = tenport_outputs_add("gen", *set, output);
+  size_t n = strlen(output); /* a name ending in .gz is written gzip-compressed */
+  int code = n > 3 && !strcmp(output + n - 3, ".gz")
+                 ? (tp_output_set_gzip(*set, output) == TP_SUCCESS ? 0 : tenport_gen_fail())
+                 : tenport_outputs_add("gen", *set, output);
   if (code == 0 && truth && tp_kruskal_reserve_npy(*set, truth, order) != TP_SUCCESS)
     code = tenport_gen_fail();
   if (code)

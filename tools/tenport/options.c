@@ -32,7 +32,7 @@ int tenport_parse_u64(const char *s, uint64_t *out) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || *s == '-')
+  if (errno || end == s || *end || *s < '0' || *s > '9') /* no sign, no blanks */
     return tenport_expected("an integer from 0 to 18446744073709551615");
   *out = (uint64_t)v;
   return 1;
@@ -42,7 +42,10 @@ int tenport_parse_double(const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v))
+  /* a number below the normal range (1e-320) is still that number: ERANGE with a finite
+   * result is an underflow, not an error */
+  if ((errno && !(errno == ERANGE && isfinite(v) && fabs(v) < 1.0)) || end == s || *end ||
+      !isfinite(v) || *s == ' ' || *s == '\t')
     return tenport_expected("a finite number");
   *out = v;
   return 1;
