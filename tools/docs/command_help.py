@@ -14,8 +14,6 @@ Usage:
     tools/docs/command_help.py [--tenport PATH]           # regenerate (commit the result)
     tools/docs/command_help.py [--tenport PATH] --check   # exit 1 on drift
 PATH defaults to $TENPORT, else build/openmp/tools/tenport.
-`tenport version` takes no options (its --help prints the version): it has a page
-without a help block, and a line in the man page.
 """
 import argparse
 import difflib
@@ -27,7 +25,7 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BEGIN = "<!-- help:begin -->"
 END = "<!-- help:end -->"
-NO_OPTIONS = {"version"}
+NO_OPTIONS = set()  # commands whose page has no help block
 
 
 def run(tenport, args):
