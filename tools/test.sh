@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of tenport, in stages; installs the Debian packages each stage needs.
 # Usage: tools/test.sh [STAGE...]      (default: every stage, in this order)
-#   format       the sources follow .clang-format; the layout rules (tools/ci/code_metrics.py)
+#   format       the sources follow .clang-format and the layout's rules (tools/ci/layout.sh)
 #   serial       build/serial: every suite, the distributed programs on 1, 2, 3, 4 and 6 ranks
 #   openmp       build/openmp: every suite, the Python package's, the command line's
 #   hip-cpu      build/hip-cpu: the hip backend on the HIP CPU runtime (a fiber per
@@ -56,7 +56,7 @@ run_stage() {
 
 for s in "${stages[@]}"; do
   case "$s" in
-    format) run_stage format tools/ci/format.sh ;;
+    format) run_stage format tools/ci/layout.sh ;;
     serial | openmp | hip-cpu) run_stage "$s" tools/ci/suites.sh "$s" ;;
     bench) run_stage bench tools/ci/bench.sh ;;
     gpu-compile) run_stage gpu-compile tools/ci/gpu-compile.sh ;;

@@ -25,8 +25,8 @@ typedef struct tp_cp_run {
   int d;
   int fit_mode; /* the last mode a sweep updates (the last free one) */
   int64_t R, max_dim;
-  double norm_x2; /* of X times x_scale */
-  double x_scale; /* 1, or 2^-e: X runs as X 2^-e (cp_tensor_norm) */
+  double norm_x2;   /* of X times x_scale */
+  double x_scale;   /* 1, or 2^-e: X runs as X 2^-e (cp_tensor_norm) */
   double *grams;    /* host: d x R x R */
   double *V;        /* host: R x R */
   double *lambda;   /* host: R */

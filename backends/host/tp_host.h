@@ -181,8 +181,8 @@ TP_INLINE tp_status tp_host_range_threads(tp_space *space, int64_t n, const char
   TP_TRY(tp_check_range(n, kernel));
   /* a thread for each 4096 iterations at most: small ranges run inline */
   int64_t useful = n / 4096;
-  *threads = useful < tp_host_threads(space) ? (int)(useful > 1 ? useful : 1)
-                                             : tp_host_threads(space);
+  *threads =
+      useful < tp_host_threads(space) ? (int)(useful > 1 ? useful : 1) : tp_host_threads(space);
   return TP_SUCCESS;
 }
 TP_INLINE tp_status tp_host_range2_threads(tp_space *space, int64_t n0, int64_t n1,

@@ -27,8 +27,22 @@ def built_with_mpi():
     return ", MPI" in r.stdout
 
 
+# The rank counts this build's distributed cases use (TENPORT_TEST_RANKS, from the build's
+# -Dmpi_test_ranks): every count on one build, a few on the others, where a case written
+# for more ranks runs on the most there are.
+TEST_RANKS = sorted(int(r) for r in
+                    os.environ.get("TENPORT_TEST_RANKS", "1,2,3,4,6").split(",") if r.strip())
+
+
+def ranks_among(*counts):
+    """The counts of a parametrised case that this build runs (each at most once)."""
+    return sorted({min(c, TEST_RANKS[-1]) for c in counts})
+
+
 def mpirun(ranks, *args, timeout=120, shell=None, **env_extra):
-    """tenport (or the shell command shell, $0 being tenport) on ranks ranks."""
+    """tenport (or the shell command shell, $0 being tenport) on ranks ranks (at most the
+    build's largest test rank count)."""
+    ranks = min(ranks, TEST_RANKS[-1])
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", TENPORT_NO_PROGRESS="1",
                **MPI_SANITIZER_ENV)

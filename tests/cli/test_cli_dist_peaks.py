@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import MPIRUN, TENPORT, built_with_mpi, err, mpirun, ok, out, run
+from conftest import MPIRUN, TENPORT, built_with_mpi, err, mpirun, ok, out, ranks_among, run
 
 FAST = ["--starts", "8", "--maxits", "100"]
 PEAKS_FILES = ["directions", "amplitudes", "counts"]
@@ -63,7 +63,7 @@ def leftovers(folder):
 # ---- byte for byte ------------------------------------------------------------------
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("ranks", ranks_among(1, 2, 3, 4, 6))
 def test_peaks_distributed_equals_one_process(work, ranks):
     save(work / "sh.npy", sh_image((4, 3)))
     one = ok(run("peaks", "--sh", "sh.npy", *FAST, "--output", "one"))
@@ -108,7 +108,7 @@ def test_peaks_one_voxel_on_two_ranks(work):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("ranks", ranks_among(1, 2, 3, 4, 6))
 def test_sshopm_distributed_equals_one_process(work, ranks):
     save(work / "A.npy", tensors(13))
     one = ok(run("sshopm", "--input", "A.npy", *SSHOPM, *FAST, "--output", "one"))

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import built_with_mpi, err, mpirun, ok, out, run
+from conftest import built_with_mpi, err, mpirun, ok, out, ranks_among, run
 
 needs_mpi = pytest.mark.skipif(not built_with_mpi(), reason="built without MPI")
 
@@ -39,7 +39,7 @@ CASES = {
 
 @needs_mpi
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("ranks", [2, 3])
+@pytest.mark.parametrize("ranks", ranks_among(2, 3))
 def test_distributed_reads_are_one_process_reads(work, name, ranks):
     (work / "x.tns").write_text(CASES[name])
     one = ok(run("cp-als", "-i", "x.tns", "-r", "1", "--max-iters", "3", "--seed", "4"))

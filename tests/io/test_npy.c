@@ -689,9 +689,8 @@ Test(npy, malformed_headers_are_format_errors) {
 }
 
 Test(npy, unsupported_descrs_are_named) {
-  static const char *descrs[] = {"|O",  "<c16", "<f2", "<U10", "|b1", "<f16",
-                                 "<M8",  "f8",  "<f8 ", "",    "<i16",
-                                 "<u3", "<f0",  "|S5", "<V8",  "$f8", "\x01u1"};
+  static const char *descrs[] = {"|O", "<c16", "<f2", "<U10", "|b1", "<f16", "<M8", "f8",    "<f8 ",
+                                 "",   "<i16", "<u3", "<f0",  "|S5", "<V8",  "$f8", "\x01u1"};
   for (size_t c = 0; c < sizeof descrs / sizeof descrs[0]; ++c) {
     char dict[128], want[64];
     snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2,)}",

@@ -12,8 +12,8 @@ int tenport_open_input(const char *cmd, const char *path, tp_input **in);
 /* Says on standard error when a sparse text's first line was taken as a header of the
  * one form a first nonzero could also have ("N I1 ... IN"): the tensor's shape comes
  * from it, and --no-header would read it as a nonzero. */
-void tenport_note_header(const char *cmd, const char *name, const tp_coo_read_info *info,
-                         int order, const int64_t *dims);
+void tenport_note_header(const char *cmd, const char *name, const tp_coo_read_info *info, int order,
+                         const int64_t *dims);
 
 /* The sparse-text options a command took (--index-base, --no-header), with whether any
  * was given: they apply to .tns text only. */
