@@ -101,3 +101,17 @@ def test_seeds_up_to_2_64_are_taken(tensor, seed):
 def test_seeds_outside_64_bits_are_refused_by_value(tensor, seed):
     with pytest.raises(ValueError, match="random_state"):
         tenport.cp_als(tensor, 2, n_iter_max=2, random_state=seed)
+
+
+def test_load_warns_when_a_first_line_is_taken_as_a_header(tmp_path):
+    path = tmp_path / "h.tns"
+    path.write_text("2 5 7\n1 1 3\n4 2 1\n5 7 2\n")
+    with pytest.warns(UserWarning, match="taken as a header"):
+        X = tenport.load(path)
+    assert X.shape == (5, 7)
+    plain = tmp_path / "p.tns"
+    plain.write_text("1 1 3 1.0\n4 2 1 2.0\n")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tenport.load(plain)
