@@ -106,6 +106,8 @@ tp_status tp_space_create(tp_space **space, const tp_space_options *opts) {
     return TP_ERROR(TP_ERROR_DEVICE, "no %s device is available", TP_BACKEND_NAME);
   TP_CHECK_ARG(o.device >= 0 && o.device < count, "device %d does not exist (%d available)",
                o.device, count);
+  TP_CHECK_ARG(o.threads >= 0 && o.threads <= TP_MAX_THREADS,
+               "thread count %d is not from 0 (the default) to %d", o.threads, TP_MAX_THREADS);
   tp_space *s = (tp_space *)calloc(1, sizeof *s);
   if (!s)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "cannot allocate a space");
