@@ -4,6 +4,7 @@
  * (dims[k] x rank, C order). Every value read must be finite. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,34 @@ static int64_t first_nonfinite(const void *data, tp_dtype dtype, int64_t n) {
 
 /* ---- dense tensors -------------------------------------------------------------- */
 
-/* The file must hold float32/float64 values in 2..TP_DENSE_MAX_ORDER dimensions >= 1. */
+/* Element i of integer data as a double (rounded beyond 2^53). */
+static double integer_value(const void *data, tp_dtype dtype, int64_t i) {
+  switch (dtype) {
+  case TP_DTYPE_I8: return (double)((const int8_t *)data)[i];
+  case TP_DTYPE_U8: return (double)((const uint8_t *)data)[i];
+  case TP_DTYPE_I32: return (double)((const int32_t *)data)[i];
+  case TP_DTYPE_U32: return (double)((const uint32_t *)data)[i];
+  case TP_DTYPE_I64: return (double)((const int64_t *)data)[i];
+  default: return (double)((const uint64_t *)data)[i];
+  }
+}
+
+/* An integer array's elements, in their memory order, as a malloc'ed array of want
+ * (float32 or float64): integer files are read as their values. */
+static tp_status integers_to_float(const char *path, tp_npy_array *a, tp_dtype want) {
+  void *dst = malloc((size_t)(a->count ? a->count : 1) * tp_dtype_size(want));
+  if (!dst)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s copy of %lld elements",
+                    path, tp_dtype_name(want), (long long)a->count);
+  for (int64_t i = 0; i < a->count; ++i)
+    tpi_dense_store(dst, want, i, integer_value(a->data, a->dtype, i));
+  free(a->data);
+  a->data = dst, a->dtype = want;
+  return TP_SUCCESS;
+}
+
+/* The file must hold values in 2..TP_DENSE_MAX_ORDER dimensions >= 1. */
 static tp_status check_dense_file(const char *path, const tp_npy_array *a) {
-  if (!is_float(a->dtype))
-    return TP_ERROR(TP_ERROR_FORMAT,
-                    "%s holds %s values; dense tensors are read from float32 "
-                    "or float64 files",
-                    path, tp_dtype_name(a->dtype));
   if (a->ndim < 2 || a->ndim > TP_DENSE_MAX_ORDER)
     return TP_ERROR(TP_ERROR_FORMAT,
                     "%s holds a %d-dimensional array; a dense tensor has 2 to "
@@ -92,6 +114,8 @@ tp_status tp_dense_read_npy_input(tp_input *in, tp_dtype want_dtype, tp_dense *t
   tp_npy_array a;
   TP_TRY(tp_npy_read_input(in, &a));
   tp_status st = check_dense_file(path, &a);
+  if (st == TP_SUCCESS && !is_float(a.dtype))
+    st = integers_to_float(path, &a, want_dtype);
   if (st != TP_SUCCESS) {
     tp_npy_free(&a);
     return st;

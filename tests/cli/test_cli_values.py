@@ -53,3 +53,16 @@ def test_gen_dense_writes_npy_bytes_under_npy_names_only(work):
     ok(run("gen", "dense", "--dims", "3x4", "-o", "X.npy.gz"))
     with gzip.open(work / "X.npy.gz", "rb") as f:
         assert f.read(6) == b"\x93NUMPY"
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "int32"])
+def test_an_integer_npy_is_read_as_its_values(work, dtype):
+    import numpy as np
+    x = np.arange(4 * 5 * 6).reshape(4, 5, 6) % 7
+    np.save("i.npy", x.astype(dtype))
+    np.save("f.npy", x.astype("float64"))
+    a = ok(run("cp-als", "-i", "i.npy", "-r", "2", "--max-iters", "3", "--precision", "f64"))
+    b = ok(run("cp-als", "-i", "f.npy", "-r", "2", "--max-iters", "3"))
+    def fit(r):
+        return [line.split(" after")[0] for line in out(r).splitlines() if line.startswith("fit ")]
+    assert fit(a) and fit(a) == fit(b)
