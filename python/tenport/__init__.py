@@ -66,6 +66,10 @@ class SparseTensor:
         if coords_by_mode.shape[0] != len(self.shape):
             raise ValueError(f"tenport: coords have {coords_by_mode.shape[0]} modes and the "
                              f"shape {len(self.shape)}")
+        if coords_by_mode.size and coords_by_mode.dtype.kind == "u" and \
+                int(coords_by_mode.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"tenport: a coordinate is {int(coords_by_mode.max())}, beyond "
+                             "the largest index a tensor can have (2**63 - 1)")
         # (N, nnz) int64 in C order: each mode's indices contiguous, as tp_coo keeps them.
         self.coords_by_mode = np.ascontiguousarray(coords_by_mode, dtype=np.int64)
         values = np.asarray(values)

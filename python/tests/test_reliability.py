@@ -115,3 +115,9 @@ def test_load_warns_when_a_first_line_is_taken_as_a_header(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tenport.load(plain)
+
+
+def test_an_unsigned_coordinate_beyond_int64_is_refused_by_value():
+    coords = np.array([[0, 0], [2**63, 1]], dtype=np.uint64)
+    with pytest.raises(ValueError, match="9223372036854775808"):
+        tenport.SparseTensor(coords, [1.0, 2.0], (2, 2**63 + 1))
