@@ -2,7 +2,9 @@
 # Every test of tenport, in stages; installs the Debian packages each stage needs.
 # Usage: tools/test.sh [STAGE...]      (default: every stage, in this order)
 #   format       the sources follow .clang-format and the layout's rules (tools/ci/layout.sh)
-#   serial       build/serial: every suite, the distributed programs on 1, 2, 3, 4 and 6 ranks
+#   serial       build/serial: the serial backend under ASan and UBSan (clang, instrumented
+#                for the fuzzers too): every suite, the distributed programs on 1, 2, 3, 4
+#                and 6 ranks
 #   openmp       build/openmp: every suite, the Python package's, the command line's
 #   hip-cpu      build/hip-cpu: the hip backend on the HIP CPU runtime (a fiber per
 #                work-item, 64-lane wavefronts), so that the GPU layer's own code runs on
@@ -13,15 +15,15 @@
 #   install      build/openmp installed; the embedding examples built against it and run
 #   python       the Python package installed by pip into a virtual environment, its suite
 #   docs         the manual built (mkdocs, strict) and each command's --help in sync with it
-#   sanitize     build/sanitize (clang, ASan + UBSan): every serial suite, then a bounded
-#                fuzzing run of the readers and the command line (FUZZ_SECONDS, default 60)
+#   fuzz         a bounded fuzzing run of the readers and the command line on build/serial
+#                (FUZZ_SECONDS, default 60)
 # Each build folder is made once and reused by the stages after it (a folder that
 # tools/demo.sh configured without tests is reconfigured with them). Prints each stage's
 # time at the end, also when a stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(format serial openmp hip-cpu bench gpu-compile install python docs sanitize)
+all=(format serial openmp hip-cpu bench gpu-compile install python docs fuzz)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${all[@]}")
 for s in "${stages[@]}"; do
@@ -63,6 +65,6 @@ for s in "${stages[@]}"; do
     install) run_stage install tools/ci/install.sh ;;
     python) run_stage python tools/ci/python-package.sh ;;
     docs) run_stage docs tools/ci/docs.sh ;;
-    sanitize) run_stage sanitize tools/ci/sanitize.sh ;;
+    fuzz) run_stage fuzz tools/ci/fuzz.sh ;;
   esac
 done

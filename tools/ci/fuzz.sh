@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes tenport with libFuzzer under ASan and UBSan for a bounded time, shared between
-# eight targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/fuzz):
+# eight targets (tests/fuzz/, built by meson with -Dfuzz=enabled into build/serial, the
+# serial stage's instrumented build, or $FUZZ_BUILD):
 #   npy        tp_npy_read_buffer
 #   tns        the sparse readers (.tns text, .tpb binary)
 #   dense_npy  the .npy -> dense tensor path (tp_npy_peek_header, tp_dense_read_npy_input)
@@ -17,7 +18,7 @@
 # Each target has its folder build/fuzz-NAME/: the corpus (seeded on every run, kept and
 # grown between runs) and, on failure, the failing input in artifacts/. Replay one with
 # its messages (the command's own output too, for cli):
-#   build/fuzz/tests/fuzz/fuzz_NAME build/fuzz-NAME/artifacts/crash-...
+#   build/serial/tests/fuzz/fuzz_NAME build/fuzz-NAME/artifacts/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -25,7 +26,9 @@ seconds=${FUZZ_SECONDS:-60}
 read -r -a targets <<<"${FUZZ_TARGETS:-npy tns dense_npy dense_text tci nifti mif cli}"
 # Shares of the time: the command line has the most ground to cover.
 declare -A weight=([npy]=1 [tns]=2 [dense_npy]=1 [dense_text]=1 [tci]=1 [nifti]=1 [mif]=1 [cli]=3)
-build=build/fuzz
+# The instrumented serial build: tools/test.sh's serial stage makes build/serial so (its
+# suites run under the same sanitizers), and this script reuses it; FUZZ_BUILD another.
+build=${FUZZ_BUILD:-build/serial}
 mkdir -p build
 
 # clang and its libFuzzer runtime are not in tools/setup/deps.sh; installed the same way.
@@ -52,8 +55,7 @@ have_libfuzzer || install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
 # ---- build: the library, the command's sources and the targets, instrumented ---------
 start=$SECONDS
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang meson setup "$build" -Dtenport_backend=serial -Dtests=disabled -Dfuzz=enabled \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+  CC=clang meson setup "$build" $(tools/ci/sanitized_options.sh) -Dtests=disabled
 fi
 ninja_targets=()
 for t in "${targets[@]}"; do

@@ -19,7 +19,9 @@ echo "== pip install --no-build-isolation . (into $work/venv)"
 start=$(date +%s)
 reuse=()
 if [ -f "$root/build/openmp/build.ninja" ]; then
-  reuse=(-Cbuilddir="$root/build/openmp" -Csetup-args=-Dtests=enabled)
+  # (Debian 12's pip 23.0 takes the long form only; meson-python 0.12 calls it builddir)
+  reuse=(--config-settings="builddir=$root/build/openmp"
+         --config-settings=setup-args=-Dtests=enabled)
   echo "(building in build/openmp)"
 fi
 "$work/venv/bin/pip" install --no-build-isolation --no-index "${reuse[@]}" "$root" \

@@ -2,11 +2,15 @@
 # Builds one configuration and runs every test suite of it (tools/test.sh's serial, openmp
 # and hip-cpu stages).
 # Usage: tools/ci/suites.sh serial|openmp|hip-cpu
-#   serial   build/serial, with the Python package; the distributed programs on every
-#            rank count (1, 2, 3, 4, 6) and each row-exchange variant
+#   serial   build/serial: the serial backend built by clang under AddressSanitizer and
+#            UndefinedBehaviorSanitizer, instrumented for the fuzzers (tools/ci/fuzz.sh
+#            reuses it; options: tools/ci/sanitized_options.sh); the distributed programs
+#            on every rank count (1, 2, 3, 4, 6) and each row-exchange variant
 #   openmp   build/openmp, with the Python package; distributed programs on 1 and 3 ranks
 #   hip-cpu  build/hip-cpu, the hip backend on the HIP CPU runtime ($TP_HIP_CPU_DIR, by
-#            default ../shared/third_party/hip-cpu); distributed programs on 1 and 2 ranks
+#            default ../shared/third_party/hip-cpu); distributed programs on 1 and 2 ranks;
+#            the command line's suite runs on the other two (it checks the command, whose
+#            kernels the suites cover here)
 # The rank logic is the same on every backend: one backend runs it on every rank count,
 # the others on a few. A build folder configured without tests (tools/demo.sh makes
 # build/openmp so) is reconfigured with them. The shared library must export the public
@@ -17,14 +21,24 @@ cd "$(dirname "$0")/../.."
 b=${1:?usage: tools/ci/suites.sh serial|openmp|hip-cpu}
 sets=(build test)
 [ "$b" != hip-cpu ] || sets+=(hip-cpu)
+[ "$b" != serial ] || sets+=(sanitize)
 tools/setup/deps.sh "${sets[@]}"
 
 build="build/$b"
+test_args=()
 case "$b" in
-  serial) opts=(-Dtenport_backend=serial -Dpython=enabled -Dmpi_test_ranks=1,2,3,4,6) ;;
+  serial)
+    read -r -a opts <<<"$(tools/ci/sanitized_options.sh | tr '\n' ' ')"
+    export CC=clang UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    # a folder made another way (gcc, no sanitizers) is made anew
+    if [ -f "$build/build.ninja" ] &&
+       ! meson introspect "$build" --buildoptions | grep -q '"b_sanitize", "value": "address,undefined"'; then
+      rm -rf "$build"
+    fi ;;
   openmp) opts=(-Dtenport_backend=openmp -Dpython=enabled -Dmpi_test_ranks=1,3) ;;
   hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu -Dmpi_test_ranks=1,2
-                 "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}") ;;
+                 "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}")
+           test_args=(--no-suite cli) ;;
   *) echo "suites.sh: unknown backend '$b' (serial, openmp or hip-cpu)" >&2; exit 2 ;;
 esac
 opts+=(-Dtests=enabled)
@@ -40,5 +54,5 @@ tools/ci/exports.sh "$build"
 tools/ci/check_suites.sh "$build"
 echo "== tests, $b backend ($(meson test -C "$build" --list --no-rebuild 2>/dev/null | wc -l) tests)"
 start=$SECONDS
-meson test -C "$build" --print-errorlogs --no-rebuild
+meson test -C "$build" --print-errorlogs --no-rebuild "${test_args[@]}"
 echo "(tests of $b took $((SECONDS - start)) s)"

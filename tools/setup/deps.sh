@@ -11,6 +11,7 @@
 #   hip-cpu      + TBB, which the HIP CPU runtime runs blocks on (-Dhip_platform=cpu)
 #   gpu-compile  + hipcc and the HIP runtime (CUDA comes from the CUDA Toolkit's nvcc)
 #   plot         + matplotlib for tools/plot/plot_bench.py (Debian's, for /usr/bin/python3)
+#   sanitize     + clang and its sanitizer and libFuzzer runtimes (the serial build of CI)
 #   format       + clang-format for tools/ci/format.sh
 #   docs         + mkdocs for the manual in docs/ (tools/ci/docs.sh) and man for its
 #                man page
@@ -27,6 +28,7 @@ for want in "$@"; do
     plot) packages+=(python3-matplotlib) ;;
     format) packages+=(clang-format) ;;
     docs) packages+=(mkdocs man-db) ;;
+    sanitize) packages+=(clang libclang-rt-14-dev) ;; # the sanitized, fuzzable serial build
     *) echo "deps.sh: unknown package set '$want'" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,14 @@
+#!/bin/sh
+# The meson options of the serial build that CI tests: the serial backend (the
+# reference), its suites under AddressSanitizer and UndefinedBehaviorSanitizer, every
+# target instrumented for libFuzzer (clang), so that the fuzzers link from the same
+# build (tools/ci/fuzz.sh), and the distributed programs on every rank count. Printed
+# one per line for `meson setup BUILD $(tools/ci/sanitized_options.sh)`, CC=clang.
+cat <<'OPTIONS'
+-Dtenport_backend=serial
+-Db_sanitize=address,undefined
+-Db_lundef=false
+-Dbuildtype=debugoptimized
+-Dfuzz=enabled
+-Dmpi_test_ranks=1,2,3,4,6
+OPTIONS
