@@ -3,9 +3,10 @@
 # Usage: tools/test.sh [STAGE...]      (default: every stage, in this order)
 #   format       the sources follow .clang-format and the layout's rules (tools/ci/layout.sh)
 #   serial       build/serial: the serial backend under ASan and UBSan (clang, instrumented
-#                for the fuzzers too): every suite, the distributed programs on 1, 2, 3, 4
-#                and 6 ranks
-#   openmp       build/openmp: every suite, the Python package's, the command line's
+#                for the fuzzers too): every suite but the command line's, the distributed
+#                programs on 2 and 3 ranks
+#   openmp       build/openmp: every suite, the Python package's and the command line's;
+#                the distributed programs on 1, 2, 3, 4 and 6 ranks
 #   hip-cpu      build/hip-cpu: the hip backend on the HIP CPU runtime (a fiber per
 #                work-item, 64-lane wavefronts), so that the GPU layer's own code runs on
 #                this CPU; the runtime is $TP_HIP_CPU_DIR, by default

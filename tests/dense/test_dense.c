@@ -428,16 +428,27 @@ static void expect_read_fails(const char *path, tp_dtype want, tp_status status,
     assert_message_has(needle);
 }
 
-Test(dense, read_rejects_integer_dtypes_naming_file_and_dtype) {
+/* Integer files are read as their values, in the file's own order (Fortran too). */
+Test(dense, integer_files_are_read_as_their_values) {
   const int64_t shape[2] = {2, 3};
-  const int32_t ints[6] = {1, 2, 3, 4, 5, 6};
+  const int32_t ints[6] = {1, -2, 3, 4, 5, -6};
   const char *path = tmp_path("ints.npy");
   TPT_OK(tp_npy_write(path, TP_DTYPE_I32, 2, shape, 0, ints));
-  expect_read_fails(path, TP_DTYPE_F64, TP_ERROR_FORMAT, "int32");
-  assert_message_has(path);
-  const uint8_t bytes[6] = {0};
+  tp_dense t;
+  TPT_OK(tp_dense_read_npy(path, TP_DTYPE_F64, &t));
+  cr_assert_eq(t.dtype, TP_DTYPE_F64);
+  cr_assert_eq(t.layout, TP_LAYOUT_RIGHT);
+  for (int i = 0; i < 6; ++i)
+    cr_assert_eq(((double *)t.data)[i], (double)ints[i], "element %d", i);
+  tp_dense_free(NULL, &t);
+  const uint8_t bytes[6] = {0, 1, 2, 250, 254, 255};
   TPT_OK(tp_npy_write(path, TP_DTYPE_U8, 2, shape, 1, bytes));
-  expect_read_fails(path, TP_DTYPE_F32, TP_ERROR_FORMAT, "uint8");
+  TPT_OK(tp_dense_read_npy(path, TP_DTYPE_F32, &t));
+  cr_assert_eq(t.dtype, TP_DTYPE_F32);
+  cr_assert_eq(t.layout, TP_LAYOUT_LEFT);
+  for (int i = 0; i < 6; ++i)
+    cr_assert_eq(((float *)t.data)[i], (float)bytes[i], "element %d", i);
+  tp_dense_free(NULL, &t);
 }
 
 Test(dense, read_rejects_too_few_dimensions_and_empty_ones) {

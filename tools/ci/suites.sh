@@ -4,13 +4,16 @@
 # Usage: tools/ci/suites.sh serial|openmp|hip-cpu
 #   serial   build/serial: the serial backend built by clang under AddressSanitizer and
 #            UndefinedBehaviorSanitizer, instrumented for the fuzzers (tools/ci/fuzz.sh
-#            reuses it; options: tools/ci/sanitized_options.sh); the distributed programs
-#            on every rank count (1, 2, 3, 4, 6) and each row-exchange variant
-#   openmp   build/openmp, with the Python package; distributed programs on 1 and 3 ranks
+#            reuses it; options: tools/ci/sanitized_options.sh); distributed programs on
+#            2 and 3 ranks; the command line's suite runs on OpenMP (the fuzzers run the
+#            command under the sanitizers)
+#   openmp   build/openmp, with the Python package and the command line's suite; the
+#            distributed programs on every rank count (1, 2, 3, 4, 6) and each
+#            row-exchange variant
 #   hip-cpu  build/hip-cpu, the hip backend on the HIP CPU runtime ($TP_HIP_CPU_DIR, by
 #            default ../shared/third_party/hip-cpu); distributed programs on 1 and 2 ranks;
-#            the command line's suite runs on the other two (it checks the command, whose
-#            kernels the suites cover here)
+#            the command line's suite runs on OpenMP (it checks the command, whose kernels
+#            the suites cover here)
 # The rank logic is the same on every backend: one backend runs it on every rank count,
 # the others on a few. A build folder configured without tests (tools/demo.sh makes
 # build/openmp so) is reconfigured with them. The shared library must export the public
@@ -34,8 +37,9 @@ case "$b" in
     if [ -f "$build/build.ninja" ] &&
        ! meson introspect "$build" --buildoptions | grep -q '"b_sanitize", "value": "address,undefined"'; then
       rm -rf "$build"
-    fi ;;
-  openmp) opts=(-Dtenport_backend=openmp -Dpython=enabled -Dmpi_test_ranks=1,3) ;;
+    fi
+    test_args=(--no-suite cli) ;;
+  openmp) opts=(-Dtenport_backend=openmp -Dpython=enabled -Dmpi_test_ranks=1,2,3,4,6) ;;
   hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu -Dmpi_test_ranks=1,2
                  "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}")
            test_args=(--no-suite cli) ;;

@@ -11,6 +11,14 @@
 static void append(tenport_json *j, const char *fmt, ...) {
   if (j->failed)
     return;
+  if (!j->text) { /* vsnprintf(NULL + 0, 0, ...) would add an offset to NULL */
+    j->text = (char *)malloc(256);
+    if (!j->text) {
+      j->failed = 1;
+      return;
+    }
+    j->cap = 256, j->len = 0;
+  }
   for (;;) {
     va_list ap;
     va_start(ap, fmt);
