@@ -16,7 +16,13 @@ for b in cuda hip; do
   [ -f "$build/build.ninja" ] ||
     meson setup "$build" -Dtenport_backend="$b" -Dtests=enabled -Doptimization=0 -Ddebug=false
   echo "== compile and link, $b backend"
-  ninja -C "$build"
+  if [ "$b" = cuda ]; then
+    ninja -C "$build" # everything: library, suites, benchmarks, tools
+  else # every kernel source through hipcc (the library's, the suites' and the benchmarks'
+    # kernels); the rest is the same C the other builds compile
+    lib=$(ninja -C "$build" -t targets all | grep -o '^libtenport_hip\.so\.[0-9.]*[0-9]' | head -1)
+    ninja -C "$build" "$lib" tests/libtpt_support.a tools/tenport
+  fi
   tools/ci/exports.sh "$build"
 done
 tools/ci/kernel_names.py build/cuda # every kernel of the build is named in the source

@@ -40,7 +40,7 @@ case "$b" in
     fi
     test_args=(--no-suite cli) ;;
   openmp) opts=(-Dtenport_backend=openmp -Dpython=enabled -Dmpi_test_ranks=1,2,3,4,6) ;;
-  hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu -Dmpi_test_ranks=1,2
+  hip-cpu) opts=(-Dtenport_backend=hip -Dhip_platform=cpu -Dmpi_test_ranks=1,2 -Doptimization=2
                  "-Dhip_cpu_dir=${TP_HIP_CPU_DIR:-../shared/third_party/hip-cpu}")
            test_args=(--no-suite cli) ;;
   *) echo "suites.sh: unknown backend '$b' (serial, openmp or hip-cpu)" >&2; exit 2 ;;
