@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/tenport/cli_conventions.h"
 #include "tools/tenport/cli_json.h"
@@ -112,6 +113,19 @@ static void reset(void) {
   memset(&summary, 0, sizeof summary);
 }
 
+/* An argument of the command that names the file the summary would replace (an input or
+ * output named on the command line), or NULL: the summary may not replace it, whatever
+ * becomes of the run (a usage error ends it before its inputs are opened). */
+static const char *argument_naming(int argc, char **argv, const char *path) {
+  struct stat target, st;
+  if (stat(path, &target) != 0)
+    return NULL;
+  for (int i = 1; i < argc; ++i)
+    if (stat(argv[i], &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino)
+      return argv[i];
+  return NULL;
+}
+
 int tenport_summary_start(const char *cmd, int argc, char **argv) {
   reset();
   summary.cmd = cmd, summary.argc = argc, summary.argv = argv;
@@ -121,6 +135,15 @@ int tenport_summary_start(const char *cmd, int argc, char **argv) {
   summary.to_stdout = !strcmp(tenport_settings.json, "-"); /* as "-i -" reads standard input */
   if (summary.to_stdout)
     return 0;
+  const char *named = argument_naming(argc, argv, tenport_settings.json);
+  if (named) {
+    fprintf(stderr,
+            "tenport %s: --json %s would replace %s, which the command line names too (an "
+            "input or an output); choose another name for the summary\n",
+            cmd, tenport_settings.json, named);
+    reset();
+    return 2;
+  }
   tp_status st = tp_output_set_create(&summary.set);
   if (st == TP_SUCCESS && !tenport_settings.force)
     st = tp_output_set_keep_existing(summary.set, TENPORT_FORCE_ADVICE);
