@@ -88,3 +88,11 @@ def test_a_file_size_limit_is_reported_as_too_large(work):
     assert "too large" in err(r).lower()
     assert temporaries(work) == []
     assert not (work / "big.tns").exists()
+
+
+def test_json_never_replaces_an_input_of_a_run_that_fails_to_start(work, dense):
+    (work / "ji.npy").write_bytes(dense)
+    r = run("convert", "-i", "ji.npy", "-o", "x.tns", "--json", "ji.npy", "--force", "--bogus")
+    assert r.returncode == 2
+    assert "would replace ji.npy" in err(r)
+    assert (work / "ji.npy").read_bytes() == dense
