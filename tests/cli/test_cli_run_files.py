@@ -24,7 +24,8 @@ def test_json_never_replaces_an_input(work, dense, force):
     (work / "ji.npy").write_bytes(dense)
     r = run("convert", "-i", "ji.npy", "-o", "x.tns", "--json", "ji.npy", *force)
     assert r.returncode != 0
-    assert "one of this run's" in err(r) or (not force and "exists" in err(r))
+    assert ("one of this run's" in err(r) or "would replace ji.npy" in err(r)
+            or (not force and "exists" in err(r)))
     assert (work / "ji.npy").read_bytes() == dense
 
 
