@@ -84,16 +84,26 @@ static const run_output *output_that_is(dev_t dev, ino_t ino) {
   return NULL;
 }
 
+/* " (LEAD OTHER)" when other spells the file otherwise than given, else "": the
+ * messages name the other spelling only when there is one. */
+static const char *other_spelling(char *buf, size_t cap, const char *lead, const char *given,
+                                  const char *other) {
+  buf[0] = '\0';
+  if (strcmp(given, other) != 0)
+    snprintf(buf, cap, " (%s %s)", lead, other);
+  return buf;
+}
+
 tp_status tpi_output_run_input(const char *name, dev_t dev, ino_t ino) {
   pthread_mutex_lock(&run_lock);
   tp_status st = TP_SUCCESS;
   const run_output *o = run.active ? output_that_is(dev, ino) : NULL;
+  char as[PATH_MAX + 16];
   if (o)
     st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
-                  "%s is also one of this run's outputs%s%s%s, which would replace it; "
+                  "%s is also one of this run's outputs%s, which would replace it; "
                   "choose another output name",
-                  name, strcmp(name, o->path) ? " (as " : "", strcmp(name, o->path) ? o->path : "",
-                  strcmp(name, o->path) ? ")" : "");
+                  name, other_spelling(as, sizeof as, "as", name, o->path));
   /* listed also when refused, so that no set of the run commits over it */
   int room = run.inputs_n < run.inputs_cap;
   if (run.active && !room) {
@@ -132,15 +142,13 @@ static int same_output(const run_output *o, const char *path, const char *key) {
 tp_status tpi_output_run_claim(const void *set, const char *path) {
   pthread_mutex_lock(&run_lock);
   tp_status st = TP_SUCCESS;
-  char *key = run.active ? key_of(path) : NULL;
+  char *key = run.active ? key_of(path) : NULL, as[PATH_MAX + 16];
   for (size_t i = 0; run.active && i < run.outputs_n && st == TP_SUCCESS; ++i)
     if (run.outputs[i].set != set && same_output(&run.outputs[i], path, key))
       st = TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
-                    "%s is named twice among this run's outputs%s%s%s: one would replace the "
+                    "%s is named twice among this run's outputs%s: one would replace the "
                     "other; give each output its own name",
-                    path, strcmp(path, run.outputs[i].path) ? " (also as " : "",
-                    strcmp(path, run.outputs[i].path) ? run.outputs[i].path : "",
-                    strcmp(path, run.outputs[i].path) ? ")" : "");
+                    path, other_spelling(as, sizeof as, "also as", path, run.outputs[i].path));
   if (st == TP_SUCCESS && run.active && run.outputs_n == run.outputs_cap) {
     size_t cap = run.outputs_cap ? 2 * run.outputs_cap : 8;
     run_output *p = (run_output *)realloc(run.outputs, cap * sizeof *p);
