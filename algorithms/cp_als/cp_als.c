@@ -20,6 +20,7 @@
 #include "tenport/linalg.h"
 #include "tenport/memory.h"
 #include "portable/tp_clock.h"
+#include "portable/tp_norm_scale.h"
 #include "algorithms/cp_als/tp_cp_run.h"
 #include "algorithms/dense/tp_dense_internal.h"
 #include "portable/tp_error.h"
@@ -235,37 +236,29 @@ static tp_status cp_value_stats(cp_run *run, double scale, tpi_cp_array_stats *s
   return TP_SUCCESS;
 }
 
-/* Sums of squares within this range keep every squared quantity of the fit (||X||^2,
- * ||M||^2, <X, M>) normal and finite: such tensors run unscaled. */
-#define CP_PLAIN_NORM2_MIN 0x1p-600
-#define CP_PLAIN_NORM2_MAX 0x1p+600
-
 /* ||X||^2, after checking X is finite and not zero (one pass over the stored values in
  * the space, unless the source knows it). A tensor whose squares would underflow or
  * overflow runs as X / 2^e, 2^e its largest |value| rounded to a power of two
- * (run->x_scale = 2^-e): each MTTKRP is scaled by it, exactly, so the factors are those
- * of X and lambda is scaled back at the end; the fit does not depend on the units. */
+ * (run->x_scale = 2^-e, tp_norm_scale.h): each MTTKRP is scaled by it, exactly, so the
+ * factors are those of X and lambda is scaled back at the end; the fit does not depend
+ * on the units. Sources without values in the space (sparse ones) give ||X s||^2 and s. */
 static tp_status cp_tensor_norm(cp_run *run) {
-  tpi_cp_array_stats s = {run->X->norm2, 0, 0};
-  int64_t n = run->X->count;
-  /* sources without values in the space (sparse ones) give their sum of squares */
-  int known = run->X->norm2 >= 0 && (!run->X->values || (run->X->norm2 >= CP_PLAIN_NORM2_MIN &&
-                                                         run->X->norm2 <= CP_PLAIN_NORM2_MAX));
+  const tpi_cp_tensor *X = run->X;
+  double given_scale = X->norm2_scale > 0 ? X->norm2_scale : 1.0;
+  tpi_cp_array_stats s = {X->norm2, 0, 0};
+  int known = X->norm2 >= 0 && (!X->values || tp_norm2_is_plain(X->norm2));
   if (!known)
     TP_TRY(cp_value_stats(run, 1.0, &s));
   if (s.nonfinite > 0)
     return TP_ERROR(TP_ERROR_NUMERICAL,
                     "X has %lld non-finite value%s (NaN or Inf) among "
                     "its %lld elements",
-                    (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s", (long long)n);
-  run->x_scale = 1.0;
-  int plain = known || (s.sumsq >= CP_PLAIN_NORM2_MIN && s.sumsq <= CP_PLAIN_NORM2_MAX);
-  if (!plain) {
+                    (long long)s.nonfinite, s.nonfinite == 1 ? "" : "s", (long long)X->count);
+  run->x_scale = known ? given_scale : 1.0;
+  if (!known && !tp_norm2_is_plain(s.sumsq)) {
     if (s.max_abs == 0)
       return TP_ERROR(TP_ERROR_NUMERICAL, "X is the zero tensor: the fit is undefined");
-    int e;
-    frexp(s.max_abs, &e);
-    run->x_scale = ldexp(1.0, -e);
+    run->x_scale = tp_scale_for_max_abs(s.max_abs);
     TP_TRY(cp_value_stats(run, run->x_scale, &s));
   }
   if (!isfinite(s.sumsq))

@@ -12,6 +12,7 @@
 #include "algorithms/cp_als/tp_dist_internal.h"
 #include "portable/tp_error.h"
 #include "portable/tp_host_omp.h"
+#include "portable/tp_norm_scale.h"
 #include "algorithms/sparse/tp_sparse_internal.h"
 
 /* ---- the shape every rank must share ------------------------------------------------- */
@@ -249,14 +250,23 @@ static tp_status unpack(tp_dist_coo *X, const exchange *x) {
 
 /* ---- the whole tensor's figures ------------------------------------------------------- */
 
+/* The counts, and ||X||^2 (with ||X s||^2 and s for a tensor of extreme units:
+ * portable/tp_norm_scale.h, s from the largest |value| over the ranks). */
 static tp_status totals(tp_dist_coo *X) {
   int64_t n[3] = {X->block.nnz, X->block.nnz, -X->block.nnz};
-  double norm2 = tp_coo_norm2(&X->block);
+  double norm2 = tp_coo_norm2(&X->block), max_abs = tpi_coo_max_abs(&X->block);
   X->local_nnz = X->block.nnz;
   TP_TRY(tp_comm_allreduce_host(X->comm, n, 1, TP_DTYPE_I64, TP_COMM_SUM));
   TP_TRY(tp_comm_allreduce_host(X->comm, n + 1, 2, TP_DTYPE_I64, TP_COMM_MAX));
   TP_TRY(tp_comm_allreduce_host(X->comm, &norm2, 1, TP_DTYPE_F64, TP_COMM_SUM));
+  TP_TRY(tp_comm_allreduce_host(X->comm, &max_abs, 1, TP_DTYPE_F64, TP_COMM_MAX));
   X->nnz = n[0], X->max_local_nnz = n[1], X->min_local_nnz = -n[2], X->norm2 = norm2;
+  X->norm2_scaled = norm2, X->norm2_scale = 1.0;
+  if (max_abs > 0 && !tp_norm2_is_plain(norm2)) { /* the same decision on every rank */
+    X->norm2_scale = tp_scale_for_max_abs(max_abs);
+    X->norm2_scaled = tpi_coo_norm2_times(&X->block, X->norm2_scale);
+    TP_TRY(tp_comm_allreduce_host(X->comm, &X->norm2_scaled, 1, TP_DTYPE_F64, TP_COMM_SUM));
+  }
   return TP_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 
 #include "tenport/cp_als.h"
 #include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/sparse_mttkrp/tp_flycoo_internal.h"
 #include "portable/tp_error.h"
 
 typedef struct cp_sparse {
@@ -45,7 +46,8 @@ tp_status tp_cp_als_sparse(tp_space *space, tp_flycoo *X, const tp_cp_als_option
   tpi_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = s.dtype, t.order = s.order, t.dims = s.dims;
-  t.count = s.nnz, t.norm2 = s.norm2;
+  t.count = s.nnz;
+  tpi_flycoo_norm2_scaled(X, &t.norm2, &t.norm2_scale);
   t.mttkrp = cp_sparse_mttkrp, t.passes = cp_sparse_passes, t.ctx = &c;
   t.mttkrp_trial = cp_sparse_mttkrp_trial, t.nvecs = cp_sparse_nvecs;
   return tpi_cp_als_run(space, &t, opts, model, result);

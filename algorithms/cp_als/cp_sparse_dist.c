@@ -48,7 +48,7 @@ static tpi_cp_tensor dist_tensor(tp_dist_coo *X) {
   tpi_cp_tensor t;
   memset(&t, 0, sizeof t);
   t.dtype = X->dtype, t.order = X->order, t.dims = X->block.dims;
-  t.count = X->nnz, t.norm2 = X->norm2;
+  t.count = X->nnz, t.norm2 = X->norm2_scaled, t.norm2_scale = X->norm2_scale;
   t.mttkrp = dist_mttkrp, t.passes = dist_passes, t.ctx = X;
   t.mttkrp_trial = dist_mttkrp_trial;
   t.layout = &X->layout;

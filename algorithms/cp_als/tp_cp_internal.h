@@ -20,7 +20,8 @@ struct tpi_cp_layout;
 
 /* What the iteration needs of a tensor: its shape, ||X||^2 (norm2 >= 0 when the source
  * knows it, else the sum of squares of `count` stored values in the space, checked
- * finite), and the MTTKRP of each mode. prepare (may be NULL) runs once before the
+ * finite; a source without values gives ||X s||^2 and s = norm2_scale, a power of two,
+ * 0 meaning 1: tp_norm_scale.h), and the MTTKRP of each mode. prepare (may be NULL) runs once before the
  * first MTTKRP, release (may be NULL) at the end; passes is reported in the result.
  * The MTTKRPs of a sweep come in mode order (modes may be skipped); restart (may be
  * NULL) comes before each sweep, so that nothing cached from earlier factors is used.
@@ -34,7 +35,7 @@ typedef struct tpi_cp_tensor {
   const int64_t *dims;
   const void *values;
   int64_t count;
-  double norm2;
+  double norm2, norm2_scale;
   tp_status (*prepare)(void *ctx, tp_space *space, int64_t rank,
                        const struct tp_cp_als_options *opts);
   tp_status (*mttkrp)(void *ctx, tp_space *space, const struct tp_kruskal *M, int n, void *G);

@@ -121,6 +121,7 @@ struct tp_dist_coo {
   int64_t dims[TP_COO_MAX_ORDER];
   int64_t nnz, local_nnz, min_local_nnz, max_local_nnz;
   double norm2;                      /* ||X||^2 of the whole tensor */
+  double norm2_scaled, norm2_scale;  /* ||X s||^2 and s (portable/tp_norm_scale.h) */
   int64_t *bounds[TP_COO_MAX_ORDER]; /* slab boundaries (of rows), parts[m] + 1 each */
   tpi_cp_relabel relabel[TP_COO_MAX_ORDER];
   tpi_cp_layout layout;

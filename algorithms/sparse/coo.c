@@ -222,3 +222,19 @@ double tp_coo_norm2(const tp_coo *host) {
   }
   return s;
 }
+
+double tpi_coo_max_abs(const tp_coo *host) {
+  double m = 0.0;
+  for (int64_t k = 0; k < host->nnz; ++k)
+    m = fmax(m, fabs(tpi_coo_value(host, k)));
+  return m;
+}
+
+double tpi_coo_norm2_times(const tp_coo *host, double scale) {
+  double s = 0.0;
+  for (int64_t k = 0; k < host->nnz; ++k) {
+    double v = tpi_coo_value(host, k) * scale;
+    s += v * v;
+  }
+  return s;
+}

@@ -39,6 +39,11 @@ void tpi_coo_host_free(tp_coo *t);
 /* tp_coo_check, and every array pointer non-NULL when nnz > 0. */
 tp_status tpi_coo_check_arrays(const tp_coo *t);
 
+/* The largest |value| of a host tensor, and its sum of squares of value * scale (a power
+ * of two from tp_scale_for_max_abs keeps it in range: portable/tp_norm_scale.h). */
+double tpi_coo_max_abs(const tp_coo *host);
+double tpi_coo_norm2_times(const tp_coo *host, double scale);
+
 /* Every index of a host tensor within its dims (the first half of tp_coo_validate). */
 tp_status tpi_coo_check_indices(const tp_coo *host);
 

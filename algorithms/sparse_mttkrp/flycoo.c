@@ -10,6 +10,7 @@
 #include "portable/tp_clock.h"
 #include "portable/tp_error.h"
 #include "portable/tp_handles.h"
+#include "portable/tp_norm_scale.h"
 #include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
 #include "portable/tp_space_common.h"
 
@@ -22,6 +23,7 @@ struct tp_flycoo {
   flycoo_mode_dev modes[TP_COO_MAX_ORDER];
   tp_space *space;
   tp_flycoo_stats stats;
+  double norm2_scaled, norm2_scale; /* ||X s||^2 and s (tpi_flycoo_norm2_scaled) */
 };
 
 tp_flycoo_options tp_flycoo_options_default(void) {
@@ -157,6 +159,9 @@ static tp_status flycoo_create(tp_space *space, const tp_coo *X, int in_space,
   flycoo_staged_free(space, &staged);
   if (st == TP_SUCCESS && in_space)
     st = flycoo_norm2_in_space(space, X, &f->stats.norm2);
+  f->norm2_scaled = f->stats.norm2, f->norm2_scale = 1.0;
+  if (st == TP_SUCCESS && !tp_norm2_is_plain(f->stats.norm2))
+    st = flycoo_norm2_rescaled(space, X, in_space, &f->norm2_scaled, &f->norm2_scale);
   if (st == TP_SUCCESS) /* the build's temporaries go back, not to the space's cache */
     st = tp_space_trim(space);
   if (st != TP_SUCCESS) {
@@ -202,6 +207,10 @@ tp_status tp_flycoo_get_stats(const tp_flycoo *fly, tp_flycoo_stats *stats) {
   TP_CHECK_ARG(fly && stats, "fly and stats must not be NULL");
   *stats = fly->stats;
   return TP_SUCCESS;
+}
+
+void tpi_flycoo_norm2_scaled(const tp_flycoo *fly, double *norm2, double *scale) {
+  *norm2 = fly->norm2_scaled, *scale = fly->norm2_scale;
 }
 
 int tp_flycoo_mode(const tp_flycoo *fly) { return fly ? fly->mode : -1; }

@@ -12,6 +12,7 @@
 #include "portable/tp_error.h"
 #include "algorithms/sparse_mttkrp/tp_flycoo_build.h"
 #include "portable/tp_host_omp.h"
+#include "portable/tp_norm_scale.h"
 #include "portable/tp_space_common.h"
 #include "algorithms/sparse/tp_sparse_internal.h"
 
@@ -96,18 +97,21 @@ tp_status flycoo_validate_in_space(tp_space *space, const tp_coo *X) {
 
 /* ---- ||X||^2 ------------------------------------------------------------------------------ */
 
-/* The sum of squares in double, in fixed blocks: the same for any thread count. */
-static double flycoo_host_sum_squares(const tp_coo *h) {
+/* The sum of squares of value * scale in double, in fixed blocks: the same for any
+ * thread count. */
+static double flycoo_host_sum_squares(const tp_coo *h, double scale) {
   const int64_t blocks = (h->nnz + FLYCOO_SUM_BLOCK - 1) / FLYCOO_SUM_BLOCK;
   double *part = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
   if (!part)
-    return tp_coo_norm2(h);
+    return tpi_coo_norm2_times(h, scale);
   TP_HOST_OMP(omp parallel for schedule(static))
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t end = (b + 1) * FLYCOO_SUM_BLOCK < h->nnz ? (b + 1) * FLYCOO_SUM_BLOCK : h->nnz;
     double s = 0;
-    for (int64_t x = b * FLYCOO_SUM_BLOCK; x < end; ++x)
-      s += flycoo_host_value(h, x) * flycoo_host_value(h, x);
+    for (int64_t x = b * FLYCOO_SUM_BLOCK; x < end; ++x) {
+      const double v = flycoo_host_value(h, x) * scale;
+      s += v * v;
+    }
     part[b] = s;
   }
   double s = 0;
@@ -117,16 +121,36 @@ static double flycoo_host_sum_squares(const tp_coo *h) {
   return s;
 }
 
-/* ||X||^2 of a host tensor that may hold duplicates: summed first, on a copy. */
-static tp_status flycoo_norm2_merged(const tp_coo *host, double *norm2) {
+/* ||X s||^2 of a host tensor that may hold duplicates, summed first on a copy; s = 1, or
+ * with rescale, 2^-e from the merged values' largest |value| when ||X||^2 leaves the
+ * normal range (tp_norm_scale.h). */
+static tp_status flycoo_norm2_merged(const tp_coo *host, int rescale, double *norm2,
+                                     double *scale) {
   tp_coo copy;
   TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
   for (int m = 0; m < host->order; ++m)
     memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
   memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
   tp_status st = tp_coo_sum_duplicates(&copy, NULL);
-  *norm2 = flycoo_host_sum_squares(&copy);
+  *scale = 1.0;
+  *norm2 = flycoo_host_sum_squares(&copy, 1.0);
+  const double max_abs = rescale ? tpi_coo_max_abs(&copy) : 0.0;
+  if (max_abs > 0 && !tp_norm2_is_plain(*norm2)) {
+    *scale = tp_scale_for_max_abs(max_abs);
+    *norm2 = flycoo_host_sum_squares(&copy, *scale);
+  }
   tp_coo_free(NULL, &copy);
+  return st;
+}
+
+tp_status flycoo_norm2_rescaled(tp_space *space, const tp_coo *X, int in_space, double *norm2,
+                                double *scale) {
+  if (!in_space)
+    return flycoo_norm2_merged(X, 1, norm2, scale);
+  tp_coo host;
+  TP_TRY(tp_coo_copy_to_host(space, &host, X));
+  tp_status st = flycoo_norm2_merged(&host, 1, norm2, scale);
+  tp_coo_free(NULL, &host);
   return st;
 }
 
@@ -244,7 +268,8 @@ static tp_status flycoo_host_checks(const tp_coo *host, uint32_t *const *out, do
     TP_TRY(tp_coo_validate(host)); /* names the first bad nonzero */
     return TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: a bad index or value was seen, not found");
   }
-  return r.unsorted ? flycoo_norm2_merged(host, norm2) : TP_SUCCESS;
+  double scale;
+  return r.unsorted ? flycoo_norm2_merged(host, 0, norm2, &scale) : TP_SUCCESS;
 }
 
 tp_status flycoo_stage_host(tp_space *space, const tp_coo *host, flycoo_staged *s, double *norm2) {
@@ -292,9 +317,10 @@ tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2)
     memcpy(norm2, &got[1], sizeof *norm2);
     return TP_SUCCESS;
   }
-  tp_coo host; /* duplicates, or out of order: summed on the host */
+  double scale; /* duplicates, or out of order: summed on the host */
+  tp_coo host;
   TP_TRY(tp_coo_copy_to_host(space, &host, X));
-  st = flycoo_norm2_merged(&host, norm2);
+  st = flycoo_norm2_merged(&host, 0, norm2, &scale);
   tp_coo_free(NULL, &host);
   return st;
 }

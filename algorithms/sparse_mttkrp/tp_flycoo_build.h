@@ -113,6 +113,10 @@ void flycoo_staged_free(tp_space *space, flycoo_staged *s);
 /* ||X||^2 of a tensor in the space, duplicates summed (by reductions; a tensor with
  * duplicates or out of order is summed on the host). */
 tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2);
+/* ||X s||^2 and s for a tensor whose ||X||^2 leaves the normal range (s = 2^-e from its
+ * largest |value|: portable/tp_norm_scale.h), on a merged host copy. Rare: extreme units. */
+tp_status flycoo_norm2_rescaled(tp_space *space, const tp_coo *X, int in_space, double *norm2,
+                                double *scale);
 
 TP_EXTERN_C_END
 #endif

@@ -26,6 +26,10 @@
 
 TP_EXTERN_C_BEGIN
 
+/* ||X s||^2 and s, a power of two: 1 unless ||X||^2 leaves the normal range
+ * (portable/tp_norm_scale.h), for the methods that scale by it (CP-ALS). */
+void tpi_flycoo_norm2_scaled(const tp_flycoo *fly, double *norm2, double *scale);
+
 /* Largest mode size the plan takes (its per-row arrays are dense). */
 #define FLYCOO_MAX_DIM ((int64_t)1 << 28)
 

@@ -26,8 +26,11 @@ static void record_fit(const tp_cp_als_progress *p, void *user) {
     f->fit[f->count++] = p->fit;
 }
 
+/* Every value of the next tensors is times this (units must not matter). */
+static double value_scale = 1.0;
+
 /* A tensor every rank builds the same: nnz draws (duplicates possible and wanted),
- * values in [0.5, 1.5); its nonzero k goes to rank (k * 7) % size's share, so the
+ * values in [0.5, 1.5) times value_scale; its nonzero k goes to rank (k * 7) % size's share, so the
  * copies of a duplicate usually land on different ranks. Ranks at or past
  * `holders` get none. */
 static void make_tensor(int order, const int64_t *dims, int64_t nnz, uint64_t seed, tp_dtype dtype,
@@ -38,7 +41,7 @@ static void make_tensor(int order, const int64_t *dims, int64_t nnz, uint64_t se
       double u = mpi_check_value(seed, (uint64_t)(k * order + m)) + 0.5;
       all->indices[m][k] = (int64_t)(u * u * (double)dims[m]) % dims[m];
     }
-    double v = mpi_check_value(seed + 1, (uint64_t)k) + 1.0;
+    double v = (mpi_check_value(seed + 1, (uint64_t)k) + 1.0) * value_scale;
     if (dtype == TP_DTYPE_F64)
       ((double *)all->values)[k] = v;
     else
@@ -159,6 +162,12 @@ int main(int argc, char **argv) {
   /* one holder packs its share in many chunks (over 1024 nonzeros each) */
   const int64_t d3_big[3] = {97, 61, 43};
   run_case("3 modes, 60000 nonzeros on one rank", 3, d3_big, 60000, 3, TP_DTYPE_F64, NULL, 1, 1);
+  /* squares that underflow, then overflow: scaled over the ranks as on one */
+  value_scale = ldexp(1.0, -660);
+  run_case("3 modes, values times 2^-660", 3, d3, 3000, 4, TP_DTYPE_F64, NULL, size, 1);
+  value_scale = ldexp(1.0, 530);
+  run_case("3 modes, values times 2^530", 3, d3, 3000, 4, TP_DTYPE_F64, NULL, size, 1);
+  value_scale = 1.0;
   int code = mpi_check_finish("test_cp_sparse_dist");
   tp_comm_destroy(&comm);
   tp_space_destroy(&space);
