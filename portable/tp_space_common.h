@@ -42,6 +42,8 @@ typedef struct tp_space_common {
  * than its work. GPU spaces ignore it. Returns the previous value, to put back. */
 #define TP_HOST_WORK_PER_THREAD ((int64_t)1 << 16)
 int64_t tp_space_set_work(tp_space *space, int64_t work);
+/* The threads a host launch takes now (after the work cap); 0 on GPU spaces. */
+int tp_space_launch_threads(const tp_space *space);
 
 /* Hooks every backend implements. */
 tp_space_common *tp_space_common_of(tp_space *space);

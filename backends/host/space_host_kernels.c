@@ -183,6 +183,8 @@ int tp_host_threads(const tp_space *space) {
   return useful < space->threads ? (int)useful : space->threads;
 }
 
+int tp_space_launch_threads(const tp_space *space) { return tp_host_threads(space); }
+
 size_t tp_team_scratch_limit(const tp_space *space, int team_size) {
   (void)space, (void)team_size;
   return TP_HOST_MAX_SCRATCH;

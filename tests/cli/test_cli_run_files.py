@@ -10,7 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from conftest import TENPORT, err, ok, planted_dense, run, temporaries
+from conftest import (MPIRUN, TENPORT, TEST_RANKS, built_with_mpi, err, ok, planted_dense, run,
+                      temporaries)
 
 
 @pytest.fixture
@@ -66,6 +67,50 @@ def test_a_signal_leaves_no_temporaries(work, sig):
     p.send_signal(sig)
     p.wait(timeout=60)
     assert p.returncode == -sig
+    assert temporaries(work) == []
+    assert not (work / "m_lambda.npy").exists()
+
+
+def rank_processes(parent):
+    """{rank: pid} of the processes mpirun `parent` started (their OMPI_COMM_WORLD_RANK)."""
+    ranks = {}
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != parent:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+            if b"OMPI_COMM_WORLD_RANK" in env:
+                ranks[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    return ranks
+
+
+def test_a_killed_rank_leaves_no_temporaries_on_the_others(work):
+    """SIGKILL on rank 1 (which cannot clean up after itself): mpirun ends the others with
+    SIGTERM, and rank 0 removes the temporaries of the history it was writing."""
+    if not MPIRUN or not built_with_mpi() or TEST_RANKS[-1] < 2:
+        pytest.skip("needs a build with MPI and 2 ranks")
+    planted_dense("big.npy", (60, 50, 40))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", TENPORT_NO_PROGRESS="1",
+               ASAN_OPTIONS="detect_leaks=0")
+    p = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", TENPORT, "cp-als", "-i",
+                          "big.npy", "-r", "5", "--max-iters", "1000000", "--tol", "0", "-o",
+                          "m", "--history", "h.json", "-q"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    ranks = {}
+    while (len(ranks) < 2 or not temporaries(work)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        ranks = rank_processes(p.pid)
+    assert len(ranks) == 2 and temporaries(work), f"ranks {ranks}, no temporaries seen"
+    os.kill(ranks[1], signal.SIGKILL)
+    p.wait(timeout=120)
+    assert p.returncode != 0
     assert temporaries(work) == []
     assert not (work / "m_lambda.npy").exists()
 
