@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tenport's build needs, if they are missing.
 # Usage: tools/setup/deps.sh [build|test|hip-cpu|gpu-compile|plot|format|docs]...
-#   build        compilers, meson, ninja, BLIS, zlib      (always installed)
+#   build        compilers, meson, ninja, BLIS, zlib, L-BFGS-B (always installed)
 #   test         + Criterion, pytest with numpy for the command line's and the Python
 #                package's tests, nibabel for the diffusion-MRI image tests (NIfTI files
 #                written by another reader), meson-python, venv, the Python headers and
@@ -17,7 +17,7 @@
 #                man page
 set -euo pipefail
 
-packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g-dev)
+packages=(gcc g++ meson ninja-build pkg-config python3 libblis-openmp-dev zlib1g-dev liblbfgsb-dev)
 for want in "$@"; do
   case "$want" in
     build) ;;
