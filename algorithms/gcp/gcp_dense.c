@@ -14,13 +14,33 @@
 
 typedef struct gcp_dense_ctx {
   const tp_dense *X, *W;
-  tp_dense Y;
+  tp_dense Y;      /* with_gradient only */
   double *partial; /* per chunk, in the space */
-  int64_t chunks;
+  int64_t chunks, capacity[2];
   tp_gcp_loss loss;
   double param;
   tp_space *space;
 } gcp_dense_ctx;
+
+static tp_status gcp_dense_f(void *ctx, tp_space *space, const tp_kruskal *M, double *f) {
+  gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
+  tpi_gcp_pass p = {c->X, c->W, M, NULL, c->loss, c->param};
+  TP_TRY(tpi_gcp_pass_fg(space, &p, c->partial));
+  return tpi_gcp_sum_partials(space, c->partial, c->chunks, f);
+}
+
+static tp_status gcp_dense_plan(void *ctx, const tp_gcp_options *o, int64_t capacity[2]) {
+  gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
+  TP_TRY(tpi_gcp_dense_plan(c->X, o, c->capacity));
+  capacity[0] = c->capacity[0], capacity[1] = c->capacity[1];
+  return TP_SUCCESS;
+}
+
+static tp_status gcp_dense_draw(void *ctx, tp_space *space, int which, uint64_t key,
+                                tpi_gcp_sample_view smp, int64_t *count) {
+  gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
+  return tpi_gcp_dense_draw(space, c->X, c->W, c->capacity, which, key, smp, count);
+}
 
 static tp_status gcp_dense_fg(void *ctx, tp_space *space, const tp_kruskal *M, double *f,
                               tp_kruskal *G) {
@@ -73,9 +93,9 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
   int64_t *bad = NULL, *first = NULL;
   double *hsq = (double *)malloc(sizeof(double) * 2 * (size_t)n);
   int64_t *hbad = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)n);
-  tp_status st = hsq && hbad ? TP_SUCCESS
-                             : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld partials",
-                                        (long long)n);
+  tp_status st =
+      hsq && hbad ? TP_SUCCESS
+                  : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld partials", (long long)n);
   if (st == TP_SUCCESS)
     st = tp_temp_alloc(space, sizeof(double) * 2 * (size_t)n + sizeof(int64_t) * 2 * (size_t)n,
                        (void **)&sq);
@@ -104,8 +124,8 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
     gcp_name_element(space, c->X, first_bad, where, sizeof where);
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "%s: the %s loss needs %s (%lld observed entr%s refused)", where,
-                    tp_gcp_loss_name(c->loss), tpi_gcp_data_rule_text(c->loss),
-                    (long long)refused, refused == 1 ? "y is" : "ies are");
+                    tp_gcp_loss_name(c->loss), tpi_gcp_data_rule_text(c->loss), (long long)refused,
+                    refused == 1 ? "y is" : "ies are");
   }
   if (src->observed == 0)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "the mask leaves no observed entry");
@@ -131,7 +151,8 @@ static tp_status gcp_dense_check(const tp_dense *X, const tp_dense *W) {
 }
 
 tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dense *W,
-                               tp_gcp_loss loss, double param, tpi_gcp_source *src) {
+                               tp_gcp_loss loss, double param, int with_gradient,
+                               tpi_gcp_source *src) {
   TP_TRY(gcp_dense_check(X, W));
   gcp_dense_ctx *c = (gcp_dense_ctx *)calloc(1, sizeof *c);
   if (!c)
@@ -140,11 +161,13 @@ tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dens
   c->chunks = tpi_gcp_chunks(tp_dense_count(X));
   memset(src, 0, sizeof *src);
   src->dtype = X->dtype, src->order = X->order, src->dims = X->dims;
-  src->fg = gcp_dense_fg, src->release = gcp_dense_release, src->ctx = c;
+  src->fg = with_gradient ? gcp_dense_fg : NULL, src->f = gcp_dense_f;
+  src->plan = gcp_dense_plan, src->draw = gcp_dense_draw;
+  src->release = gcp_dense_release, src->ctx = c;
   tp_status st = tp_alloc(space, sizeof(double) * (size_t)c->chunks, (void **)&c->partial);
   if (st == TP_SUCCESS)
     st = gcp_dense_stats(space, c, src);
-  if (st == TP_SUCCESS) /* Y last: the checks fail before the largest allocation */
+  if (st == TP_SUCCESS && with_gradient) /* Y last: the checks fail before it */
     st = tp_dense_alloc(space, X->dtype, X->order, X->dims, X->layout, &c->Y);
   if (st != TP_SUCCESS) {
     gcp_dense_release(c);

@@ -7,6 +7,7 @@
 
 #include "tenport/gcp.h"
 #include "portable/tp_extern_c.h"
+#include "algorithms/gcp/tp_gcp_sample.h"
 
 TP_EXTERN_C_BEGIN
 
@@ -43,10 +44,10 @@ tp_status tpi_gcp_fg_f64(tp_space *space, const tpi_gcp_pass *p, double *partial
  * none). */
 tp_status tpi_gcp_pass_stats(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
                              double *observed, int64_t *bad, int64_t *first);
-tp_status tpi_gcp_stats_f32(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
-                            double *observed, int64_t *bad, int64_t *first);
-tp_status tpi_gcp_stats_f64(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
-                            double *observed, int64_t *bad, int64_t *first);
+tp_status tpi_gcp_stats_f32(tp_space *space, const tpi_gcp_pass *p, double *sumsq, double *observed,
+                            int64_t *bad, int64_t *first);
+tp_status tpi_gcp_stats_f64(tp_space *space, const tpi_gcp_pass *p, double *sumsq, double *observed,
+                            int64_t *bad, int64_t *first);
 /* The sum of n partials in the space, in fixed blocks then in order on the host. */
 tp_status tpi_gcp_sum_partials(tp_space *space, const double *partial, int64_t n, double *sum);
 
@@ -59,9 +60,12 @@ const char *tpi_gcp_data_rule_text(tp_gcp_loss loss);
 
 /* ---- objective sources (gcp_dense.c) ----------------------------------------------- */
 
-/* What a solver needs of a problem: its shape, and the objective with its gradient at
- * factors held in the space (lambda not read), each factor's gradient into G's factors
- * (same shapes, in the space). A source owns its buffers; release frees them. */
+/* What a solver needs of a problem: its shape, and at factors held in the space
+ * (lambda not read): the objective with its gradient, each factor's into G's factors
+ * (same shapes, in the space; L-BFGS-B), the objective alone, and samples (Adam): plan
+ * says how many a function (which 0) and a gradient (which 1) sample hold for the
+ * options, draw fills one from a counter key and says how many it drew. A member left
+ * NULL is not offered. A source owns its buffers; release frees them. */
 typedef struct tpi_gcp_source {
   tp_dtype dtype;
   int order;
@@ -69,16 +73,36 @@ typedef struct tpi_gcp_source {
   double data_norm2; /* ||X||^2 over the observed entries, for the random start's scale */
   double observed;   /* entries that count in the objective */
   tp_status (*fg)(void *ctx, tp_space *space, const tp_kruskal *M, double *f, tp_kruskal *G);
+  tp_status (*f)(void *ctx, tp_space *space, const tp_kruskal *M, double *f);
+  tp_status (*plan)(void *ctx, const tp_gcp_options *o, int64_t capacity[2]);
+  tp_status (*draw)(void *ctx, tp_space *space, int which, uint64_t key, tpi_gcp_sample_view smp,
+                    int64_t *count);
   void (*release)(void *ctx);
   void *ctx;
 } tpi_gcp_source;
 
 /* A dense tensor X and mask W (NULL: every entry observed) in the space: checked, the
- * observed entries checked against the loss. */
+ * observed entries checked against the loss; with_gradient: room for the derivative
+ * tensor (fg offered; else f and the samples only). */
 tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dense *W,
-                               tp_gcp_loss loss, double param, tpi_gcp_source *src);
+                               tp_gcp_loss loss, double param, int with_gradient,
+                               tpi_gcp_source *src);
+/* The dense source's samples (gcp_samplers.c): uniform entries. */
+tp_status tpi_gcp_dense_plan(const tp_dense *X, const tp_gcp_options *o, int64_t capacity[2]);
+tp_status tpi_gcp_dense_draw(tp_space *space, const tp_dense *X, const tp_dense *W,
+                             const int64_t capacity[2], int which, uint64_t key,
+                             tpi_gcp_sample_view smp, int64_t *count);
+/* A sparse tensor in host memory for Adam (gcp_samplers.c): checked against the loss,
+ * copied to the space with a map of its nonzeros; stratified samples. */
+tp_status tpi_gcp_sparse_source(tp_space *space, const tp_coo *X, tp_gcp_loss loss,
+                                tpi_gcp_source *src);
 
 /* ---- the run (gcp.c, gcp_lbfgsb.c) ------------------------------------------------- */
+
+/* GCP-Adam from x (host, as for L-BFGS-B), which receives the last accepted epoch's
+ * factors; M holds the factors in the space (gcp_adam.c). */
+tp_status tpi_gcp_adam_solve(tp_space *space, const tpi_gcp_source *src, const tp_gcp_options *o,
+                             double *x, tp_kruskal *M, tp_gcp_result *res);
 
 /* L-BFGS-B from x (host, the factors one after another, each dims[k] x rank row-major),
  * which receives the solution; M and G are the factors in the space the source reads

@@ -8,10 +8,23 @@
  * model's entries come from one pass over X in the space, the MTTKRPs are the dense
  * ones of tenport/mttkrp.h.
  *
- * Solver: L-BFGS-B (Byrd, Lu, Nocedal & Zhu; version 3.0 of Morales & Nocedal), the
- * quasi-Newton step on the host, each function and gradient in the space, with the
- * defaults the Tensor Toolbox for Python (pyttb) gives it: at most 1000 iterations,
- * factr 1e7, 10 correction pairs, projected-gradient tolerance 1e-5, 15000 evaluations.
+ * Solvers:
+ * - L-BFGS-B (Byrd, Lu, Nocedal & Zhu; version 3.0 of Morales & Nocedal), the
+ *   quasi-Newton step on the host, each function and gradient in the space, with the
+ *   defaults the Tensor Toolbox for Python (pyttb) gives it: at most 1000 iterations,
+ *   factr 1e7, 10 correction pairs, projected-gradient tolerance 1e-5, 15000 evaluations.
+ * - GCP-Adam (Kolda & Hong, SIMODS 2020): steps of Adam along gradients estimated from
+ *   samples of the entries, drawn in the space; epochs of epoch_iters steps, after each
+ *   the objective estimated on one fixed sample; an epoch whose estimate rises is undone
+ *   and the step multiplied by decay, and more than max_fails such epochs end the run.
+ *   Dense tensors are sampled uniformly (each sample weighted N / S); sparse ones are
+ *   stratified: nonzeros (weight nnz / S) and entries drawn uniformly over the whole
+ *   tensor that count only when they are zeros (weight N / S, an unbiased sum over the
+ *   zeros). The sampled gradient is the MTTKRP of the sampled tensor. The defaults
+ *   are pyttb's: rate 1e-3, decay 0.1, max_fails 1, 1000 epochs of 1000 steps, the
+ *   sample counts below. A run is a function of its seed: the samples are drawn from
+ *   counters and every sum has a fixed order, whatever the threads or the GPU. A
+ *   sparse tensor never takes its dense form.
  *
  * The losses, with eps = 1e-10 (x the data, m the model; lower: the factors' default
  * bound):
@@ -73,16 +86,19 @@ TP_API tp_status tp_gcp_loss_eval(tp_gcp_loss loss, double param, double x, doub
                                   double *dfdm);
 
 typedef enum tp_gcp_solver {
-  TP_GCP_SOLVER_LBFGSB = 0 /* full gradient, bounds: the only solver so far */
+  TP_GCP_SOLVER_LBFGSB = 0, /* full gradient with bounds */
+  TP_GCP_SOLVER_ADAM = 1    /* stochastic gradient, Adam's steps */
 } tp_gcp_solver;
 
-/* What the progress callback sees after every L-BFGS-B iteration. */
+/* What the progress callback sees after every L-BFGS-B iteration or Adam epoch. */
 typedef struct tp_gcp_progress {
-  int iteration;        /* 1-based */
-  int evaluations;      /* function and gradient evaluations so far */
-  double loss;          /* the objective at the new iterate */
-  double gradient_norm; /* the projected gradient's largest |entry| */
+  int iteration;        /* 1-based: the iteration, or the epoch */
+  int evaluations;      /* function and gradient evaluations (Adam: steps) so far */
+  double loss;          /* the objective at the new iterate (Adam: its estimate) */
+  double gradient_norm; /* L-BFGS-B: the projected gradient's largest |entry|; Adam: 0 */
   double seconds;       /* since the start of the run */
+  double step;          /* Adam: the epoch's step size; L-BFGS-B: 0 */
+  int failed;           /* Adam: the epoch raised the estimate and was undone */
 } tp_gcp_progress;
 
 typedef void (*tp_gcp_progress_fn)(const tp_gcp_progress *p, void *user);
@@ -107,7 +123,23 @@ typedef struct tp_gcp_options {
                              it; default 1e-5 */
   int memory;             /* L-BFGS correction pairs; default 10 */
   double max_seconds;     /* stop after the iteration that ends past it (0: none) */
-  int normalize;          /* final model: unit 2-norm columns, weights in lambda, components by
+  /* GCP-Adam (solver TP_GCP_SOLVER_ADAM) */
+  int epochs;                  /* at most this many epochs; default 1000 */
+  int epoch_iters;             /* steps per epoch; default 1000 */
+  double rate;                 /* Adam's step size; default 1e-3 */
+  double decay;                /* the step's factor after a failed epoch; default 0.1 */
+  int max_fails;               /* failed epochs allowed; default 1 */
+  double f_est_tol;            /* stop once the estimate is below it; default -INFINITY */
+  double beta1, beta2, eps;    /* Adam's; defaults 0.9, 0.999, 1e-8 */
+  int64_t gradient_samples;    /* per step: dense entries, or sparse nonzeros. 0: dense
+                                min(max(1000, 10 N / epochs), N); sparse min(max(1000,
+                                3 nnz / epochs), nnz) */
+  int64_t gradient_zeros;      /* sparse: zero draws per step; 0: as many as nonzeros,
+                                at most the zeros */
+  int64_t function_samples;    /* the fixed estimate's. 0: dense min(max(N / 10, 10^6), N);
+                                sparse min(max(nnz / 100, 10^5), nnz) */
+  int64_t function_zeros;      /* sparse: 0: as many as its nonzeros, at most the zeros */
+  int normalize;               /* final model: unit 2-norm columns, weights in lambda, components by
                              decreasing lambda (default 1); 0: lambda = 1, the factors as
                              optimised */
   tp_gcp_progress_fn progress; /* may be NULL */
@@ -117,14 +149,18 @@ typedef struct tp_gcp_options {
 } tp_gcp_options;
 
 typedef struct tp_gcp_result {
-  int iterations;
-  int evaluations;
-  double loss;         /* the objective of the returned model */
+  int iterations;  /* L-BFGS-B iterations, or Adam epochs */
+  int evaluations; /* function and gradient evaluations, or Adam steps */
+  double loss;     /* the objective of the returned model (Adam on a sparse tensor:
+                          its estimate, loss_is_estimate) */
+  int loss_is_estimate;
   double initial_loss; /* at the start */
   double gradient_norm;
-  int converged;       /* factr or pgtol ended the run */
+  int converged; /* factr or pgtol ended the run */
   int stopped_by_time;
-  char stop_reason[64]; /* L-BFGS-B's last task, or "max_iters", "max_evals", "max_seconds" */
+  char stop_reason[64]; /* L-BFGS-B's last task, or "max_iters", "max_evals", "max_seconds";
+                           Adam: "epochs", "max_fails", "f_est_tol", "max_seconds" */
+  int failed_epochs;
   double seconds;
   double eval_seconds; /* in function and gradient evaluations */
 } tp_gcp_result;
@@ -145,10 +181,12 @@ TP_API tp_status tp_gcp(tp_space *space, const tp_dense *X, const tp_dense *mask
                         const tp_gcp_options *opts, tp_kruskal *model, tp_gcp_result *result);
 
 /* GCP of a sparse tensor in host memory (duplicates summed; unstored entries are
- * zeros that count in the objective): the L-BFGS-B solver forms the dense tensor in
+ * zeros that count in the objective). The L-BFGS-B solver forms the dense tensor in
  * the space, so it needs twice the dense tensor's bytes there (TP_ERROR_OUT_OF_MEMORY
- * names the size). missing: NULL, or the coordinates (values ignored) of the entries
- * that are missing. */
+ * names the size); missing: NULL, or the coordinates (values ignored) of the entries
+ * that are missing. Adam samples the nonzeros in the space and never forms the dense
+ * tensor (missing entries are not supported with it: NULL). Every dim must be below
+ * 2^32 for Adam's samples. */
 TP_API tp_status tp_gcp_sparse(tp_space *space, const tp_coo *X, const tp_coo *missing,
                                const tp_gcp_options *opts, tp_kruskal *model,
                                tp_gcp_result *result);

@@ -1,0 +1,314 @@
+/* GCP-Adam's sampled objective and gradient, written once on the portable layer: samples
+ * drawn in the space from counters (uniform entries of a dense tensor; a sparse tensor's
+ * nonzeros and zeros drawn apart), the loss and its derivative at each sample, the
+ * sampled gradient as an MTTKRP of the sampled tensor, and Adam's step.
+ *
+ * Template: the includer defines TP_REAL and TP_SFX (f32 or f64), and TP_GCP_PRIMARY to
+ * 1 in exactly one instance (which then also defines the dtype-free kernels).
+ * generates: the kernels named in the generates: lists of gcp_sample_f32_kernels.c and
+ * gcp_sample_f64_kernels.c, which instantiate it.
+ *
+ * Nothing depends on scheduling: sample s is a function of (key, s); the objective sums
+ * fixed chunks in order; the gradient's rows sum their samples in sample order (a stable
+ * sort groups them), never by atomics. */
+#include <stdint.h>
+
+#include "portable/tp_portable.h"
+#include "portable/tp_hashmap_device.h"
+#include "algorithms/dense/tp_random_internal.h"
+#include "algorithms/gcp/tp_gcp_loss.h"
+#include "algorithms/gcp/tp_gcp_internal.h"
+
+#define FN(name) TP_PASTE3(name, _, TP_SFX)
+
+/* ---- drawing ---------------------------------------------------------------------------- */
+
+typedef struct FN(gcp_draw_args) {
+  tpi_gcp_sample_view out;
+  const TP_REAL *X, *W;                     /* dense: the tensor and its mask (or NULL) */
+  const int64_t *coords[TP_DENSE_MAX_ORDER]; /* sparse: the nonzeros' indices */
+  const TP_REAL *values;                    /* sparse: their values */
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  int64_t N, count; /* dense: N elements; sparse: count nonzeros */
+  uint64_t key;
+  double weight;
+  int d, right;
+} FN(gcp_draw_args);
+
+/* Uniform entries of a dense tensor, weight N / S (0 where the mask says missing). */
+TP_RANGE_KERNEL(FN(gcp_draw_dense), FN(gcp_draw_args), s, a) {
+  const double u = tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)s), TP_DTYPE_F64);
+  int64_t e = (int64_t)(u * (double)a.N);
+  e = e < a.N ? e : a.N - 1;
+  int64_t rest = e;
+  for (int t = 0; t < a.d; ++t) {
+    const int k = a.right ? a.d - 1 - t : t;
+    a.out.idx[k][s] = (uint32_t)(rest % a.dims[k]);
+    rest /= a.dims[k];
+  }
+  const int seen = !a.W || a.W[e] != 0;
+  a.out.x[s] = seen ? (double)a.X[e] : 0.0;
+  a.out.w[s] = seen ? a.weight : 0.0;
+}
+
+/* Uniform nonzeros of a sparse tensor (with replacement), weight nnz / S. */
+TP_RANGE_KERNEL(FN(gcp_draw_nonzeros), FN(gcp_draw_args), s, a) {
+  const double u = tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)s), TP_DTYPE_F64);
+  int64_t j = (int64_t)(u * (double)a.count);
+  j = j < a.count ? j : a.count - 1;
+  for (int k = 0; k < a.d; ++k)
+    a.out.idx[k][s] = (uint32_t)a.coords[k][j];
+  a.out.x[s] = (double)a.values[j];
+  a.out.w[s] = a.weight;
+}
+
+/* ---- the loss at the samples -------------------------------------------------------------- */
+
+typedef struct FN(gcp_sample_fg_args) {
+  tpi_gcp_sample_view smp;
+  const TP_REAL *A[TP_DENSE_MAX_ORDER];
+  int64_t R, S, chunk;
+  int d, loss, want_y;
+  double param;
+  double *partial;
+} FN(gcp_sample_fg_args);
+
+/* Per chunk of samples: sum w f into partial; y_s = w_s df/dm (want_y). */
+TP_RANGE_KERNEL(FN(gcp_sample_fg), FN(gcp_sample_fg_args), c, a) {
+  const int64_t first = c * a.chunk, last = first + a.chunk < a.S ? first + a.chunk : a.S;
+  double acc = 0.0;
+  for (int64_t s = first; s < last; ++s) {
+    double y = 0.0;
+    if (a.smp.w[s] != 0) {
+      double m = 0.0;
+      for (int64_t r = 0; r < a.R; ++r) {
+        double p = (double)a.A[0][(int64_t)a.smp.idx[0][s] * a.R + r];
+        for (int k = 1; k < a.d; ++k)
+          p *= (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
+        m += p;
+      }
+      double f, g;
+      tp_gcp_loss_fg(a.loss, a.param, a.smp.x[s], m, &f, &g);
+      acc += a.smp.w[s] * f, y = a.smp.w[s] * g;
+    }
+    if (a.want_y)
+      a.smp.y[s] = y;
+  }
+  a.partial[c] = acc;
+}
+
+/* ---- the sampled MTTKRP ------------------------------------------------------------------ */
+
+typedef struct FN(gcp_sample_mttkrp_args) {
+  tpi_gcp_sample_view smp;
+  const uint32_t *keys, *order; /* the samples' mode-n rows sorted, and their samples */
+  const TP_REAL *A[TP_DENSE_MAX_ORDER];
+  TP_REAL *G;
+  int64_t R, S;
+  int d, n;
+} FN(gcp_sample_mttkrp_args);
+
+/* First position whose key is >= row. */
+TP_INLINE int64_t FN(gcp_lower_bound)(const uint32_t *keys, int64_t S, uint32_t row) {
+  int64_t lo = 0, hi = S;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < row)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* G(i, r) = sum over the samples s in row i, in sample order, of y_s prod_{k != n}
+ * A_k(i_k(s), r). */
+TP_RANGE2_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), i, r, a) {
+  const int64_t lo = FN(gcp_lower_bound)(a.keys, a.S, (uint32_t)i);
+  const int64_t hi = FN(gcp_lower_bound)(a.keys, a.S, (uint32_t)(i + 1));
+  double acc = 0.0;
+  for (int64_t p = lo; p < hi; ++p) {
+    const int64_t s = a.order[p];
+    double q = a.smp.y[s];
+    for (int k = 0; k < a.d; ++k)
+      q *= k == a.n ? 1.0 : (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
+    acc += q;
+  }
+  a.G[i * a.R + r] = (TP_REAL)acc;
+}
+
+/* ---- Adam's step -------------------------------------------------------------------------- */
+
+typedef struct FN(gcp_adam_args) {
+  TP_REAL *A, *m, *v;
+  const TP_REAL *g;
+  double step, beta1, beta2, correct1, correct2, eps, lower;
+} FN(gcp_adam_args);
+
+TP_RANGE_KERNEL(FN(gcp_adam_step), FN(gcp_adam_args), e, a) {
+  const double g = (double)a.g[e];
+  const double m = a.beta1 * (double)a.m[e] + (1.0 - a.beta1) * g;
+  const double v = a.beta2 * (double)a.v[e] + (1.0 - a.beta2) * g * g;
+  const double next = (double)a.A[e] - a.step * (m / a.correct1) / (sqrt(v / a.correct2) + a.eps);
+  a.m[e] = (TP_REAL)m, a.v[e] = (TP_REAL)v;
+  a.A[e] = (TP_REAL)(next > a.lower ? next : a.lower);
+}
+
+/* ---- launchers ---------------------------------------------------------------------------- */
+
+tp_status FN(tpi_gcp_draw_dense)(tp_space *space, const tpi_gcp_draw *q) {
+  FN(gcp_draw_args) a;
+  memset(&a, 0, sizeof a);
+  a.out = q->out, a.key = q->key, a.weight = q->weight;
+  a.X = (const TP_REAL *)q->X->data, a.W = q->W ? (const TP_REAL *)q->W->data : NULL;
+  a.d = q->X->order, a.right = q->X->layout == TP_LAYOUT_RIGHT, a.N = tp_dense_count(q->X);
+  for (int k = 0; k < a.d; ++k)
+    a.dims[k] = q->X->dims[k];
+  return TP_LAUNCHER(FN(gcp_draw_dense))(space, q->count, a);
+}
+
+tp_status FN(tpi_gcp_draw_nonzeros)(tp_space *space, const tpi_gcp_draw *q) {
+  FN(gcp_draw_args) a;
+  memset(&a, 0, sizeof a);
+  a.out = q->out, a.key = q->key, a.weight = q->weight;
+  a.d = q->coo->order, a.count = q->coo->nnz, a.values = (const TP_REAL *)q->coo->values;
+  for (int k = 0; k < a.d; ++k)
+    a.coords[k] = q->coo->indices[k];
+  return TP_LAUNCHER(FN(gcp_draw_nonzeros))(space, q->count, a);
+}
+
+tp_status FN(tpi_gcp_sample_fg)(tp_space *space, const tpi_gcp_sample_eval *q, double *partial) {
+  FN(gcp_sample_fg_args) a;
+  memset(&a, 0, sizeof a);
+  a.smp = q->smp, a.R = q->M->rank, a.S = q->count, a.chunk = tpi_gcp_chunk(q->count);
+  a.d = q->M->order, a.loss = (int)q->loss, a.want_y = q->want_y, a.param = q->param;
+  a.partial = partial;
+  for (int k = 0; k < a.d; ++k)
+    a.A[k] = (const TP_REAL *)q->M->factors[k];
+  return TP_LAUNCHER(FN(gcp_sample_fg))(space, tpi_gcp_chunks(q->count), a);
+}
+
+tp_status FN(tpi_gcp_sample_mttkrp)(tp_space *space, const tpi_gcp_sample_eval *q, int n,
+                                    const uint32_t *keys, const uint32_t *order, void *G) {
+  FN(gcp_sample_mttkrp_args) a;
+  memset(&a, 0, sizeof a);
+  a.smp = q->smp, a.keys = keys, a.order = order, a.G = (TP_REAL *)G;
+  a.R = q->M->rank, a.S = q->count, a.d = q->M->order, a.n = n;
+  for (int k = 0; k < a.d; ++k)
+    a.A[k] = (const TP_REAL *)q->M->factors[k];
+  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->M->dims[n], a.R, a);
+}
+
+tp_status FN(tpi_gcp_adam)(tp_space *space, const tpi_gcp_adam_step *q, void *A, void *m, void *v,
+                           const void *g, int64_t count) {
+  FN(gcp_adam_args) a;
+  a.A = (TP_REAL *)A, a.m = (TP_REAL *)m, a.v = (TP_REAL *)v, a.g = (const TP_REAL *)g;
+  a.step = q->step, a.beta1 = q->beta1, a.beta2 = q->beta2, a.eps = q->eps, a.lower = q->lower;
+  a.correct1 = 1.0 - pow(q->beta1, (double)q->t), a.correct2 = 1.0 - pow(q->beta2, (double)q->t);
+  return TP_LAUNCHER(FN(gcp_adam_step))(space, count, a);
+}
+
+#if TP_GCP_PRIMARY
+/* ---- dtype-free kernels and the dispatchers (once) ----------------------------------------- */
+
+typedef struct gcp_zeros_args {
+  tpi_gcp_sample_view out;
+  tp_hashmap_view nonzeros; /* linear indices of the nonzeros */
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  uint64_t key;
+  double weight;
+  int d;
+} gcp_zeros_args;
+
+/* Uniform entries of the whole tensor, weight N / S; those that are nonzeros get weight 0:
+ * the zeros' sum over them is then unbiased (each zero drawn with probability S / N). */
+TP_RANGE_KERNEL(gcp_draw_zeros, gcp_zeros_args, s, a) {
+  uint64_t linear = 0, stride = 1;
+  for (int k = 0; k < a.d; ++k) {
+    const double u =
+        tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)(s * a.d + k)), TP_DTYPE_F64);
+    int64_t i = (int64_t)(u * (double)a.dims[k]);
+    i = i < a.dims[k] ? i : a.dims[k] - 1;
+    a.out.idx[k][s] = (uint32_t)i;
+    linear += (uint64_t)i * stride, stride *= (uint64_t)a.dims[k];
+  }
+  a.out.x[s] = 0.0;
+  a.out.w[s] = tp_hashmap_lookup(a.nonzeros, linear) < 0 ? a.weight : 0.0;
+}
+
+typedef struct gcp_keys_args {
+  const uint32_t *rows;
+  uint32_t *keys, *order;
+} gcp_keys_args;
+
+TP_RANGE_KERNEL(gcp_sample_keys, gcp_keys_args, s, a) {
+  a.keys[s] = a.rows[s], a.order[s] = (uint32_t)s;
+}
+
+typedef struct gcp_linear_args {
+  const int64_t *coords[TP_DENSE_MAX_ORDER];
+  int64_t dims[TP_DENSE_MAX_ORDER];
+  uint64_t *out, *ones;
+  int d;
+} gcp_linear_args;
+
+/* A nonzero's linear index (mode 0 fastest), for the zeros' lookups. */
+TP_RANGE_KERNEL(gcp_nonzero_linear, gcp_linear_args, j, a) {
+  uint64_t linear = 0, stride = 1;
+  for (int k = 0; k < a.d; ++k)
+    linear += (uint64_t)a.coords[k][j] * stride, stride *= (uint64_t)a.dims[k];
+  a.out[j] = linear, a.ones[j] = 1;
+}
+
+tp_status tpi_gcp_draw_zeros(tp_space *space, const tpi_gcp_draw *q, const tp_hashmap *nonzeros) {
+  gcp_zeros_args a;
+  memset(&a, 0, sizeof a);
+  a.out = q->out, a.nonzeros = tp_hashmap_get_view(nonzeros), a.key = q->key;
+  a.weight = q->weight, a.d = q->coo->order;
+  for (int k = 0; k < a.d; ++k)
+    a.dims[k] = q->coo->dims[k];
+  return TP_LAUNCHER(gcp_draw_zeros)(space, q->count, a);
+}
+
+tp_status tpi_gcp_sample_sort_keys(tp_space *space, const uint32_t *rows, int64_t count,
+                                   uint32_t *keys, uint32_t *order) {
+  gcp_keys_args a = {rows, keys, order};
+  return TP_LAUNCHER(gcp_sample_keys)(space, count, a);
+}
+
+tp_status tpi_gcp_nonzero_keys(tp_space *space, const tp_coo *coo, uint64_t *keys,
+                               uint64_t *ones) {
+  gcp_linear_args a;
+  memset(&a, 0, sizeof a);
+  a.d = coo->order, a.out = keys, a.ones = ones;
+  for (int k = 0; k < a.d; ++k)
+    a.coords[k] = coo->indices[k], a.dims[k] = coo->dims[k];
+  return TP_LAUNCHER(gcp_nonzero_linear)(space, coo->nnz, a);
+}
+
+#define GCP_BY_DTYPE(dtype, fn, ...) \
+  ((dtype) == TP_DTYPE_F32 ? fn##_f32(__VA_ARGS__) : fn##_f64(__VA_ARGS__))
+
+tp_status tpi_gcp_draw_dense(tp_space *space, const tpi_gcp_draw *q) {
+  return GCP_BY_DTYPE(q->X->dtype, tpi_gcp_draw_dense, space, q);
+}
+tp_status tpi_gcp_draw_nonzeros(tp_space *space, const tpi_gcp_draw *q) {
+  return GCP_BY_DTYPE(q->coo->dtype, tpi_gcp_draw_nonzeros, space, q);
+}
+tp_status tpi_gcp_sample_fg(tp_space *space, const tpi_gcp_sample_eval *q, double *partial) {
+  return GCP_BY_DTYPE(q->M->dtype, tpi_gcp_sample_fg, space, q, partial);
+}
+tp_status tpi_gcp_sample_mttkrp(tp_space *space, const tpi_gcp_sample_eval *q, int n,
+                                const uint32_t *keys, const uint32_t *order, void *G) {
+  return GCP_BY_DTYPE(q->M->dtype, tpi_gcp_sample_mttkrp, space, q, n, keys, order, G);
+}
+tp_status tpi_gcp_adam(tp_space *space, tp_dtype dtype, const tpi_gcp_adam_step *q, void *A,
+                       void *m, void *v, const void *g, int64_t count) {
+  return GCP_BY_DTYPE(dtype, tpi_gcp_adam, space, q, A, m, v, g, count);
+}
+#endif
+
+#undef FN
+#undef TP_REAL
+#undef TP_SFX
+#undef TP_GCP_PRIMARY
