@@ -1,5 +1,5 @@
-"""tenport: portable tensor decompositions (CP-ALS of dense and sparse tensors, MTTKRP),
-from the tenport C library.
+"""tenport: portable tensor decompositions (CP-ALS of dense and sparse tensors, Generalized
+CP, MTTKRP, ...), from the tenport C library.
 
 Arrays are used in place whenever their layout allows: numpy arrays on CPU builds; on a
 GPU build, CuPy arrays and PyTorch CUDA tensors stay on the GPU and results come back as
@@ -17,8 +17,8 @@ from ._arrays import (adopt, describe, describe_host, empty_like_kind, give_back
                       is_device_array, to_host)
 from ._tenport import Error
 
-__all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "load",
-           "mttkrp", "sshopm", "sttid", "TensorTrain", "__version__"]
+__all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "gcp",
+           "load", "mttkrp", "sshopm", "sttid", "TensorTrain", "__version__"]
 
 __version__ = _tenport.version()
 
@@ -159,20 +159,22 @@ def _seed(random_state):
                     "generator")
 
 
-def _init_factors(init, shape, rank, code):
-    """init="random" or "nvecs"/"svd" (None: the library makes the start) or a (weights,
-    factors) pair, with the weights folded into the first factor (the library ignores
-    initial weights)."""
+def _init_factors(init, shape, rank, code, methods=("random", "nvecs", "svd"),
+                  fold_weights=True):
+    """init: one of `methods` (None: the library makes the start) or a (weights, factors)
+    pair. Returns the arrays to keep alive, the factors' descriptors and the weights'
+    (None when fold_weights: the weights are folded into the first factor, for a
+    library that ignores initial weights)."""
+    names = ", ".join(repr(m) for m in methods)
     if isinstance(init, str):
-        if init not in ("random", "nvecs", "svd"):
-            raise ValueError(f"tenport: init={init!r}; 'random', 'nvecs' ('svd') or a "
-                             "(weights, factors) pair")
-        return None, None
+        if init not in methods:
+            raise ValueError(f"tenport: init={init!r}; {names} or a (weights, factors) pair")
+        return None, None, None
     try:
         weights, factors = init
     except (TypeError, ValueError):
-        raise TypeError("tenport: init must be 'random', 'nvecs' ('svd') or a (weights, "
-                        "factors) pair") from None
+        raise TypeError(f"tenport: init must be {names} or a (weights, factors) "
+                        "pair") from None
     dtype = np.float32 if code == "f4" else np.float64
     factors = [np.array(to_host(f), dtype=dtype, order="C") for f in factors]
     if len(factors) != len(shape):
@@ -181,10 +183,34 @@ def _init_factors(init, shape, rank, code):
         if f.shape != (shape[m], rank):
             raise ValueError(f"tenport: init factor {m} has shape {f.shape}, "
                              f"({shape[m]}, {rank}) is needed")
+    kept_weights = None
     if weights is not None:
-        factors[0] = factors[0] * np.asarray(to_host(weights), dtype=dtype)[None, :]
+        weights = np.array(to_host(weights), dtype=dtype).reshape(-1)
+        if weights.shape != (rank,):
+            raise ValueError(f"tenport: init weights have shape {weights.shape}, ({rank},) "
+                             "is needed")
+        if fold_weights:
+            factors[0] = factors[0] * weights[None, :]
+        else:
+            kept_weights = describe_host(weights, name="init weights")
     kept = [describe_host(f, name=f"init factor {m}") for m, f in enumerate(factors)]
-    return kept, [d.descriptor for d in kept]
+    return ((kept, kept_weights), [d.descriptor for d in kept],
+            kept_weights.descriptor if kept_weights else None)
+
+
+def _check_count(value, name):
+    """A positive integer option, capped at the library's int range."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"tenport: {name} must be a positive integer")
+    return min(int(value), 2**31 - 1)
+
+
+def _check_seconds(max_seconds):
+    """max_seconds as the library takes it: 0.0 for None (no limit)."""
+    if max_seconds is not None and (not isinstance(max_seconds, numbers.Real) or
+                                    not max_seconds > 0 or not np.isfinite(max_seconds)):
+        raise ValueError("tenport: max_seconds must be None or a number of seconds above 0")
+    return float(max_seconds or 0.0)
 
 
 def _check_rank(rank):
@@ -228,14 +254,12 @@ def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesear
     """The options beyond plain ALS, checked, as the extension takes them."""
     if not isinstance(l2_reg, numbers.Real) or not np.isfinite(l2_reg) or l2_reg < 0:
         raise ValueError("tenport: l2_reg must be a finite number >= 0")
-    if max_seconds is not None and (not isinstance(max_seconds, numbers.Real) or
-                                    not max_seconds > 0 or not np.isfinite(max_seconds)):
-        raise ValueError("tenport: max_seconds must be None or a number of seconds above 0")
+    max_seconds = _check_seconds(max_seconds)
     if not isinstance(restarts, numbers.Integral) or isinstance(restarts, bool) or restarts < 0:
         raise ValueError("tenport: restarts must be an integer >= 0")
     nvecs = isinstance(init, str) and init in ("nvecs", "svd")
-    return (float(l2_reg), _fixed_mask(fixed_modes, order), nvecs,
-            float(max_seconds or 0.0), int(restarts), bool(linesearch))
+    return (float(l2_reg), _fixed_mask(fixed_modes, order), nvecs, max_seconds, int(restarts),
+            bool(linesearch))
 
 
 def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None,
@@ -258,25 +282,140 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     kept only when it raises the fit. restarts: more starts from random factors, the best
     fit kept."""
     rank = _check_rank(rank)
-    if not isinstance(n_iter_max, numbers.Integral) or n_iter_max < 1:
-        raise ValueError("tenport: n_iter_max must be a positive integer")
+    n_iter_max = _check_count(n_iter_max, "n_iter_max")
     seed = _seed(random_state)
     original, X = X, adopt(X)
     (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
-    kept_init, init_descriptors = _init_factors(init, shape, rank, code)
+    kept_init, init_descriptors, _ = _init_factors(init, shape, rank, code)
     weights = empty_like_kind(like, (rank,), code)
     factors = [empty_like_kind(like, (n, rank), code) for n in shape]
     w = describe(weights, name="weights")
     fs = [describe(f, name="factor") for f in factors]
     extras = _cp_extras(init, l2_reg, fixed_modes, len(shape), max_seconds, restarts,
                         linesearch)
-    common = (rank, float(tol), int(n_iter_max), seed, str(mttkrp), bool(normalize),
+    common = (rank, float(tol), n_iter_max, seed, str(mttkrp), bool(normalize),
               bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors, extras)
     if sparse is not None:
         info = _tenport.cp_als_sparse(x_or_coords.descriptor, values.descriptor, shape, *common)
     else:
         info = _tenport.cp_als_dense(x_or_coords.descriptor, *common)
     del kept_init
+    weights = give_back(weights, original)
+    factors = [give_back(f, original) for f in factors]
+    return (weights, factors, info) if return_info else (weights, factors)
+
+
+def _number_or_nan(value, name):
+    """An optional number as the library takes it: NaN for None (not given)."""
+    if value is None:
+        return float("nan")
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or np.isnan(value):
+        raise ValueError(f"tenport: {name} must be a number or None, not {value!r}")
+    return float(value)
+
+
+def _tolerance(value, name):
+    """A stopping tolerance: a finite number >= 0."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
+            not np.isfinite(value) or value < 0:
+        raise ValueError(f"tenport: {name} must be a finite number >= 0")
+    return float(value)
+
+
+def _gcp_mask(mask, sparse, shape, x):
+    """The mask as the extension takes it, and what keeps its memory alive for the call:
+    for a dense X, the descriptor of an array of X's shape, element type and order
+    (nonzero: observed); for a sparse X, the (coords, values) descriptors of the missing
+    entries (values zeros, which the library does not read). None for no mask."""
+    if mask is None:
+        return None, None
+    shape = tuple(shape)
+    if sparse is None:
+        if _as_sparse(mask) is not None:
+            raise TypeError("tenport: the mask of a dense X is an array of X's shape "
+                            "(nonzero: observed)")
+        m = to_host(adopt(mask))
+        if m.shape != shape:
+            raise ValueError(f"tenport: the mask has shape {m.shape} and X {shape}; they "
+                             "must be the same")
+        m = np.asarray(m, dtype=np.float32 if x.code == "f4" else np.float64,
+                       order="F" if x.descriptor[3] else "C")
+        kept = describe_host(m, name="mask")
+        return kept, kept.descriptor
+    given = _as_sparse(mask)
+    if given is not None:
+        if given.shape != shape:
+            raise ValueError(f"tenport: the mask has shape {given.shape} and X {shape}; they "
+                             "must be the same")
+        coords = given.coords
+    else:
+        coords = np.asarray(to_host(adopt(mask)))
+        if coords.ndim != 2 or coords.shape[1] != len(shape) or \
+                not np.issubdtype(coords.dtype, np.integer):
+            raise ValueError(f"tenport: the mask of a sparse X of shape {shape} holds the "
+                             f"missing entries, as (n, {len(shape)}) integer coordinates or a "
+                             f"SparseTensor; it has shape {coords.shape} ({coords.dtype})")
+    outside = ((coords < 0) | (coords >= np.array(shape))).any(axis=1)
+    if outside.any():
+        at = tuple(int(i) for i in coords[np.argmax(outside)])
+        raise ValueError(f"tenport: the mask's missing entry {at} is outside X's shape {shape}")
+    kept = SparseTensor(coords, np.zeros(len(coords)), shape)._descriptors()
+    return kept, tuple(d.descriptor for d in kept)
+
+
+def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, init="random",
+        random_state=None, n_iter_max=1000, max_evals=15000, factr=1e7, pgtol=1e-5, memory=10,
+        max_seconds=None, normalize=True, verbose=False, return_info=False):
+    """Rank-`rank` Generalized CP decomposition of X: the CP model M that minimises the
+    sum over the observed entries of loss(x, m), by L-BFGS-B with every factor entry
+    >= lower.
+
+    X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
+    object with .coords, .data and .shape (whose unstored entries are zeros that count;
+    the library works on its dense form). Returns (weights, factors) as cp_als does;
+    with return_info=True, also a dict with the final `loss`, `initial_loss`, the
+    `losses` after every iteration, `iterations`, `evaluations`, `converged`,
+    `stop_reason`, `stopped_by_time`, `seconds`, `eval_seconds` and `gradient_norm`.
+    loss: "gaussian", "poisson", "poisson-log", "bernoulli-odds", "bernoulli-logit",
+    "gamma", "rayleigh", "negative-binomial" (loss_param: the trials r), "huber"
+    (loss_param: the threshold d), "beta" (loss_param: b) or "zt-poisson"; the observed
+    data must suit it (counts for the Poisson ones, 0 or 1 for the Bernoulli ones, ...).
+    mask: for a dense X, an array of X's shape whose nonzero entries mark the observed
+    ones (the others are never read: they may be NaN); for a sparse X, the missing
+    entries as (n, N) integer coordinates or a SparseTensor. lower: the factors' lower
+    bound; None: the loss's (0 where the model must be nonnegative, else none).
+    init: "random" (uniform factors scaled to the data's norm) or a (weights, factors)
+    pair. random_state: None (seed 1), an integer or a numpy generator. Stops after
+    n_iter_max iterations or max_evals evaluations, when the loss falls by less than
+    factr times the machine epsilon (relative), when the projected gradient is below
+    pgtol, or after max_seconds; memory: L-BFGS-B's correction pairs. normalize: unit
+    columns and the weights in decreasing order (else weights of 1). verbose: a line per
+    iteration on sys.stdout."""
+    rank = _check_rank(rank)
+    if not isinstance(loss, str):
+        raise TypeError(f"tenport: loss must be a loss's name, not {loss!r}")
+    options = (loss, _number_or_nan(loss_param, "loss_param"), _number_or_nan(lower, "lower"),
+               _seed(random_state), _check_count(n_iter_max, "n_iter_max"),
+               _check_count(max_evals, "max_evals"), _tolerance(factr, "factr"),
+               _tolerance(pgtol, "pgtol"), _check_count(memory, "memory"),
+               _check_seconds(max_seconds), bool(normalize), bool(verbose))
+    original, X = X, adopt(X)
+    (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
+    kept_mask, masked = _gcp_mask(mask, sparse, shape, x_or_coords)
+    kept_init, init_factors, init_weights = _init_factors(init, shape, rank, code, ("random",),
+                                                          fold_weights=False)
+    weights = empty_like_kind(like, (rank,), code)
+    factors = [empty_like_kind(like, (n, rank), code) for n in shape]
+    w = describe(weights, name="weights")
+    fs = [describe(f, name="factor") for f in factors]
+    common = (rank, options, w.descriptor, [f.descriptor for f in fs], init_weights,
+              init_factors)
+    if sparse is not None:
+        info = _tenport.gcp_sparse(x_or_coords.descriptor, values.descriptor, shape, masked,
+                                   *common)
+    else:
+        info = _tenport.gcp_dense(x_or_coords.descriptor, masked, *common)
+    del kept_init, kept_mask
     weights = give_back(weights, original)
     factors = [give_back(f, original) for f in factors]
     return (weights, factors, info) if return_info else (weights, factors)

@@ -1,39 +1,16 @@
 /* tenport._tenport.cp_als_dense and cp_als_sparse: tp_cp_als and tp_cp_als_sparse with
  * the model written into arrays the Python layer allocated, and the fit history. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "space_arrays.h"
 
-/* The fit after every iteration, collected by the progress callback (called without the
- * GIL), and the run's cancel flag: set when Python has a signal to handle (Ctrl-C), so
- * that KeyboardInterrupt is raised after the iteration, not after the whole run. */
-typedef struct fit_history {
-  double *fits;
-  int count, capacity, verbose;
-  volatile int cancel;
-} fit_history;
-
-static void check_signals(fit_history *h) {
-  PyGILState_STATE gil = PyGILState_Ensure();
-  if (PyErr_CheckSignals() < 0) /* the exception stays set for the caller */
-    h->cancel = 1;
-  PyGILState_Release(gil);
-}
-
+/* The fit after every iteration, the verbose line and Ctrl-C (progress.c). */
 static void record_fit(const tp_cp_als_progress *p, void *user) {
-  fit_history *h = user;
-  check_signals(h);
-  if (h->verbose)
-    tp_cp_als_print_progress(p, NULL);
-  if (h->count == h->capacity) {
-    int capacity = h->capacity ? 2 * h->capacity : 64;
-    double *grown = realloc(h->fits, sizeof(double) * (size_t)capacity);
-    if (!grown)
-      return; /* the history stays short; the decomposition is unaffected */
-    h->fits = grown, h->capacity = capacity;
-  }
-  h->fits[h->count++] = p->fit;
+  py_history *h = user;
+  FILE *line = py_history_line(h);
+  if (line)
+    tp_cp_als_print_progress(p, line);
+  py_history_step(h, p->fit);
 }
 
 /* What both variants take: the options, the model's arrays and an initial guess. */
@@ -43,20 +20,9 @@ typedef struct cp_call {
   py_array init_factors[TP_DENSE_MAX_ORDER];
   int order, has_init;
   tp_kruskal init;
-  fit_history history;
+  py_history history;
   tp_cp_als_result result;
 } cp_call;
-
-static int parse_factor_list(PyObject *list, py_array *out, int order, const char *what) {
-  if (!PyList_Check(list) || PyList_GET_SIZE(list) != order) {
-    PyErr_Format(PyExc_ValueError, "tenport: %s must be a list of %d factor arrays", what, order);
-    return 0;
-  }
-  for (int m = 0; m < order; ++m)
-    if (!py_array_parse(PyList_GET_ITEM(list, m), &out[m]))
-      return 0;
-  return 1;
-}
 
 /* Parses (rank, tol, max_iters, seed, mttkrp variant, normalize, verbose, weights,
  * factors, init factors or None, (l2_reg, fixed modes mask, nvecs, max_seconds,
@@ -93,10 +59,10 @@ static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   c->opts.progress_user = &c->history;
   c->opts.cancel = &c->history.cancel;
   if (!py_array_parse(weights, &c->weights) ||
-      !parse_factor_list(factors, c->factors, order, "factors"))
+      !py_factor_list_parse(factors, c->factors, order, "factors"))
     return 0;
   if (init != Py_None) {
-    if (!parse_factor_list(init, c->init_factors, order, "init"))
+    if (!py_factor_list_parse(init, c->init_factors, order, "init"))
       return 0;
     c->init = py_kruskal_of(NULL, c->init_factors, order);
     c->opts.init = &c->init;
@@ -105,12 +71,12 @@ static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   return 1;
 }
 
-static PyObject *result_dict(const tp_cp_als_result *r, fit_history *h) {
-  PyObject *fits = PyList_New(h->count);
+static PyObject *result_dict(void *call) {
+  const cp_call *c = call;
+  const tp_cp_als_result *r = &c->result;
+  PyObject *fits = py_history_list(&c->history);
   if (!fits)
     return NULL;
-  for (int i = 0; i < h->count; ++i)
-    PyList_SET_ITEM(fits, i, PyFloat_FromDouble(h->fits[i]));
   return Py_BuildValue("{s:d,s:i,s:O,s:d,s:i,s:N,s:O,s:i,s:i,s:i}", "fit", r->fit, "iterations",
                        r->iterations, "converged", r->converged ? Py_True : Py_False, "seconds",
                        r->seconds, "fallback_solves", r->fallback_solves, "fits", fits,
@@ -134,11 +100,7 @@ static tp_status decompose(tp_space *space, void *tensor, int sparse, void *cont
 }
 
 static PyObject *finish_call(tp_status st, cp_call *c) {
-  PyObject *out = st == TP_SUCCESS ? result_dict(&c->result, &c->history)
-                  : st == TP_ERROR_CANCELLED && PyErr_Occurred() ? NULL /* KeyboardInterrupt */
-                                                                 : py_raise(st);
-  free(c->history.fits);
-  return out;
+  return py_history_finish(&c->history, st, result_dict, c);
 }
 
 /* cp_als_dense(X, rank, tol, max_iters, seed, mttkrp, normalize, verbose, weights,

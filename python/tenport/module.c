@@ -99,6 +99,17 @@ int64_t py_array_count(const py_array *a) {
   return n;
 }
 
+int py_factor_list_parse(PyObject *list, py_array *out, int order, const char *what) {
+  if (!PyList_Check(list) || PyList_GET_SIZE(list) != order) {
+    PyErr_Format(PyExc_ValueError, "tenport: %s must be a list of %d factor arrays", what, order);
+    return 0;
+  }
+  for (int m = 0; m < order; ++m)
+    if (!py_array_parse(PyList_GET_ITEM(list, m), &out[m]))
+      return 0;
+  return 1;
+}
+
 int py_coo_parse(PyObject *coords_obj, PyObject *values_obj, PyObject *dims_obj, tp_coo *coo) {
   py_array coords, values;
   if (!py_array_parse(coords_obj, &coords) || !py_array_parse(values_obj, &values))
@@ -153,7 +164,7 @@ static PyMethodDef module_methods[] = {
 static PyMethodDef all_methods[64];
 
 static void merge_methods(void) {
-  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_mttkrp_methods,
+  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_gcp_methods,  py_mttkrp_methods,
                            py_io_methods,  py_peaks_methods,  py_sttid_methods};
   size_t n = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)

@@ -6,6 +6,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdio.h>
 
 #include "tenport/tenport.h"
 
@@ -26,6 +27,8 @@ typedef struct py_array {
  * Python exception and returns 0 on failure. */
 int py_array_parse(PyObject *obj, py_array *a);
 int64_t py_array_count(const py_array *a);
+/* A list of `order` array descriptors (factor matrices); `what` names it in the error. */
+int py_factor_list_parse(PyObject *list, py_array *out, int order, const char *what);
 /* A host COO tensor over coords (order x nnz int64, C order), values (nnz) and a shape
  * tuple. */
 int py_coo_parse(PyObject *coords, PyObject *values, PyObject *dims, tp_coo *coo);
@@ -49,6 +52,33 @@ extern PyObject *py_error;
  * values): tests compare it with the array's own to show that nothing was copied. */
 extern void *py_last_input;
 
+/* What an iterative method's progress callback (called without the GIL) keeps: a value
+ * per iteration, the run's cancel flag, set when Python has a signal to handle (Ctrl-C),
+ * so that KeyboardInterrupt is raised after the iteration, not after the whole run, and,
+ * when verbose, the iteration's line, printed to Python's sys.stdout (where
+ * contextlib.redirect_stdout sees it), not C's stdout. Zero it before the run. */
+typedef struct py_history {
+  double *values;
+  int count, capacity, verbose;
+  volatile int cancel;
+  FILE *stream;
+  char *text;
+  size_t text_len;
+} py_history;
+
+/* The stream the library's print function writes this iteration's line to, or NULL when
+ * not verbose (or out of memory): call it, then py_history_step, in the callback. */
+FILE *py_history_line(py_history *h);
+/* After an iteration: handles pending signals, prints the line, keeps value. An
+ * exception (KeyboardInterrupt, or one that writing to sys.stdout raised) sets cancel
+ * and stays set for the caller. */
+void py_history_step(py_history *h, double value);
+/* The kept values as a list (NULL with an exception set when it cannot be built). */
+PyObject *py_history_list(const py_history *h);
+/* After the run (with the GIL): NULL with the exception the run stopped for, or with
+ * tenport.Error when st is a failure, else result(call); frees what h holds. */
+PyObject *py_history_finish(py_history *h, tp_status st, PyObject *(*result)(void *), void *call);
+
 /* A block of host memory the library allocated, as a Python buffer (numpy.frombuffer
  * uses it without a copy); `release` frees it with `context` when the last view goes. */
 PyObject *py_block_new(void *data, Py_ssize_t bytes, void (*release)(void *), void *context);
@@ -56,6 +86,7 @@ extern PyTypeObject py_block_type;
 
 /* Method tables of the other files, merged into the module's. */
 extern PyMethodDef py_cp_als_methods[];
+extern PyMethodDef py_gcp_methods[];
 extern PyMethodDef py_mttkrp_methods[];
 extern PyMethodDef py_io_methods[];
 extern PyMethodDef py_peaks_methods[];

@@ -109,3 +109,17 @@ def test_dlpack_only_gpu_arrays_stay_on_the_gpu_and_come_back_as_their_kind(rng)
     weights, factors = tenport.cp_als(TorchDLPackOnly(X), 2, n_iter_max=3)
     assert isinstance(weights, TorchDLPackOnly) and weights._array.is_cuda
     assert all(isinstance(f, TorchDLPackOnly) and f._array.is_cuda for f in factors)
+
+
+def test_gcp_of_a_cuda_tensor_and_mask_stays_on_the_gpu(rng):
+    X_host, _ = planted((9, 8, 7), 2, rng)
+    observed = rng.random(X_host.shape) >= 0.2
+    X_host = np.where(observed, X_host, np.nan)  # never read
+    X = torch.from_numpy(X_host).cuda()
+    w, f, info = tenport.gcp(X, 2, mask=torch.from_numpy(observed).cuda(), random_state=1,
+                             return_info=True)
+    assert tenport._tenport.last_input_address() == X.data_ptr()
+    assert isinstance(w, torch.Tensor) and w.is_cuda and all(x.is_cuda for x in f)
+    assert info["loss"] < info["initial_loss"]
+    w_host, _ = tenport.gcp(X_host, 2, mask=observed, random_state=1)  # copied in and out
+    np.testing.assert_allclose(w.cpu().numpy(), w_host, rtol=1e-10)

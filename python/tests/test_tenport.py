@@ -1,7 +1,9 @@
 """The tenport Python package against numpy references on small random data of awkward
 sizes: results, in-place use of the caller's arrays, errors, the GIL and references."""
 
+import contextlib
 import gc
+import io
 import sys
 import threading
 import time
@@ -88,6 +90,16 @@ def test_fit_history_and_determinism(rng):
     assert fits[-1] == pytest.approx(i1["fit"])
     assert i1["iterations"] <= 50 and set(i1) >= {"fit", "fits", "iterations", "seconds",
                                                  "converged"}
+
+
+def test_verbose_lines_go_through_sys_stdout(rng, capfd):
+    X, _ = planted((6, 5, 4), 2, rng)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _, _, info = tenport.cp_als(X, 2, n_iter_max=4, tol=0, verbose=True, return_info=True)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == info["iterations"] == 4 and lines[0].startswith("iter    1  fit ")
+    assert capfd.readouterr().out == ""
 
 
 def test_init_from_the_true_factors_starts_at_the_answer(rng):
@@ -279,6 +291,14 @@ def test_no_references_or_objects_leak_over_many_calls(rng, tmp_path):
             tenport.cp_als(X * np.nan, 2)
         except tenport.Error:
             pass
+        with contextlib.redirect_stdout(io.StringIO()):
+            tenport.gcp(X, 2, mask=X > 0.2, n_iter_max=2, verbose=True)
+        tenport.gcp(S, 2, mask=[[0, 1, 2]], n_iter_max=2, init=(np.ones(2), S_factors))
+        for bad in ({"loss": "huber"}, {"loss": "poisson"}):
+            try:
+                tenport.gcp(X, 2, **bad)
+            except (ValueError, tenport.Error):
+                pass
 
     calls()
     gc.collect()
@@ -443,8 +463,9 @@ def test_dlpack_only_arrays_are_used_in_place_and_results_come_back_as_their_kin
     if not tenport._tenport.is_gpu():
         assert tenport._tenport.last_input_address() == X.ctypes.data
     np.testing.assert_allclose(G._array, mttkrp_reference(X, factors, 2), atol=1e-12)
-    weights, fs = tenport.cp_als(DLPackOnly(X), 2, n_iter_max=3)
-    assert isinstance(weights, DLPackOnly) and all(isinstance(f, DLPackOnly) for f in fs)
+    for method in (tenport.cp_als, tenport.gcp):
+        weights, fs = method(DLPackOnly(X), 2, n_iter_max=3)
+        assert isinstance(weights, DLPackOnly) and all(isinstance(f, DLPackOnly) for f in fs)
 
 
 def test_cp_als_options_of_the_peers(rng):
