@@ -66,7 +66,7 @@ static tp_status gcp_kruskal_zero(tp_space *space, tp_kruskal *K) {
 static tp_status gcp_kruskal_copy(tp_space *space, tp_kruskal *dst, const tp_kruskal *src) {
   for (int k = 0; k < src->order; ++k)
     TP_TRY(tp_copy_on_device(space, dst->factors[k], src->factors[k],
-                   tp_dtype_size(src->dtype) * (size_t)(src->dims[k] * src->rank)));
+                             tp_dtype_size(src->dtype) * (size_t)(src->dims[k] * src->rank)));
   return TP_SUCCESS;
 }
 
@@ -118,8 +118,8 @@ static int gcp_row_bits(int64_t rows) {
 static tp_status gcp_adam_step(gcp_adam_run *r, double step) {
   r->t++;
   gcp_sample_buffers *b = &r->gsample;
-  TP_TRY(r->src->draw(r->src->ctx, r->space, 1, gcp_key(r->seed, GCP_STREAM_STEPS,
-                                                       (uint64_t)r->t), b->v, &b->count));
+  TP_TRY(r->src->draw(r->src->ctx, r->space, 1, gcp_key(r->seed, GCP_STREAM_STEPS, (uint64_t)r->t),
+                      b->v, &b->count));
   double unused;
   TP_TRY(gcp_sample_objective(r, b, 1, &unused));
   tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 1};
@@ -175,8 +175,8 @@ static tp_status gcp_adam_epochs(gcp_adam_run *r, double t0, double *f_best, tp_
       TP_TRY(gcp_adam_keep(r));
     }
     if (o->progress) {
-      tp_gcp_progress p = {epoch, res->evaluations, failed ? *f_best : f, 0.0,
-                           tp_wall_seconds() - t0, step, failed};
+      tp_gcp_progress p = {
+          epoch, res->evaluations, failed ? *f_best : f, 0.0, tp_wall_seconds() - t0, step, failed};
       o->progress(&p, o->progress_user);
     }
     if (o->cancel && *o->cancel)
@@ -202,8 +202,10 @@ static tp_status gcp_adam_epochs(gcp_adam_run *r, double t0, double *f_best, tp_
 
 static tp_status gcp_adam_check(const tp_gcp_options *o, const tpi_gcp_source *src) {
   TP_CHECK_ARG(src->plan && src->draw, "this tensor cannot be sampled");
-  TP_CHECK_ARG(o->epochs >= 1 && o->epoch_iters >= 1, "epochs = %d and epoch_iters = %d must "
-               "be >= 1", o->epochs, o->epoch_iters);
+  TP_CHECK_ARG(o->epochs >= 1 && o->epoch_iters >= 1,
+               "epochs = %d and epoch_iters = %d must "
+               "be >= 1",
+               o->epochs, o->epoch_iters);
   TP_CHECK_ARG(isfinite(o->rate) && o->rate > 0, "rate = %g must be finite and > 0", o->rate);
   TP_CHECK_ARG(isfinite(o->decay) && o->decay > 0 && o->decay <= 1, "decay = %g: 0 < decay <= 1",
                o->decay);

@@ -25,9 +25,9 @@
 
 typedef struct FN(gcp_draw_args) {
   tpi_gcp_sample_view out;
-  const TP_REAL *X, *W;                     /* dense: the tensor and its mask (or NULL) */
+  const TP_REAL *X, *W;                      /* dense: the tensor and its mask (or NULL) */
   const int64_t *coords[TP_DENSE_MAX_ORDER]; /* sparse: the nonzeros' indices */
-  const TP_REAL *values;                    /* sparse: their values */
+  const TP_REAL *values;                     /* sparse: their values */
   int64_t dims[TP_DENSE_MAX_ORDER];
   int64_t N, count; /* dense: N elements; sparse: count nonzeros */
   uint64_t key;
@@ -225,8 +225,7 @@ typedef struct gcp_zeros_args {
 TP_RANGE_KERNEL(gcp_draw_zeros, gcp_zeros_args, s, a) {
   uint64_t linear = 0, stride = 1;
   for (int k = 0; k < a.d; ++k) {
-    const double u =
-        tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)(s * a.d + k)), TP_DTYPE_F64);
+    const double u = tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)(s * a.d + k)), TP_DTYPE_F64);
     int64_t i = (int64_t)(u * (double)a.dims[k]);
     i = i < a.dims[k] ? i : a.dims[k] - 1;
     a.out.idx[k][s] = (uint32_t)i;
@@ -276,8 +275,7 @@ tp_status tpi_gcp_sample_sort_keys(tp_space *space, const uint32_t *rows, int64_
   return TP_LAUNCHER(gcp_sample_keys)(space, count, a);
 }
 
-tp_status tpi_gcp_nonzero_keys(tp_space *space, const tp_coo *coo, uint64_t *keys,
-                               uint64_t *ones) {
+tp_status tpi_gcp_nonzero_keys(tp_space *space, const tp_coo *coo, uint64_t *keys, uint64_t *ones) {
   gcp_linear_args a;
   memset(&a, 0, sizeof a);
   a.d = coo->order, a.out = keys, a.ones = ones;

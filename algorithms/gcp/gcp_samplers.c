@@ -35,16 +35,18 @@ static tp_status gcp_check_samples(const tp_gcp_options *o) {
 tp_status tpi_gcp_dense_plan(const tp_dense *X, const tp_gcp_options *o, int64_t capacity[2]) {
   TP_TRY(gcp_check_samples(o));
   const int64_t N = tp_dense_count(X);
-  capacity[0] = o->function_samples ? o->function_samples
-                                    : gcp_clamp(gcp_ceil_div(N, 10), 1000000, N);
+  capacity[0] =
+      o->function_samples ? o->function_samples : gcp_clamp(gcp_ceil_div(N, 10), 1000000, N);
   capacity[1] = o->gradient_samples
                     ? o->gradient_samples
                     : gcp_clamp(gcp_ceil_div(10 * N, o->epochs > 0 ? o->epochs : 1), 1000, N);
   capacity[0] = capacity[0] < N || o->function_samples ? capacity[0] : N;
   capacity[1] = capacity[1] < N || o->gradient_samples ? capacity[1] : N;
   for (int k = 0; k < X->order; ++k)
-    TP_CHECK_ARG(X->dims[k] <= UINT32_MAX, "dim %d is %lld: GCP-Adam's samples take dims "
-                 "below 2^32", k, (long long)X->dims[k]);
+    TP_CHECK_ARG(X->dims[k] <= UINT32_MAX,
+                 "dim %d is %lld: GCP-Adam's samples take dims "
+                 "below 2^32",
+                 k, (long long)X->dims[k]);
   return TP_SUCCESS;
 }
 
@@ -75,8 +77,8 @@ static tp_status gcp_sparse_plan(void *ctx, const tp_gcp_options *o, int64_t cap
   const int64_t nnz = c->X.nnz, epochs = o->epochs > 0 ? o->epochs : 1;
   const double zeros_exist = c->N - (double)nnz;
   const int64_t zero_cap = zeros_exist < 9e18 ? (int64_t)zeros_exist : INT64_MAX;
-  c->nz[0] = o->function_samples ? o->function_samples
-                                 : gcp_clamp(gcp_ceil_div(nnz, 100), 100000, nnz);
+  c->nz[0] =
+      o->function_samples ? o->function_samples : gcp_clamp(gcp_ceil_div(nnz, 100), 100000, nnz);
   c->nz[1] = o->gradient_samples ? o->gradient_samples
                                  : gcp_clamp(gcp_ceil_div(3 * nnz, epochs), 1000, nnz);
   c->nz[0] = c->nz[0] < nnz || o->function_samples ? c->nz[0] : nnz;
@@ -137,9 +139,10 @@ static tp_status gcp_sparse_stats(const tp_coo *X, tp_gcp_loss loss, double *nor
       for (int k = 0; k < X->order && n > 0 && (size_t)n < sizeof where; ++k)
         n += snprintf(where + n, sizeof where - (size_t)n, k ? ", %lld" : "%lld",
                       (long long)X->indices[k][j]);
-      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "%s] = %.17g (nonzero %lld): the %s loss "
-                      "needs %s", where, v, (long long)j, tp_gcp_loss_name(loss),
-                      tpi_gcp_data_rule_text(loss));
+      return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                      "%s] = %.17g (nonzero %lld): the %s loss "
+                      "needs %s",
+                      where, v, (long long)j, tp_gcp_loss_name(loss), tpi_gcp_data_rule_text(loss));
     }
     *norm2 += v * v;
   }
@@ -163,8 +166,10 @@ static tp_status gcp_sparse_setup(tp_space *space, const tp_coo *X, tp_gcp_loss 
   TP_TRY(tp_coo_validate(X));
   c->N = 1;
   for (int k = 0; k < X->order; ++k) {
-    TP_CHECK_ARG(X->dims[k] <= UINT32_MAX, "dim %d is %lld: GCP-Adam's samples take dims "
-                 "below 2^32", k, (long long)X->dims[k]);
+    TP_CHECK_ARG(X->dims[k] <= UINT32_MAX,
+                 "dim %d is %lld: GCP-Adam's samples take dims "
+                 "below 2^32",
+                 k, (long long)X->dims[k]);
     c->N *= (double)X->dims[k];
   }
   TP_CHECK_ARG(c->N < 0x1p64, "the tensor has %g entries: GCP-Adam takes fewer than 2^64", c->N);

@@ -41,8 +41,7 @@ tp_status tpi_gcp_draw_dense(tp_space *space, const tpi_gcp_draw *q);
 tp_status tpi_gcp_draw_nonzeros(tp_space *space, const tpi_gcp_draw *q);
 tp_status tpi_gcp_draw_zeros(tp_space *space, const tpi_gcp_draw *q, const tp_hashmap *nonzeros);
 /* keys[j] = the linear index of nonzero j (mode 0 fastest), ones[j] = 1, for the map. */
-tp_status tpi_gcp_nonzero_keys(tp_space *space, const tp_coo *coo, uint64_t *keys,
-                               uint64_t *ones);
+tp_status tpi_gcp_nonzero_keys(tp_space *space, const tp_coo *coo, uint64_t *keys, uint64_t *ones);
 
 /* An evaluation over `count` samples at the factors of M. */
 typedef struct tpi_gcp_sample_eval {

@@ -256,8 +256,8 @@ Test(gcp_adam, recovers_a_planted_sparse_count_model) {
   o.seed = tpt_next_u64(&rng) % 100 + 1;
   fitted f = run_sparse(tpt_space, &coo, &o);
   const double score = match_score(&f.host, &truth);
-  cr_assert(score >= 0.95, "match score %.4f (estimate %.6g from %.6g after %d epochs, %s)",
-            score, f.res.loss, f.res.initial_loss, f.res.iterations, f.res.stop_reason);
+  cr_assert(score >= 0.95, "match score %.4f (estimate %.6g from %.6g after %d epochs, %s)", score,
+            f.res.loss, f.res.initial_loss, f.res.iterations, f.res.stop_reason);
   cr_assert(f.res.loss_is_estimate);
   tp_kruskal_free(NULL, &f.host), tp_kruskal_free(NULL, &truth);
   tp_coo_free(NULL, &coo);
@@ -301,8 +301,8 @@ Test(gcp_adam, runs_do_not_depend_on_threads) {
   fitted f[3] = {run_sparse(spaces[0], &coo, &o), run_sparse(spaces[1], &coo, &o),
                  run_sparse(spaces[0], &coo, &o)};
   for (int t = 1; t < 3; ++t) {
-    cr_assert(!memcmp(&f[t].res.loss, &f[0].res.loss, sizeof(double)), "run %d: %.17g vs %.17g",
-              t, f[t].res.loss, f[0].res.loss);
+    cr_assert(!memcmp(&f[t].res.loss, &f[0].res.loss, sizeof(double)), "run %d: %.17g vs %.17g", t,
+              f[t].res.loss, f[0].res.loss);
     for (int k = 0; k < 3; ++k)
       cr_assert(!memcmp(f[t].host.factors[k], f[0].host.factors[k],
                         sizeof(double) * (size_t)(dims[k] * RANK)),
