@@ -7,14 +7,21 @@
 #include <math.h>
 
 #include "tenport/gcp.h"
-#include "portable/tp_portable.h"
+
+/* Kernel sources include tp_portable.h first: there the functions are callable in
+ * kernels too (TP_INLINE); host sources get plain inline functions. */
+#ifdef TP_INLINE
+#define TP_GCP_FN TP_INLINE
+#else
+#define TP_GCP_FN static inline
+#endif
 
 /* pyttb's and GenTen's guard against log(0) and division by zero. */
 #define TP_GCP_EPS 1e-10
 #define TP_GCP_PI 3.14159265358979323846
 
 /* f(x, m) into *f and df/dm into *g. */
-TP_INLINE void tp_gcp_loss_fg(int loss, double param, double x, double m, double *f, double *g) {
+TP_GCP_FN void tp_gcp_loss_fg(int loss, double param, double x, double m, double *f, double *g) {
   switch (loss) {
   case TP_GCP_POISSON: {
     const double me = m + TP_GCP_EPS;
@@ -92,7 +99,7 @@ enum {
   TP_GCP_DATA_NONNEG    /* >= 0 */
 };
 
-TP_INLINE int tp_gcp_data_rule(int loss) {
+TP_GCP_FN int tp_gcp_data_rule(int loss) {
   switch (loss) {
   case TP_GCP_POISSON:
   case TP_GCP_POISSON_LOG:
@@ -108,7 +115,7 @@ TP_INLINE int tp_gcp_data_rule(int loss) {
 }
 
 /* 1 when x breaks the rule (non-finite values break every rule). */
-TP_INLINE int tp_gcp_data_bad(int rule, double x) {
+TP_GCP_FN int tp_gcp_data_bad(int rule, double x) {
   if (!(x - x == 0.0))
     return 1;
   switch (rule) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Downloads, with apt, the .deb files that a build on a machine without a package
 # registry needs: Criterion (the test framework) with the runtime libraries it links,
-# BLIS (OpenMP flavour) and pkgconf (used there only if it has no pkg-config).
+# BLIS (OpenMP flavour), L-BFGS-B (GCP's full-gradient solver) with its Fortran, BLAS
+# and LAPACK runtimes, and pkgconf (used there only if it has no pkg-config).
 # Run on an x86-64 Debian/Ubuntu machine with network access; the files go to
 # .deps/debs/ (git-ignored). Copy that folder along with the tree, then use
 # tools/gpu/setup-deps.sh on the other machine.
@@ -33,9 +34,9 @@ fi
 
 # Development packages (no recursion into their dependencies: only the headers, the
 # .pc file and the link-time symlinks are needed).
-direct=(libcriterion-dev)
+direct=(libcriterion-dev liblbfgsb-dev)
 # Runtime roots, downloaded with their dependency closure.
-roots=(libcriterion3 pkgconf-bin)
+roots=(libcriterion3 liblbfgsb0 pkgconf-bin)
 if ((with_blis)); then
     direct+=(libblis-openmp-dev)
     roots+=(libblis4-openmp)

@@ -5,6 +5,7 @@
 #   LD_LIBRARY_PATH  .deps/lib: links to the unpacked libraries this machine lacks
 #   PATH             .deps/bin with the unpacked pkgconf, only if there is no pkg-config
 #   TP_DEPS_ROOT     .deps/root
+#   TP_LBFGSB_DIR    the folder of liblbfgsb.so for -Dlbfgsb_dir= (if it was fetched)
 #   TP_BLIS_DIR      a BLIS prefix for -Dblis_dir= (if BLIS was fetched), links in
 #                    ~/.cache/tenport/blis-openmp
 # CPATH and LIBRARY_PATH are left alone on purpose: pkgconf drops -I/-L flags naming
@@ -65,7 +66,9 @@ _tp_setup_deps() (
     fi
     rm -rf "$deps/lib"
     mkdir -p "$deps/lib"
-    for lib in "$dest"/usr/lib/$multiarch/lib*.so.* "$dest"/lib/$multiarch/lib*.so.*; do
+    # (BLAS and LAPACK sit in folders of their own: Debian's alternatives link them.)
+    for lib in "$dest"/usr/lib/$multiarch/lib*.so.* "$dest"/lib/$multiarch/lib*.so.* \
+               "$dest"/usr/lib/$multiarch/blas/lib*.so.* "$dest"/usr/lib/$multiarch/lapack/lib*.so.*; do
         [[ -f $lib && ! -L $lib ]] || continue
         soname=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "SONAME" { print $2 }' || true)
         soname=${soname:-$(basename "$lib")}
@@ -105,6 +108,8 @@ _tp_setup_deps() (
         PKG_CONFIG_PATH "$(prepend PKG_CONFIG_PATH "$deps/pkgconfig")" \
         LD_LIBRARY_PATH "$(prepend LD_LIBRARY_PATH "$deps/lib")"
     [[ -n $blis_dir ]] && printf 'export TP_BLIS_DIR=%q\n' "$blis_dir"
+    [[ -e $dest/usr/lib/$multiarch/liblbfgsb.so ]] &&
+        printf 'export TP_LBFGSB_DIR=%q\n' "$dest/usr/lib/$multiarch"
     [[ -n $path_add ]] && printf 'export PATH=%q\n' "$(prepend PATH "$path_add")"
     echo "setup-deps: ${#packages[@]} packages in $dest;" \
          "$(ls "$deps/lib" | wc -l) libraries on LD_LIBRARY_PATH${blis_dir:+; BLIS: -Dblis_dir=$blis_dir}" >&2
