@@ -158,7 +158,7 @@ static tp_status flycoo_create(tp_space *space, const tp_coo *X, int in_space,
     st = flycoo_build(f, &staged.src, split);
   flycoo_staged_free(space, &staged);
   if (st == TP_SUCCESS && in_space)
-    st = flycoo_norm2_in_space(space, X, &f->stats.norm2);
+    st = flycoo_norm2_in_space(space, X, 1.0, &f->stats.norm2);
   f->norm2_scaled = f->stats.norm2, f->norm2_scale = 1.0;
   if (st == TP_SUCCESS && !tp_norm2_is_plain(f->stats.norm2))
     st = flycoo_norm2_rescaled(space, X, in_space, &f->norm2_scaled, &f->norm2_scale);

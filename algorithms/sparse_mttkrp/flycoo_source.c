@@ -121,37 +121,52 @@ static double flycoo_host_sum_squares(const tp_coo *h, double scale) {
   return s;
 }
 
-/* ||X s||^2 of a host tensor that may hold duplicates, summed first on a copy; s = 1, or
- * with rescale, 2^-e from the merged values' largest |value| when ||X||^2 leaves the
- * normal range (tp_norm_scale.h). */
-static tp_status flycoo_norm2_merged(const tp_coo *host, int rescale, double *norm2,
-                                     double *scale) {
-  tp_coo copy;
-  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, &copy));
+/* A host copy with duplicates summed. */
+static tp_status flycoo_merged_copy(const tp_coo *host, tp_coo *copy) {
+  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, copy));
   for (int m = 0; m < host->order; ++m)
-    memcpy(copy.indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
-  memcpy(copy.values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
-  tp_status st = tp_coo_sum_duplicates(&copy, NULL);
-  *scale = 1.0;
-  *norm2 = flycoo_host_sum_squares(&copy, 1.0);
-  const double max_abs = rescale ? tpi_coo_max_abs(&copy) : 0.0;
-  if (max_abs > 0 && !tp_norm2_is_plain(*norm2)) {
-    *scale = tp_scale_for_max_abs(max_abs);
-    *norm2 = flycoo_host_sum_squares(&copy, *scale);
-  }
-  tp_coo_free(NULL, &copy);
+    memcpy(copy->indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
+  memcpy(copy->values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
+  tp_status st = tp_coo_sum_duplicates(copy, NULL);
+  if (st != TP_SUCCESS)
+    tp_coo_free(NULL, copy);
   return st;
 }
 
+/* ||X scale||^2 of a host tensor that may hold duplicates: summed first, on a copy. */
+static tp_status flycoo_norm2_merged(const tp_coo *host, double scale, double *norm2) {
+  tp_coo copy;
+  TP_TRY(flycoo_merged_copy(host, &copy));
+  *norm2 = flycoo_host_sum_squares(&copy, scale);
+  tp_coo_free(NULL, &copy);
+  return TP_SUCCESS;
+}
+
+/* The scale for a tensor of extreme units: 2^-e from its merged values' largest |value|
+ * (1 for the zero tensor). */
+static tp_status flycoo_extreme_scale(const tp_coo *host, double *scale) {
+  tp_coo copy;
+  TP_TRY(flycoo_merged_copy(host, &copy));
+  const double max_abs = tpi_coo_max_abs(&copy);
+  tp_coo_free(NULL, &copy);
+  *scale = max_abs > 0 ? tp_scale_for_max_abs(max_abs) : 1.0;
+  return TP_SUCCESS;
+}
+
+/* The sums are made as the unscaled ones were (the same order), so that a tensor scaled
+ * by a power of two gives the same bits. */
 tp_status flycoo_norm2_rescaled(tp_space *space, const tp_coo *X, int in_space, double *norm2,
                                 double *scale) {
-  if (!in_space)
-    return flycoo_norm2_merged(X, 1, norm2, scale);
+  if (!in_space) {
+    TP_TRY(flycoo_extreme_scale(X, scale));
+    return flycoo_norm2_merged(X, *scale, norm2);
+  }
   tp_coo host;
   TP_TRY(tp_coo_copy_to_host(space, &host, X));
-  tp_status st = flycoo_norm2_merged(&host, 1, norm2, scale);
+  tp_status st = flycoo_extreme_scale(&host, scale);
   tp_coo_free(NULL, &host);
-  return st;
+  TP_TRY(st);
+  return flycoo_norm2_in_space(space, X, *scale, norm2);
 }
 
 /* ---- staging --------------------------------------------------------------------------------- */
@@ -268,8 +283,7 @@ static tp_status flycoo_host_checks(const tp_coo *host, uint32_t *const *out, do
     TP_TRY(tp_coo_validate(host)); /* names the first bad nonzero */
     return TP_ERROR(TP_ERROR_INTERNAL, "COO tensor: a bad index or value was seen, not found");
   }
-  double scale;
-  return r.unsorted ? flycoo_norm2_merged(host, 0, norm2, &scale) : TP_SUCCESS;
+  return r.unsorted ? flycoo_norm2_merged(host, 1.0, norm2) : TP_SUCCESS;
 }
 
 tp_status flycoo_stage_host(tp_space *space, const tp_coo *host, flycoo_staged *s, double *norm2) {
@@ -304,11 +318,11 @@ void flycoo_staged_free(tp_space *space, flycoo_staged *s) {
   memset(s, 0, sizeof *s);
 }
 
-tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2) {
+tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double scale, double *norm2) {
   int64_t *out; /* [0]: pairs not increasing; [1]: the sum of squares */
   TP_TRY(tp_temp_alloc(space, 2 * sizeof(int64_t), (void **)&out));
   int64_t got[2] = {0, 0};
-  tp_status st = flycoo_bk_coo_checks(space, X, &out[0], (double *)&out[1]);
+  tp_status st = flycoo_bk_coo_checks(space, X, scale, &out[0], (double *)&out[1]);
   if (st == TP_SUCCESS)
     st = tp_copy_to_host(space, got, out, sizeof got);
   tp_temp_release(space, out);
@@ -317,10 +331,9 @@ tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2)
     memcpy(norm2, &got[1], sizeof *norm2);
     return TP_SUCCESS;
   }
-  double scale; /* duplicates, or out of order: summed on the host */
-  tp_coo host;
+  tp_coo host; /* duplicates, or out of order: summed on the host */
   TP_TRY(tp_coo_copy_to_host(space, &host, X));
-  st = flycoo_norm2_merged(&host, 0, norm2, &scale);
+  st = flycoo_norm2_merged(&host, scale, norm2);
   tp_coo_free(NULL, &host);
   return st;
 }

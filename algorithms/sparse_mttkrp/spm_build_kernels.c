@@ -286,6 +286,7 @@ tp_status flycoo_bk_fill_records(tp_space *space, const flycoo_source *src, uint
 typedef struct flycoo_coo_args {
   const int64_t *const *idx; /* a table: order entries */
   const void *values;
+  double scale; /* the sum of squares is of value * scale */
   int order, f32;
 } flycoo_coo_args;
 
@@ -300,18 +301,19 @@ TP_RANGE_REDUCE_KERNEL(flycoo_not_increasing_kernel, flycoo_coo_args, int64_t, t
 
 TP_RANGE_REDUCE_KERNEL(flycoo_sum_squares_kernel, flycoo_coo_args, double, tp_join_sum_f64, 0.0, x,
                        a, acc) {
-  const double v = a.f32 ? (double)((const float *)a.values)[x] : ((const double *)a.values)[x];
+  const double v =
+      (a.f32 ? (double)((const float *)a.values)[x] : ((const double *)a.values)[x]) * a.scale;
   *acc += v * v;
 }
 
-tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, int64_t *not_increasing,
-                               double *sum_squares) {
+tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, double scale,
+                               int64_t *not_increasing, double *sum_squares) {
   void **table;
   TP_TRY(flycoo_table(space, (const void *const *)X->indices, X->order, &table));
   flycoo_coo_args a;
   a.idx = (const int64_t *const *)table;
   a.values = X->values;
-  a.order = X->order, a.f32 = X->dtype == TP_DTYPE_F32;
+  a.order = X->order, a.f32 = X->dtype == TP_DTYPE_F32, a.scale = scale;
   tp_status st =
       flycoo_not_increasing_kernel_launch(space, X->nnz > 1 ? X->nnz - 1 : 0, a, not_increasing);
   if (st == TP_SUCCESS)

@@ -83,9 +83,9 @@ tp_status flycoo_bk_fill_records(tp_space *space, const flycoo_source *src, uint
 
 /* Checks of a tensor in the space, into memory of the space: the number of nonzeros
  * whose coordinate is not greater than the one before (0: strictly increasing, so
- * without duplicates), and the sum of the squared values. */
-tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, int64_t *not_increasing,
-                               double *sum_squares);
+ * without duplicates), and the sum of the squared values times scale. */
+tp_status flycoo_bk_coo_checks(tp_space *space, const tp_coo *X, double scale,
+                               int64_t *not_increasing, double *sum_squares);
 
 /* ---- the input (flycoo_source.c) --------------------------------------------------------- */
 
@@ -110,9 +110,9 @@ tp_status flycoo_stage_host(tp_space *space, const tp_coo *host, flycoo_staged *
 tp_status flycoo_stage_in_space(tp_space *space, const tp_coo *X, flycoo_staged *s);
 void flycoo_staged_free(tp_space *space, flycoo_staged *s);
 
-/* ||X||^2 of a tensor in the space, duplicates summed (by reductions; a tensor with
- * duplicates or out of order is summed on the host). */
-tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double *norm2);
+/* ||X scale||^2 of a tensor in the space, duplicates summed (by reductions; a tensor
+ * with duplicates or out of order is summed on the host). */
+tp_status flycoo_norm2_in_space(tp_space *space, const tp_coo *X, double scale, double *norm2);
 /* ||X s||^2 and s for a tensor whose ||X||^2 leaves the normal range (s = 2^-e from its
  * largest |value|: portable/tp_norm_scale.h), on a merged host copy. Rare: extreme units. */
 tp_status flycoo_norm2_rescaled(tp_space *space, const tp_coo *X, int in_space, double *norm2,
