@@ -30,8 +30,8 @@ tp_gcp_options tp_gcp_options_default(void) {
 
 void tp_gcp_print_progress(const tp_gcp_progress *p, void *user) {
   FILE *f = user ? (FILE *)user : stdout;
-  fprintf(f, "iter %4d  loss %.10e  |pg| %.3e  %.3f s\n", p->iteration, p->loss,
-          p->gradient_norm, p->seconds);
+  fprintf(f, "iter %4d  loss %.10e  |pg| %.3e  %.3f s\n", p->iteration, p->loss, p->gradient_norm,
+          p->seconds);
   fflush(f);
 }
 
@@ -41,18 +41,15 @@ static tp_status gcp_check_options(const tp_gcp_options *o, const tpi_gcp_source
   TP_CHECK_ARG(o->rank >= 1 && o->rank <= INT32_MAX, "rank = %lld: GCP needs 1 <= rank < 2^31",
                (long long)o->rank);
   TP_TRY(tpi_gcp_check_param(o->loss, o->loss_param));
-  TP_CHECK_ARG(o->solver == TP_GCP_SOLVER_LBFGSB, "solver %d is not a GCP solver",
-               (int)o->solver);
+  TP_CHECK_ARG(o->solver == TP_GCP_SOLVER_LBFGSB, "solver %d is not a GCP solver", (int)o->solver);
   const double natural = tp_gcp_loss_lower_bound(o->loss);
   TP_CHECK_ARG(isnan(o->lower) || (o->lower < INFINITY && o->lower >= natural),
                "lower bound %g: the %s loss needs factors >= %g", o->lower,
                tp_gcp_loss_name(o->loss), natural);
   TP_CHECK_ARG(o->max_iters >= 1, "max_iters = %d must be >= 1", o->max_iters);
   TP_CHECK_ARG(o->max_evals >= 1, "max_evals = %d must be >= 1", o->max_evals);
-  TP_CHECK_ARG(isfinite(o->factr) && o->factr >= 0, "factr = %g must be finite and >= 0",
-               o->factr);
-  TP_CHECK_ARG(isfinite(o->pgtol) && o->pgtol >= 0, "pgtol = %g must be finite and >= 0",
-               o->pgtol);
+  TP_CHECK_ARG(isfinite(o->factr) && o->factr >= 0, "factr = %g must be finite and >= 0", o->factr);
+  TP_CHECK_ARG(isfinite(o->pgtol) && o->pgtol >= 0, "pgtol = %g must be finite and >= 0", o->pgtol);
   TP_CHECK_ARG(o->memory >= 1 && o->memory <= 1000, "memory = %d: 1 to 1000 correction pairs",
                o->memory);
   TP_CHECK_ARG(isfinite(o->max_seconds) && o->max_seconds >= 0,
@@ -160,8 +157,10 @@ static tp_status gcp_given_start(const tp_kruskal *init, double lower, double *x
       at[i] = gcp_host_value(init->dtype, init->factors[k], i) * spread;
       TP_CHECK_ARG(isfinite(at[i]), "opts->init: factor %d entry %lld (with lambda) is %g", k,
                    (long long)i, at[i]);
-      TP_CHECK_ARG(!(at[i] < lower), "opts->init: factor %d entry %lld is %g, below the lower "
-                   "bound %g", k, (long long)i, at[i], lower);
+      TP_CHECK_ARG(!(at[i] < lower),
+                   "opts->init: factor %d entry %lld is %g, below the lower "
+                   "bound %g",
+                   k, (long long)i, at[i], lower);
     }
   }
   TP_CHECK_ARG(gcp_model_norm2(x, d, init->dims, R) > 0,
@@ -302,8 +301,8 @@ tp_status tpi_gcp_run(tp_space *space, const tpi_gcp_source *src, const tp_gcp_o
   double *x = (double *)malloc(sizeof(double) * (size_t)n);
   if (!x)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld factor entries", (long long)n);
-  tp_status st = o.init ? gcp_given_start(o.init, o.lower, x)
-                        : gcp_random_start(src, o.rank, o.seed, x);
+  tp_status st =
+      o.init ? gcp_given_start(o.init, o.lower, x) : gcp_random_start(src, o.rank, o.seed, x);
   if (st == TP_SUCCESS)
     st = gcp_solve(space, src, &o, x, model, &res);
   free(x);
@@ -366,8 +365,8 @@ static tp_status gcp_check_missing(const tp_coo *X, const tp_coo *missing) {
   TP_CHECK_ARG(missing->order == X->order, "the missing entries have %d modes, X %d",
                missing->order, X->order);
   for (int k = 0; k < X->order; ++k)
-    TP_CHECK_ARG(missing->dims[k] == X->dims[k], "the missing entries' dim %d is %lld, X's %lld",
-                 k, (long long)missing->dims[k], (long long)X->dims[k]);
+    TP_CHECK_ARG(missing->dims[k] == X->dims[k], "the missing entries' dim %d is %lld, X's %lld", k,
+                 (long long)missing->dims[k], (long long)X->dims[k]);
   return TP_SUCCESS;
 }
 
@@ -375,8 +374,8 @@ tp_status tp_gcp_sparse(tp_space *space, const tp_coo *X, const tp_coo *missing,
                         const tp_gcp_options *opts, tp_kruskal *model, tp_gcp_result *result) {
   TP_CHECK_ARG(space && X && opts && model, "space, X, opts and model must not be NULL");
   TP_TRY(tp_coo_validate(X));
-  TP_CHECK_ARG(X->order >= 2 && X->order <= TP_DENSE_MAX_ORDER,
-               "X has %d modes: GCP takes 2 to %d", X->order, TP_DENSE_MAX_ORDER);
+  TP_CHECK_ARG(X->order >= 2 && X->order <= TP_DENSE_MAX_ORDER, "X has %d modes: GCP takes 2 to %d",
+               X->order, TP_DENSE_MAX_ORDER);
   TP_TRY(gcp_check_missing(X, missing));
   tp_dense dX, dW;
   memset(&dX, 0, sizeof dX), memset(&dW, 0, sizeof dW);

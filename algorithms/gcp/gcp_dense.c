@@ -73,9 +73,9 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
   int64_t *bad = NULL, *first = NULL;
   double *hsq = (double *)malloc(sizeof(double) * 2 * (size_t)n);
   int64_t *hbad = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)n);
-  tp_status st = hsq && hbad ? TP_SUCCESS
-                             : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld partials",
-                                        (long long)n);
+  tp_status st =
+      hsq && hbad ? TP_SUCCESS
+                  : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld partials", (long long)n);
   if (st == TP_SUCCESS)
     st = tp_temp_alloc(space, sizeof(double) * 2 * (size_t)n + sizeof(int64_t) * 2 * (size_t)n,
                        (void **)&sq);
@@ -104,8 +104,8 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
     gcp_name_element(space, c->X, first_bad, where, sizeof where);
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "%s: the %s loss needs %s (%lld observed entr%s refused)", where,
-                    tp_gcp_loss_name(c->loss), tpi_gcp_data_rule_text(c->loss),
-                    (long long)refused, refused == 1 ? "y is" : "ies are");
+                    tp_gcp_loss_name(c->loss), tpi_gcp_data_rule_text(c->loss), (long long)refused,
+                    refused == 1 ? "y is" : "ies are");
   }
   if (src->observed == 0)
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "the mask leaves no observed entry");

@@ -12,10 +12,9 @@
 
 /* The Fortran routine (character arguments' lengths last, as gfortran passes them). */
 extern void setulb_(const int *n, const int *m, double *x, const double *l, const double *u,
-                    const int *nbd, double *f, double *g, const double *factr,
-                    const double *pgtol, double *wa, int *iwa, char *task, const int *iprint,
-                    char *csave, int *lsave, int *isave, double *dsave, size_t task_len,
-                    size_t csave_len);
+                    const int *nbd, double *f, double *g, const double *factr, const double *pgtol,
+                    double *wa, int *iwa, char *task, const int *iprint, char *csave, int *lsave,
+                    int *isave, double *dsave, size_t task_len, size_t csave_len);
 
 enum { LBFGSB_TEXT = 60 };
 
@@ -35,8 +34,8 @@ static tp_status lbfgsb_alloc(lbfgsb_state *s, int64_t n, int m, double lower) {
   TP_CHECK_ARG(n <= 0x7fffffff / 3, "%lld factor entries: L-BFGS-B takes fewer than 2^31 / 3",
                (long long)n);
   s->n = (int)n, s->m = m;
-  const size_t wa = 2 * (size_t)m * (size_t)n + 5 * (size_t)n + 11 * (size_t)m * (size_t)m +
-                    8 * (size_t)m;
+  const size_t wa =
+      2 * (size_t)m * (size_t)n + 5 * (size_t)n + 11 * (size_t)m * (size_t)m + 8 * (size_t)m;
   s->nbd = (int *)malloc(sizeof(int) * (size_t)n);
   s->iwa = (int *)malloc(sizeof(int) * 3 * (size_t)n);
   s->l = (double *)malloc(sizeof(double) * (size_t)n);
@@ -123,9 +122,8 @@ static tp_status lbfgsb_loop(tp_space *space, const tpi_gcp_source *src, const t
   const int iprint = -1;
   int cancelled = 0, first = 1;
   for (;;) {
-    setulb_(&s->n, &s->m, x, s->l, s->u, s->nbd, &s->f, s->g, &o->factr, &o->pgtol, s->wa,
-            s->iwa, s->task, &iprint, s->csave, s->lsave, s->isave, s->dsave, LBFGSB_TEXT,
-            LBFGSB_TEXT);
+    setulb_(&s->n, &s->m, x, s->l, s->u, s->nbd, &s->f, s->g, &o->factr, &o->pgtol, s->wa, s->iwa,
+            s->task, &iprint, s->csave, s->lsave, s->isave, s->dsave, LBFGSB_TEXT, LBFGSB_TEXT);
     if (lbfgsb_task_is(s, "FG")) {
       if (res->evaluations >= o->max_evals) {
         lbfgsb_stop(res, "max_evals");

@@ -8,8 +8,8 @@
 #include "portable/tp_error.h"
 
 static const char *const gcp_names[TP_GCP_LOSS_COUNT] = {
-    "gaussian", "poisson", "poisson-log", "bernoulli-odds", "bernoulli-logit", "gamma",
-    "rayleigh", "negative-binomial", "huber", "beta", "zt-poisson"};
+    "gaussian", "poisson",           "poisson-log", "bernoulli-odds", "bernoulli-logit", "gamma",
+    "rayleigh", "negative-binomial", "huber",       "beta",           "zt-poisson"};
 
 const char *tp_gcp_loss_name(tp_gcp_loss loss) {
   return (int)loss >= 0 && loss < TP_GCP_LOSS_COUNT ? gcp_names[loss] : NULL;
@@ -41,17 +41,14 @@ double tp_gcp_loss_lower_bound(tp_gcp_loss loss) {
   case TP_GCP_RAYLEIGH:
   case TP_GCP_NEGATIVE_BINOMIAL:
   case TP_GCP_BETA:
-  case TP_GCP_ZT_POISSON:
-    return 0.0;
-  default:
-    return -INFINITY;
+  case TP_GCP_ZT_POISSON: return 0.0;
+  default: return -INFINITY;
   }
 }
 
 /* The parameter a loss needs, checked; others ignore theirs. */
 tp_status tpi_gcp_check_param(tp_gcp_loss loss, double param) {
-  TP_CHECK_ARG((int)loss >= 0 && loss < TP_GCP_LOSS_COUNT, "loss %d is not a GCP loss",
-               (int)loss);
+  TP_CHECK_ARG((int)loss >= 0 && loss < TP_GCP_LOSS_COUNT, "loss %d is not a GCP loss", (int)loss);
   if (loss == TP_GCP_NEGATIVE_BINOMIAL)
     TP_CHECK_ARG(isfinite(param) && param > 0,
                  "negative-binomial needs its number of trials as the loss parameter "
@@ -82,15 +79,10 @@ tp_status tp_gcp_loss_eval(tp_gcp_loss loss, double param, double x, double m, d
 
 const char *tpi_gcp_data_rule_text(tp_gcp_loss loss) {
   switch (tp_gcp_data_rule((int)loss)) {
-  case TP_GCP_DATA_COUNT:
-    return "nonnegative integers (counts)";
-  case TP_GCP_DATA_BINARY:
-    return "0 or 1";
-  case TP_GCP_DATA_POSITIVE:
-    return "positive values";
-  case TP_GCP_DATA_NONNEG:
-    return "nonnegative values";
-  default:
-    return "finite values";
+  case TP_GCP_DATA_COUNT: return "nonnegative integers (counts)";
+  case TP_GCP_DATA_BINARY: return "0 or 1";
+  case TP_GCP_DATA_POSITIVE: return "positive values";
+  case TP_GCP_DATA_NONNEG: return "nonnegative values";
+  default: return "finite values";
   }
 }

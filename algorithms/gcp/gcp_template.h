@@ -29,10 +29,10 @@ typedef struct FN(gcp_pass_args) {
   int64_t N, R, chunk;
   int d, right, loss, rule;
   double param;
-  double *partial;   /* per chunk: the objective, or (stats) the sum of squares */
-  double *observed;  /* stats: per chunk */
-  int64_t *bad;      /* stats: per chunk */
-  int64_t *first;    /* stats: per chunk, the first refused element (N: none) */
+  double *partial;  /* per chunk: the objective, or (stats) the sum of squares */
+  double *observed; /* stats: per chunk */
+  int64_t *bad;     /* stats: per chunk */
+  int64_t *first;   /* stats: per chunk, the first refused element (N: none) */
 } FN(gcp_pass_args);
 
 /* The multi-index of element e (the layout's fastest mode first). */
@@ -130,8 +130,8 @@ tp_status FN(tpi_gcp_fg)(tp_space *space, const tpi_gcp_pass *p, double *partial
   return TP_LAUNCHER(FN(gcp_fg_chunks))(space, tp_ceil_div_i64(a.N, a.chunk), a);
 }
 
-tp_status FN(tpi_gcp_stats)(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
-                                 double *observed, int64_t *bad, int64_t *first) {
+tp_status FN(tpi_gcp_stats)(tp_space *space, const tpi_gcp_pass *p, double *sumsq, double *observed,
+                            int64_t *bad, int64_t *first) {
   FN(gcp_pass_args) a;
   TP_TRY(FN(gcp_args)(p, &a));
   a.partial = sumsq, a.observed = observed, a.bad = bad, a.first = first;
@@ -162,8 +162,8 @@ tp_status tpi_gcp_sum_partials(tp_space *space, const double *partial, int64_t n
   double *out = NULL, *host = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1));
   if (!host)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld sums", (long long)blocks);
-  tp_status st = tp_temp_alloc(space, sizeof(double) * (size_t)(blocks > 0 ? blocks : 1),
-                               (void **)&out);
+  tp_status st =
+      tp_temp_alloc(space, sizeof(double) * (size_t)(blocks > 0 ? blocks : 1), (void **)&out);
   if (st == TP_SUCCESS) {
     gcp_sum_args a = {partial, n, out};
     st = TP_LAUNCHER(gcp_sum_blocks)(space, blocks, a);

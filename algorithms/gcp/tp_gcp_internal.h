@@ -43,10 +43,10 @@ tp_status tpi_gcp_fg_f64(tp_space *space, const tpi_gcp_pass *p, double *partial
  * none). */
 tp_status tpi_gcp_pass_stats(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
                              double *observed, int64_t *bad, int64_t *first);
-tp_status tpi_gcp_stats_f32(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
-                            double *observed, int64_t *bad, int64_t *first);
-tp_status tpi_gcp_stats_f64(tp_space *space, const tpi_gcp_pass *p, double *sumsq,
-                            double *observed, int64_t *bad, int64_t *first);
+tp_status tpi_gcp_stats_f32(tp_space *space, const tpi_gcp_pass *p, double *sumsq, double *observed,
+                            int64_t *bad, int64_t *first);
+tp_status tpi_gcp_stats_f64(tp_space *space, const tpi_gcp_pass *p, double *sumsq, double *observed,
+                            int64_t *bad, int64_t *first);
 /* The sum of n partials in the space, in fixed blocks then in order on the host. */
 tp_status tpi_gcp_sum_partials(tp_space *space, const double *partial, int64_t n, double *sum);
 

@@ -97,18 +97,13 @@ TP_INLINE int tp_gcp_data_rule(int loss) {
   case TP_GCP_POISSON:
   case TP_GCP_POISSON_LOG:
   case TP_GCP_NEGATIVE_BINOMIAL:
-  case TP_GCP_ZT_POISSON:
-    return TP_GCP_DATA_COUNT;
+  case TP_GCP_ZT_POISSON: return TP_GCP_DATA_COUNT;
   case TP_GCP_BERNOULLI_ODDS:
-  case TP_GCP_BERNOULLI_LOGIT:
-    return TP_GCP_DATA_BINARY;
+  case TP_GCP_BERNOULLI_LOGIT: return TP_GCP_DATA_BINARY;
   case TP_GCP_GAMMA:
-  case TP_GCP_RAYLEIGH:
-    return TP_GCP_DATA_POSITIVE;
-  case TP_GCP_BETA:
-    return TP_GCP_DATA_NONNEG;
-  default:
-    return TP_GCP_DATA_FINITE;
+  case TP_GCP_RAYLEIGH: return TP_GCP_DATA_POSITIVE;
+  case TP_GCP_BETA: return TP_GCP_DATA_NONNEG;
+  default: return TP_GCP_DATA_FINITE;
   }
 }
 
@@ -117,16 +112,11 @@ TP_INLINE int tp_gcp_data_bad(int rule, double x) {
   if (!(x - x == 0.0))
     return 1;
   switch (rule) {
-  case TP_GCP_DATA_COUNT:
-    return x < 0 || x != floor(x);
-  case TP_GCP_DATA_BINARY:
-    return x != 0.0 && x != 1.0;
-  case TP_GCP_DATA_POSITIVE:
-    return !(x > 0);
-  case TP_GCP_DATA_NONNEG:
-    return x < 0;
-  default:
-    return 0;
+  case TP_GCP_DATA_COUNT: return x < 0 || x != floor(x);
+  case TP_GCP_DATA_BINARY: return x != 0.0 && x != 1.0;
+  case TP_GCP_DATA_POSITIVE: return !(x > 0);
+  case TP_GCP_DATA_NONNEG: return x < 0;
+  default: return 0;
   }
 }
 

@@ -89,27 +89,27 @@ typedef void (*tp_gcp_progress_fn)(const tp_gcp_progress *p, void *user);
 
 typedef struct tp_gcp_options {
   int64_t rank;
-  tp_gcp_loss loss;       /* default gaussian */
-  double loss_param;      /* the loss's parameter (tp_gcp_loss_has_param); default 0: unset */
-  tp_gcp_solver solver;   /* default L-BFGS-B */
-  double lower;           /* the factors' lower bound; NAN (the default): the loss's own
-                             (tp_gcp_loss_lower_bound). A bound below the loss's is refused
-                             when the loss needs m >= 0 */
-  uint64_t seed;          /* random start; default 1 */
-  const tp_kruskal *init; /* start in host memory, or NULL: factors uniform in [0, 1) from
-                             seed (tp_kruskal_random), scaled so that ||M|| = ||X|| (its
-                             observed entries), each factor by the same amount */
-  int max_iters;          /* default 1000 */
-  int max_evals;          /* default 15000 */
-  double factr;           /* stop when the objective's relative reduction is below
-                             factr * machine epsilon; default 1e7 */
-  double pgtol;           /* stop when the projected gradient's largest |entry| is below
-                             it; default 1e-5 */
-  int memory;             /* L-BFGS correction pairs; default 10 */
-  double max_seconds;     /* stop after the iteration that ends past it (0: none) */
-  int normalize;          /* final model: unit 2-norm columns, weights in lambda, components by
-                             decreasing lambda (default 1); 0: lambda = 1, the factors as
-                             optimised */
+  tp_gcp_loss loss;            /* default gaussian */
+  double loss_param;           /* the loss's parameter (tp_gcp_loss_has_param); default 0: unset */
+  tp_gcp_solver solver;        /* default L-BFGS-B */
+  double lower;                /* the factors' lower bound; NAN (the default): the loss's own
+                                  (tp_gcp_loss_lower_bound). A bound below the loss's is
+                                  refused when the loss needs m >= 0 */
+  uint64_t seed;               /* random start; default 1 */
+  const tp_kruskal *init;      /* start in host memory, or NULL: factors uniform in [0, 1)
+                                  from seed (tp_kruskal_random), scaled so that ||M|| = ||X||
+                                  (its observed entries), each factor by the same amount */
+  int max_iters;               /* default 1000 */
+  int max_evals;               /* default 15000 */
+  double factr;                /* stop when the objective's relative reduction is below
+                                  factr * machine epsilon; default 1e7 */
+  double pgtol;                /* stop when the projected gradient's largest |entry| is
+                                  below it; default 1e-5 */
+  int memory;                  /* L-BFGS correction pairs; default 10 */
+  double max_seconds;          /* stop after the iteration that ends past it (0: none) */
+  int normalize;               /* final model: unit 2-norm columns, weights in lambda,
+                                  components by decreasing lambda (default 1); 0: lambda = 1,
+                                  the factors as optimised */
   tp_gcp_progress_fn progress; /* may be NULL */
   void *progress_user;
   const volatile int *cancel; /* read after every iteration: nonzero stops the run with
@@ -122,7 +122,7 @@ typedef struct tp_gcp_result {
   double loss;         /* the objective of the returned model */
   double initial_loss; /* at the start */
   double gradient_norm;
-  int converged;       /* factr or pgtol ended the run */
+  int converged; /* factr or pgtol ended the run */
   int stopped_by_time;
   char stop_reason[64]; /* L-BFGS-B's last task, or "max_iters", "max_evals", "max_seconds" */
   double seconds;

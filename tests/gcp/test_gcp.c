@@ -16,9 +16,9 @@ TestSuite(gcp, .init = tpt_setup, .fini = tpt_teardown);
 
 static double loss_param(tp_gcp_loss loss) {
   return loss == TP_GCP_NEGATIVE_BINOMIAL ? 3.0
-         : loss == TP_GCP_HUBER          ? 0.3
-         : loss == TP_GCP_BETA           ? 0.5
-                                         : 0.0;
+         : loss == TP_GCP_HUBER           ? 0.3
+         : loss == TP_GCP_BETA            ? 0.5
+                                          : 0.0;
 }
 
 /* A data value the loss takes, drawn from rng. */
@@ -27,18 +27,13 @@ static double valid_value(tp_gcp_loss loss, tpt_rng *rng) {
   case TP_GCP_POISSON:
   case TP_GCP_POISSON_LOG:
   case TP_GCP_NEGATIVE_BINOMIAL:
-  case TP_GCP_ZT_POISSON:
-    return (double)tpt_int(rng, 0, 6);
+  case TP_GCP_ZT_POISSON: return (double)tpt_int(rng, 0, 6);
   case TP_GCP_BERNOULLI_ODDS:
-  case TP_GCP_BERNOULLI_LOGIT:
-    return (double)tpt_int(rng, 0, 1);
+  case TP_GCP_BERNOULLI_LOGIT: return (double)tpt_int(rng, 0, 1);
   case TP_GCP_GAMMA:
-  case TP_GCP_RAYLEIGH:
-    return tpt_uniform(rng, 0.1, 3.0);
-  case TP_GCP_BETA:
-    return tpt_uniform(rng, 0.0, 2.0);
-  default:
-    return tpt_uniform(rng, -2.0, 2.0);
+  case TP_GCP_RAYLEIGH: return tpt_uniform(rng, 0.1, 3.0);
+  case TP_GCP_BETA: return tpt_uniform(rng, 0.0, 2.0);
+  default: return tpt_uniform(rng, -2.0, 2.0);
   }
 }
 
@@ -212,8 +207,10 @@ static void check_fg(const problem *p, tp_gcp_loss loss, tp_dtype dtype, const c
   for (int64_t i = 0; i < n; ++i)
     scale = fmax(scale, fabs(want[i]));
   for (int64_t i = 0; i < n; ++i)
-    cr_assert(fabs(got[i] - want[i]) <= tol * (1 + scale), "%s, %s: gradient entry %lld is "
-              "%.15g, direct %.15g", tp_gcp_loss_name(loss), what, (long long)i, got[i], want[i]);
+    cr_assert(fabs(got[i] - want[i]) <= tol * (1 + scale),
+              "%s, %s: gradient entry %lld is "
+              "%.15g, direct %.15g",
+              tp_gcp_loss_name(loss), what, (long long)i, got[i], want[i]);
   free(want), free(got);
 }
 
@@ -280,12 +277,11 @@ typedef struct fitted {
 
 static fitted run_dense(const tp_dense *host_x, const tp_dense *host_w, tp_gcp_options *o) {
   tp_dense X, W;
-  TPT_OK(tp_dense_alloc(tpt_space, host_x->dtype, host_x->order, host_x->dims, host_x->layout,
-                        &X));
+  TPT_OK(tp_dense_alloc(tpt_space, host_x->dtype, host_x->order, host_x->dims, host_x->layout, &X));
   TPT_OK(tp_dense_copy_to_device(tpt_space, &X, host_x));
   if (host_w) {
-    TPT_OK(tp_dense_alloc(tpt_space, host_w->dtype, host_w->order, host_w->dims, host_w->layout,
-                          &W));
+    TPT_OK(
+        tp_dense_alloc(tpt_space, host_w->dtype, host_w->order, host_w->dims, host_w->layout, &W));
     TPT_OK(tp_dense_copy_to_device(tpt_space, &W, host_w));
   }
   tp_kruskal m;
@@ -361,8 +357,14 @@ static void planted(tp_gcp_loss loss, tp_kruskal *truth, tp_dense *x, tpt_rng *r
     }
   TPT_OK(tp_dense_alloc(NULL, TP_DTYPE_F64, 3, dims, TP_LAYOUT_LEFT, x));
   const double scale = loss == TP_GCP_POISSON ? 8.0 : loss == TP_GCP_BERNOULLI_ODDS ? 4.0 : 1.0;
-  problem p = {3, {dims[0], dims[1], dims[2], 0}, 3, dims[0] * dims[1] * dims[2], TP_LAYOUT_LEFT,
-               NULL, NULL, {NULL}};
+  problem p = {3,
+               {dims[0], dims[1], dims[2], 0},
+               3,
+               dims[0] * dims[1] * dims[2],
+               TP_LAYOUT_LEFT,
+               NULL,
+               NULL,
+               {NULL}};
   for (int k = 0; k < 3; ++k)
     p.A[k] = (double *)truth->factors[k];
   for (int64_t e = 0; e < p.N; ++e) {
@@ -457,8 +459,8 @@ Test(gcp, sparse_input_equals_its_dense_form) {
   TPT_OK(tp_kruskal_alloc(tpt_space, TP_DTYPE_F64, 3, dims, 2, &m));
   tp_gcp_result rs;
   TPT_OK(tp_gcp_sparse(tpt_space, &coo, NULL, &o, &m, &rs));
-  cr_assert(!memcmp(&rs.loss, &fd.res.loss, sizeof(double)), "sparse %.17g, dense %.17g",
-            rs.loss, fd.res.loss);
+  cr_assert(!memcmp(&rs.loss, &fd.res.loss, sizeof(double)), "sparse %.17g, dense %.17g", rs.loss,
+            fd.res.loss);
   tp_kruskal_free(tpt_space, &m), tp_kruskal_free(NULL, &fd.host);
   tp_dense_free(NULL, &dense), tp_coo_free(NULL, &coo);
 }
@@ -485,8 +487,8 @@ Test(gcp, data_the_loss_cannot_take_is_refused_by_entry) {
   TPT_OK(run_on(v, NULL, &o));
   v[7] = 2.5; /* X[1, 0, 1] */
   TPT_FAILS_WITH(run_on(v, NULL, &o), TP_ERROR_INVALID_ARGUMENT);
-  cr_assert(strstr(tp_last_error(), "X[1, 0, 1] = 2.5") && strstr(tp_last_error(), "counts"),
-            "%s", tp_last_error());
+  cr_assert(strstr(tp_last_error(), "X[1, 0, 1] = 2.5") && strstr(tp_last_error(), "counts"), "%s",
+            tp_last_error());
   double mask[12] = {1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
   TPT_OK(run_on(v, mask, &o)); /* the entry is missing */
   o.loss = TP_GCP_BERNOULLI_LOGIT;
