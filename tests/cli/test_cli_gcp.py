@@ -1,5 +1,6 @@
 """tenport gcp: Generalized CP of dense (.npy) and sparse (.tns) tensors written with numpy,
 its losses, masks of missing entries, outputs, --history and --json, and its refusals."""
+import functools
 import json
 
 import numpy as np
@@ -7,6 +8,20 @@ import pytest
 
 from conftest import (MPIRUN, built_with_mpi, err, mpirun, ok, out, run,
                       snapshot, temporaries)
+
+
+@functools.lru_cache(maxsize=None)
+def solver_missing(folder):
+    """Whether this tenport was built without L-BFGS-B (liblbfgsb), GCP's solver."""
+    np.save(folder / "tiny.npy", np.ones((2, 2)))
+    r = run("gcp", "-i", folder / "tiny.npy", "-r", "1", "-q")
+    return r.returncode != 0 and "without L-BFGS-B" in err(r)
+
+
+@pytest.fixture(autouse=True)
+def lbfgsb(tmp_path_factory):
+    if solver_missing(tmp_path_factory.getbasetemp()):
+        pytest.skip("this tenport was built without L-BFGS-B")
 
 
 def counts(shape=(8, 7, 6), rank=2, seed=1):
