@@ -161,10 +161,15 @@ static tp_status parse_string(npy_cursor *c, const char **s, size_t *len, const 
   return TP_SUCCESS;
 }
 
-/* Maps '<f8', '>i4', '|u1', '=u8'... to a dtype; returns 0 for any other descr. */
+/* Maps '<f8', '>i4', '|u1', '=u8'... to a dtype; returns 0 for any other descr. NumPy's
+ * bool ('|b1': one byte, 0 or 1) is read as uint8. */
 static int descr_lookup(const char *s, size_t len, npy_layout *l) {
   if (len != 3 || s[2] < '1' || s[2] > '8')
     return 0;
+  if (s[1] == 'b' && s[2] == '1' && memchr("<>=|", s[0], 4)) {
+    l->dtype = TP_DTYPE_U8, l->swap = 0;
+    return 1;
+  }
   for (int d = 0; d < NPY_DTYPE_COUNT; ++d) {
     if (npy_dtypes[d].kind != s[1] || npy_dtypes[d].size != (size_t)(s[2] - '0'))
       continue;
@@ -189,9 +194,9 @@ static tp_status parse_descr(npy_cursor *c, npy_layout *l) {
   TP_TRY(parse_string(c, &s, &len, "a quoted descr"));
   if (descr_lookup(s, len, l))
     return TP_SUCCESS;
-  return TP_ERROR(TP_ERROR_FORMAT,
-                  "%s: unsupported descr '%s' (float32/64, int8/32/64 and uint8/32/64 are read)",
-                  c->name, printable(s, len, text, sizeof text));
+  return TP_ERROR(TP_ERROR_FORMAT, "%s: unsupported descr '%s' (%s are read)", c->name,
+                  printable(s, len, text, sizeof text),
+                  "float32/64, int8/32/64, uint8/32/64 and bool");
 }
 
 static tp_status parse_bool(npy_cursor *c, int *value) {

@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-/* Element types a .npy file may hold. Files are read into the host's byte order. */
+/* Element types a .npy file may hold. Files are read into the host's byte order; NumPy's
+ * bool ('|b1', one byte 0 or 1) is read as TP_DTYPE_U8. */
 typedef enum tp_dtype {
   TP_DTYPE_F32,
   TP_DTYPE_F64,

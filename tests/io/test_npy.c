@@ -689,7 +689,7 @@ Test(npy, malformed_headers_are_format_errors) {
 }
 
 Test(npy, unsupported_descrs_are_named) {
-  static const char *descrs[] = {"|O", "<c16", "<f2", "<U10", "|b1", "<f16", "<M8", "f8",    "<f8 ",
+  static const char *descrs[] = {"|O", "<c16", "<f2", "<U10", "|b2", "<f16", "<M8", "f8",    "<f8 ",
                                  "",   "<i16", "<u3", "<f0",  "|S5", "<V8",  "$f8", "\x01u1"};
   for (size_t c = 0; c < sizeof descrs / sizeof descrs[0]; ++c) {
     char dict[128], want[64];
@@ -701,6 +701,25 @@ Test(npy, unsupported_descrs_are_named) {
   expect_dict_fails("{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, "
                     "'shape': (2,)}",
                     TP_ERROR_FORMAT, "unsupported descr [('x', '<f4'), ('y', '<...: structured");
+}
+
+/* NumPy's bool arrays (a mask saved from a comparison) are read as their 0/1 bytes. */
+Test(npy, bool_is_read_as_uint8) {
+  const unsigned char bits[6] = {1, 0, 0, 1, 1, 0};
+  const int64_t shape[2] = {2, 3};
+  const char *descrs[3] = {"|b1", "<b1", "=b1"};
+  for (int c = 0; c < 3; ++c) {
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }",
+             descrs[c]);
+    size_t n;
+    unsigned char *b = make_npy(1, dict, bits, sizeof bits, &n);
+    tp_npy_array a;
+    TPT_OK(read_exact(b, n, &a));
+    check_array(&a, TP_DTYPE_U8, 2, shape, 0, bits);
+    tp_npy_free(&a);
+    free(b);
+  }
 }
 
 /* numpy reads '|f8' (byte order "not applicable" on an 8-byte type) as native float64. */

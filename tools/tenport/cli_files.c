@@ -16,11 +16,8 @@ void tenport_note_header(const char *cmd, const char *name, const tp_coo_read_in
                          const int64_t *dims) {
   if (!info || !info->header_kind || strcmp(info->header_kind, "order and dims line") != 0)
     return;
-  char shape[TP_COO_MAX_ORDER * 21 + 1];
-  size_t n = 0;
-  shape[0] = '\0';
-  for (int m = 0; m < order && n < sizeof shape; ++m)
-    n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%lld", m ? "x" : "", (long long)dims[m]);
+  char shape[TENPORT_DIMS_TEXT];
+  tenport_format_dims(order, dims, shape, sizeof shape);
   fprintf(stderr,
           "tenport %s: %s: its first line was taken as a header (order %d, dims %s), not as a "
           "nonzero; --no-header reads every line as a nonzero\n",
@@ -56,6 +53,34 @@ int tenport_outputs_commit(const char *cmd, tp_output_set *set) {
 
 int tenport_outputs_check_folder(const char *cmd, const char *path) {
   return tp_output_check_folder(path) == TP_SUCCESS ? 0 : tenport_fail(cmd, "cannot write");
+}
+
+/* The files of --init PREFIX that a model of any order may be read from. */
+static tp_status protect_model_files(tp_output_set *set, const char *init) {
+  char name[4096];
+  tp_status st = TP_SUCCESS;
+  for (int k = -1; init && k < TP_DENSE_MAX_ORDER && st == TP_SUCCESS; ++k) {
+    if (k < 0)
+      snprintf(name, sizeof name, "%s_lambda.npy", init);
+    else
+      snprintf(name, sizeof name, "%s_factor%d.npy", init, k);
+    st = tp_output_set_protect(set, name);
+  }
+  return st;
+}
+
+int tenport_outputs_begin_model(const char *cmd, const tp_input *in, const char *init,
+                                const char *const *inputs, int n, const char *output,
+                                const char *history, tp_output_set **set) {
+  if (tenport_outputs_begin(cmd, set, in, inputs, n))
+    return 1;
+  if (protect_model_files(*set, init) != TP_SUCCESS) {
+    tp_output_set_destroy(set);
+    return tenport_fail(cmd, "cannot prepare the outputs");
+  }
+  if (history && tenport_outputs_add(cmd, *set, history))
+    return 1;
+  return output ? tenport_outputs_check_folder(cmd, output) : 0;
 }
 
 int tenport_text_option(tenport_text_options *t, const char *a, const char *v) {

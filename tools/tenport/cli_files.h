@@ -41,4 +41,14 @@ int tenport_outputs_commit(const char *cmd, tp_output_set *set);
 /* The folder of an output whose names are known only later exists and is writable. */
 int tenport_outputs_check_folder(const char *cmd, const char *path);
 
+/* The output set of a decomposition run with --output PREFIX or --history FILE (either may
+ * be NULL), in which none of its inputs can be replaced: the tensor (in, may be NULL), the
+ * files of --init PREFIX (init may be NULL: PREFIX_lambda.npy and PREFIX_factor<k>.npy)
+ * and the n paths of others (such as a mask). The history's file joins the set at once,
+ * the model's once its order is known (tp_kruskal_reserve_npy); output's folder must be
+ * writable. */
+int tenport_outputs_begin_model(const char *cmd, const tp_input *in, const char *init,
+                                const char *const *inputs, int n, const char *output,
+                                const char *history, tp_output_set **set);
+
 #endif

@@ -3,6 +3,7 @@
 #include "tools/tenport/cli_ranks.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -25,6 +26,25 @@ int tenport_ranks_reported(const char *cmd, tp_comm *world, int code) {
   if (tp_comm_allreduce_host(world, &worst, 1, TP_DTYPE_I32, TP_COMM_MAX) != TP_SUCCESS)
     return failed(cmd, world);
   return (int)worst;
+}
+
+/* The value of the first of the variables in names that the environment sets, as an
+ * integer; fallback when it sets none. */
+static int first_set(const char *const *names, size_t n, int fallback) {
+  for (size_t k = 0; k < n; ++k)
+    if (getenv(names[k]))
+      return atoi(getenv(names[k]));
+  return fallback;
+}
+
+int tenport_launch_rank(void) {
+  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  return first_set(names, sizeof names / sizeof names[0], 0);
+}
+
+int tenport_launch_size(void) {
+  static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"};
+  return first_set(names, sizeof names / sizeof names[0], tp_comm_launched() ? 0 : 1);
 }
 
 int tenport_ranks_available(const char *cmd) {

@@ -8,6 +8,12 @@
 
 #include "tenport/tenport.h"
 
+/* The launcher's rank of this process and the number of processes it started, as the
+ * environment says (OpenMPI, MPICH's PMI, PMIx, Slurm), before MPI starts: 0 and 1 when
+ * no launcher started it; a size of 0 when a launcher did but says no size. */
+int tenport_launch_rank(void);
+int tenport_launch_size(void);
+
 /* 0 when this tenport was built with MPI; else 2, with a message saying so. */
 int tenport_ranks_available(const char *cmd);
 

@@ -7,6 +7,7 @@
 
 #include "tools/tenport/cli_conventions.h"
 #include "tools/tenport/cli_json.h"
+#include "tools/tenport/cli_ranks.h"
 #include "tools/tenport/cli_summary.h"
 #include "tools/tenport/commands.h"
 
@@ -18,6 +19,7 @@ typedef enum item_kind {
   ITEM_PHASE,
   ITEM_NUMBER,
   ITEM_INTEGER,
+  ITEM_BOOL,
   ITEM_TEXT
 } item_kind;
 
@@ -40,15 +42,6 @@ static struct {
   item items[SUMMARY_MAX_ITEMS];
   int count;
 } summary;
-
-/* The launcher's rank of this process (0 when not launched by one). */
-static int launch_rank(void) {
-  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-  for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
-    if (getenv(names[k]))
-      return atoi(getenv(names[k]));
-  return 0;
-}
 
 static char *copy_of(const char *s) {
   if (!s)
@@ -81,16 +74,13 @@ void tenport_summary_output(const char *path) { add(ITEM_OUTPUT, NULL, path, 0, 
 void tenport_summary_phase(const char *name, double s) { add(ITEM_PHASE, name, NULL, s, 0); }
 void tenport_summary_number(const char *key, double v) { add(ITEM_NUMBER, key, NULL, v, 0); }
 void tenport_summary_integer(const char *key, long long v) { add(ITEM_INTEGER, key, NULL, 0, v); }
+void tenport_summary_bool(const char *key, int v) { add(ITEM_BOOL, key, NULL, 0, v != 0); }
 void tenport_summary_text(const char *key, const char *v) { add(ITEM_TEXT, key, v, 0, 0); }
 void tenport_summary_written_by_command(void) { summary.by_command = 1; }
 
 void tenport_summary_dims(const char *key, int order, const int64_t *dims) {
-  char text[16 * 21];
-  size_t len = 0;
-  text[0] = '\0';
-  for (int m = 0; m < order && m < 16; ++m)
-    len +=
-        (size_t)snprintf(text + len, sizeof text - len, "%s%lld", m ? "x" : "", (long long)dims[m]);
+  char text[TENPORT_DIMS_TEXT];
+  tenport_format_dims(order, dims, text, sizeof text);
   tenport_summary_text(key, text);
 }
 
@@ -130,7 +120,7 @@ int tenport_summary_start(const char *cmd, int argc, char **argv) {
   reset();
   summary.cmd = cmd, summary.argc = argc, summary.argv = argv;
   summary.started = tenport_seconds();
-  if (!tenport_settings.json || launch_rank() != 0)
+  if (!tenport_settings.json || tenport_launch_rank() != 0)
     return 0;
   summary.to_stdout = !strcmp(tenport_settings.json, "-"); /* as "-i -" reads standard input */
   if (summary.to_stdout)
@@ -176,6 +166,8 @@ static void members_of(tenport_json *j, int phases, const char *name) {
       tenport_json_number(j, it->key, it->number);
     else if (it->kind == ITEM_INTEGER)
       tenport_json_integer(j, it->key, it->integer);
+    else if (it->kind == ITEM_BOOL)
+      tenport_json_bool(j, it->key, (int)it->integer);
     else
       tenport_json_string(j, it->key, it->text);
   }

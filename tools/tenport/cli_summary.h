@@ -26,6 +26,7 @@ void tenport_summary_outputs(const tp_output_set *set); /* every file of the set
 void tenport_summary_phase(const char *name, double seconds);
 void tenport_summary_number(const char *key, double value);
 void tenport_summary_integer(const char *key, long long value);
+void tenport_summary_bool(const char *key, int value);
 void tenport_summary_text(const char *key, const char *value);
 void tenport_summary_error(const char *message);
 /* A shape as text, "401x201x12". */

@@ -49,7 +49,7 @@ static int run_file(tenport_cp_cli *c) {
   tenport_space_ahead_start(&ahead);
   int code = tenport_open_input("cp-als", c->input, &in);
   if (code == 0 && (c->output || c->history))
-    code = tenport_cp_begin_outputs(c, in, &set);
+    code = tenport_outputs_begin_model("cp-als", in, c->init, NULL, 0, c->output, c->history, &set);
   if (code == 0 && tp_input_format(in, &format) != TP_SUCCESS)
     code = fail();
   if (code == 0)

@@ -21,6 +21,7 @@ int tenport_cmd_sshopm(int argc, char **argv);
 int tenport_cmd_peaks(int argc, char **argv);
 int tenport_cmd_gen(int argc, char **argv);
 int tenport_cmd_cp_als(int argc, char **argv);
+int tenport_cmd_gcp(int argc, char **argv);
 int tenport_cmd_convert(int argc, char **argv);
 int tenport_cmd_sttid(int argc, char **argv);
 int tenport_cmd_bench(int argc, char **argv);
@@ -62,6 +63,34 @@ static inline int tenport_parse_dims(const char *text, int max_order, int64_t *d
       return 1;
     p = end;
   }
+}
+
+/* Bytes of the longest shape text tenport_format_dims writes. */
+#define TENPORT_DIMS_TEXT (TP_COO_MAX_ORDER * 21 + 4)
+
+/* A shape as text, "401x201x12" ("()" for no modes), cut to fit cap bytes. */
+static inline void tenport_format_dims(int order, const int64_t *dims, char *text, size_t cap) {
+  size_t n = (size_t)snprintf(text, cap, "%s", order ? "" : "()");
+  for (int m = 0; m < order && n < cap; ++m)
+    n += (size_t)snprintf(text + n, cap - n, "%s%lld", m ? "x" : "", (long long)dims[m]);
+}
+
+/* The value text of a shape option opt (such as --dims: "I0xI1x...", or with commas) into
+ * *order and dims, at most TP_COO_MAX_ORDER modes; 0, or 2 after a message naming cmd. */
+static inline int tenport_parse_shape(const char *cmd, const char *opt, const char *text,
+                                      int *order, int64_t *dims) {
+  char buf[512], why[160];
+  if (strlen(text) >= sizeof buf) {
+    fprintf(stderr, "tenport %s: %s is too long\n", cmd, opt);
+    return 2;
+  }
+  strcpy(buf, text);
+  for (char *p = buf; *p; ++p)
+    *p = *p == ',' ? 'x' : *p;
+  if (tenport_parse_dims(buf, TP_COO_MAX_ORDER, dims, order, why, sizeof why))
+    return 0;
+  fprintf(stderr, "tenport %s: %s '%s': %s\n", cmd, opt, text, why);
+  return 2;
 }
 
 /* The sparse file format a path names by its extension: 'b' for .tpb, 't' for .tns, or 0. */

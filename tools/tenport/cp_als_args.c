@@ -183,18 +183,7 @@ static int parse_flag(tenport_cp_cli *c, const char *a) {
 
 /* "I0xI1x..." (or with commas) of option opt into *order and dims; 0 or 2 (reported). */
 static int parse_shape(const char *opt, const char *text, int *order, int64_t *dims) {
-  char buf[512], why[160];
-  if (strlen(text) >= sizeof buf) {
-    fprintf(stderr, "tenport cp-als: %s is too long\n", opt);
-    return 2;
-  }
-  strcpy(buf, text);
-  for (char *p = buf; *p; ++p)
-    *p = *p == ',' ? 'x' : *p;
-  if (tenport_parse_dims(buf, TP_COO_MAX_ORDER, dims, order, why, sizeof why))
-    return 0;
-  fprintf(stderr, "tenport cp-als: %s '%s': %s\n", opt, text, why);
-  return 2;
+  return tenport_parse_shape("cp-als", opt, text, order, dims);
 }
 
 /* The planted dense tensor the ranks make (--gen-shape), as tenport gen dense makes it. */

@@ -7,6 +7,7 @@
 
 #include "tools/tenport/space_ahead.h"
 #include "tools/tenport/cli_files.h"
+#include "tools/tenport/cli_solver.h"
 #include "tools/tenport/cli_json.h"
 #include "tools/tenport/commands.h"
 #include "tools/tenport/progress.h"
@@ -27,9 +28,7 @@ typedef struct tenport_cp_watch {
   double iteration_seconds; /* the iterations' time so far (the phases line) */
   int starts, start;        /* 1 + restarts; the start running */
   int keep_history;         /* --history */
-  tenport_cp_record *history;
-  int recorded, capacity;
-  int out_of_memory; /* a record could not be kept */
+  tenport_history history;  /* of tenport_cp_record */
 } tenport_cp_watch;
 
 void tenport_cp_watch_free(tenport_cp_watch *w);
@@ -72,18 +71,6 @@ void tenport_cp_print_result(const tp_cp_als_result *r, double total_seconds);
 tp_status tenport_cp_write_outputs(tp_output_set *set, const char *output, const char *history,
                                    const tp_kruskal *host_model, const tenport_cp_watch *watch,
                                    const tp_cp_als_options *solver, const tp_cp_als_result *r);
-
-/* Where a run's time went, as one line: "phases: read R s, build B s, initialisation I s,
- * iterations T s, write W s". */
-typedef struct tenport_cp_phases {
-  double read, build, init, write; /* the iterations: the watch's */
-} tenport_cp_phases;
-/* init: the run's own set-up (any wait for the space still being created, initial
- * factors read, model allocated) before the solver;
- * the solver's set-up and final normalisation (its time less its iterations') are added
- * here. */
-void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
-                             const tenport_cp_watch *w);
 
 /* A sparse input: read, then the space taken from `ahead` (created meanwhile) for the
  * rest; the exit code. */
@@ -139,11 +126,6 @@ typedef struct tenport_cp_cli {
 void tenport_cp_als_usage(FILE *out);
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
 int tenport_cp_als_args(int argc, char **argv, tenport_cp_cli *c);
-
-/* The output set of a run with --output or --history, in which neither the input (may
- * be NULL) nor the --init files can be replaced; 0, or 1 (reported). The history's file
- * joins it at once, the model's once the order is known. */
-int tenport_cp_begin_outputs(const tenport_cp_cli *c, const tp_input *in, tp_output_set **set);
 
 /* A dense input (.npy or dense text): read, then the space taken from `ahead`; the exit
  * code. */

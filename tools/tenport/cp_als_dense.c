@@ -15,7 +15,7 @@ typedef struct cp_job {
   tp_dense host_x, x;
   tp_kruskal init, model, host_model;
   tp_cp_als_result result;
-  tenport_cp_phases phases;
+  tenport_phases phases;
 } cp_job;
 
 static void job_free(cp_job *j) {
@@ -49,7 +49,7 @@ static void print_summary(const tenport_cp_cli *c, cp_job *j, const char *name, 
   }
   printf("; %d pass%s over the tensor per iteration%s\n", r->passes_per_iteration,
          r->passes_per_iteration == 1 ? "" : "es", c->solver.reuse_partials ? "" : " (--no-reuse)");
-  tenport_cp_print_phases(j->phases, r, &c->watch);
+  tenport_print_phases(j->phases, r->seconds, c->watch.iteration_seconds);
   tenport_cp_print_result(r, seconds);
 }
 
@@ -176,7 +176,10 @@ static int make_example(tenport_cp_cli *c, cp_job *j) {
   printf("planted rank-%d tensor 30x40x20 (%s, no noise, seed %d), random start seed %llu\n",
          EXAMPLE_RANK, tp_dtype_name(dtype), EXAMPLE_TENSOR_SEED,
          (unsigned long long)c->solver.seed);
-  int code = c->output || c->history ? tenport_cp_begin_outputs(c, NULL, &j->set) : 0;
+  int code = 0;
+  if (c->output || c->history)
+    code = tenport_outputs_begin_model("cp-als", NULL, c->init, NULL, 0, c->output, c->history,
+                                       &j->set);
   if (code == 0 && c->output && tp_kruskal_reserve_npy(j->set, c->output, 3) != TP_SUCCESS)
     code = fail();
   if (code)

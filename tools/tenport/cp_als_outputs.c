@@ -1,28 +1,8 @@
-/* tenport cp-als's outputs: the set made before the work (no input replaced), then the
- * model's .npy files and the --history document written into it and committed. */
+/* tenport cp-als's outputs: the model's .npy files and the --history document written
+ * into the set made before the work (tenport_outputs_begin_model), and committed. */
 #include <stdio.h>
 
 #include "tools/tenport/cp_als_cli.h"
-
-/* Inputs no output may replace: the tensor and the --init files. The history's file
- * joins the set at once; the model's once the order is known. */
-int tenport_cp_begin_outputs(const tenport_cp_cli *c, const tp_input *in, tp_output_set **set) {
-  char names[TP_DENSE_MAX_ORDER + 1][4096];
-  const char *inputs[TP_DENSE_MAX_ORDER + 1];
-  int n = 0;
-  for (int k = -1; c->init && k < TP_DENSE_MAX_ORDER; ++k, ++n) {
-    if (k < 0)
-      snprintf(names[n], sizeof names[n], "%s_lambda.npy", c->init);
-    else
-      snprintf(names[n], sizeof names[n], "%s_factor%d.npy", c->init, k);
-    inputs[n] = names[n];
-  }
-  if (tenport_outputs_begin("cp-als", set, in, inputs, n))
-    return 1;
-  if (c->history && tenport_outputs_add("cp-als", *set, c->history))
-    return 1;
-  return c->output ? tenport_outputs_check_folder("cp-als", c->output) : 0;
-}
 
 tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_options *solver,
                                    const tp_cp_als_result *r, tp_output_set *set,
@@ -37,8 +17,8 @@ tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_op
   tenport_json_bool(&j, "line_search", solver->line_search);
   tenport_json_integer(&j, "restarts", solver->restarts);
   tenport_json_array(&j, "iterations");
-  for (int i = 0; i < w->recorded; ++i) {
-    const tenport_cp_record *e = &w->history[i];
+  for (int i = 0; i < w->history.count; ++i) {
+    const tenport_cp_record *e = (const tenport_cp_record *)tenport_history_at(&w->history, i);
     tenport_json_object(&j, NULL);
     tenport_json_integer(&j, "start", e->start);
     tenport_json_integer(&j, "iteration", e->iteration);
@@ -60,8 +40,9 @@ tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_op
   tenport_json_integer(&j, "extrapolations", r->extrapolations);
   tenport_json_number(&j, "seconds", r->seconds);
   tenport_json_end(&j);
-  tp_status st = w->out_of_memory ? TP_ERROR_OUT_OF_MEMORY : tenport_json_write(&j, set, path);
-  if (w->out_of_memory)
+  const int lost = w->history.out_of_memory;
+  tp_status st = lost ? TP_ERROR_OUT_OF_MEMORY : tenport_json_write(&j, set, path);
+  if (lost)
     fprintf(stderr, "tenport cp-als: out of host memory for the iterations' history\n");
   tenport_json_free(&j);
   return st;

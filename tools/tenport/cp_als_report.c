@@ -1,21 +1,8 @@
-/* tenport cp-als's summary lines shared by its paths: where the time went, the result,
- * and --check-fit's verdict. */
+/* tenport cp-als's summary lines shared by its paths: the result and --check-fit's
+ * verdict (where the time went: cli_solver.h). */
 #include <stdio.h>
 
 #include "tools/tenport/cp_als_cli.h"
-
-void tenport_cp_print_phases(tenport_cp_phases ph, const tp_cp_als_result *r,
-                             const tenport_cp_watch *w) {
-  const double solver_rest = r->seconds - w->iteration_seconds;
-  printf("phases: read %.3f s, build %.3f s, initialisation %.3f s, iterations %.3f s, "
-         "write %.3f s\n",
-         ph.read, ph.build, ph.init + (solver_rest > 0 ? solver_rest : 0), w->iteration_seconds,
-         ph.write);
-  tenport_summary_phase("read", ph.read), tenport_summary_phase("build", ph.build);
-  tenport_summary_phase("initialisation", ph.init + (solver_rest > 0 ? solver_rest : 0));
-  tenport_summary_phase("iterations", w->iteration_seconds);
-  tenport_summary_phase("write", ph.write);
-}
 
 /* "s per iteration" leaves the setup out: distributed, it holds the first use of every
  * communicator, which on GPUs costs more than many iterations. */

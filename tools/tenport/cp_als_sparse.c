@@ -13,7 +13,7 @@ typedef struct sparse_job {
   tp_kruskal init, model, host_model;
   tp_cp_als_options solver;
   tp_cp_als_result result;
-  tenport_cp_phases phases;
+  tenport_phases phases;
   tenport_cp_watch *timer; /* the solver's watch (--quiet too): the iterations' time */
 } sparse_job;
 
@@ -114,7 +114,7 @@ static int report(const sparse_job *j, double seconds) {
   tp_flycoo_get_stats(j->fly, &s);
   print_sparse_summary(&s, tp_input_name(q->in), q->rank, &j->result, j->info.duplicates);
   if (j->timer)
-    tenport_cp_print_phases(j->phases, &j->result, j->timer);
+    tenport_print_phases(j->phases, j->result.seconds, j->timer->iteration_seconds);
   tenport_cp_print_result(&j->result, seconds);
   if (q->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", q->output, q->output, j->host.order - 1);

@@ -3,7 +3,6 @@
  * iteration kept. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "tools/tenport/cp_als_cli.h"
 
@@ -17,28 +16,16 @@ static int last_iteration(const tenport_cp_watch *w, const tp_cp_als_progress *p
 
 /* One more iteration into the history (kept only with --history). */
 static void record(tenport_cp_watch *w, const tp_cp_als_progress *p) {
-  if (!w->keep_history || w->out_of_memory)
+  tenport_cp_record *r =
+      w->keep_history ? (tenport_cp_record *)tenport_history_push(&w->history, sizeof *r) : NULL;
+  if (!r)
     return;
-  if (w->recorded == w->capacity) {
-    int cap = w->capacity ? 2 * w->capacity : 64;
-    tenport_cp_record *grown =
-        (tenport_cp_record *)realloc(w->history, sizeof *grown * (size_t)cap);
-    if (!grown) {
-      w->out_of_memory = 1;
-      return;
-    }
-    w->history = grown, w->capacity = cap;
-  }
-  tenport_cp_record *r = &w->history[w->recorded++];
   r->start = p->start, r->iteration = p->iteration, r->extrapolated = p->extrapolated;
   r->fallback_solves = p->fallback_solves;
   r->fit = p->fit, r->delta = p->delta_fit, r->seconds = p->seconds;
 }
 
-void tenport_cp_watch_free(tenport_cp_watch *w) {
-  free(w->history);
-  w->history = NULL, w->recorded = w->capacity = 0;
-}
+void tenport_cp_watch_free(tenport_cp_watch *w) { tenport_history_free(&w->history); }
 
 /* The line on stdout as before, and the indicator (the last iteration's state drawn at
  * once: normalisation and writing follow it). */

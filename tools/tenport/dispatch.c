@@ -33,6 +33,10 @@ static const command commands[] = {
      "CP decomposition of a dense (.npy, dense text) or sparse (.tns, .tpb) tensor by "
      "alternating least squares",
      0},
+    {"gcp", tenport_cmd_gcp,
+     "Generalized CP of a dense or sparse tensor: a loss for its data (counts, 0/1, "
+     "positive values, ...), missing entries masked, by L-BFGS-B",
+     0},
     {"sttid", tenport_cmd_sttid,
      "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)", 0},
     {"gen", tenport_cmd_gen,

@@ -1,0 +1,166 @@
+"""tenport gcp: Generalized CP of dense (.npy) and sparse (.tns) tensors written with numpy,
+its losses, masks of missing entries, outputs, --history and --json, and its refusals."""
+import functools
+import json
+
+import numpy as np
+import pytest
+
+from conftest import (MPIRUN, built_with_mpi, err, mpirun, ok, out, run,
+                      snapshot, temporaries)
+
+
+@functools.lru_cache(maxsize=None)
+def solver_missing(folder):
+    """Whether this tenport was built without L-BFGS-B (liblbfgsb), GCP's solver."""
+    np.save(folder / "tiny.npy", np.ones((2, 2)))
+    r = run("gcp", "-i", folder / "tiny.npy", "-r", "1", "-q")
+    return r.returncode != 0 and "without L-BFGS-B" in err(r)
+
+
+@pytest.fixture(autouse=True)
+def lbfgsb(tmp_path_factory):
+    if solver_missing(tmp_path_factory.getbasetemp()):
+        pytest.skip("this tenport was built without L-BFGS-B")
+
+
+def counts(shape=(8, 7, 6), rank=2, seed=1):
+    """A small tensor of Poisson counts drawn from a planted nonnegative model."""
+    rng = np.random.default_rng(seed)
+    factors = [rng.uniform(0, 1, (n, rank)) for n in shape]
+    return rng.poisson(3 * np.einsum("ir,jr,kr->ijk", *factors)).astype(np.float64)
+
+
+def write_tns(path, x):
+    """x's nonzeros as a .tns (1-based indices), with a header giving the shape."""
+    with open(path, "w") as f:
+        f.write(f"{x.ndim}\n{' '.join(map(str, x.shape))}\n")
+        for idx in zip(*np.nonzero(x)):
+            f.write(" ".join(str(i + 1) for i in idx) + f" {x[idx]!r}\n")
+
+
+def model(prefix, order):
+    return np.load(f"{prefix}_lambda.npy"), [np.load(f"{prefix}_factor{k}.npy")
+                                             for k in range(order)]
+
+
+def test_poisson_of_counts_from_npy_and_tns(work):
+    x = counts()
+    np.save(work / "X.npy", x)
+    write_tns(work / "X.tns", x)
+    r = ok(run("gcp", "-i", "X.npy", "-r", "2", "--loss", "poisson", "--max-iters", "40",
+               "-o", "d", "--history", "h.json", "--json", "s.json"))
+    assert "iter    1  loss" in out(r) and "loss poisson, factors >= 0" in out(r)
+    h = json.loads((work / "h.json").read_text())
+    losses = [e["loss"] for e in h["iterations"]]
+    assert h["command"] == "gcp" and h["loss"] == "poisson" and h["rank"] == 2
+    assert len(losses) == h["result"]["iterations"] >= 5
+    assert all(b <= a for a, b in zip(losses, losses[1:]))
+    assert losses[-1] == h["result"]["loss"] < h["result"]["initial_loss"]
+    s = json.loads((work / "s.json").read_text())["results"]
+    assert s["loss_name"] == "poisson" and s["rank"] == 2 and s["dims"] == "8x7x6"
+    assert s["loss"] == h["result"]["loss"] and s["initial_loss"] > s["loss"]
+    assert s["iterations"] == len(losses) and s["evaluations"] >= s["iterations"]
+    assert isinstance(s["converged"], bool) and s["stop_reason"]
+    assert s["seconds"] >= s["eval_seconds"] > 0
+    lam, factors = model("d", 3)
+    assert lam.shape == (2,) and [f.shape for f in factors] == [(8, 2), (7, 2), (6, 2)]
+    assert (lam > 0).all() and all((f >= 0).all() for f in factors)
+    r = ok(run("gcp", "-i", "X.tns", "-r", "2", "--loss", "poisson", "--max-iters", "40",
+               "-o", "s", "-q"))
+    assert "iter " not in out(r) and "made dense in memory" in out(r)
+    lam_s, factors_s = model("s", 3)  # the same tensor: the same model
+    assert np.allclose(lam_s, lam, rtol=1e-8)
+    assert all(np.allclose(a, b, atol=1e-8) for a, b in zip(factors_s, factors))
+
+
+def test_bernoulli_of_a_binary_sparse_tensor(work):
+    rng = np.random.default_rng(3)
+    factors = [rng.uniform(0, 1, (n, 2)) for n in (9, 8, 7)]
+    p = np.einsum("ir,jr,kr->ijk", *factors)
+    write_tns(work / "B.tns", (rng.uniform(size=p.shape) < p / p.max()).astype(float))
+    r = ok(run("gcp", "-i", "B.tns", "-r", "2", "--loss", "bernoulli-odds", "-o", "b", "-q",
+               "--max-iters", "50"))
+    assert "loss bernoulli-odds" in out(r)
+    lam, fs = model("b", 3)
+    assert lam.shape == (2,) and [f.shape for f in fs] == [(9, 2), (8, 2), (7, 2)]
+    assert all((f >= 0).all() for f in fs)
+    with open(work / "missing.tns", "w") as f:  # the mask of a sparse tensor
+        f.write("1 1 1 0\n9 8 7 1\n")
+    r = ok(run("gcp", "-i", "B.tns", "-r", "2", "--loss", "bernoulli-odds", "-q",
+               "--max-iters", "5", "--mask", "missing.tns"))
+    assert "2 missing entries, 502 observed" in out(r)
+
+
+def test_gaussian_with_a_mask_never_reads_the_masked_entries(work):
+    rng = np.random.default_rng(2)
+    x = np.einsum("ir,jr,kr->ijk", *[rng.normal(0, 1, (n, 2)) for n in (8, 7, 6)])
+    observed = rng.uniform(size=x.shape) > 0.2
+    np.save(work / "W.npy", observed)  # bool
+    y = x.copy()
+    y[~observed] = np.nan
+    np.save(work / "Y.npy", y)
+    y[~observed] = 1e6
+    np.save(work / "Z.npy", y)
+    np.save(work / "Zf.npy", np.asfortranarray(y))
+    np.save(work / "Wi.npy", observed.astype(np.int32))
+    args = ("-r", "2", "-q", "--max-iters", "30")
+    r = ok(run("gcp", "-i", "Y.npy", "--mask", "W.npy", "-o", "a", *args))
+    assert f"{observed.sum()} entries observed" in out(r)
+    ok(run("gcp", "-i", "Z.npy", "--mask", "W.npy", "-o", "b", *args))
+    ok(run("gcp", "-i", "Zf.npy", "--mask", "Wi.npy", "-o", "c", *args))
+    for name in ["lambda"] + [f"factor{k}" for k in range(3)]:
+        a = (work / f"a_{name}.npy").read_bytes()
+        assert a == (work / f"b_{name}.npy").read_bytes() == (work / f"c_{name}.npy").read_bytes()
+    r = run("gcp", "-i", "Y.npy", *args)  # without the mask, NaN is refused
+    assert r.returncode == 1 and "NaN" in err(r)
+
+
+def test_refusals(work):
+    x = counts()
+    np.save(work / "X.npy", x)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--loss", "huber")
+    assert r.returncode == 2 and "--loss huber needs --loss-param (its threshold" in err(r)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--loss", "gauss")
+    assert r.returncode == 2 and "--loss 'gauss' is not valid" in err(r)
+    names = ["gaussian", "poisson", "poisson-log", "bernoulli-odds", "bernoulli-logit", "gamma",
+             "rayleigh", "negative-binomial", "huber", "beta", "zt-poisson"]
+    assert all(n in err(r) for n in names)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--loss", "poisson", "--loss-param", "2")
+    assert r.returncode == 2 and "has no parameter" in err(r)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--loss", "poisson", "--lower", "-1")
+    assert r.returncode == 2 and "factors >= 0" in err(r)
+    np.save(work / "M.npy", np.ones((8, 7, 5), dtype=bool))
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--mask", "M.npy")
+    assert r.returncode == 2 and "8x7x5" in err(r) and "8x7x6" in err(r)
+
+
+def test_a_refused_entry_is_named_and_nothing_is_written(work):
+    x = counts()
+    x[1, 2, 3] = 2.5
+    np.save(work / "X.npy", x)
+    before = snapshot(work)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--loss", "poisson", "-o", "m", "--history", "h.json")
+    assert r.returncode == 1, err(r)
+    assert "X[1, 2, 3] = 2.5" in err(r) and "nonnegative integers" in err(r)
+    assert snapshot(work) == before and not temporaries(work)
+
+
+def test_json_may_not_name_the_input_or_the_mask(work):
+    np.save(work / "X.npy", counts())
+    np.save(work / "M.npy", np.ones((8, 7, 6), dtype=np.uint8))
+    before = snapshot(work)
+    for named in ("X.npy", "M.npy"):
+        r = run("gcp", "-i", "X.npy", "-r", "2", "--mask", "M.npy", "--json", named)
+        assert r.returncode == 2 and f"--json {named} would replace {named}" in err(r)
+        r = run("gcp", "-i", "X.npy", "-r", "2", "--mask", "M.npy", "--history", named)
+        assert r.returncode == 1 and "one of this run's inputs" in err(r)
+    assert snapshot(work) == before
+
+
+@pytest.mark.skipif(not MPIRUN or not built_with_mpi(), reason="no MPI")
+def test_several_ranks_are_refused(work):
+    np.save(work / "X.npy", counts())
+    r = mpirun(2, "gcp", "-i", "X.npy", "-r", "2", timeout=60)
+    assert r.returncode == 2
+    assert err(r).count("distributed GCP is not supported yet") == 1
