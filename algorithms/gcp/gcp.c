@@ -39,8 +39,12 @@ tp_gcp_options tp_gcp_options_default(void) {
 
 void tp_gcp_print_progress(const tp_gcp_progress *p, void *user) {
   FILE *f = user ? (FILE *)user : stdout;
-  fprintf(f, "iter %4d  loss %.10e  |pg| %.3e  %.3f s\n", p->iteration, p->loss, p->gradient_norm,
-          p->seconds);
+  if (p->step > 0) /* an Adam epoch */
+    fprintf(f, "epoch %4d  loss estimate %.10e  step %.1e  %.3f s%s\n", p->iteration, p->loss,
+            p->step, p->seconds, p->failed ? "  failed: undone" : "");
+  else
+    fprintf(f, "iter %4d  loss %.10e  |pg| %.3e  %.3f s\n", p->iteration, p->loss, p->gradient_norm,
+            p->seconds);
   fflush(f);
 }
 

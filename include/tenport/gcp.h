@@ -167,7 +167,8 @@ typedef struct tp_gcp_result {
 
 TP_API tp_gcp_options tp_gcp_options_default(void);
 
-/* Prints "iter %4d  loss %.10e  |pg| %.3e  %.3f s" to the FILE* passed as user (stdout
+/* Prints "iter %4d  loss %.10e  |pg| %.3e  %.3f s" (Adam: "epoch %4d  loss estimate
+ * %.10e  step %.1e  %.3f s", and "failed: undone") to the FILE* passed as user (stdout
  * when NULL). */
 TP_API void tp_gcp_print_progress(const tp_gcp_progress *p, void *user);
 

@@ -365,10 +365,12 @@ def _gcp_mask(mask, sparse, shape, x):
 
 def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, init="random",
         random_state=None, n_iter_max=1000, max_evals=15000, factr=1e7, pgtol=1e-5, memory=10,
-        max_seconds=None, normalize=True, verbose=False, return_info=False):
+        max_seconds=None, normalize=True, verbose=False, return_info=False, solver="lbfgsb",
+        epochs=1000, epoch_iters=1000, rate=1e-3, decay=0.1, max_fails=1, samples=None,
+        zero_samples=None, function_samples=None, function_zero_samples=None):
     """Rank-`rank` Generalized CP decomposition of X: the CP model M that minimises the
-    sum over the observed entries of loss(x, m), by L-BFGS-B with every factor entry
-    >= lower.
+    sum over the observed entries of loss(x, m), with every factor entry >= lower, by
+    L-BFGS-B (solver="lbfgsb") or by Adam on sampled gradients (solver="adam").
 
     X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
     object with .coords, .data and .shape (whose unstored entries are zeros that count;
@@ -390,7 +392,14 @@ def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, ini
     factr times the machine epsilon (relative), when the projected gradient is below
     pgtol, or after max_seconds; memory: L-BFGS-B's correction pairs. normalize: unit
     columns and the weights in decreasing order (else weights of 1). verbose: a line per
-    iteration on sys.stdout."""
+    iteration on sys.stdout.
+    solver="adam" (GCP-Adam): `epochs` epochs of `epoch_iters` steps of size `rate`, each
+    along a gradient from `samples` entries (dense X) or nonzeros plus `zero_samples` zero
+    draws (sparse X, never made dense); after each epoch the loss is estimated on a fixed
+    sample (`function_samples`, `function_zero_samples`) and an epoch that raised it is
+    undone, the step times `decay`; more than `max_fails` such epochs end the run. None
+    counts take pyttb's defaults. The info's `loss` is then an estimate for a sparse X
+    (`loss_is_estimate`), the exact loss for a dense one; `iterations` counts epochs."""
     rank = _check_rank(rank)
     if not isinstance(loss, str):
         raise TypeError(f"tenport: loss must be a loss's name, not {loss!r}")
@@ -399,6 +408,15 @@ def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, ini
                _check_count(max_evals, "max_evals"), _tolerance(factr, "factr"),
                _tolerance(pgtol, "pgtol"), _check_count(memory, "memory"),
                _check_seconds(max_seconds), bool(normalize), bool(verbose))
+    if solver not in ("lbfgsb", "adam"):
+        raise ValueError(f"tenport: solver {solver!r}; the solvers are 'lbfgsb' and 'adam'")
+    adam = (solver, _check_count(epochs, "epochs"), _check_count(epoch_iters, "epoch_iters"),
+            _number_or_nan(rate, "rate"), _number_or_nan(decay, "decay"),
+            _check_count(max_fails + 1, "max_fails") - 1,
+            *[0 if n is None else _check_count(n, name) for n, name in
+              ((samples, "samples"), (zero_samples, "zero_samples"),
+               (function_samples, "function_samples"),
+               (function_zero_samples, "function_zero_samples"))])
     original, X = X, adopt(X)
     (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
     kept_mask, masked = _gcp_mask(mask, sparse, shape, x_or_coords)
@@ -408,7 +426,7 @@ def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, ini
     factors = [empty_like_kind(like, (n, rank), code) for n in shape]
     w = describe(weights, name="weights")
     fs = [describe(f, name="factor") for f in factors]
-    common = (rank, options, w.descriptor, [f.descriptor for f in fs], init_weights,
+    common = (rank, options, adam, w.descriptor, [f.descriptor for f in fs], init_weights,
               init_factors)
     if sparse is not None:
         info = _tenport.gcp_sparse(x_or_coords.descriptor, values.descriptor, shape, masked,

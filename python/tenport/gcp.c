@@ -70,24 +70,44 @@ static int parse_loss(const char *name, double param, tp_gcp_options *o) {
   return 1;
 }
 
+/* The solver and GCP-Adam's options: (solver, epochs, epoch_iters, rate, decay,
+ * max_fails, samples, zero_samples, function_samples, function_zero_samples), counts 0
+ * for the defaults. */
+static int parse_adam(PyObject *adam, tp_gcp_options *o) {
+  const char *solver;
+  long long counts[4];
+  if (!PyArg_ParseTuple(adam, "siiddiLLLL", &solver, &o->epochs, &o->epoch_iters, &o->rate,
+                        &o->decay, &o->max_fails, &counts[0], &counts[1], &counts[2], &counts[3]))
+    return 0;
+  if (strcmp(solver, "lbfgsb") && strcmp(solver, "adam")) {
+    PyErr_Format(PyExc_ValueError, "tenport: solver '%s'; the solvers are lbfgsb and adam", solver);
+    return 0;
+  }
+  o->solver = strcmp(solver, "adam") ? TP_GCP_SOLVER_LBFGSB : TP_GCP_SOLVER_ADAM;
+  o->gradient_samples = counts[0], o->gradient_zeros = counts[1];
+  o->function_samples = counts[2], o->function_zeros = counts[3];
+  return 1;
+}
+
 /* Parses (rank, (loss, loss_param, lower, seed, max_iters, max_evals, factr, pgtol,
- * memory, max_seconds, normalize, verbose), weights, factors, init weights or None, init
- * factors or None); NaN stands for a loss_param or lower bound not given. */
+ * memory, max_seconds, normalize, verbose), adam (parse_adam), weights, factors, init
+ * weights or None, init factors or None); NaN stands for a loss_param or lower bound not
+ * given. */
 static int parse_gcp_call(PyObject *args, int order, gcp_call *c) {
   long long rank;
   unsigned long long seed;
   const char *loss;
   double param, lower, factr, pgtol, max_seconds;
   int max_iters, max_evals, memory, normalize, verbose;
-  PyObject *weights, *factors, *init_weights, *init;
-  if (!PyArg_ParseTuple(args, "L(sddKiiddidpp)OOOO", &rank, &loss, &param, &lower, &seed,
+  PyObject *adam, *weights, *factors, *init_weights, *init;
+  if (!PyArg_ParseTuple(args, "L(sddKiiddidpp)OOOOO", &rank, &loss, &param, &lower, &seed,
                         &max_iters, &max_evals, &factr, &pgtol, &memory, &max_seconds, &normalize,
-                        &verbose, &weights, &factors, &init_weights, &init))
+                        &verbose, &adam, &weights, &factors, &init_weights, &init))
     return 0;
   memset(c, 0, sizeof *c);
   c->order = order;
   c->opts = tp_gcp_options_default();
-  if (!parse_loss(loss, param, &c->opts))
+  if (!parse_loss(loss, param, &c->opts) || !parse_adam(adam, &c->opts))
     return 0;
   c->opts.rank = rank, c->opts.lower = lower, c->opts.seed = (uint64_t)seed;
   c->opts.max_iters = max_iters, c->opts.max_evals = max_evals;
@@ -119,11 +139,13 @@ static PyObject *result_dict(void *call) {
   if (!losses)
     return NULL;
   return Py_BuildValue(
-      "{s:d,s:d,s:N,s:i,s:i,s:O,s:s,s:d,s:d,s:d,s:O}", "loss", r->loss, "initial_loss",
+      "{s:d,s:d,s:N,s:i,s:i,s:O,s:s,s:d,s:d,s:d,s:O,s:O,s:i,s:s}", "loss", r->loss, "initial_loss",
       r->initial_loss, "losses", losses, "iterations", r->iterations, "evaluations", r->evaluations,
       "converged", r->converged ? Py_True : Py_False, "stop_reason", r->stop_reason, "seconds",
       r->seconds, "eval_seconds", r->eval_seconds, "gradient_norm", r->gradient_norm,
-      "stopped_by_time", r->stopped_by_time ? Py_True : Py_False);
+      "stopped_by_time", r->stopped_by_time ? Py_True : Py_False, "loss_is_estimate",
+      r->loss_is_estimate ? Py_True : Py_False, "failed_epochs", r->failed_epochs, "solver",
+      c->opts.solver == TP_GCP_SOLVER_ADAM ? "adam" : "lbfgsb");
 }
 
 /* The model in the space around the run (context: the call; tensor: X in the space, or
@@ -156,17 +178,17 @@ static tp_status decompose_coo(tp_space *space, void *context) {
   return decompose(space, NULL, 1, c);
 }
 
-/* gcp_dense(X, mask or None, rank, options, weights, factors, init weights, init) ->
+/* gcp_dense(X, mask or None, rank, options, adam, weights, factors, init weights, init) ->
  * info dict; the model is written into weights and factors. */
 static PyObject *py_gcp_dense(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 8) {
-    PyErr_SetString(PyExc_TypeError, "gcp_dense takes 8 arguments");
+  if (PyTuple_GET_SIZE(args) != 9) {
+    PyErr_SetString(PyExc_TypeError, "gcp_dense takes 9 arguments");
     return NULL;
   }
   py_array x;
   gcp_call c;
-  PyObject *rest = PyTuple_GetSlice(args, 2, 8), *mask = PyTuple_GET_ITEM(args, 1);
+  PyObject *rest = PyTuple_GetSlice(args, 2, 9), *mask = PyTuple_GET_ITEM(args, 1);
   int ok = rest && py_array_parse(PyTuple_GET_ITEM(args, 0), &x) &&
            parse_gcp_call(rest, x.ndim, &c) && (mask == Py_None || py_array_parse(mask, &c.mask));
   Py_XDECREF(rest);
@@ -182,13 +204,13 @@ static PyObject *py_gcp_dense(PyObject *self, PyObject *args) {
  * info dict. missing's values are a vector of zeros (the library reads no value). */
 static PyObject *py_gcp_sparse(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 10) {
-    PyErr_SetString(PyExc_TypeError, "gcp_sparse takes 10 arguments");
+  if (PyTuple_GET_SIZE(args) != 11) {
+    PyErr_SetString(PyExc_TypeError, "gcp_sparse takes 11 arguments");
     return NULL;
   }
   gcp_call c;
   tp_coo coo;
-  PyObject *rest = PyTuple_GetSlice(args, 4, 10), *dims = PyTuple_GET_ITEM(args, 2);
+  PyObject *rest = PyTuple_GetSlice(args, 4, 11), *dims = PyTuple_GET_ITEM(args, 2);
   PyObject *missing = PyTuple_GET_ITEM(args, 3);
   int ok = rest && py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), dims, &coo) &&
            parse_gcp_call(rest, coo.order, &c);

@@ -232,3 +232,24 @@ def test_ctrl_c_stops_gcp_within_an_iteration():
     finally:
         timer.cancel()
     assert time.monotonic() - start < 20, "the run went on after Ctrl-C"
+
+
+def test_adam_samples_a_sparse_tensor_and_repeats():
+    """solver="adam" on a sparse count tensor: the estimate falls, the same seed gives the
+    same bits, and the info says the loss is an estimate; on a dense tensor it is exact."""
+    rng = np.random.default_rng(11)
+    x = rng.poisson(np.einsum("ir,jr,kr->ijk", *[rng.uniform(0, 1, (n, 2))
+                                                 for n in (12, 10, 8)]))
+    coords = np.argwhere(x)
+    X = tenport.SparseTensor(coords, x[tuple(coords.T)].astype(float), x.shape)
+    kw = dict(loss="poisson", solver="adam", epochs=5, epoch_iters=20, random_state=3,
+              return_info=True)
+    w1, f1, info = tenport.gcp(X, 2, **kw)
+    w2, f2, _ = tenport.gcp(X, 2, **kw)
+    assert info["solver"] == "adam" and info["loss_is_estimate"]
+    assert info["loss"] < info["initial_loss"] and info["evaluations"] == 20 * info["iterations"]
+    assert np.array_equal(w1, w2) and all(np.array_equal(a, b) for a, b in zip(f1, f2))
+    _, _, dense_info = tenport.gcp(x.astype(float), 2, **kw)
+    assert not dense_info["loss_is_estimate"]
+    with pytest.raises(ValueError, match="solvers"):
+        tenport.gcp(X, 2, loss="poisson", solver="sgd")

@@ -164,3 +164,45 @@ def test_several_ranks_are_refused(work):
     r = mpirun(2, "gcp", "-i", "X.npy", "-r", "2", timeout=60)
     assert r.returncode == 2
     assert err(r).count("distributed GCP is not supported yet") == 1
+
+
+def test_adam_on_a_sparse_binary_tensor_repeats_bit_for_bit(work):
+    """--solver adam samples a sparse 0/1 tensor with skewed modes (never made dense):
+    the loss estimate falls, the same seed writes the same bytes, --json says so."""
+    rng = np.random.default_rng(5)
+    shape = (60, 40, 30)
+    nz = set()
+    while len(nz) < 800:  # skewed: low indices far more likely
+        nz.add(tuple(int(n * rng.uniform() ** 2) for n in shape))
+    with open(work / "kg.tns", "w") as f:
+        f.write(f"3\n{' '.join(map(str, shape))}\n")
+        for idx in sorted(nz):
+            f.write(" ".join(str(i + 1) for i in idx) + " 1\n")
+    args = ["gcp", "-i", "kg.tns", "-r", "3", "--loss", "bernoulli-odds", "--solver", "adam",
+            "--epochs", "6", "--epoch-iters", "20", "--seed", "7"]
+    r = ok(run(*args, "-o", "a", "--json", "a.json", "--history", "h.json"))
+    assert "sampled" in out(r) and "epoch    1  loss estimate" in out(r)
+    s = json.loads((work / "a.json").read_text())["results"]
+    assert s["solver"] == "adam" and s["loss_is_estimate"] is True
+    assert s["loss"] < s["initial_loss"] and s["evaluations"] == 20 * s["iterations"]
+    h = json.loads((work / "h.json").read_text())
+    assert h["solver"] == "adam" and h["epochs"] == 6 and len(h["iterations"]) == s["iterations"]
+    ok(run(*args, "-o", "b", "-q"))
+    for name in ["lambda", "factor0", "factor1", "factor2"]:
+        assert (work / f"a_{name}.npy").read_bytes() == (work / f"b_{name}.npy").read_bytes()
+    lam, fs = model("a", 3)
+    assert [f.shape for f in fs] == [(60, 3), (40, 3), (30, 3)] and all((f >= 0).all() for f in fs)
+
+
+def test_adam_on_a_dense_tensor_reports_the_exact_loss(work):
+    np.save(work / "X.npy", counts())
+    r = ok(run("gcp", "-i", "X.npy", "-r", "2", "--loss", "poisson", "--solver", "adam",
+               "--epochs", "4", "--epoch-iters", "10", "--samples", "100", "-q",
+               "--json", "s.json"))
+    s = json.loads((work / "s.json").read_text())["results"]
+    assert s["loss_is_estimate"] is False and s["solver"] == "adam"
+    assert "loss estimate" not in out(r) and "epochs of" in out(r)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--solver", "adam", "--rate", "0")
+    assert r.returncode != 0 and "--rate" in err(r)
+    r = run("gcp", "-i", "X.npy", "-r", "2", "--solver", "sgd")
+    assert r.returncode != 0 and "lbfgsb or adam" in err(r)

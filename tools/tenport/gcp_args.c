@@ -12,13 +12,15 @@ void tenport_gcp_usage(FILE *out) {
           "usage: tenport gcp --input X.npy|X.txt|X.tns|X.tpb --rank R [options]\n"
           "Generalized CP (Hong, Kolda & Duersch): the rank-R CP model M of a dense or\n"
           "sparse tensor X that minimises the sum over X's observed entries of a loss\n"
-          "f(x, m) suited to the data (counts, 0/1, positive values), by L-BFGS-B with a\n"
-          "lower bound on the factors, with the defaults of the Tensor Toolbox's gcp_opt.\n"
+          "f(x, m) suited to the data (counts, 0/1, positive values), with a lower bound on\n"
+          "the factors, by L-BFGS-B or by Adam on sampled gradients (GCP-Adam), with the\n"
+          "defaults of the Tensor Toolbox's gcp_opt.\n"
           "  --input FILE        X.npy: a dense tensor of 2 to %d modes (any numeric dtype,\n"
           "                      C or Fortran order) or dense 'tensor' text; X.tns (FROSTT\n"
           "                      or sptensor text) or X.tpb (tenport binary): a sparse\n"
-          "                      tensor, whose unstored entries are zeros that count (it is\n"
-          "                      made dense in memory); any of them gzip-compressed\n"
+          "                      tensor, whose unstored entries are zeros that count (made\n"
+          "                      dense in memory for L-BFGS-B, never for Adam); any of them\n"
+          "                      gzip-compressed\n"
           "  --rank R            number of components\n"
           "  --loss L            the loss (below; gaussian)\n"
           "  --loss-param P      the loss's parameter: negative-binomial's number of trials\n"
@@ -34,6 +36,10 @@ void tenport_gcp_usage(FILE *out) {
           "                      from PREFIX_factor<k>.npy (I_k x R) and PREFIX_lambda.npy\n"
           "                      if it exists (write ./random for a prefix named random)\n"
           "  --seed S            seed of the random start (1)\n"
+          "  --solver S          lbfgsb (the full gradient; default) or adam (sampled\n"
+          "                      gradients: epochs of Adam steps, each epoch checked on a\n"
+          "                      fixed sample and undone, with the step times --decay, if\n"
+          "                      the loss's estimate rose)\n"
           "  --max-iters N       most L-BFGS-B iterations (1000)\n"
           "  --max-evals N       most evaluations of the loss and its gradient (15000)\n"
           "  --factr F           stop when the loss's relative reduction is below F times\n"
@@ -41,7 +47,19 @@ void tenport_gcp_usage(FILE *out) {
           "  --pgtol T           stop when the projected gradient's largest entry is below\n"
           "                      T (1e-5)\n"
           "  --memory M          L-BFGS correction pairs (10)\n"
-          "  --max-seconds S     stop after the iteration that ends past S seconds\n"
+          "  --epochs N          adam: most epochs (1000)\n"
+          "  --epoch-iters N     adam: steps per epoch (1000)\n"
+          "  --rate R            adam: the step size (1e-3)\n"
+          "  --decay D           adam: the step's factor after a failed epoch (0.1)\n"
+          "  --max-fails N       adam: failed epochs allowed (1)\n"
+          "  --samples N         adam: samples per step: entries of a dense X (default\n"
+          "                      max(1000, 10 N / epochs), at most N), nonzeros of a sparse\n"
+          "                      X (max(1000, 3 nnz / epochs), at most nnz)\n"
+          "  --zero-samples N    adam, sparse X: zero draws per step (as many as --samples)\n"
+          "  --function-samples N  adam: the fixed sample of the loss's estimate: dense\n"
+          "                      max(N / 10, 10^6), sparse max(nnz / 100, 10^5) nonzeros\n"
+          "  --function-zero-samples N  adam, sparse X: its zero draws (as many)\n"
+          "  --max-seconds S     stop after the iteration (or epoch) that ends past S seconds\n"
           "  --precision P       f32 or f64 (default: the file's; other dtypes give f64)\n"
           "  --no-normalize      write the factors as optimised, lambda = 1 (default: unit\n"
           "                      2-norm columns, their norms' product in lambda, largest\n"
@@ -99,6 +117,53 @@ static int parse_init(tenport_gcp_cli *c, const char *v) {
   return !strcmp(v, "random") || tenport_parse_text(v, &c->init);
 }
 
+/* A sample count: a positive integer below 2^62. */
+static int parse_count(const char *v, int64_t *out) {
+  uint64_t u;
+  if (!tenport_parse_u64(v, &u))
+    return 0;
+  if (u < 1 || u > ((uint64_t)1 << 62))
+    return tenport_expected("a count from 1 to 2^62");
+  *out = (int64_t)u;
+  return 1;
+}
+
+/* --solver: lbfgsb or adam. */
+static int parse_solver_name(const char *v, tp_gcp_solver *solver) {
+  static const char *const names[2] = {"lbfgsb", "adam"};
+  int k;
+  if (!tenport_parse_choice(v, names, 2, &k))
+    return 0;
+  *solver = k ? TP_GCP_SOLVER_ADAM : TP_GCP_SOLVER_LBFGSB;
+  return 1;
+}
+
+/* Options of GCP-Adam; 1 if valid, 0 if not, -1 if a is none of them. */
+static int parse_adam(tenport_gcp_cli *c, const char *a, const char *v) {
+  tp_gcp_options *s = &c->solver;
+  if (!strcmp(a, "--solver"))
+    return parse_solver_name(v, &s->solver);
+  if (!strcmp(a, "--epochs"))
+    return tenport_parse_int(v, 1, 1 << 30, &s->epochs);
+  if (!strcmp(a, "--epoch-iters"))
+    return tenport_parse_int(v, 1, 1 << 30, &s->epoch_iters);
+  if (!strcmp(a, "--rate"))
+    return tenport_parse_number(v, 0, 1, INFINITY, 1, &s->rate);
+  if (!strcmp(a, "--decay"))
+    return tenport_parse_number(v, 0, 1, 1, 0, &s->decay);
+  if (!strcmp(a, "--max-fails"))
+    return tenport_parse_int(v, 0, 1 << 30, &s->max_fails);
+  if (!strcmp(a, "--samples"))
+    return parse_count(v, &s->gradient_samples);
+  if (!strcmp(a, "--zero-samples"))
+    return parse_count(v, &s->gradient_zeros);
+  if (!strcmp(a, "--function-samples"))
+    return parse_count(v, &s->function_samples);
+  if (!strcmp(a, "--function-zero-samples"))
+    return parse_count(v, &s->function_zeros);
+  return -1;
+}
+
 /* Options of the solver; 1 if valid, 0 if not, -1 if a is none of them. */
 static int parse_solver(tenport_gcp_cli *c, const char *a, const char *v) {
   tp_gcp_options *s = &c->solver;
@@ -122,7 +187,7 @@ static int parse_solver(tenport_gcp_cli *c, const char *a, const char *v) {
     return tenport_parse_int(v, 1, 1000, &s->memory);
   if (!strcmp(a, "--max-seconds"))
     return tenport_parse_number(v, 0, 1, INFINITY, 0, &s->max_seconds);
-  return -1;
+  return parse_adam(c, a, v);
 }
 
 /* Parses the value v of option a; 1 if it is valid, 0 if not, -1 if a is unknown. */
@@ -227,7 +292,8 @@ int tenport_gcp_args(int argc, char **argv, tenport_gcp_cli *c) {
   if (check_args(c))
     return 2;
   c->solver.rank = c->rank;
-  c->watch.max_iters = c->solver.max_iters;
+  c->watch.max_iters =
+      c->solver.solver == TP_GCP_SOLVER_ADAM ? c->solver.epochs : c->solver.max_iters;
   c->watch.quiet = c->quiet; /* quiet runs are timed too (the phases line) */
   c->watch.keep_history = c->history != NULL;
   c->solver.progress = tenport_gcp_watch_iteration;

@@ -29,8 +29,9 @@ static void print_input(const tenport_gcp_job *j) {
   tenport_format_dims(j->order, j->dims, shape, sizeof shape);
   printf("tensor: %s, %s %s, ", tp_input_name(j->in), shape, tp_dtype_name(j->dtype));
   if (j->sparse)
-    printf("%lld nonzeros (%lld duplicates summed), made dense in memory", (long long)j->coo.nnz,
-           (long long)j->info.duplicates);
+    printf("%lld nonzeros (%lld duplicates summed), %s", (long long)j->coo.nnz,
+           (long long)j->info.duplicates,
+           j->c->solver.solver == TP_GCP_SOLVER_ADAM ? "sampled" : "made dense in memory");
   else
     printf("%s", j->host_x.layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order");
   printf("; rank %d, ", j->c->rank);
@@ -56,19 +57,31 @@ static const char *stopped_by(const tp_gcp_result *r) {
     return "iteration limit";
   if (!strcmp(r->stop_reason, "max_evals"))
     return "evaluation limit";
+  if (!strcmp(r->stop_reason, "epochs"))
+    return "epoch limit";
   if (r->stopped_by_time)
     return "time limit";
   return "not converged";
 }
 
-static void print_result(const tp_gcp_result *r, double total_seconds) {
-  printf("loss %.10e after %d iteration%s and %d evaluation%s (initial %.10e), |pg| %.3e\n",
-         r->loss, r->iterations, r->iterations == 1 ? "" : "s", r->evaluations,
-         r->evaluations == 1 ? "" : "s", r->initial_loss, r->gradient_norm);
+static void print_result(const tp_gcp_result *r, int adam, double total_seconds) {
+  if (adam)
+    printf("loss %s%.10e after %d epoch%s of %d steps in all, %d failed (initial estimate "
+           "%.10e)\n",
+           r->loss_is_estimate ? "estimate " : "", r->loss, r->iterations,
+           r->iterations == 1 ? "" : "s", r->evaluations, r->failed_epochs, r->initial_loss);
+  else
+    printf("loss %.10e after %d iteration%s and %d evaluation%s (initial %.10e), |pg| %.3e\n",
+           r->loss, r->iterations, r->iterations == 1 ? "" : "s", r->evaluations,
+           r->evaluations == 1 ? "" : "s", r->initial_loss, r->gradient_norm);
   printf("stopped: %s (%s), %.3f s (evaluations %.3f s)\n", stopped_by(r), r->stop_reason,
          r->seconds, r->eval_seconds);
   printf("total %.3f s (reading, copies and writing included)\n", total_seconds);
   tenport_summary_number("loss", r->loss);
+  tenport_summary_bool("loss_is_estimate", r->loss_is_estimate);
+  tenport_summary_text("solver", adam ? "adam" : "lbfgsb");
+  if (adam)
+    tenport_summary_integer("failed_epochs", r->failed_epochs);
   tenport_summary_number("initial_loss", r->initial_loss);
   tenport_summary_number("gradient_norm", r->gradient_norm);
   tenport_summary_integer("iterations", r->iterations);
@@ -83,7 +96,7 @@ void tenport_gcp_report(const tenport_gcp_job *j, double total_seconds) {
   const tenport_gcp_cli *c = j->c;
   print_input(j);
   tenport_print_phases(j->phases, j->solve_seconds, c->watch.iteration_seconds);
-  print_result(&j->result, total_seconds);
+  print_result(&j->result, c->solver.solver == TP_GCP_SOLVER_ADAM, total_seconds);
   if (c->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output, j->order - 1);
 }

@@ -20,8 +20,12 @@ void tenport_gcp_watch_iteration(const tp_gcp_progress *p, void *watch) {
     return;
   tenport_progress_hide(&w->bar);
   tp_gcp_print_progress(p, stdout);
-  tenport_progress_update(&w->bar, "iteration %d (at most %d), loss %.6e, |pg| %.2e", p->iteration,
-                          w->max_iters, p->loss, p->gradient_norm);
+  if (p->step > 0) /* an Adam epoch */
+    tenport_progress_update(&w->bar, "epoch %d (at most %d), loss estimate %.6e, step %.1e",
+                            p->iteration, w->max_iters, p->loss, p->step);
+  else
+    tenport_progress_update(&w->bar, "iteration %d (at most %d), loss %.6e, |pg| %.2e",
+                            p->iteration, w->max_iters, p->loss, p->gradient_norm);
 }
 
 void tenport_gcp_watch_begin(tenport_gcp_watch *w) {
@@ -45,6 +49,16 @@ static void history_options(tenport_json *j, const tenport_gcp_job *job) {
   if (tp_gcp_loss_has_param(s->loss))
     tenport_json_number(j, "loss_param", s->loss_param);
   tenport_json_number(j, "lower", isnan(s->lower) ? tp_gcp_loss_lower_bound(s->loss) : s->lower);
+  if (s->solver == TP_GCP_SOLVER_ADAM) {
+    tenport_json_string(j, "solver", "adam");
+    tenport_json_integer(j, "epochs", s->epochs);
+    tenport_json_integer(j, "epoch_iters", s->epoch_iters);
+    tenport_json_number(j, "rate", s->rate);
+    tenport_json_number(j, "decay", s->decay);
+    tenport_json_integer(j, "max_fails", s->max_fails);
+    return;
+  }
+  tenport_json_string(j, "solver", "lbfgsb");
   tenport_json_integer(j, "max_iters", s->max_iters);
   tenport_json_integer(j, "max_evals", s->max_evals);
   tenport_json_number(j, "factr", s->factr);
