@@ -14,10 +14,6 @@ export TENPORT_NO_PROGRESS=1
 {
   echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader) $(nproc) CPUs"
   python3 -c "import numpy, scipy; print('numpy', numpy.__version__, 'scipy', scipy.__version__)"
-  echo "== tenport (CUDA) against pyttb (CPU)"
-  python3 perf/gcp/gcp_vs_pyttb.py --tenport "$tp" --pyttb .deps/peers/pyttb \
-      --dims 200x150x100 --rank 16 --iters 20 --sparse-dims 20000x15000x10000 \
-      --nnz 1000000 --epochs 3 --epoch-iters 100 --samples 10000 --fsamples 100000 --repeats 3
   echo "== larger: a 20 M-nonzero power-law 0/1 tensor, Bernoulli, Adam, R = 32"
   "$tp" gen sparse --dims 1000000x500000x200000 --nnz 20000000 --skew 2 --values ones --seed 3 -o big.tpb
   for s in 1 2; do
@@ -35,4 +31,9 @@ m = np.einsum('ir,jr,kr->ijk', *f); np.save('dense.npy', rng.poisson(3 * m / m.m
     "$tp" gcp -i dense.npy -r 32 --loss poisson --max-iters 20 --factr 0 --pgtol 0 -q
   done
   "$tp" cp-als -i dense.npy -r 32 --max-iters 20 --tol 0 -q
+  echo "== tenport (CUDA) against pyttb (CPU)"
+  python3 perf/gcp/gcp_vs_pyttb.py --tenport "$tp" --pyttb .deps/peers/pyttb \
+      --case "${GCP_CASE:-all}" --dims 200x150x100 --rank 16 --iters 20 \
+      --sparse-dims 20000x15000x10000 --nnz 1000000 --epochs 2 --epoch-iters 50 \
+      --samples 10000 --fsamples 100000 --repeats "${GCP_REPEATS:-3}"
 } 2>&1 | tee "$out/gcp-h200.log"
