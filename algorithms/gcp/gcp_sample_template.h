@@ -108,33 +108,25 @@ typedef struct FN(gcp_sample_mttkrp_args) {
   int d, n;
 } FN(gcp_sample_mttkrp_args);
 
-/* First position whose key is >= row. */
-TP_INLINE int64_t FN(gcp_lower_bound)(const uint32_t *keys, int64_t S, uint32_t row) {
-  int64_t lo = 0, hi = S;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < row)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* G(i, :) = sum over the samples s in row i, in sample order, of y_s prod_{k != n}
+ * A_k(i_k(s), :): the first position of each run of equal keys sums the run, column by
+ * column (one call per sample keeps host launches cheap); rows without samples keep the
+ * zeros written before. */
+TP_RANGE_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), p, a) {
+  const uint32_t row = a.keys[p];
+  if (p > 0 && a.keys[p - 1] == row)
+    return;
+  for (int64_t r = 0; r < a.R; ++r) {
+    double acc = 0.0;
+    for (int64_t q = p; q < a.S && a.keys[q] == row; ++q) {
+      const int64_t s = a.order[q];
+      double v = a.smp.y[s];
+      for (int k = 0; k < a.d; ++k)
+        v *= k == a.n ? 1.0 : (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
+      acc += v;
+    }
+    a.G[(int64_t)row * a.R + r] = (TP_REAL)acc;
   }
-  return lo;
-}
-
-/* G(i, r) = sum over the samples s in row i, in sample order, of y_s prod_{k != n}
- * A_k(i_k(s), r). */
-TP_RANGE2_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), i, r, a) {
-  const int64_t lo = FN(gcp_lower_bound)(a.keys, a.S, (uint32_t)i);
-  const int64_t hi = FN(gcp_lower_bound)(a.keys, a.S, (uint32_t)(i + 1));
-  double acc = 0.0;
-  for (int64_t p = lo; p < hi; ++p) {
-    const int64_t s = a.order[p];
-    double q = a.smp.y[s];
-    for (int k = 0; k < a.d; ++k)
-      q *= k == a.n ? 1.0 : (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
-    acc += q;
-  }
-  a.G[i * a.R + r] = (TP_REAL)acc;
 }
 
 /* ---- Adam's step -------------------------------------------------------------------------- */
@@ -196,7 +188,8 @@ tp_status FN(tpi_gcp_sample_mttkrp)(tp_space *space, const tpi_gcp_sample_eval *
   a.R = q->M->rank, a.S = q->count, a.d = q->M->order, a.n = n;
   for (int k = 0; k < a.d; ++k)
     a.A[k] = (const TP_REAL *)q->M->factors[k];
-  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->M->dims[n], a.R, a);
+  TP_TRY(tp_memset(space, G, 0, sizeof(TP_REAL) * (size_t)(q->M->dims[n] * a.R)));
+  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->count, a);
 }
 
 tp_status FN(tpi_gcp_adam)(tp_space *space, const tpi_gcp_adam_step *q, void *A, void *m, void *v,
