@@ -135,21 +135,24 @@ tp_status tpi_gcp_space_to_vector(tp_space *space, const tp_kruskal *G, double *
 
 /* ---- the start ------------------------------------------------------------------------- */
 
-/* ||M||^2 of the factors in x (lambda = 1): sum over r, s of the Grams' product. */
+/* ||M||^2 of the factors in x (lambda = 1): sum over r, s of the Grams' product, each
+ * Gram in one pass over its factor's rows. */
 static double gcp_model_norm2(const double *x, int order, const int64_t *dims, int64_t R) {
-  double *prod = (double *)malloc(sizeof(double) * (size_t)(R * R));
+  double *prod = (double *)malloc(sizeof(double) * 2 * (size_t)(R * R));
   if (!prod)
     return NAN;
+  double *gram = prod + R * R;
   for (int64_t q = 0; q < R * R; ++q)
     prod[q] = 1.0;
-  for (int k = 0; k < order; x += dims[k] * R, ++k)
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t s = 0; s < R; ++s) {
-        double g = 0;
-        for (int64_t i = 0; i < dims[k]; ++i)
-          g += x[i * R + r] * x[i * R + s];
-        prod[r * R + s] *= g;
-      }
+  for (int k = 0; k < order; x += dims[k] * R, ++k) {
+    memset(gram, 0, sizeof(double) * (size_t)(R * R));
+    for (int64_t i = 0; i < dims[k]; ++i)
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t s = 0; s < R; ++s)
+          gram[r * R + s] += x[i * R + r] * x[i * R + s];
+    for (int64_t q = 0; q < R * R; ++q)
+      prod[q] *= gram[q];
+  }
   double sum = 0;
   for (int64_t q = 0; q < R * R; ++q)
     sum += prod[q];
@@ -157,19 +160,18 @@ static double gcp_model_norm2(const double *x, int order, const int64_t *dims, i
   return sum;
 }
 
-/* The given start with lambda spread evenly over the factors, checked finite, within the
- * bound and not zero. */
-static tp_status gcp_given_start(const tp_kruskal *init, double lower, double *x) {
-  const int d = init->order;
+/* The given start's factors times |lambda|^(1/d) (the first by lambda's sign), checked
+ * finite and within the bound. */
+static tp_status gcp_spread_start(const tp_kruskal *init, const double *spread, double lower,
+                                  double *x) {
   const int64_t R = init->rank;
   double *at = x;
-  for (int k = 0; k < d; at += init->dims[k] * R, ++k) {
+  for (int k = 0; k < init->order; at += init->dims[k] * R, ++k) {
     TP_CHECK_ARG(init->factors[k], "opts->init->factors[%d] is NULL", k);
     for (int64_t i = 0; i < init->dims[k] * R; ++i) {
       const int64_t r = i % R;
-      const double lam = init->lambda ? gcp_host_value(init->dtype, init->lambda, r) : 1.0;
-      const double spread = pow(fabs(lam), 1.0 / d) * (k == 0 && lam < 0 ? -1.0 : 1.0);
-      at[i] = gcp_host_value(init->dtype, init->factors[k], i) * spread;
+      const int flip = k == 0 && init->lambda && gcp_host_value(init->dtype, init->lambda, r) < 0;
+      at[i] = gcp_host_value(init->dtype, init->factors[k], i) * spread[r] * (flip ? -1.0 : 1.0);
       TP_CHECK_ARG(isfinite(at[i]), "opts->init: factor %d entry %lld (with lambda) is %g", k,
                    (long long)i, at[i]);
       TP_CHECK_ARG(!(at[i] < lower),
@@ -178,7 +180,23 @@ static tp_status gcp_given_start(const tp_kruskal *init, double lower, double *x
                    k, (long long)i, at[i], lower);
     }
   }
-  TP_CHECK_ARG(gcp_model_norm2(x, d, init->dims, R) > 0,
+  return TP_SUCCESS;
+}
+
+/* The given start with lambda spread evenly over the factors, not zero. */
+static tp_status gcp_given_start(const tp_kruskal *init, double lower, double *x) {
+  const int64_t R = init->rank;
+  double *spread = (double *)malloc(sizeof(double) * (size_t)R);
+  if (!spread)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld weights", (long long)R);
+  for (int64_t r = 0; r < R; ++r) {
+    const double lam = init->lambda ? gcp_host_value(init->dtype, init->lambda, r) : 1.0;
+    spread[r] = pow(fabs(lam), 1.0 / init->order);
+  }
+  tp_status st = gcp_spread_start(init, spread, lower, x);
+  free(spread);
+  TP_TRY(st);
+  TP_CHECK_ARG(gcp_model_norm2(x, init->order, init->dims, R) > 0,
                "opts->init is the zero model: GCP needs a nonzero start");
   return TP_SUCCESS;
 }
@@ -231,13 +249,15 @@ static tp_status gcp_final_model(const double *x, int normalize, tp_kruskal *hos
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld components", (long long)R);
   }
   const double *at = x;
-  for (int k = 0; k < d; at += host->dims[k] * R, ++k)
-    for (int64_t r = 0; r < R; ++r) {
-      double s = 0;
-      for (int64_t i = 0; i < host->dims[k]; ++i)
-        s += at[i * R + r] * at[i * R + r];
-      norms[k * R + r] = normalize ? sqrt(s) : 1.0;
-    }
+  for (int k = 0; k < d; at += host->dims[k] * R, ++k) { /* rows in order: one pass */
+    double *nk = norms + k * R;
+    memset(nk, 0, sizeof(double) * (size_t)R);
+    for (int64_t i = 0; i < host->dims[k]; ++i)
+      for (int64_t r = 0; r < R; ++r)
+        nk[r] += at[i * R + r] * at[i * R + r];
+    for (int64_t r = 0; r < R; ++r)
+      nk[r] = normalize ? sqrt(nk[r]) : 1.0;
+  }
   for (int64_t r = 0; r < R; ++r) {
     c[r].weight = 1.0, c[r].r = r;
     for (int k = 0; k < d; ++k)
@@ -248,17 +268,16 @@ static tp_status gcp_final_model(const double *x, int normalize, tp_kruskal *hos
   const int f32 = host->dtype == TP_DTYPE_F32;
   at = x;
   for (int k = 0; k < d; at += host->dims[k] * R, ++k)
-    for (int64_t q = 0; q < R; ++q) {
-      const int64_t r = c[q].r;
-      const double n = norms[k * R + r] > 0 ? norms[k * R + r] : 1.0;
-      for (int64_t i = 0; i < host->dims[k]; ++i) {
+    for (int64_t i = 0; i < host->dims[k]; ++i)
+      for (int64_t q = 0; q < R; ++q) {
+        const int64_t r = c[q].r;
+        const double n = norms[k * R + r] > 0 ? norms[k * R + r] : 1.0;
         const double v = at[i * R + r] / n;
         if (f32)
           ((float *)host->factors[k])[i * R + q] = (float)v;
         else
           ((double *)host->factors[k])[i * R + q] = v;
       }
-    }
   for (int64_t q = 0; q < R; ++q) {
     if (f32)
       ((float *)host->lambda)[q] = (float)c[q].weight;
