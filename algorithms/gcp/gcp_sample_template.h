@@ -108,15 +108,20 @@ typedef struct FN(gcp_sample_mttkrp_args) {
   int d, n;
 } FN(gcp_sample_mttkrp_args);
 
+/* Columns per call of the sampled MTTKRP: calls stay few on a CPU, threads many on a GPU. */
+#define GCP_MTTKRP_COLUMNS 8
+
 /* G(i, :) = sum over the samples s in row i, in sample order, of y_s prod_{k != n}
- * A_k(i_k(s), :): the first position of each run of equal keys sums the run, column by
- * column (one call per sample keeps host launches cheap); rows without samples keep the
- * zeros written before. */
-TP_RANGE_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), p, a) {
+ * A_k(i_k(s), :): the first position of each run of equal keys sums the run, for its
+ * block of GCP_MTTKRP_COLUMNS columns; rows without samples keep the zeros written
+ * before. */
+TP_RANGE2_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), p, b, a) {
   const uint32_t row = a.keys[p];
   if (p > 0 && a.keys[p - 1] == row)
     return;
-  for (int64_t r = 0; r < a.R; ++r) {
+  const int64_t r0 = b * GCP_MTTKRP_COLUMNS;
+  const int64_t r1 = r0 + GCP_MTTKRP_COLUMNS < a.R ? r0 + GCP_MTTKRP_COLUMNS : a.R;
+  for (int64_t r = r0; r < r1; ++r) {
     double acc = 0.0;
     for (int64_t q = p; q < a.S && a.keys[q] == row; ++q) {
       const int64_t s = a.order[q];
@@ -189,7 +194,8 @@ tp_status FN(tpi_gcp_sample_mttkrp)(tp_space *space, const tpi_gcp_sample_eval *
   for (int k = 0; k < a.d; ++k)
     a.A[k] = (const TP_REAL *)q->M->factors[k];
   TP_TRY(tp_memset(space, G, 0, sizeof(TP_REAL) * (size_t)(q->M->dims[n] * a.R)));
-  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->count, a);
+  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->count,
+                                            tp_ceil_div_i64(a.R, GCP_MTTKRP_COLUMNS), a);
 }
 
 tp_status FN(tpi_gcp_adam)(tp_space *space, const tpi_gcp_adam_step *q, void *A, void *m, void *v,
