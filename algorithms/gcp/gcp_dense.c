@@ -24,7 +24,7 @@ typedef struct gcp_dense_ctx {
 
 static tp_status gcp_dense_f(void *ctx, tp_space *space, const tp_kruskal *M, double *f) {
   gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
-  tpi_gcp_pass p = {c->X, c->W, M, NULL, c->loss, c->param};
+  tpi_gcp_pass p = {c->X, c->W, M, NULL, c->loss, c->param, 0};
   TP_TRY(tpi_gcp_pass_fg(space, &p, c->partial));
   return tpi_gcp_sum_partials(space, c->partial, c->chunks, f);
 }
@@ -45,7 +45,7 @@ static tp_status gcp_dense_draw(void *ctx, tp_space *space, int which, uint64_t 
 static tp_status gcp_dense_fg(void *ctx, tp_space *space, const tp_kruskal *M, double *f,
                               tp_kruskal *G) {
   gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
-  tpi_gcp_pass p = {c->X, c->W, M, c->Y.data, c->loss, c->param};
+  tpi_gcp_pass p = {c->X, c->W, M, c->Y.data, c->loss, c->param, 0};
   TP_TRY(tpi_gcp_pass_fg(space, &p, c->partial));
   TP_TRY(tpi_gcp_sum_partials(space, c->partial, c->chunks, f));
   for (int k = 0; k < c->X->order; ++k)
@@ -101,7 +101,7 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
                        (void **)&sq);
   if (st == TP_SUCCESS) {
     seen = sq + n, bad = (int64_t *)(seen + n), first = bad + n;
-    tpi_gcp_pass p = {c->X, c->W, NULL, NULL, c->loss, c->param};
+    tpi_gcp_pass p = {c->X, c->W, NULL, NULL, c->loss, c->param, 0};
     st = tpi_gcp_pass_stats(space, &p, sq, seen, bad, first);
     if (st == TP_SUCCESS)
       st = tp_copy_to_host(space, hsq, sq, sizeof(double) * 2 * (size_t)n);

@@ -10,7 +10,10 @@
  * gcp_f64_kernels.c, which instantiate it.
  *
  * Sums are deterministic: the elements are cut into chunks whose length depends only on
- * the element count; each chunk is summed in element order into a partial, the partials
+ * the element count (on GPUs chunk c holds elements c, c + P, c + 2P, ... of the P
+ * chunks, so that neighbouring threads read neighbouring elements; on CPUs a run of
+ * consecutive elements, walked without divisions); each chunk is summed in its order
+ * into a partial, the partials
  * in fixed blocks in order, and the blocks' sums on the host in order. Everything
  * accumulates in double. */
 #include <stdint.h>
@@ -27,7 +30,7 @@ typedef struct FN(gcp_pass_args) {
   const TP_REAL *A[TP_DENSE_MAX_ORDER];
   int64_t dims[TP_DENSE_MAX_ORDER];
   int64_t N, R, chunk;
-  int d, right, loss, rule;
+  int d, right, loss, rule, interleave;
   double param;
   double *partial;  /* per chunk: the objective, or (stats) the sum of squares */
   double *observed; /* stats: per chunk */
@@ -66,22 +69,36 @@ TP_INLINE double FN(gcp_model_entry)(const FN(gcp_pass_args) * a, const int64_t 
   return m;
 }
 
+/* The loss at element e (multi-index idx): its value added to *acc, y_e written. */
+TP_INLINE void FN(gcp_fg_element)(const FN(gcp_pass_args) * a, int64_t e, const int64_t *idx,
+                                  double *acc) {
+  double y = 0.0;
+  if (!a->W || a->W[e] != 0) {
+    double f;
+    tp_gcp_loss_fg(a->loss, a->param, (double)a->X[e], FN(gcp_model_entry)(a, idx), &f, &y);
+    *acc += f;
+  }
+  if (a->Y)
+    a->Y[e] = (TP_REAL)y;
+}
+
 TP_RANGE_KERNEL(FN(gcp_fg_chunks), FN(gcp_pass_args), c, a) {
-  const int64_t first = c * a.chunk;
-  const int64_t last = first + a.chunk < a.N ? first + a.chunk : a.N;
   int64_t idx[TP_DENSE_MAX_ORDER];
-  FN(gcp_decode)(&a, first, idx);
   double acc = 0.0;
-  for (int64_t e = first; e < last; ++e) {
-    double y = 0.0;
-    if (!a.W || a.W[e] != 0) {
-      double f;
-      tp_gcp_loss_fg(a.loss, a.param, (double)a.X[e], FN(gcp_model_entry)(&a, idx), &f, &y);
-      acc += f;
+  if (a.interleave) {
+    const int64_t P = tp_ceil_div_i64(a.N, a.chunk);
+    for (int64_t e = c; e < a.N; e += P) {
+      FN(gcp_decode)(&a, e, idx);
+      FN(gcp_fg_element)(&a, e, idx, &acc);
     }
-    if (a.Y)
-      a.Y[e] = (TP_REAL)y;
-    FN(gcp_advance)(&a, idx);
+  } else {
+    const int64_t first = c * a.chunk;
+    const int64_t last = first + a.chunk < a.N ? first + a.chunk : a.N;
+    FN(gcp_decode)(&a, first, idx);
+    for (int64_t e = first; e < last; ++e) {
+      FN(gcp_fg_element)(&a, e, idx, &acc);
+      FN(gcp_advance)(&a, idx);
+    }
   }
   a.partial[c] = acc;
 }
@@ -126,7 +143,9 @@ static tp_status FN(gcp_args)(const tpi_gcp_pass *p, FN(gcp_pass_args) * a) {
 tp_status FN(tpi_gcp_fg)(tp_space *space, const tpi_gcp_pass *p, double *partial) {
   FN(gcp_pass_args) a;
   TP_TRY(FN(gcp_args)(p, &a));
-  a.partial = partial;
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
+  a.partial = partial, a.interleave = info.is_gpu || p->interleave;
   return TP_LAUNCHER(FN(gcp_fg_chunks))(space, tp_ceil_div_i64(a.N, a.chunk), a);
 }
 

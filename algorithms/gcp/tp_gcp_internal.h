@@ -22,6 +22,7 @@ typedef struct tpi_gcp_pass {
   void *Y;
   tp_gcp_loss loss;
   double param;
+  int interleave; /* 1: chunks of strided elements, as GPUs take them (tests force it) */
 } tpi_gcp_pass;
 
 /* Elements per chunk (one partial each): at most TPI_GCP_MAX_CHUNKS chunks. */

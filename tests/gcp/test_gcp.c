@@ -547,3 +547,38 @@ Test(gcp, the_lower_bound_holds) {
   tp_kruskal_free(NULL, &f.host);
   tp_dense_free(NULL, &x);
 }
+
+/* The GPUs' order of a pass (chunks of strided elements) gives the same derivative tensor
+ * and the objective up to the order of its sums, on any backend. */
+Test(gcp, strided_chunks_give_the_same_pass) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t dims[3] = {37, 29, tpt_size(23, 5)};
+  problem p = make_problem(&rng, TP_GCP_POISSON, 3, dims, 3, TP_LAYOUT_RIGHT, 1);
+  tp_dense X = {TP_DTYPE_F64, 3, {0}, TP_LAYOUT_RIGHT, NULL}, W = X;
+  memcpy(X.dims, dims, sizeof dims), memcpy(W.dims, dims, sizeof dims);
+  X.data = to_space_as(p.x, p.N, TP_DTYPE_F64), W.data = to_space_as(p.w, p.N, TP_DTYPE_F64);
+  tp_kruskal M;
+  memset(&M, 0, sizeof M);
+  M.dtype = TP_DTYPE_F64, M.order = 3, M.rank = 3;
+  for (int k = 0; k < 3; ++k)
+    M.dims[k] = dims[k], M.factors[k] = to_space_as(p.A[k], dims[k] * 3, TP_DTYPE_F64);
+  const int64_t chunks = tpi_gcp_chunks(p.N);
+  double f[2], *y[2];
+  for (int v = 0; v < 2; ++v) {
+    void *Y = tpt_alloc_poisoned(sizeof(double) * (size_t)p.N);
+    double *partial = (double *)tpt_alloc_poisoned(sizeof(double) * (size_t)chunks);
+    tpi_gcp_pass pass = {&X, &W, &M, Y, TP_GCP_POISSON, 0.0, v};
+    TPT_OK(tpi_gcp_pass_fg(tpt_space, &pass, partial));
+    TPT_OK(tpi_gcp_sum_partials(tpt_space, partial, chunks, &f[v]));
+    y[v] = (double *)tpt_host_alloc(sizeof(double) * (size_t)p.N);
+    tpt_to_host(y[v], Y, sizeof(double) * (size_t)p.N);
+    tpt_free(Y), tpt_free(partial);
+  }
+  cr_assert(fabs(f[0] - f[1]) <= 1e-12 * fabs(f[0]), "objective %.17g and %.17g", f[0], f[1]);
+  cr_assert(!memcmp(y[0], y[1], sizeof(double) * (size_t)p.N), "the derivative tensors differ");
+  free(y[0]), free(y[1]);
+  for (int k = 0; k < 3; ++k)
+    tpt_free(M.factors[k]);
+  tpt_free(X.data), tpt_free(W.data);
+  free_problem(&p);
+}
