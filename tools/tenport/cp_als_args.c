@@ -252,23 +252,20 @@ static int check_args(tenport_cp_cli *c) {
   return parse_generate(c);
 }
 
+static int flag_of(void *c, const char *a) { return parse_flag((tenport_cp_cli *)c, a); }
+
+static int value_of(void *c, const char *a, const char *v) {
+  return parse_value((tenport_cp_cli *)c, a, v);
+}
+
 int tenport_cp_als_args(int argc, char **argv, tenport_cp_cli *c) {
   memset(c, 0, sizeof *c);
   c->solver = tp_cp_als_options_default();
   c->check_fit = -1;
   c->text.read = tp_tns_options_default();
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-      return 1;
-    if (parse_flag(c, a))
-      continue;
-    const char *v = tenport_option_value(argc, argv, i);
-    int r = parse_value(c, a, v ? v : "");
-    if (tenport_option_error("cp-als", a, r, v))
-      return 2;
-    ++i;
-  }
+  const int r = tenport_parse_options("cp-als", argc, argv, c, flag_of, value_of);
+  if (r)
+    return r;
   if (check_args(c))
     return 2;
   if (c->example && !c->tol_set)

@@ -96,19 +96,16 @@ void tenport_gcp_usage(FILE *out) {
 
 /* ---- options ------------------------------------------------------------------- */
 
-/* --loss: one of tp_gcp_loss_from_name's names, else the list of them. */
+/* --loss: one of the library's loss names (the list of them otherwise). */
 static int parse_loss(const char *v, tp_gcp_loss *loss) {
-  if (tp_gcp_loss_from_name(v, loss) == TP_SUCCESS)
-    return 1;
-  char list[256];
-  size_t n = 0;
-  for (int k = 0; k < TP_GCP_LOSS_COUNT && n < sizeof list; ++k)
-    n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
-                          k == 0                       ? ""
-                          : k + 1 == TP_GCP_LOSS_COUNT ? " or "
-                                                       : ", ",
-                          tp_gcp_loss_name((tp_gcp_loss)k));
-  return tenport_expected("%s", list);
+  const char *names[TP_GCP_LOSS_COUNT];
+  for (int k = 0; k < TP_GCP_LOSS_COUNT; ++k)
+    names[k] = tp_gcp_loss_name((tp_gcp_loss)k);
+  int k;
+  if (!tenport_parse_choice(v, names, TP_GCP_LOSS_COUNT, &k))
+    return 0;
+  *loss = (tp_gcp_loss)k;
+  return 1;
 }
 
 /* --init: random or a prefix of factor files. */
@@ -273,22 +270,19 @@ static int check_args(tenport_gcp_cli *c) {
   return check_loss(c);
 }
 
+static int flag_of(void *c, const char *a) { return parse_flag((tenport_gcp_cli *)c, a); }
+
+static int value_of(void *c, const char *a, const char *v) {
+  return parse_value((tenport_gcp_cli *)c, a, v);
+}
+
 int tenport_gcp_args(int argc, char **argv, tenport_gcp_cli *c) {
   memset(c, 0, sizeof *c);
   c->solver = tp_gcp_options_default();
   c->text.read = tp_tns_options_default();
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-      return 1;
-    if (parse_flag(c, a))
-      continue;
-    const char *v = tenport_option_value(argc, argv, i);
-    int r = parse_value(c, a, v ? v : "");
-    if (tenport_option_error("gcp", a, r, v))
-      return 2;
-    ++i;
-  }
+  const int r = tenport_parse_options("gcp", argc, argv, c, flag_of, value_of);
+  if (r)
+    return r;
   if (check_args(c))
     return 2;
   c->solver.rank = c->rank;

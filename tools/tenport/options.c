@@ -137,3 +137,19 @@ int tenport_option_error(const char *cmd, const char *opt, int r, const char *va
   }
   return 0;
 }
+
+int tenport_parse_options(const char *cmd, int argc, char **argv, void *ctx, tenport_flag_fn flag,
+                          tenport_value_fn value) {
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      return 1;
+    if (flag(ctx, a))
+      continue;
+    const char *v = tenport_option_value(argc, argv, i);
+    if (tenport_option_error(cmd, a, value(ctx, a, v ? v : ""), v))
+      return 2;
+    ++i;
+  }
+  return 0;
+}

@@ -45,4 +45,13 @@ const char *tenport_option_value(int argc, char **argv, int i);
  * code, or 0 when the value was taken. */
 int tenport_option_error(const char *cmd, const char *opt, int r, const char *value);
 
+/* A command's arguments argv[1..]: --help or -h returns 1; each flag(ctx, a) that says
+ * 1 is a flag; any other argument takes the next as its value, value(ctx, a, v) saying 1
+ * (valid), 0 (invalid) or -1 (unknown option). Returns 0, 1, or 2 after a usage error
+ * (reported by tenport_option_error). */
+typedef int (*tenport_flag_fn)(void *ctx, const char *a);
+typedef int (*tenport_value_fn)(void *ctx, const char *a, const char *v);
+int tenport_parse_options(const char *cmd, int argc, char **argv, void *ctx, tenport_flag_fn flag,
+                          tenport_value_fn value);
+
 #endif

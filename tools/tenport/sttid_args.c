@@ -111,20 +111,18 @@ static int check_args(sttid_cli *c) {
   return c->dims_text ? parse_dims(c) : 0;
 }
 
+static int flag_of(void *c, const char *a) { return parse_flag((sttid_cli *)c, a); }
+
+static int value_of(void *c, const char *a, const char *v) {
+  return parse_value((sttid_cli *)c, a, v);
+}
+
 int tenport_sttid_args(int argc, char **argv, sttid_cli *c) {
   memset(c, 0, sizeof *c);
   c->check_error = -1;
   c->text.read = tp_tns_options_default();
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-      return 1;
-    if (parse_flag(c, a))
-      continue;
-    const char *v = tenport_option_value(argc, argv, i);
-    if (tenport_option_error("sttid", a, parse_value(c, a, v ? v : ""), v))
-      return 2;
-    ++i;
-  }
+  const int r = tenport_parse_options("sttid", argc, argv, c, flag_of, value_of);
+  if (r)
+    return r;
   return check_args(c);
 }
