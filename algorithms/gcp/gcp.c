@@ -160,6 +160,39 @@ static double gcp_model_norm2(const double *x, int order, const int64_t *dims, i
   return sum;
 }
 
+/* Each component's columns scaled to the same 2-norm, the geometric mean of theirs (the
+ * model is unchanged): the Tensor Toolbox's normalize("all"), which its gcp_opt applies
+ * to every start. A zero column leaves its component as it is. */
+static tp_status gcp_balance(double *x, int order, const int64_t *dims, int64_t R) {
+  double *norms = (double *)calloc((size_t)(R * order), sizeof(double));
+  if (!norms)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld norms", (long long)(R * order));
+  double *at = x;
+  for (int k = 0; k < order; at += dims[k] * R, ++k)
+    for (int64_t i = 0; i < dims[k]; ++i)
+      for (int64_t r = 0; r < R; ++r)
+        norms[k * R + r] += at[i * R + r] * at[i * R + r];
+  for (int64_t r = 0; r < R; ++r) {
+    double logsum = 0;
+    int zero = 0;
+    for (int k = 0; k < order; ++k) {
+      norms[k * R + r] = sqrt(norms[k * R + r]);
+      zero |= !(norms[k * R + r] > 0);
+      logsum += zero ? 0 : log(norms[k * R + r]);
+    }
+    const double mean = exp(logsum / order);
+    for (int k = 0; k < order; ++k) /* the factor for column r of factor k */
+      norms[k * R + r] = zero ? 1.0 : mean / norms[k * R + r];
+  }
+  at = x;
+  for (int k = 0; k < order; at += dims[k] * R, ++k)
+    for (int64_t i = 0; i < dims[k]; ++i)
+      for (int64_t r = 0; r < R; ++r)
+        at[i * R + r] *= norms[k * R + r];
+  free(norms);
+  return TP_SUCCESS;
+}
+
 /* The given start's factors times |lambda|^(1/d) (the first by lambda's sign), checked
  * finite and within the bound. */
 static tp_status gcp_spread_start(const tp_kruskal *init, const double *spread, double lower,
@@ -198,7 +231,7 @@ static tp_status gcp_given_start(const tp_kruskal *init, double lower, double *x
   TP_TRY(st);
   TP_CHECK_ARG(gcp_model_norm2(x, init->order, init->dims, R) > 0,
                "opts->init is the zero model: GCP needs a nonzero start");
-  return TP_SUCCESS;
+  return gcp_balance(x, init->order, init->dims, R);
 }
 
 /* Uniform [0, 1) factors from the seed, each scaled by (||X|| / ||M||)^(1/d) so that the
@@ -214,13 +247,13 @@ static tp_status gcp_random_start(const tpi_gcp_source *src, int64_t R, uint64_t
   TP_TRY(st);
   const double m2 = gcp_model_norm2(x, src->order, src->dims, R);
   if (!(src->data_norm2 > 0) || !(m2 > 0) || !isfinite(src->data_norm2))
-    return TP_SUCCESS;
+    return gcp_balance(x, src->order, src->dims, R);
   const double s = pow(sqrt(src->data_norm2) / sqrt(m2), 1.0 / src->order);
   at = x;
   for (int k = 0; k < src->order; at += src->dims[k] * R, ++k)
     for (int64_t i = 0; i < src->dims[k] * R; ++i)
       at[i] *= s;
-  return TP_SUCCESS;
+  return gcp_balance(x, src->order, src->dims, R);
 }
 
 /* ---- the final model --------------------------------------------------------------------- */

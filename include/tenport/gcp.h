@@ -114,7 +114,9 @@ typedef struct tp_gcp_options {
   uint64_t seed;          /* random start; default 1 */
   const tp_kruskal *init; /* start in host memory, or NULL: factors uniform in [0, 1) from
                              seed (tp_kruskal_random), scaled so that ||M|| = ||X|| (its
-                             observed entries), each factor by the same amount */
+                             observed entries). Either start has lambda spread over the
+                             factors and each component's columns brought to one 2-norm
+                             (the Tensor Toolbox's normalize("all"); M is unchanged) */
   int max_iters;          /* default 1000 */
   int max_evals;          /* default 15000 */
   double factr;           /* stop when the objective's relative reduction is below
