@@ -410,7 +410,13 @@ static void check_recovery(tp_gcp_loss loss, int masked) {
 
 Test(gcp, recovers_a_planted_gaussian_model_with_holes) { check_recovery(TP_GCP_GAUSSIAN, 1); }
 Test(gcp, recovers_a_planted_poisson_model) { check_recovery(TP_GCP_POISSON, 0); }
-Test(gcp, recovers_a_planted_bernoulli_model) { check_recovery(TP_GCP_BERNOULLI_ODDS, 0); }
+/* 64000 entries and hundreds of iterations: the HIP CPU runtime's fibers take minutes for
+ * what the other backends do in seconds; the kernels are those of the other two cases. */
+Test(gcp, recovers_a_planted_bernoulli_model) {
+  if (tpt_on_fibers())
+    cr_skip_test("the Bernoulli recovery runs on the other backends (fibers: too slow)");
+  check_recovery(TP_GCP_BERNOULLI_ODDS, 0);
+}
 
 /* Masked entries are never read: NaN or 1e30 there gives the same bits, run to run. */
 Test(gcp, masked_entries_change_nothing_and_runs_repeat) {
