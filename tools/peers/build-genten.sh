@@ -13,7 +13,8 @@
 #      libblas/liblapack/libgfortran at run time; the GPU path uses cuBLAS and cuSOLVER
 #      (shared, from the CUDA toolkit). GCP losses: $GENTEN_LOSSES, default
 #      Gaussian;Poisson (GenTen's own default adds Rayleigh, Gamma and Bernoulli; each
-#      loss adds about 6 MB to the binary and a quarter of an hour to a 2-core build).
+#      loss adds roughly 6 MB to the binary, 26 MB with two, and 10-20 minutes to a
+#      2-core build).
 #   Size: the device code is compressed with nvcc --compress-mode=size (through
 #   NVCC_APPEND_FLAGS; the default mode left a 93 MB fatbin, 135 MB binary with five
 #   losses), host code is compiled with -ffunction-sections and linked with
@@ -28,7 +29,9 @@
 #       and GenTen calls none of it): the link flag is dropped.
 # The stripped binary goes to .deps/peers/build/genten-cuda/bin/genten (the folder to
 # carry to the GPU machine), with the ldd listing beside it (genten.ldd); build trees
-# and the Kokkos install stay in .deps/peers/build/genten-cuda.work/.
+# and the Kokkos install stay in .deps/peers/build/genten-cuda.work/. At run time it
+# needs libcuda.so.1 and CUDA 13's libcudart, libcublas(+Lt), libcusolver (+cusparse,
+# nvJitLink); without a GPU Kokkos aborts at start-up (cudaGetDeviceCount).
 # Host code gets no -march: the binary runs on any x86-64 host.
 #
 # Usage: tools/peers/build-genten.sh
