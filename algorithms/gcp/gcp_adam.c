@@ -98,10 +98,9 @@ static uint64_t gcp_key(uint64_t seed, uint64_t stream, uint64_t n) {
   return tpi_gcp_stream_mix(seed) ^ tpi_gcp_stream_mix(stream) ^ tpi_gcp_stream_mix(n + 1);
 }
 
-/* The sum of w f over a drawn sample at the current factors (y too with want_y). */
-static tp_status gcp_sample_objective(gcp_adam_run *r, gcp_sample_buffers *b, int want_y,
-                                      double *f) {
-  tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, want_y};
+/* The sum of w f over a drawn sample at the current factors. */
+static tp_status gcp_sample_objective(gcp_adam_run *r, gcp_sample_buffers *b, double *f) {
+  tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 0};
   TP_TRY(tpi_gcp_sample_fg(r->space, &q, r->partial));
   return tpi_gcp_sum_partials(r->space, r->partial, tpi_gcp_chunks(b->count), f);
 }
@@ -120,9 +119,9 @@ static tp_status gcp_adam_step(gcp_adam_run *r, double step) {
   gcp_sample_buffers *b = &r->gsample;
   TP_TRY(r->src->draw(r->src->ctx, r->space, 1, gcp_key(r->seed, GCP_STREAM_STEPS, (uint64_t)r->t),
                       b->v, &b->count));
-  double unused;
-  TP_TRY(gcp_sample_objective(r, b, 1, &unused));
+  /* y at the samples; the step needs no objective, so no sum comes back to the host */
   tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 1};
+  TP_TRY(tpi_gcp_sample_fg(r->space, &q, r->partial));
   for (int n = 0; n < r->M->order; ++n) { /* every gradient at the same factors */
     TP_TRY(tpi_gcp_sample_sort_keys(r->space, b->v.idx[n], b->count, r->keys, r->order));
     TP_TRY(tp_sort_pairs_u32_u32(r->space, r->keys, r->order, b->count, 0,
@@ -164,7 +163,7 @@ static tp_status gcp_adam_epochs(gcp_adam_run *r, double t0, double *f_best, tp_
       TP_TRY(gcp_adam_step(r, step));
     res->evaluations += o->epoch_iters;
     double f;
-    TP_TRY(gcp_sample_objective(r, &r->fsample, 0, &f));
+    TP_TRY(gcp_sample_objective(r, &r->fsample, &f));
     const int failed = !(f <= *f_best); /* NaN fails too */
     res->iterations = epoch;
     if (failed) {
@@ -232,7 +231,7 @@ tp_status tpi_gcp_adam_solve(tp_space *space, const tpi_gcp_source *src, const t
     st = src->draw(src->ctx, space, 0, gcp_key(r.seed, GCP_STREAM_FUNCTION, 0), r.fsample.v,
                    &r.fsample.count);
   if (st == TP_SUCCESS)
-    st = gcp_sample_objective(&r, &r.fsample, 0, &f);
+    st = gcp_sample_objective(&r, &r.fsample, &f);
   if (st == TP_SUCCESS) {
     res->initial_loss = f;
     st = gcp_adam_keep(&r);

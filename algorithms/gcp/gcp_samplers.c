@@ -13,6 +13,7 @@
 #include "portable/tp_error.h"
 #include "algorithms/gcp/tp_gcp_internal.h"
 #include "algorithms/gcp/tp_gcp_loss.h"
+#include "algorithms/sparse/tp_sparse_internal.h"
 
 /* Counter streams of the two kinds of samples. */
 #define GCP_STREAM_ZEROS 0x5a45524fu
@@ -131,8 +132,7 @@ static tp_status gcp_sparse_stats(const tp_coo *X, tp_gcp_loss loss, double *nor
   const int rule = tp_gcp_data_rule((int)loss);
   *norm2 = 0;
   for (int64_t j = 0; j < X->nnz; ++j) {
-    const double v = X->dtype == TP_DTYPE_F32 ? (double)((const float *)X->values)[j]
-                                              : ((const double *)X->values)[j];
+    const double v = tpi_coo_value(X, j);
     if (tp_gcp_data_bad(rule, v)) {
       char where[192];
       int n = snprintf(where, sizeof where, "X[");
@@ -174,13 +174,8 @@ static tp_status gcp_sparse_setup(tp_space *space, const tp_coo *X, tp_gcp_loss 
   }
   TP_CHECK_ARG(c->N < 0x1p64, "the tensor has %g entries: GCP-Adam takes fewer than 2^64", c->N);
   tp_coo merged; /* duplicates summed: each nonzero once in the map */
-  TP_TRY(tp_coo_alloc(NULL, X->dtype, X->order, X->dims, X->nnz, &merged));
-  for (int k = 0; k < X->order; ++k)
-    memcpy(merged.indices[k], X->indices[k], sizeof(int64_t) * (size_t)X->nnz);
-  memcpy(merged.values, X->values, tp_dtype_size(X->dtype) * (size_t)X->nnz);
-  tp_status st = tp_coo_sum_duplicates(&merged, NULL);
-  if (st == TP_SUCCESS)
-    st = gcp_sparse_stats(&merged, loss, &src->data_norm2);
+  TP_TRY(tpi_coo_merged_copy(X, &merged));
+  tp_status st = gcp_sparse_stats(&merged, loss, &src->data_norm2);
   if (st == TP_SUCCESS)
     st = tp_coo_copy_to_device(space, &c->X, &merged);
   tp_coo_free(NULL, &merged);

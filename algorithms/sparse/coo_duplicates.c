@@ -140,3 +140,14 @@ tp_status tp_coo_sum_duplicates(tp_coo *host, int64_t *merged) {
   TP_TRY(tpi_coo_check_indices(host));
   return tpi_coo_merge_duplicates(host, merged);
 }
+
+tp_status tpi_coo_merged_copy(const tp_coo *host, tp_coo *copy) {
+  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, copy));
+  for (int m = 0; m < host->order; ++m)
+    memcpy(copy->indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
+  memcpy(copy->values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
+  tp_status st = tp_coo_sum_duplicates(copy, NULL);
+  if (st != TP_SUCCESS)
+    tp_coo_free(NULL, copy);
+  return st;
+}

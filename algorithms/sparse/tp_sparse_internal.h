@@ -64,6 +64,8 @@ tp_status tpi_coo_sort(tp_coo *host);
 
 /* tp_coo_sum_duplicates for a tensor whose arrays and indices are known to be valid. */
 tp_status tpi_coo_merge_duplicates(tp_coo *host, int64_t *merged);
+/* A host copy of host with duplicates summed (tp_coo_sum_duplicates), left as it is. */
+tp_status tpi_coo_merged_copy(const tp_coo *host, tp_coo *copy);
 
 /* ---- a tensor filled one nonzero at a time (coo_builder.c) ------------------------------ */
 

@@ -121,22 +121,10 @@ static double flycoo_host_sum_squares(const tp_coo *h, double scale) {
   return s;
 }
 
-/* A host copy with duplicates summed. */
-static tp_status flycoo_merged_copy(const tp_coo *host, tp_coo *copy) {
-  TP_TRY(tp_coo_alloc(NULL, host->dtype, host->order, host->dims, host->nnz, copy));
-  for (int m = 0; m < host->order; ++m)
-    memcpy(copy->indices[m], host->indices[m], sizeof(int64_t) * (size_t)host->nnz);
-  memcpy(copy->values, host->values, tp_dtype_size(host->dtype) * (size_t)host->nnz);
-  tp_status st = tp_coo_sum_duplicates(copy, NULL);
-  if (st != TP_SUCCESS)
-    tp_coo_free(NULL, copy);
-  return st;
-}
-
 /* ||X scale||^2 of a host tensor that may hold duplicates: summed first, on a copy. */
 static tp_status flycoo_norm2_merged(const tp_coo *host, double scale, double *norm2) {
   tp_coo copy;
-  TP_TRY(flycoo_merged_copy(host, &copy));
+  TP_TRY(tpi_coo_merged_copy(host, &copy));
   *norm2 = flycoo_host_sum_squares(&copy, scale);
   tp_coo_free(NULL, &copy);
   return TP_SUCCESS;
@@ -146,7 +134,7 @@ static tp_status flycoo_norm2_merged(const tp_coo *host, double scale, double *n
  * (1 for the zero tensor). */
 static tp_status flycoo_extreme_scale(const tp_coo *host, double *scale) {
   tp_coo copy;
-  TP_TRY(flycoo_merged_copy(host, &copy));
+  TP_TRY(tpi_coo_merged_copy(host, &copy));
   const double max_abs = tpi_coo_max_abs(&copy);
   tp_coo_free(NULL, &copy);
   *scale = max_abs > 0 ? tp_scale_for_max_abs(max_abs) : 1.0;
