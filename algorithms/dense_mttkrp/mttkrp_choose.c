@@ -13,7 +13,11 @@
  * sustain (GEMM libraries reach 80-90%; the paper's TILE reached 1.3 of 34 TFLOP/s on an
  * H100). SLICE stands in for TILE on CPUs, where the paper found it as fast. ELEM and
  * GEMM are never chosen: ELEM is the baseline, and GEMM's memory grows with the product
- * of the mode sizes while BLOCKED computes the same thing in a fixed budget. */
+ * of the mode sizes while BLOCKED computes the same thing in a fixed budget.
+ * On GPUs AUTO takes BLOCKED whatever the model says: TILE's atomic updates of G add the
+ * tiles in the order the GPU runs them, so its results change from run to run, and AUTO
+ * (which CP-ALS uses) must give the same bits for the same input. TILE stays for those
+ * who ask for it. */
 #include "algorithms/dense_mttkrp/tp_mttkrp_internal.h"
 
 static double mttkrp_cost_blocked(double N, double R, double K, double beta) {
@@ -29,7 +33,7 @@ tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
   (void)opts;
   tp_space_info info;
   if (!space || !X || tp_dense_check(X) != TP_SUCCESS || mode < 0 || mode >= X->order ||
-      tp_space_get_info(space, &info) != TP_SUCCESS)
+      tp_space_get_info(space, &info) != TP_SUCCESS || info.is_gpu)
     return TP_MTTKRP_BLOCKED;
   int k = X->layout == TP_LAYOUT_RIGHT ? X->order - 1 - mode : mode;
   int64_t canonical[TP_DENSE_MAX_ORDER];
@@ -38,9 +42,9 @@ tp_mttkrp_variant tp_mttkrp_choose(tp_space *space, const tp_dense *X, int mode,
   const double N = (double)tp_dense_count(X), R = (double)rank, d = X->order;
   const double K =
       (double)mttkrp_max(mttkrp_prod(canonical, 0, k), mttkrp_prod(canonical, k + 1, X->order));
-  const double beta = info.is_gpu ? 14.0 : 10.0, l = info.is_gpu ? 10.0 : 8.0;
+  const double beta = 10.0, l = 8.0; /* CPUs' */
   const double NT = (double)tp_mttkrp_tile_volume(space, X, rank);
   if (mttkrp_cost_blocked(N, R, K, beta) <= mttkrp_cost_tile(N, R, d, NT > 0 ? NT : 1.0, l, beta))
     return TP_MTTKRP_BLOCKED;
-  return info.is_gpu ? TP_MTTKRP_TILE : TP_MTTKRP_SLICE;
+  return TP_MTTKRP_SLICE;
 }

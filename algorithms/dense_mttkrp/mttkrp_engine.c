@@ -17,7 +17,9 @@
  * GEMMs splitting the contraction, when a block alone is too small to fill the device)
  * followed at once by the partial kernel. On GPUs, consecutive blocks may go to concurrent
  * lanes (streams), each with its own T, so one block's last GEMM wave and partial kernel
- * overlap the next block's GEMM.
+ * overlap the next block's GEMM. Where every block adds into every row of G (blocks are
+ * runs of a mode other than k), each block's partial kernel waits for the previous
+ * block's: G then receives the blocks in order, and the sums repeat bit for bit.
  *
  * At large ranks BLOCKED also splits the rank into panels of columns (MTTKRP columns are
  * independent) and runs the whole scheme once per panel: the budget then holds blocks of
@@ -114,9 +116,10 @@ static tp_status mttkrp_block_gemm(mttkrp_run *r, void *T, int64_t k0, int64_t d
 }
 
 /* G += the block of slabs [s0, s0 + ns) of T contracted with the other row modes'
- * factors, in the current panel's columns. */
-static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots, int64_t s0,
-                                     int64_t ns, int concurrent) {
+ * factors, in the current panel's columns. T's rows are spent afterwards (the partial
+ * kernel may keep its sums in them). */
+static tp_status mttkrp_block_finish(mttkrp_run *r, void *T, int64_t slots, int64_t s0,
+                                     int64_t ns) {
   const mttkrp_plan *pl = &r->pl;
   const mttkrp_problem *p = r->p;
   const size_t eb = r->ops->elem_bytes;
@@ -124,6 +127,7 @@ static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots
   mttkrp_partial pt;
   memset(&pt, 0, sizeof pt);
   pt.T = T;
+  pt.T_spent = T;
   pt.rank = r->rc;
   pt.ld = p->rank;
   pt.slots = slots;
@@ -134,7 +138,6 @@ static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots
   for (int m = 0; m < pt.q; ++m)
     pt.U[m] = mttkrp_at(pt.U[m], r->c0, eb);
   const int64_t inner = slowest == p->mode ? others : others / p->dims[slowest];
-  pt.shared = concurrent && slowest != p->mode;
   if (slowest == p->mode) { /* the block is a run of mode k's indices */
     pt.p0 = s0, pt.p_count = ns;
     pt.o_begin = 0, pt.o_count = inner;
@@ -144,6 +147,12 @@ static tp_status mttkrp_block_finish(mttkrp_run *r, const void *T, int64_t slots
     pt.row_base = -s0 * pl->slab_rows;
   }
   return r->ops->partial(r->space, &pt);
+}
+
+/* Whether every block updates every row of G: blocks are runs of the slowest row mode,
+ * which is then not mode k. */
+static int mttkrp_blocks_share_rows(const mttkrp_run *r) {
+  return r->pl.row_first + r->pl.row_count - 1 != r->p->mode;
 }
 
 /* One pass: Khatri-Rao rows [k0, k0 + depth) of the GEMM side, then every block. */
@@ -173,8 +182,10 @@ static tp_status mttkrp_pass(mttkrp_run *r, int64_t k0, int64_t depth) {
     st = tp_space_lane_select(r->space, lane);
     if (st == TP_SUCCESS)
       st = mttkrp_block_gemm(r, T, k0, depth, s0 * pl->slab_rows, ns * pl->slab_rows);
+    if (st == TP_SUCCESS && lanes > 1 && b > 0 && mttkrp_blocks_share_rows(r))
+      st = tp_space_lane_after(r->space, (int)((b - 1) % lanes));
     if (st == TP_SUCCESS)
-      st = mttkrp_block_finish(r, T, slots, s0, ns, lanes > 1);
+      st = mttkrp_block_finish(r, T, slots, s0, ns);
   }
   tp_status end = tp_space_lanes_end(r->space);
   return st != TP_SUCCESS ? st : end;

@@ -39,10 +39,12 @@ typedef struct MTTKRP_PN(mttkrp_walk_args) {
 typedef struct MTTKRP_PN(mttkrp_partial_args) {
   const MTTKRP_T *T;
   MTTKRP_T *G;
-  int64_t R, ld; /* columns handled (T's row length); U's and G's leading dimension */
+  MTTKRP_T *chunk_sums; /* GPUs, chunks > 1: one row of R per (p, chunk), summed later, */
+  MTTKRP_T *T_spent;    /* or, where T may be overwritten, the first T row of each chunk */
+  int64_t R, ld;        /* columns handled (T's row length); U's and G's leading dimension */
   int64_t slots, slot_stride, p0, p_stride, row_base, o_begin, o_count, o_chunk, chunks;
   int64_t r_groups; /* teams splitting the column passes of one (p, chunk) */
-  int q, atomic;
+  int q;
   int64_t odims[MTTKRP_MAX_ORDER], row_stride[MTTKRP_MAX_ORDER];
   const MTTKRP_T *U[MTTKRP_MAX_ORDER];
 } MTTKRP_PN(mttkrp_partial_args);
@@ -115,7 +117,11 @@ TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_kr_row_team), MTTKRP_PN(mttkrp_kr_args), team, a
  * columns. The reads of T and of the factors are coalesced, every thread has
  * independent loads in flight, and nothing waits on a barrier. (The team kernel of
  * mttkrp_width_template.h, which CPUs run, split the chunk between threads and made a GPU wait on
- * its barriers.) */
+ * its barriers.) With several chunks per row, each chunk's sums go to a row of their own
+ * (the chunk's first row of T when T is spent: only this team reads it, each thread its
+ * own column, before writing it) and a second kernel adds them in chunk order: atomic
+ * updates would add them in the order the teams happen to finish, and the results would
+ * change from run to run. */
 TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_partial_col_team), MTTKRP_PN(mttkrp_partial_args), team, a) {
   const int64_t unit = team->league_rank;
   const int64_t p = a.p0 + unit / a.chunks;
@@ -140,10 +146,57 @@ TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_partial_col_team), MTTKRP_PN(mttkrp_partial_args
       acc += v;
       mttkrp_advance(a.q, a.odims, a.row_stride, idx, &row);
     }
-    if (a.atomic)
-      MTTKRP_ATOMIC_ADD(&a.G[p * a.ld + r], acc);
-    else
+    if (a.chunks == 1)
       a.G[p * a.ld + r] += acc;
+    else if (a.T_spent)
+      a.T_spent[first_row * a.R + r] = acc;
+    else
+      a.chunk_sums[unit * a.R + r] = acc;
+  }
+}
+
+/* Columns per team of mttkrp_sum_chunks, and its warps (each a share of the chunks). */
+#define MTTKRP_SUM_COLUMNS 32
+#define MTTKRP_SUM_WARPS 8
+
+/* Chunk c's sums of row p, column r: in chunk_sums, or in the chunk's first row of T. */
+TP_INLINE MTTKRP_T MTTKRP_PN(mttkrp_chunk_sum)(const MTTKRP_PN(mttkrp_partial_args) * a, int64_t p,
+                                               int64_t c, int64_t r) {
+  if (a->chunk_sums)
+    return a->chunk_sums[((p - a->p0) * a->chunks + c) * a->R + r];
+  int64_t first[MTTKRP_MAX_ORDER];
+  mttkrp_decode(a->q, a->odims, a->o_begin + c * a->o_chunk, first);
+  const int64_t row =
+      a->row_base + (p - a->p0) * a->p_stride + mttkrp_dot_index(a->q, first, a->row_stride);
+  return a->T_spent[row * a->R + r];
+}
+
+/* G[p, r] += the chunks' sums of row p, in chunk order whatever the schedule: one team per
+ * (row, MTTKRP_SUM_COLUMNS columns); warp w adds chunks w, w + warps, ... and the warps'
+ * sums meet in scratch, added in warp order. (One thread per column walking every chunk
+ * waited on each load in turn: tens of microseconds per call.) */
+TP_TEAM_KERNEL(MTTKRP_PN(mttkrp_sum_chunks), MTTKRP_PN(mttkrp_partial_args), team, a) {
+  const int64_t groups = tp_ceil_div_i64(a.R, MTTKRP_SUM_COLUMNS);
+  const int64_t p = a.p0 + team->league_rank / groups;
+  const int64_t r0 = (team->league_rank % groups) * MTTKRP_SUM_COLUMNS;
+  MTTKRP_T *sums = (MTTKRP_T *)team->scratch; /* team_size x MTTKRP_SUM_COLUMNS */
+  TP_VECTOR_FOR(team, j, 0, MTTKRP_SUM_COLUMNS) {
+    MTTKRP_T v = 0;
+    if (r0 + j < a.R)
+      for (int64_t c = team->team_rank; c < a.chunks; c += team->team_size)
+        v += MTTKRP_PN(mttkrp_chunk_sum)(&a, p, c, r0 + j);
+    sums[team->team_rank * MTTKRP_SUM_COLUMNS + j] = v;
+  }
+  tp_team_barrier(team);
+  if (team->team_rank == 0) {
+    TP_VECTOR_FOR(team, j, 0, MTTKRP_SUM_COLUMNS) {
+      if (r0 + j < a.R) {
+        MTTKRP_T v = 0;
+        for (int w = 0; w < team->team_size; ++w)
+          v += sums[w * MTTKRP_SUM_COLUMNS + j];
+        a.G[p * a.ld + r0 + j] += v;
+      }
+    }
   }
 }
 
@@ -254,13 +307,39 @@ static tp_status MTTKRP_PN(mttkrp_kr_run)(tp_space *space, int q, const int64_t 
 }
 
 /* Chunks of other indices per output row for the GPU kernel: teams enough to fill the
- * device a few times over, but chunks of at least 4 indices (each chunk costs one
- * atomic update per column). */
+ * device a few times over, but chunks of at least 4 indices (each chunk costs a row of
+ * partial sums, written once and read once). */
 static int64_t MTTKRP_PN(mttkrp_partial_team_chunks)(const tp_space_info *info,
                                                      const mttkrp_partial *pt) {
   const int64_t want_teams = 4 * (2048 / MTTKRP_GPU_COL_TEAM) * (int64_t)info->compute_units;
   const int64_t want = tp_ceil_div_i64(want_teams, pt->p_count);
   return tp_max_i64(1, tp_min_i64(want, tp_ceil_div_i64(pt->o_count, 4)));
+}
+
+/* GPUs: the contraction in (row, chunk) teams, then the chunks' sums added in order. */
+static tp_status MTTKRP_PN(mttkrp_partial_gpu)(tp_space *space, const tp_space_info *info,
+                                               const mttkrp_partial *pt,
+                                               MTTKRP_PN(mttkrp_partial_args) a) {
+  a.chunks = MTTKRP_PN(mttkrp_partial_team_chunks)(info, pt);
+  a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
+  a.chunks = tp_ceil_div_i64(pt->o_count, a.o_chunk); /* no empty chunks */
+  const int64_t units = pt->p_count * a.chunks;
+  const int warps = MTTKRP_PN(mttkrp_col_team_warps)(pt->rank);
+  a.T_spent = a.chunks > 1 ? (MTTKRP_T *)pt->T_spent : NULL;
+  if (a.chunks > 1 && !a.T_spent)
+    TP_TRY(tp_temp_alloc(space, sizeof(MTTKRP_T) * (size_t)(units * pt->rank),
+                         (void **)&a.chunk_sums));
+  tp_status st = TP_PASTE(MTTKRP_PN(mttkrp_partial_col_team),
+                          _launch)(space, tp_team_policy_make(units, warps, 32, 0), a);
+  if (st == TP_SUCCESS && a.chunks > 1) {
+    const int64_t teams = pt->p_count * tp_ceil_div_i64(pt->rank, MTTKRP_SUM_COLUMNS);
+    const int sum_warps = (int)tp_min_i64(MTTKRP_SUM_WARPS, a.chunks);
+    const size_t scratch = sizeof(MTTKRP_T) * (size_t)(sum_warps * MTTKRP_SUM_COLUMNS);
+    st = TP_PASTE(MTTKRP_PN(mttkrp_sum_chunks),
+                  _launch)(space, tp_team_policy_make(teams, sum_warps, 32, scratch), a);
+  }
+  tp_temp_release(space, a.chunk_sums);
+  return st;
 }
 
 static tp_status MTTKRP_PN(mttkrp_partial_run)(tp_space *space, const mttkrp_partial *pt) {
@@ -287,21 +366,13 @@ static tp_status MTTKRP_PN(mttkrp_partial_run)(tp_space *space, const mttkrp_par
   }
   tp_space_info info;
   TP_TRY(tp_space_get_info(space, &info));
-  if (info.is_gpu) {
-    a.chunks = MTTKRP_PN(mttkrp_partial_team_chunks)(&info, pt);
-    a.o_chunk = tp_ceil_div_i64(pt->o_count, a.chunks);
-    a.chunks = tp_ceil_div_i64(pt->o_count, a.o_chunk); /* no empty chunks */
-    a.atomic = a.chunks > 1 || pt->shared;
-    tp_team_policy pol = tp_team_policy_make(pt->p_count * a.chunks,
-                                             MTTKRP_PN(mttkrp_col_team_warps)(pt->rank), 32, 0);
-    return TP_PASTE(MTTKRP_PN(mttkrp_partial_col_team), _launch)(space, pol, a);
-  }
+  if (info.is_gpu)
+    return MTTKRP_PN(mttkrp_partial_gpu)(space, &info, pt, a);
   /* CPUs: one team per output row, so that the sums are formed in a fixed order and
    * results repeat bit for bit. */
   mttkrp_lanes lanes = mttkrp_choose_lanes(space, pt->rank);
   a.chunks = 1;
   a.o_chunk = pt->o_count;
-  a.atomic = pt->shared;
   a.r_groups = 1;
   size_t scratch = sizeof(MTTKRP_T) * (size_t)lanes.vector * lanes.width;
   tp_team_policy pol = tp_team_policy_make(pt->p_count, 1, lanes.vector, scratch);

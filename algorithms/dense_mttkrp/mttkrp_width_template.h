@@ -176,10 +176,7 @@ TP_TEAM_KERNEL(MTTKRP_KN(mttkrp_partial), MTTKRP_PN(mttkrp_partial_args), team, 
         TP_LANES for (int j = 0; j < MTTKRP_K; ++j) {
           const int64_t r = MTTKRP_COL(r0, lane, vl, j);
           if (r < a.R) {
-            if (a.atomic)
-              MTTKRP_ATOMIC_ADD(&g[r], acc[j]);
-            else
-              g[r] += acc[j];
+            g[r] += acc[j];
           }
         }
       } else {
@@ -195,10 +192,7 @@ TP_TEAM_KERNEL(MTTKRP_KN(mttkrp_partial), MTTKRP_PN(mttkrp_partial_args), team, 
           MTTKRP_T v = 0;
           for (int t = 0; t < team->team_size; ++t)
             v += sums[t * F + c];
-          if (a.atomic)
-            MTTKRP_ATOMIC_ADD(&g[r], v);
-          else
-            g[r] += v;
+          g[r] += v;
         }
       }
       tp_team_barrier(team);

@@ -54,6 +54,8 @@ mttkrp_lanes mttkrp_choose_lanes(const tp_space *space, int64_t rank);
  * in [o_begin, o_begin + o_count). */
 typedef struct mttkrp_partial {
   const void *T;
+  void *T_spent; /* T again, when its rows are not needed afterwards (else NULL): the GPU
+                    kernel then keeps the sums of a row's chunks in them, not in a buffer */
   int64_t rank, slots, slot_stride;
   int64_t ld; /* leading dimension of the U's and G (0: rank); T's rows hold rank values */
   int64_t p0, p_count, p_stride, row_base;
@@ -62,8 +64,7 @@ typedef struct mttkrp_partial {
   int64_t row_stride[MTTKRP_MAX_ORDER];
   const void *U[MTTKRP_MAX_ORDER];
   int64_t o_begin, o_count;
-  void *G;    /* row 0 of G; rows p0.. are updated */
-  int shared; /* other kernels may update the same rows of G concurrently */
+  void *G; /* row 0 of G; rows p0.. are updated (no other kernel may update them meanwhile) */
 } mttkrp_partial;
 
 /* Walks the row modes first..last-1 of p (first fastest): mode k's stride goes to

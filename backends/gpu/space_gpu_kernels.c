@@ -220,6 +220,16 @@ tp_status tp_space_lane_select(tp_space *space, int lane) {
   return TP_SUCCESS;
 }
 
+tp_status tp_space_lane_after(tp_space *space, int lane) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(lane >= 0 && lane < space->lanes_open, "lane %d does not exist (%d open)", lane,
+               space->lanes_open);
+  if (space->lane_streams[lane] == space->current)
+    return TP_SUCCESS; /* a lane's own work is in order already */
+  TP_TRY(tpg_select(space));
+  return tpg_stream_wait(space, space->current, space->lane_streams[lane]);
+}
+
 tp_status tp_space_lanes_end(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_TRY(tpg_select(space));

@@ -148,6 +148,12 @@ tp_status tp_space_lane_select(tp_space *space, int lane) {
   return TP_SUCCESS;
 }
 
+tp_status tp_space_lane_after(tp_space *space, int lane) {
+  TP_CHECK_ARG(space, "space must not be NULL");
+  TP_CHECK_ARG(lane == 0, "lane %d does not exist (host spaces have one lane)", lane);
+  return TP_SUCCESS;
+}
+
 tp_status tp_space_lanes_end(tp_space *space) {
   TP_CHECK_ARG(space, "space must not be NULL");
   return TP_SUCCESS;

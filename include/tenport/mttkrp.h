@@ -15,8 +15,12 @@
  *            partial results fit a fixed workspace budget (default 1% of the tensor),
  *            each block a GEMM followed by the fused Hadamard product and reduction
  *            into G. One read of the tensor, GEMM speed, bounded memory.
- *   AUTO     picks per mode and rank from a cost model (mttkrp_choose.c).
- * All variants take any order 2..16 and both layouts, f32 and f64. */
+ *   AUTO     picks per mode and rank from a cost model (mttkrp_choose.c); on GPUs
+ *            always BLOCKED.
+ * All variants take any order 2..16 and both layouts, f32 and f64. AUTO, SLICE, GEMM and
+ * BLOCKED give the same bits for the same input on every run (their sums have a fixed
+ * order); ELEM and TILE add into G with atomic updates, whose order on a GPU changes
+ * from run to run. */
 #ifndef TENPORT_MTTKRP_H
 #define TENPORT_MTTKRP_H
 

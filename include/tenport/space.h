@@ -80,6 +80,9 @@ TP_API void *tp_space_stream(const tp_space *space);
 TP_API tp_status tp_space_lanes_begin(tp_space *space, int want, int *got);
 /* Sends the work issued from now on to lane `lane` (< the count given by begin). */
 TP_API tp_status tp_space_lane_select(tp_space *space, int lane);
+/* Work sent to the selected lane from now on starts after the work lane `lane` has been
+ * given so far (an ordering between two lanes; the others run on). */
+TP_API tp_status tp_space_lane_after(tp_space *space, int lane);
 /* Later work on the space starts after every lane's work; lane 0 is selected again. */
 TP_API tp_status tp_space_lanes_end(tp_space *space);
 

@@ -36,7 +36,7 @@ def write_tns(path, x):
     with open(path, "w") as f:
         f.write(f"{x.ndim}\n{' '.join(map(str, x.shape))}\n")
         for idx in zip(*np.nonzero(x)):
-            f.write(" ".join(str(i + 1) for i in idx) + f" {x[idx]!r}\n")
+            f.write(" ".join(str(i + 1) for i in idx) + f" {float(x[idx])!r}\n")
 
 
 def model(prefix, order):

@@ -137,6 +137,38 @@ Test(mttkrp, blocked_lanes) {
   check_variant(o);
 }
 
+/* AUTO, GEMM and BLOCKED (one lane, and lanes over rank panels) give the same bits every
+ * time: no sum's order depends on how the device schedules its teams or streams. A mode
+ * of 3 rows among 6000 other indices spreads each row over many teams on GPUs. */
+Test(mttkrp, repeats_bit_for_bit) {
+  tpt_rng rng = tpt_rng_fresh();
+  const shape tall = {3, {97, 3, 61}};
+  problem p;
+  problem_make(TP_DTYPE_F64, TP_LAYOUT_LEFT, &tall, 40, &rng, &p);
+  tp_mttkrp_options opts[] = {with_variant(TP_MTTKRP_AUTO), with_variant(TP_MTTKRP_GEMM),
+                              with_variant(TP_MTTKRP_BLOCKED), with_variant(TP_MTTKRP_BLOCKED)};
+  opts[3].lanes = 2;
+  opts[3].panel = 16;
+  opts[3].workspace_bytes = 20000;
+  for (size_t v = 0; v < sizeof opts / sizeof opts[0]; ++v)
+    for (int mode = 0; mode < tall.d; ++mode) {
+      const size_t bytes = sizeof(double) * (size_t)(tall.dims[mode] * 40);
+      double *first = (double *)tpt_host_alloc(bytes), *again = (double *)tpt_host_alloc(bytes);
+      for (int run = 0; run < 5; ++run) {
+        void *G = tpt_alloc_poisoned(bytes);
+        TPT_OK(tp_mttkrp(tpt_space, &p.dx, &p.du, mode, G, &opts[v]));
+        cr_assert(compare_with_reference(&p, mode, G) <= 1e-12, "options #%zu mode %d", v, mode);
+        tpt_to_host(run == 0 ? first : again, G, bytes);
+        cr_assert(run == 0 || memcmp(first, again, bytes) == 0,
+                  "options #%zu mode %d: run %d differs from run 0", v, mode, run);
+        tpt_free(G);
+      }
+      free(first);
+      free(again);
+    }
+  problem_free(&p);
+}
+
 /* Rank panels: widths that divide no tested rank, with budgets small enough for many
  * blocks and passes per panel, and one larger than every rank (a single panel). */
 Test(mttkrp, blocked_panels) {

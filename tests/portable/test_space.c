@@ -248,6 +248,34 @@ Test(space, lanes_order_and_join) {
                  TP_ERROR_INVALID_ARGUMENT);
 }
 
+/* lane_after: a lane's later work starts after what another lane had been given (here
+ * a copy on lane 0 reads what lane 1 wrote last, after a long run of fills: without the
+ * ordering the copy starts while they run); host spaces accept lane 0 only. */
+Test(space, lane_after_orders_two_lanes) {
+  const int64_t n = 1 << 23;
+  double *from = tpt_alloc_poisoned(sizeof(double) * (size_t)n); /* before the lanes open */
+  double *to = tpt_alloc_poisoned(sizeof(double) * (size_t)n);
+  int got = 0;
+  TPT_OK(tp_space_lanes_begin(tpt_space, 2, &got));
+  const int last = got - 1;
+  TPT_OK(tp_space_lane_select(tpt_space, last));
+  for (int k = 0; k < 24; ++k)
+    TPT_OK(tp_fill_f64(tpt_space, from, n, 1.0));
+  TPT_OK(tp_fill_f64(tpt_space, from, n, 2.0));
+  TPT_OK(tp_space_lane_select(tpt_space, 0));
+  TPT_OK(tp_space_lane_after(tpt_space, last));
+  TPT_OK(tp_copy_on_device(tpt_space, to, from, sizeof(double) * (size_t)n));
+  TPT_FAILS_WITH(tp_space_lane_after(tpt_space, got), TP_ERROR_INVALID_ARGUMENT);
+  TPT_OK(tp_space_lanes_end(tpt_space));
+  double *host = tpt_host_alloc(sizeof(double) * (size_t)n);
+  tpt_to_host(host, to, sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; i += 1021)
+    cr_assert_eq(host[i], 2.0, "element %lld", (long long)i);
+  free(host);
+  tpt_free(from);
+  tpt_free(to);
+}
+
 /* Recorded work: nothing runs while recording; each replay runs the whole sequence, in
  * order. Host spaces say they cannot record and refuse to begin. */
 Test(space, recordings_replay_their_launches) {
