@@ -262,9 +262,9 @@ def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesear
             bool(linesearch))
 
 
-def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None,
+def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=None,
            mttkrp="auto", normalize=True, verbose=False, return_info=False, l2_reg=0.0,
-           fixed_modes=None, linesearch=True, restarts=0, max_seconds=None):
+           fixed_modes=None, linesearch=True, restarts=0, max_seconds=None, mask=None):
     """Rank-`rank` CP decomposition of X by alternating least squares.
 
     X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
@@ -280,9 +280,21 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     tile, gemm, blocked). l2_reg: ridge regularisation of the solves. fixed_modes: modes
     whose factors keep their init values. linesearch: extrapolation between iterations,
     kept only when it raises the fit. restarts: more starts from random factors, the best
-    fit kept."""
+    fit kept. n_iter_max: None for 50.
+    mask: fit only the observed entries, weighted least squares by CP-WOPT: L-BFGS-B on
+    their squared error, which is gcp(X, rank, "gaussian", mask=mask) (the mask as gcp
+    takes it; n_iter_max then counts L-BFGS-B iterations, None for gcp's 1000; tol,
+    mttkrp, l2_reg, fixed_modes, linesearch and restarts belong to ALS and must keep
+    their defaults). The info is gcp's, with the `fit` over the observed entries,
+    1 - ||W (X - M)|| / ||W X||, for a dense X."""
+    if mask is not None:
+        return _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose,
+                        return_info, max_seconds,
+                        {"tol": (tol, 1e-4), "mttkrp": (mttkrp, "auto"), "l2_reg": (l2_reg, 0.0),
+                         "fixed_modes": (fixed_modes, None), "linesearch": (linesearch, True),
+                         "restarts": (restarts, 0)})
     rank = _check_rank(rank)
-    n_iter_max = _check_count(n_iter_max, "n_iter_max")
+    n_iter_max = _check_count(50 if n_iter_max is None else n_iter_max, "n_iter_max")
     seed = _seed(random_state)
     original, X = X, adopt(X)
     (sparse, x_or_coords, values), shape, code, like = _tensor_view(X)
@@ -302,6 +314,28 @@ def cp_als(X, rank, *, n_iter_max=50, tol=1e-4, init="random", random_state=None
     del kept_init
     weights = give_back(weights, original)
     factors = [give_back(f, original) for f in factors]
+    return (weights, factors, info) if return_info else (weights, factors)
+
+
+def _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose, return_info,
+             max_seconds, als_options):
+    """cp_als with a mask: gcp's Gaussian loss under it (CP-WOPT), the fit added."""
+    for name, (value, default) in als_options.items():
+        if value is not default and value != default:
+            raise ValueError(f"tenport: cp_als with a mask fits the observed entries by "
+                             f"CP-WOPT (gcp's Gaussian loss); {name} belongs to ALS and must "
+                             f"keep its default")
+    weights, factors, info = gcp(X, rank, "gaussian", mask=mask, init=init,
+                                 random_state=random_state,
+                                 n_iter_max=1000 if n_iter_max is None else n_iter_max,
+                                 max_seconds=max_seconds, normalize=normalize, verbose=verbose,
+                                 return_info=True)
+    if _as_sparse(X) is None:
+        x, w = np.asarray(to_host(adopt(X))), np.asarray(to_host(adopt(mask)))
+        observed = x[w != 0].astype(np.float64)  # the others may be NaN
+        norm2 = float(np.dot(observed, observed))
+        if norm2 > 0:
+            info["fit"] = 1.0 - float(np.sqrt(max(info["loss"], 0.0) / norm2))
     return (weights, factors, info) if return_info else (weights, factors)
 
 

@@ -253,3 +253,20 @@ def test_adam_samples_a_sparse_tensor_and_repeats():
     assert not dense_info["loss_is_estimate"]
     with pytest.raises(ValueError, match="solvers"):
         tenport.gcp(X, 2, loss="poisson", solver="sgd")
+
+
+def test_cp_als_with_a_mask_is_cp_wopt():
+    rng = np.random.default_rng(8)
+    truth = [rng.uniform(0, 1, (n, 2)) for n in (9, 8, 7)]
+    x = model(truth)
+    observed = rng.uniform(size=x.shape) > 0.3
+    y = np.where(observed, x, np.nan)
+    w, f, info = tenport.cp_als(y, 2, mask=observed, random_state=3, return_info=True)
+    assert info["fit"] > 0.999 and factor_match_score(f, truth) >= 0.95
+    assert info["fit"] == pytest.approx(
+        1 - np.sqrt(info["loss"]) / np.linalg.norm(x[observed]), rel=1e-12)
+    w2, f2 = tenport.gcp(np.where(observed, x, 1e6), 2, "gaussian", mask=observed,
+                         random_state=3)
+    assert np.array_equal(w, w2) and all(np.array_equal(a, b) for a, b in zip(f, f2))
+    with pytest.raises(ValueError, match="l2_reg belongs to ALS"):
+        tenport.cp_als(y, 2, mask=observed, l2_reg=0.1)

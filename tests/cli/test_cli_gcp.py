@@ -206,3 +206,62 @@ def test_adam_on_a_dense_tensor_reports_the_exact_loss(work):
     assert r.returncode != 0 and "--rate" in err(r)
     r = run("gcp", "-i", "X.npy", "-r", "2", "--solver", "sgd")
     assert r.returncode != 0 and "lbfgsb or adam" in err(r)
+
+
+def write_missing(path, coords):
+    """A sparse tensor's missing entries as a .tns (1-based coordinates, values ignored)."""
+    with open(path, "w") as f:
+        f.writelines(" ".join(str(i + 1) for i in c) + " 1\n" for c in coords)
+
+
+def test_cp_als_with_a_mask_fits_the_observed_entries_by_cp_wopt(work):
+    rng = np.random.default_rng(5)
+    x = np.einsum("ir,jr,kr->ijk", *[rng.uniform(0, 1, (n, 2)) for n in (9, 8, 7)])
+    observed = rng.uniform(size=x.shape) > 0.3
+    np.save(work / "W.npy", observed.astype(np.float64))
+    y = x.copy()
+    y[~observed] = 1e6  # far off the model: a fit that read them would be poor
+    np.save(work / "Y.npy", y)
+    y[~observed] = -3.0
+    np.save(work / "Z.npy", y)
+    args = ("-r", "2", "--mask", "W.npy", "-q", "--seed", "4")
+    r = ok(run("cp-als", "-i", "Y.npy", *args, "-o", "a", "--json", "a.json"))
+    assert "CP-WOPT" in out(r) and f"{observed.sum()} entries observed" in out(r)
+    summary = json.loads((work / "a.json").read_text())
+    s = summary["results"]
+    assert summary["command"] == "cp-als" and s["loss_name"] == "gaussian" and s["fit"] > 0.999
+    assert f"fit {s['fit']:.6f} over the observed entries" in out(r)
+    assert s["fit"] == pytest.approx(1 - np.sqrt(s["loss"]) / np.linalg.norm(x[observed]),
+                                     rel=1e-12)
+    lam, factors = model("a", 3)
+    m = np.einsum("r,ir,jr,kr->ijk", lam, *factors)
+    assert np.abs(m - x)[observed].max() < 1e-3 * np.abs(x).max()
+    # the same run as gcp's Gaussian loss, and the masked values change nothing
+    ok(run("gcp", "-i", "Z.npy", "--loss", "gaussian", *args, "-o", "b"))
+    for name in ["lambda"] + [f"factor{k}" for k in range(3)]:
+        assert (work / f"a_{name}.npy").read_bytes() == (work / f"b_{name}.npy").read_bytes()
+
+
+def test_cp_als_with_a_mask_of_a_sparse_tensor(work):
+    x = counts(seed=6)
+    write_tns(work / "X.tns", x)
+    gone = [(0, 0, 0), (7, 6, 5), tuple(int(i) for i in np.argwhere(x)[0])]
+    write_missing(work / "M.tns", gone)
+    r = ok(run("cp-als", "-i", "X.tns", "-r", "2", "--mask", "M.tns", "-q", "--json", "s.json"))
+    s = json.loads((work / "s.json").read_text())["results"]
+    assert s["observed"] == x.size - 3 and 0 < s["fit"] < 1
+    kept = np.ones(x.shape, bool)
+    for c in gone:
+        kept[c] = False
+    assert s["fit"] == pytest.approx(1 - np.sqrt(s["loss"]) / np.linalg.norm(x[kept]), rel=1e-9)
+    assert "missing entries" in out(r)
+
+
+@pytest.mark.parametrize("option", [["--tol", "1e-6"], ["--no-line-search"], ["--reg=0.1"],
+                                    ["--loss", "poisson"], ["--restarts", "2"]])
+def test_cp_als_with_a_mask_refuses_the_options_of_als(work, option):
+    np.save(work / "X.npy", np.ones((3, 4, 5)))
+    np.save(work / "W.npy", np.ones((3, 4, 5)))
+    r = run("cp-als", "-i", "X.npy", "-r", "1", "--mask", "W.npy", *option, "-o", "m")
+    assert r.returncode == 2 and option[0].split("=")[0] in err(r) and "CP-WOPT" in err(r)
+    assert not list(work.glob("m_*"))

@@ -8,6 +8,7 @@
 
 #include "tools/tenport/cli_conventions.h"
 #include "tools/tenport/cli_ranks.h"
+#include "tools/tenport/commands.h"
 #include "tools/tenport/cp_als_cli.h"
 #include "tenport/tenport.h"
 
@@ -105,6 +106,8 @@ static int run_distributed(tenport_cp_cli *c) {
 }
 
 int tenport_cmd_cp_als(int argc, char **argv) {
+  if (tenport_cp_als_has_mask(argc, argv))
+    return tenport_cp_als_masked(argc, argv);
   tenport_cp_cli c;
   int code = tenport_parsed(tenport_cp_als_args(argc, argv, &c), tenport_cp_als_usage);
   if (code >= 0)

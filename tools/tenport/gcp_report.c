@@ -97,6 +97,12 @@ void tenport_gcp_report(const tenport_gcp_job *j, double total_seconds) {
   print_input(j);
   tenport_print_phases(j->phases, j->solve_seconds, c->watch.iteration_seconds);
   print_result(&j->result, c->solver.solver == TP_GCP_SOLVER_ADAM, total_seconds);
+  const double fit = tenport_gcp_fit(j);
+  if (!isnan(fit)) {
+    printf("fit %.6f over the %s entries (1 - ||W (X - M)|| / ||W X||)\n", fit,
+           j->mask_in ? "observed" : "tensor's");
+    tenport_summary_number("fit", fit);
+  }
   if (c->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output, j->order - 1);
 }
