@@ -118,6 +118,8 @@ void tp_dist_dense_destroy(tp_dist_dense **X) {
 
 tp_dense *tp_dist_dense_block(tp_dist_dense *X) { return X ? &X->block : NULL; }
 
+tp_comm *tpi_dist_dense_comm(const tp_dist_dense *X) { return X ? X->comm : NULL; }
+
 tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_info *info) {
   TP_CHECK_ARG(X && info, "X and info must not be NULL");
   memset(info, 0, sizeof *info);

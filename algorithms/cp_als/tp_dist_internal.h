@@ -10,6 +10,9 @@
 
 TP_EXTERN_C_BEGIN
 
+/* The communicator a distributed dense tensor was made on (cp_dist_dense.c). */
+tp_comm *tpi_dist_dense_comm(const tp_dist_dense *X);
+
 /* ---- the grid (cp_grid.c) ---------------------------------------------------------- */
 
 int64_t tpi_grid_size(const tp_grid *grid);

@@ -20,6 +20,8 @@ typedef struct gcp_dense_ctx {
   tp_gcp_loss loss;
   double param;
   tp_space *space;
+  int64_t offset[TP_DENSE_MAX_ORDER]; /* X's first index in a larger tensor (a block) */
+  int block;                          /* X is a block of a larger tensor */
 } gcp_dense_ctx;
 
 static tp_status gcp_dense_f(void *ctx, tp_space *space, const tp_kruskal *M, double *f) {
@@ -60,9 +62,10 @@ static void gcp_dense_release(void *ctx) {
   free(c);
 }
 
-/* "X[i0, i1, ...] = v" of element e, for messages. */
-static void gcp_name_element(tp_space *space, const tp_dense *X, int64_t e, char *buf,
-                             size_t size) {
+/* "X[i0, i1, ...] = v" of element e (indices of the whole tensor, offset added), for
+ * messages. */
+static void gcp_name_element(tp_space *space, const tp_dense *X, const int64_t *offset, int64_t e,
+                             char *buf, size_t size) {
   int64_t idx[TP_DENSE_MAX_ORDER], rest = e;
   for (int t = 0; t < X->order; ++t) {
     const int k = X->layout == TP_LAYOUT_RIGHT ? X->order - 1 - t : t;
@@ -71,7 +74,8 @@ static void gcp_name_element(tp_space *space, const tp_dense *X, int64_t e, char
   }
   int n = snprintf(buf, size, "X[");
   for (int k = 0; k < X->order && n > 0 && (size_t)n < size; ++k)
-    n += snprintf(buf + n, size - (size_t)n, k ? ", %lld" : "%lld", (long long)idx[k]);
+    n +=
+        snprintf(buf + n, size - (size_t)n, k ? ", %lld" : "%lld", (long long)(idx[k] + offset[k]));
   double v = NAN;
   const size_t eb = tp_dtype_size(X->dtype);
   unsigned char raw[8];
@@ -121,13 +125,13 @@ static tp_status gcp_dense_stats(tp_space *space, gcp_dense_ctx *c, tpi_gcp_sour
   TP_TRY(st);
   if (refused > 0) {
     char where[256];
-    gcp_name_element(space, c->X, first_bad, where, sizeof where);
+    gcp_name_element(space, c->X, c->offset, first_bad, where, sizeof where);
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                     "%s: the %s loss needs %s (%lld observed entr%s refused)", where,
                     tp_gcp_loss_name(c->loss), tpi_gcp_data_rule_text(c->loss), (long long)refused,
                     refused == 1 ? "y is" : "ies are");
   }
-  if (src->observed == 0)
+  if (src->observed == 0 && !c->block) /* a block may have none; the whole must not */
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "the mask leaves no observed entry");
   return TP_SUCCESS;
 }
@@ -153,11 +157,20 @@ static tp_status gcp_dense_check(const tp_dense *X, const tp_dense *W) {
 tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dense *W,
                                tp_gcp_loss loss, double param, int with_gradient,
                                tpi_gcp_source *src) {
+  return tpi_gcp_dense_block_source(space, X, W, NULL, loss, param, with_gradient, src);
+}
+
+tp_status tpi_gcp_dense_block_source(tp_space *space, const tp_dense *X, const tp_dense *W,
+                                     const int64_t *offset, tp_gcp_loss loss, double param,
+                                     int with_gradient, tpi_gcp_source *src) {
   TP_TRY(gcp_dense_check(X, W));
   gcp_dense_ctx *c = (gcp_dense_ctx *)calloc(1, sizeof *c);
   if (!c)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the GCP source");
   c->X = X, c->W = W, c->loss = loss, c->param = param, c->space = space;
+  c->block = offset != NULL;
+  for (int k = 0; offset && k < X->order; ++k)
+    c->offset[k] = offset[k];
   c->chunks = tpi_gcp_chunks(tp_dense_count(X));
   memset(src, 0, sizeof *src);
   src->dtype = X->dtype, src->order = X->order, src->dims = X->dims;

@@ -88,6 +88,11 @@ typedef struct tpi_gcp_source {
 tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dense *W,
                                tp_gcp_loss loss, double param, int with_gradient,
                                tpi_gcp_source *src);
+/* The same for X a block of a larger tensor, whose first index is offset: messages name
+ * the whole tensor's indices, and a block may have no observed entry. */
+tp_status tpi_gcp_dense_block_source(tp_space *space, const tp_dense *X, const tp_dense *W,
+                                     const int64_t *offset, tp_gcp_loss loss, double param,
+                                     int with_gradient, tpi_gcp_source *src);
 /* The dense source's samples (gcp_samplers.c): uniform entries. */
 tp_status tpi_gcp_dense_plan(const tp_dense *X, const tp_gcp_options *o, int64_t capacity[2]);
 tp_status tpi_gcp_dense_draw(tp_space *space, const tp_dense *X, const tp_dense *W,

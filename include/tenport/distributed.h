@@ -13,6 +13,7 @@
 
 #include "tenport/comm.h"
 #include "tenport/cp_als.h"
+#include "tenport/gcp.h"
 #include "tenport/export.h"
 #include "tenport/sparse.h"
 
@@ -141,6 +142,16 @@ TP_API tp_status tp_dist_dense_get_info(const tp_dist_dense *X, tp_dist_dense_in
 TP_API tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X,
                                       const tp_cp_als_options *opts, tp_kruskal *model,
                                       tp_cp_als_result *result);
+
+/* Generalized CP (tp_gcp) of a distributed dense tensor, with a mask spread over the
+ * same grid (NULL: every entry observed; X's dtype, nonzero where observed), by L-BFGS-B:
+ * each rank evaluates its block, the objective and gradient are summed over the ranks,
+ * and every rank takes the same steps, so the model (the whole of it, in model, on every
+ * rank) is the single process's up to rounding. GCP-Adam, max_seconds and cancel are
+ * refused: the ranks must stop together. Collective. */
+TP_API tp_status tp_gcp_dense_dist(tp_space *space, tp_dist_dense *X, tp_dist_dense *mask,
+                                   const tp_gcp_options *opts, tp_kruskal *model,
+                                   tp_gcp_result *result);
 
 /* ---- rows spread over ranks ----------------------------------------------------------
  * Arrays of independent rows (voxels, tensors: every dimension but the trailing ones

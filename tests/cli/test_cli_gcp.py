@@ -159,11 +159,40 @@ def test_json_may_not_name_the_input_or_the_mask(work):
 
 
 @pytest.mark.skipif(not MPIRUN or not built_with_mpi(), reason="no MPI")
-def test_several_ranks_are_refused(work):
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_distributed_run_is_the_single_process_run(work, ranks):
+    if not built_with_mpi():
+        pytest.skip("this tenport was built without MPI")
+    rng = np.random.default_rng(9)
+    x = rng.normal(0, 1, (9, 8, 7))
+    observed = rng.uniform(size=x.shape) > 0.25
+    x[~observed] = np.nan
+    np.save(work / "X.npy", x)
+    np.save(work / "W.npy", observed.astype(np.float64))
+    args = ("-i", "X.npy", "--mask", "W.npy", "-r", "2", "--max-iters", "25", "-q")
+    one = ok(run("gcp", *args, "-o", "one", "--history", "h1.json"))
+    many = ok(mpirun(ranks, "gcp", *args, "-o", "many", "--history", "hp.json", timeout=120))
+    assert f"distributed: {ranks} ranks" in out(many) and "distributed" not in out(one)
+    h1, hp = (json.loads((work / n).read_text())["iterations"] for n in ("h1.json", "hp.json"))
+    assert len(h1) == len(hp) == 25
+    for a, b in zip(h1, hp):
+        assert b["loss"] == pytest.approx(a["loss"], rel=1e-10)
+    for name in ["lambda"] + [f"factor{k}" for k in range(3)]:
+        a, b = np.load(work / f"one_{name}.npy"), np.load(work / f"many_{name}.npy")
+        assert np.abs(a - b).max() <= 1e-8 * np.abs(a).max()
+
+
+def test_what_a_distributed_run_refuses(work):
+    if not built_with_mpi():
+        pytest.skip("this tenport was built without MPI")
     np.save(work / "X.npy", counts())
-    r = mpirun(2, "gcp", "-i", "X.npy", "-r", "2", timeout=60)
-    assert r.returncode == 2
-    assert err(r).count("distributed GCP is not supported yet") == 1
+    write_tns(work / "X.tns", counts())
+    for args, why in ((("-i", "X.npy", "--solver", "adam"), "runs L-BFGS-B"),
+                      (("-i", "X.npy", "--max-seconds", "5"), "no --max-seconds"),
+                      (("-i", "X.tns",), "reads dense .npy files")):
+        r = mpirun(2, "gcp", *args, "-r", "2", "-o", "m", timeout=60)
+        assert r.returncode == 2 and err(r).count(why) == 1, err(r)
+        assert not list(work.glob("m_*"))
 
 
 def test_adam_on_a_sparse_binary_tensor_repeats_bit_for_bit(work):

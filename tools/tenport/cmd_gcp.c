@@ -2,7 +2,7 @@
  * from .tns / .tpb (gcp_sparse.c), with an optional mask; the arguments are gcp_args.c's.
  * This file is the pipeline: open (the inputs, the output set made before any work) ->
  * load (the input's content says which path) -> prepare (the space, created meanwhile,
- * the start and the model) -> run -> write -> report. One process only. */
+ * the start and the model) -> run -> write -> report. Under mpirun, gcp_dist.c's run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,24 +19,6 @@ void tenport_gcp_job_free(tenport_gcp_job *j) {
   tp_coo_free(NULL, &j->missing), tp_coo_free(NULL, &j->coo);
   tp_output_set_destroy(&j->set);
   tp_input_close(&j->mask_in), tp_input_close(&j->in);
-}
-
-/* Under a launcher of several ranks every rank would run the whole problem: refused, with
- * the message printed by launch rank 0 only. */
-static int refuse_ranks(void) {
-  const int size = tenport_launch_size();
-  if (size == 1)
-    return 0;
-  if (tenport_launch_rank() == 0) {
-    char ranks[32] = "several";
-    if (size > 1)
-      snprintf(ranks, sizeof ranks, "%d", size);
-    fprintf(stderr,
-            "tenport gcp: started by an MPI launcher on %s ranks; gcp runs in one process "
-            "(distributed GCP is not supported yet): run it without mpirun\n",
-            ranks);
-  }
-  return 2;
 }
 
 /* open: the tensor, the mask, and the output set, in which neither (nor the --init
@@ -169,9 +151,8 @@ int tenport_cmd_gcp(int argc, char **argv) {
   int code = tenport_parsed(tenport_gcp_args(argc, argv, &c), tenport_gcp_usage);
   if (code >= 0)
     return code;
-  code = refuse_ranks();
-  if (code == 0)
-    code = run_file(&c);
+  /* under a launcher (mpirun) of several ranks: the distributed run */
+  code = tenport_launch_size() != 1 ? tenport_gcp_distributed(&c) : run_file(&c);
   tenport_gcp_watch_free(&c.watch);
   return code;
 }

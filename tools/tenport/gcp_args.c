@@ -89,7 +89,8 @@ void tenport_gcp_usage(FILE *out) {
           "  zt-poisson         m - x log(m + eps) + log(1 - exp(-m) + eps)  (counts)\n"
           "The factors' default lower bound is 0 for poisson, bernoulli-odds, gamma,\n"
           "rayleigh, negative-binomial, beta and zt-poisson (--lower may raise it), and\n"
-          "none for the others. One process only: not under mpirun.\n",
+          "none for the others. Under mpirun: a dense .npy tensor (and .npy mask) spread\n"
+          "over the ranks, L-BFGS-B, the single process's model (docs/distributed.md).\n",
           TP_DENSE_MAX_ORDER);
   tenport_conventions_help(out);
 }

@@ -92,7 +92,12 @@ void tenport_gcp_watch_free(tenport_gcp_watch *w);
 tp_status tenport_gcp_write_outputs(const tenport_gcp_job *j);
 
 /* The summary: the tensor, the mask, where the time went and the result; also into the
- * --json summary. */
+ * --json summary. Its parts: the loss line, and the result's lines. */
 void tenport_gcp_report(const tenport_gcp_job *j, double total_seconds);
+void tenport_gcp_print_loss(const tp_gcp_options *s);
+void tenport_gcp_print_result(const tp_gcp_result *r, int adam, double total_seconds);
+
+/* mpirun ... tenport gcp: every rank runs this (gcp_dist.c); the exit code. */
+int tenport_gcp_distributed(tenport_gcp_cli *c);
 
 #endif

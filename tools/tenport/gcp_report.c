@@ -8,7 +8,7 @@
 
 /* The loss, its parameter and the factors' bound, as "loss huber (parameter 0.5), factors
  * >= -inf" reads. */
-static void print_loss(const tp_gcp_options *s) {
+void tenport_gcp_print_loss(const tp_gcp_options *s) {
   const double lower = isnan(s->lower) ? tp_gcp_loss_lower_bound(s->loss) : s->lower;
   printf("loss %s", tp_gcp_loss_name(s->loss));
   if (tp_gcp_loss_has_param(s->loss))
@@ -35,7 +35,7 @@ static void print_input(const tenport_gcp_job *j) {
   else
     printf("%s", j->host_x.layout == TP_LAYOUT_LEFT ? "Fortran order" : "C order");
   printf("; rank %d, ", j->c->rank);
-  print_loss(&j->c->solver);
+  tenport_gcp_print_loss(&j->c->solver);
   if (j->mask_in && j->sparse)
     printf("mask: %s, %lld missing entries, %lld observed\n", tp_input_name(j->mask_in),
            (long long)j->missing.nnz, (long long)j->observed);
@@ -64,7 +64,7 @@ static const char *stopped_by(const tp_gcp_result *r) {
   return "not converged";
 }
 
-static void print_result(const tp_gcp_result *r, int adam, double total_seconds) {
+void tenport_gcp_print_result(const tp_gcp_result *r, int adam, double total_seconds) {
   if (adam)
     printf("loss %s%.10e after %d epoch%s of %d steps in all, %d failed (initial estimate "
            "%.10e)\n",
@@ -96,7 +96,7 @@ void tenport_gcp_report(const tenport_gcp_job *j, double total_seconds) {
   const tenport_gcp_cli *c = j->c;
   print_input(j);
   tenport_print_phases(j->phases, j->solve_seconds, c->watch.iteration_seconds);
-  print_result(&j->result, c->solver.solver == TP_GCP_SOLVER_ADAM, total_seconds);
+  tenport_gcp_print_result(&j->result, c->solver.solver == TP_GCP_SOLVER_ADAM, total_seconds);
   const double fit = tenport_gcp_fit(j);
   if (!isnan(fit)) {
     printf("fit %.6f over the %s entries (1 - ||W (X - M)|| / ||W X||)\n", fit,
