@@ -20,8 +20,8 @@ export TENPORT_NO_PROGRESS=1
   echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader); nnz $nnz," \
        "rank $R, $epochs epochs of $iters steps, $g + $g samples per step, $f + $f for the estimate"
   "$tp" gen sparse --dims 200000x100000x50000 --nnz "$nnz" --skew 2 --values ones --seed 3 \
-      -o /tmp/gt.tpb -q
-  "$tp" convert -i /tmp/gt.tpb -o /tmp/gt.tns -q
+      -o /tmp/gt.tpb --force > /dev/null
+  "$tp" convert -i /tmp/gt.tpb -o /tmp/gt.tns --force > /dev/null
   for rep in 1 2; do
     echo "== tenport, repeat $rep"
     "$tp" gcp -i /tmp/gt.tpb -r "$R" --loss poisson --solver adam --epochs "$epochs" \
