@@ -104,33 +104,72 @@ typedef struct FN(gcp_sample_mttkrp_args) {
   const uint32_t *keys, *order; /* the samples' mode-n rows sorted, and their samples */
   const TP_REAL *A[TP_DENSE_MAX_ORDER];
   TP_REAL *G;
+  double *pieces; /* S x R: the sums of the pieces of runs longer than one piece */
   int64_t R, S;
   int d, n;
 } FN(gcp_sample_mttkrp_args);
 
-/* Columns per call of the sampled MTTKRP: calls stay few on a CPU, threads many on a GPU. */
+#ifndef GCP_MTTKRP_COLUMNS
+/* Columns per thread of the sampled MTTKRP: calls stay few on a CPU, threads many on a GPU. */
 #define GCP_MTTKRP_COLUMNS 8
+/* A run of equal rows is summed in pieces that end at multiples of GCP_MTTKRP_PIECE
+ * samples, then its pieces in order: the heavy rows of a skewed tensor (runs of hundreds
+ * of samples) spread over threads, and every sum's order is fixed by the sorted samples
+ * alone, whatever the schedule. */
+#define GCP_MTTKRP_PIECE 32
+#endif
 
-/* G(i, :) = sum over the samples s in row i, in sample order, of y_s prod_{k != n}
- * A_k(i_k(s), :): the first position of each run of equal keys sums the run, for its
- * block of GCP_MTTKRP_COLUMNS columns; rows without samples keep the zeros written
- * before. */
+/* Phase 1: every piece of a run (it starts at the run's start or at a multiple of
+ * GCP_MTTKRP_PIECE) sums its samples' y_s prod_{k != n} A_k(i_k(s), :) in sample order,
+ * for its block of columns: into G's row when the piece is the whole run, else into
+ * pieces at its first position. Rows without samples keep the zeros written before. */
 TP_RANGE2_KERNEL(FN(gcp_sample_mttkrp), FN(gcp_sample_mttkrp_args), p, b, a) {
+  const uint32_t row = a.keys[p];
+  const int run_start = p == 0 || a.keys[p - 1] != row;
+  if (!run_start && p % GCP_MTTKRP_PIECE != 0)
+    return;
+  const int64_t r0 = b * GCP_MTTKRP_COLUMNS;
+  const int cols = (int)(r0 + GCP_MTTKRP_COLUMNS < a.R ? GCP_MTTKRP_COLUMNS : a.R - r0);
+  double acc[GCP_MTTKRP_COLUMNS];
+  for (int j = 0; j < GCP_MTTKRP_COLUMNS; ++j)
+    acc[j] = 0.0;
+  int64_t q = p;
+  do {
+    const int64_t s = a.order[q];
+    const double y = a.smp.y[s];
+    for (int j = 0; j < cols; ++j) {
+      double v = y;
+      for (int k = 0; k < a.d; ++k)
+        if (k != a.n)
+          v *= (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r0 + j];
+      acc[j] += v;
+    }
+    ++q;
+  } while (q < a.S && q % GCP_MTTKRP_PIECE != 0 && a.keys[q] == row);
+  const int whole = run_start && (q == a.S || a.keys[q] != row);
+  for (int j = 0; j < cols; ++j) {
+    if (whole)
+      a.G[(int64_t)row * a.R + r0 + j] = (TP_REAL)acc[j];
+    else
+      a.pieces[p * a.R + r0 + j] = acc[j];
+  }
+}
+
+/* Phase 2: a run longer than one piece adds its pieces' sums in order into G's row. */
+TP_RANGE2_KERNEL(FN(gcp_sample_mttkrp_runs), FN(gcp_sample_mttkrp_args), p, b, a) {
   const uint32_t row = a.keys[p];
   if (p > 0 && a.keys[p - 1] == row)
     return;
+  const int64_t next = (p / GCP_MTTKRP_PIECE + 1) * GCP_MTTKRP_PIECE;
+  if (next >= a.S || a.keys[next] != row)
+    return; /* one piece: phase 1 wrote it */
   const int64_t r0 = b * GCP_MTTKRP_COLUMNS;
-  const int64_t r1 = r0 + GCP_MTTKRP_COLUMNS < a.R ? r0 + GCP_MTTKRP_COLUMNS : a.R;
-  for (int64_t r = r0; r < r1; ++r) {
-    double acc = 0.0;
-    for (int64_t q = p; q < a.S && a.keys[q] == row; ++q) {
-      const int64_t s = a.order[q];
-      double v = a.smp.y[s];
-      for (int k = 0; k < a.d; ++k)
-        v *= k == a.n ? 1.0 : (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
-      acc += v;
-    }
-    a.G[(int64_t)row * a.R + r] = (TP_REAL)acc;
+  const int cols = (int)(r0 + GCP_MTTKRP_COLUMNS < a.R ? GCP_MTTKRP_COLUMNS : a.R - r0);
+  for (int j = 0; j < cols; ++j) {
+    double acc = a.pieces[p * a.R + r0 + j];
+    for (int64_t q = next; q < a.S && a.keys[q] == row; q += GCP_MTTKRP_PIECE)
+      acc += a.pieces[q * a.R + r0 + j];
+    a.G[(int64_t)row * a.R + r0 + j] = (TP_REAL)acc;
   }
 }
 
@@ -194,8 +233,15 @@ tp_status FN(tpi_gcp_sample_mttkrp)(tp_space *space, const tpi_gcp_sample_eval *
   for (int k = 0; k < a.d; ++k)
     a.A[k] = (const TP_REAL *)q->M->factors[k];
   TP_TRY(tp_memset(space, G, 0, sizeof(TP_REAL) * (size_t)(q->M->dims[n] * a.R)));
-  return TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->count,
-                                            tp_ceil_div_i64(a.R, GCP_MTTKRP_COLUMNS), a);
+  if (q->count == 0)
+    return TP_SUCCESS;
+  TP_TRY(tp_temp_alloc(space, sizeof(double) * (size_t)(q->count * a.R), (void **)&a.pieces));
+  const int64_t blocks = tp_ceil_div_i64(a.R, GCP_MTTKRP_COLUMNS);
+  tp_status st = TP_LAUNCHER(FN(gcp_sample_mttkrp))(space, q->count, blocks, a);
+  if (st == TP_SUCCESS)
+    st = TP_LAUNCHER(FN(gcp_sample_mttkrp_runs))(space, q->count, blocks, a);
+  tp_temp_release(space, a.pieces);
+  return st;
 }
 
 tp_status FN(tpi_gcp_adam)(tp_space *space, const tpi_gcp_adam_step *q, void *A, void *m, void *v,
