@@ -104,6 +104,33 @@ static inline int mpi_check_finish(const char *name) {
   return failures ? 1 : 0;
 }
 
+/* What every program starts with: MPI, then (space not NULL) a space on this rank's own
+ * GPU, and a communicator over MPI_COMM_WORLD whose data lives in that space (in host
+ * memory without one); this rank and the rank count. */
+static inline void mpi_check_start(int *argc, char ***argv, tp_space **space, tp_comm **comm,
+                                   int *rank, int *size) {
+  MPI_Init(argc, argv);
+  MPI_Comm world = MPI_COMM_WORLD;
+  if (space)
+    CHECK_OK(mpi_check_space(world, space));
+  CHECK_OK(tp_comm_create(comm, &world, space ? *space : NULL));
+  *rank = tp_comm_rank(*comm), *size = tp_comm_size(*comm);
+}
+
+/* And ends with: every rank's verdict (the exit code), the scratch folder (NULL: none)
+ * removed, the communicator and space destroyed, MPI finished. */
+static inline int mpi_check_end(const char *name, const char *folder, tp_space **space,
+                                tp_comm **comm) {
+  const int code = mpi_check_finish(name);
+  if (folder)
+    mpi_check_folder_remove(folder);
+  tp_comm_destroy(comm);
+  if (space)
+    tp_space_destroy(space);
+  MPI_Finalize();
+  return code;
+}
+
 /* The same pseudo-random stream on every rank for a seed: every rank can compute what
  * any other rank holds. */
 static inline double mpi_check_value(uint64_t seed, uint64_t i) {

@@ -210,11 +210,7 @@ static void test_agree(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(mpi_check_space(world, &space));
-  CHECK_OK(tp_comm_create(&comm, &world, space));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   CHECK(size <= 64, "at most 64 ranks");
   for (int k = 0; k < 3; ++k) {
     const int64_t sizes[4] = {0, 1, 7, 1031};
@@ -233,9 +229,5 @@ int main(int argc, char **argv) {
   test_split();
   test_agree();
   CHECK(tp_comm_seconds(comm) > 0, "collective time is counted");
-  int code = mpi_check_finish("test_comm");
-  tp_comm_destroy(&comm);
-  tp_space_destroy(&space);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_comm", NULL, &space, &comm);
 }

@@ -129,11 +129,7 @@ static void run_case(const char *what, int order, const int64_t *dims, int64_t R
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(mpi_check_space(world, &space));
-  CHECK_OK(tp_comm_create(&comm, &world, space));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   mpi_check_folder_make(folder, (int)sizeof folder, "tenport-dense");
   const int64_t d3[3] = {17, 13, 19}, d4[4] = {7, 3, 11, 5}, d5[5] = {5, 4, 3, 6, 2};
   run_case("3 modes, C-order file", 3, d3, 4, TP_DTYPE_F64, NULL, 1);
@@ -143,10 +139,5 @@ int main(int argc, char **argv) {
   run_case("4 modes, every rank on a 3-row mode", 4, d4, 3, TP_DTYPE_F64, &g, 1);
   run_case("5 modes, made in place", 5, d5, 2, TP_DTYPE_F64, NULL, 0);
   run_case("3 modes, float32 file", 3, d3, 3, TP_DTYPE_F32, NULL, 1);
-  int code = mpi_check_finish("test_cp_dense_dist");
-  mpi_check_folder_remove(folder);
-  tp_comm_destroy(&comm);
-  tp_space_destroy(&space);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_cp_dense_dist", folder, &space, &comm);
 }

@@ -144,11 +144,7 @@ static void run_case(const char *what, int order, const int64_t *dims, int64_t n
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(mpi_check_space(world, &space));
-  CHECK_OK(tp_comm_create(&comm, &world, space));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   const int64_t d3[3] = {37, 23, 41}, d4[4] = {13, 3, 17, 11}, d5[5] = {7, 9, 5, 11, 6};
   run_case("3 modes, chosen grid", 3, d3, 3000, 5, TP_DTYPE_F64, NULL, size, 1);
   run_case("3 modes, random start", 3, d3, 3000, 4, TP_DTYPE_F64, NULL, size, 0);
@@ -168,9 +164,5 @@ int main(int argc, char **argv) {
   value_scale = ldexp(1.0, 530);
   run_case("3 modes, values times 2^530", 3, d3, 3000, 4, TP_DTYPE_F64, NULL, size, 1);
   value_scale = 1.0;
-  int code = mpi_check_finish("test_cp_sparse_dist");
-  tp_comm_destroy(&comm);
-  tp_space_destroy(&space);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_cp_sparse_dist", NULL, &space, &comm);
 }

@@ -172,11 +172,7 @@ static void refusals(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(mpi_check_space(world, &space));
-  CHECK_OK(tp_comm_create(&comm, &world, space));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   mpi_check_folder_make(folder, (int)sizeof folder, "tenport-gcp");
   const int64_t d3[3] = {13, 11, 9}, d4[4] = {7, 3, 8, 5};
   run_case("Poisson counts, 3 modes", 3, d3, 3, TP_GCP_POISSON, 0, NULL);
@@ -184,10 +180,5 @@ int main(int argc, char **argv) {
   tp_grid g = mpi_check_line_grid(4, 1, size); /* mode 1 has 3 rows */
   run_case("4 modes, ranks on a 3-row mode", 4, d4, 2, TP_GCP_GAUSSIAN, 0, &g);
   refusals();
-  int code = mpi_check_finish("test_gcp_dense_dist");
-  mpi_check_folder_remove(folder);
-  tp_comm_destroy(&comm);
-  tp_space_destroy(&space);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_gcp_dense_dist", folder, &space, &comm);
 }

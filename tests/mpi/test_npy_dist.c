@@ -236,19 +236,12 @@ static void test_overlap_refused(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(tp_comm_create(&comm, &world, NULL));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, NULL, &comm, &rank, &size);
   mpi_check_folder_make(folder, (int)sizeof folder, "tenport-npydist");
   test_even_range();
   test_same_bytes();
   test_write_failure_on_one_rank();
   test_bad_range_on_one_rank();
   test_overlap_refused();
-  int code = mpi_check_finish("test_npy_dist");
-  mpi_check_folder_remove(folder);
-  tp_comm_destroy(&comm);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_npy_dist", folder, NULL, &comm);
 }

@@ -140,18 +140,11 @@ static void test_missing_on_one_rank(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm world = MPI_COMM_WORLD;
-  CHECK_OK(tp_comm_create(&comm, &world, NULL));
-  rank = tp_comm_rank(comm), size = tp_comm_size(comm);
+  mpi_check_start(&argc, &argv, NULL, &comm, &rank, &size);
   mpi_check_folder_make(folder, (int)sizeof folder, "tenport-share");
   test_text();
   test_binary();
   test_bad_line();
   test_missing_on_one_rank();
-  int code = mpi_check_finish("test_read_share");
-  mpi_check_folder_remove(folder);
-  tp_comm_destroy(&comm);
-  MPI_Finalize();
-  return code;
+  return mpi_check_end("test_read_share", folder, NULL, &comm);
 }
