@@ -381,6 +381,7 @@ tp_status tpi_gcp_run(tp_space *space, const tpi_gcp_source *src, const tp_gcp_o
     st = gcp_solve(space, src, &o, x, model, &res);
   free(x);
   res.seconds = tp_wall_seconds() - t0;
+  res.data_norm2 = src->data_norm2;
   if (st == TP_SUCCESS && result)
     *result = res;
   return st;

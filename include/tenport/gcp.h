@@ -165,6 +165,9 @@ typedef struct tp_gcp_result {
   int failed_epochs;
   double seconds;
   double eval_seconds; /* in function and gradient evaluations */
+  double data_norm2;   /* ||W X||^2: the observed entries' sum of squares (the nonzeros'
+                          for Adam on a sparse tensor), so that a Gaussian fit is
+                          1 - sqrt(loss / data_norm2) */
 } tp_gcp_result;
 
 TP_API tp_gcp_options tp_gcp_options_default(void);

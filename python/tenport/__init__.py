@@ -330,12 +330,8 @@ def _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose, 
                                  n_iter_max=1000 if n_iter_max is None else n_iter_max,
                                  max_seconds=max_seconds, normalize=normalize, verbose=verbose,
                                  return_info=True)
-    if _as_sparse(X) is None:
-        x, w = np.asarray(to_host(adopt(X))), np.asarray(to_host(adopt(mask)))
-        observed = x[w != 0].astype(np.float64)  # the others may be NaN
-        norm2 = float(np.dot(observed, observed))
-        if norm2 > 0:
-            info["fit"] = 1.0 - float(np.sqrt(max(info["loss"], 0.0) / norm2))
+    if _as_sparse(X) is None and info["data_norm2"] > 0:
+        info["fit"] = 1.0 - float(np.sqrt(max(info["loss"], 0.0) / info["data_norm2"]))
     return (weights, factors, info) if return_info else (weights, factors)
 
 
@@ -411,7 +407,8 @@ def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, ini
     the library works on its dense form). Returns (weights, factors) as cp_als does;
     with return_info=True, also a dict with the final `loss`, `initial_loss`, the
     `losses` after every iteration, `iterations`, `evaluations`, `converged`,
-    `stop_reason`, `stopped_by_time`, `seconds`, `eval_seconds` and `gradient_norm`.
+    `stop_reason`, `stopped_by_time`, `seconds`, `eval_seconds`, `gradient_norm` and
+    `data_norm2` (the observed entries' sum of squares).
     loss: "gaussian", "poisson", "poisson-log", "bernoulli-odds", "bernoulli-logit",
     "gamma", "rayleigh", "negative-binomial" (loss_param: the trials r), "huber"
     (loss_param: the threshold d), "beta" (loss_param: b) or "zt-poisson"; the observed

@@ -139,13 +139,13 @@ static PyObject *result_dict(void *call) {
   if (!losses)
     return NULL;
   return Py_BuildValue(
-      "{s:d,s:d,s:N,s:i,s:i,s:O,s:s,s:d,s:d,s:d,s:O,s:O,s:i,s:s}", "loss", r->loss, "initial_loss",
-      r->initial_loss, "losses", losses, "iterations", r->iterations, "evaluations", r->evaluations,
-      "converged", r->converged ? Py_True : Py_False, "stop_reason", r->stop_reason, "seconds",
-      r->seconds, "eval_seconds", r->eval_seconds, "gradient_norm", r->gradient_norm,
+      "{s:d,s:d,s:N,s:i,s:i,s:O,s:s,s:d,s:d,s:d,s:O,s:O,s:i,s:s,s:d}", "loss", r->loss,
+      "initial_loss", r->initial_loss, "losses", losses, "iterations", r->iterations, "evaluations",
+      r->evaluations, "converged", r->converged ? Py_True : Py_False, "stop_reason", r->stop_reason,
+      "seconds", r->seconds, "eval_seconds", r->eval_seconds, "gradient_norm", r->gradient_norm,
       "stopped_by_time", r->stopped_by_time ? Py_True : Py_False, "loss_is_estimate",
       r->loss_is_estimate ? Py_True : Py_False, "failed_epochs", r->failed_epochs, "solver",
-      c->opts.solver == TP_GCP_SOLVER_ADAM ? "adam" : "lbfgsb");
+      c->opts.solver == TP_GCP_SOLVER_ADAM ? "adam" : "lbfgsb", "data_norm2", r->data_norm2);
 }
 
 /* The model in the space around the run (context: the call; tensor: X in the space, or

@@ -83,6 +83,24 @@ int tenport_outputs_begin_model(const char *cmd, const tp_input *in, const char 
   return output ? tenport_outputs_check_folder(cmd, output) : 0;
 }
 
+tp_status tenport_outputs_begin_paths(const char *const *inputs, int n, const char *init,
+                                      const char *output, const char *history,
+                                      tp_output_set **set) {
+  tp_status st = tp_output_set_create(set);
+  if (st == TP_SUCCESS && !tenport_settings.force)
+    st = tp_output_set_keep_existing(*set, TENPORT_FORCE_ADVICE);
+  for (int i = 0; i < n && st == TP_SUCCESS; ++i)
+    if (inputs[i])
+      st = tp_output_set_protect(*set, inputs[i]);
+  if (st == TP_SUCCESS)
+    st = protect_model_files(*set, init);
+  if (st == TP_SUCCESS && history)
+    st = tp_output_set_add(*set, history);
+  if (st == TP_SUCCESS && output)
+    st = tp_output_check_folder(output);
+  return st;
+}
+
 int tenport_text_option(tenport_text_options *t, const char *a, const char *v) {
   if (!strcmp(a, "--no-header") && !v)
     return t->given = 1, t->read.no_header = 1, 1;

@@ -51,4 +51,10 @@ int tenport_outputs_begin_model(const char *cmd, const tp_input *in, const char 
                                 const char *const *inputs, int n, const char *output,
                                 const char *history, tp_output_set **set);
 
+/* The same set for a distributed run's rank 0, from the inputs' paths (the n of inputs,
+ * NULL ones skipped): refuses to replace existing files unless --force; returns the status
+ * for the ranks to agree on, the message unprinted. */
+tp_status tenport_outputs_begin_paths(const char *const *inputs, int n, const char *init,
+                                      const char *output, const char *history, tp_output_set **set);
+
 #endif

@@ -65,22 +65,8 @@ static void finish(dist_job *j) {
 static int begin_outputs(dist_job *j) {
   const tenport_cp_dist_request *q = j->q;
   tp_status st = TP_SUCCESS;
-  if (root(j) && (q->output || q->history)) {
-    st = tp_output_set_create(&j->set);
-    if (st == TP_SUCCESS && !tenport_settings.force)
-      st = tp_output_set_keep_existing(j->set, TENPORT_FORCE_ADVICE);
-    if (st == TP_SUCCESS && q->input)
-      st = tp_output_set_protect(j->set, q->input);
-    for (int k = -1; st == TP_SUCCESS && q->init && k < TP_COO_MAX_ORDER; ++k) {
-      char name[4096];
-      snprintf(name, sizeof name, k < 0 ? "%s_lambda.npy" : "%s_factor%d.npy", q->init, k);
-      st = tp_output_set_protect(j->set, name);
-    }
-    if (st == TP_SUCCESS && q->history)
-      st = tp_output_set_add(j->set, q->history);
-    if (st == TP_SUCCESS && q->output)
-      st = tp_output_check_folder(q->output);
-  }
+  if (root(j) && (q->output || q->history))
+    st = tenport_outputs_begin_paths(&q->input, 1, q->init, q->output, q->history, &j->set);
   return agree(j, st);
 }
 

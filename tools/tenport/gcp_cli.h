@@ -69,11 +69,6 @@ typedef struct tenport_gcp_job {
 
 void tenport_gcp_job_free(tenport_gcp_job *j);
 
-/* The observed entries' sum of squares, ||W X||^2 (NAN when it cannot be had), and the
- * fit 1 - ||W (X - M)|| / ||W X|| of a Gaussian loss's exact final value (else NAN). */
-double tenport_gcp_observed_norm2(const tenport_gcp_job *j);
-double tenport_gcp_fit(const tenport_gcp_job *j);
-
 /* The tensor and its mask into host memory, with the model's files added to the set once
  * the order is known; the exit code (0, or 1 or 2 after a message). */
 int tenport_gcp_load_dense(tenport_gcp_job *j);

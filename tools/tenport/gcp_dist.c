@@ -71,23 +71,8 @@ static tp_status gcp_dist_outputs(gcp_dist_job *d) {
   const tenport_gcp_cli *c = d->job.c;
   if (d->rank != 0 || (!c->output && !c->history))
     return TP_SUCCESS;
-  tp_status st = tp_output_set_create(&d->job.set);
-  if (st == TP_SUCCESS && !tenport_settings.force)
-    st = tp_output_set_keep_existing(d->job.set, TENPORT_FORCE_ADVICE);
   const char *inputs[2] = {c->input, c->mask};
-  for (int i = 0; i < 2 && st == TP_SUCCESS; ++i)
-    if (inputs[i])
-      st = tp_output_set_protect(d->job.set, inputs[i]);
-  for (int k = -1; st == TP_SUCCESS && c->init && k < TP_DENSE_MAX_ORDER; ++k) {
-    char name[4096];
-    snprintf(name, sizeof name, k < 0 ? "%s_lambda.npy" : "%s_factor%d.npy", c->init, k);
-    st = tp_output_set_protect(d->job.set, name);
-  }
-  if (st == TP_SUCCESS && c->history)
-    st = tp_output_set_add(d->job.set, c->history);
-  if (st == TP_SUCCESS && c->output)
-    st = tp_output_check_folder(c->output);
-  return st;
+  return tenport_outputs_begin_paths(inputs, 2, c->init, c->output, c->history, &d->job.set);
 }
 
 /* Each rank's blocks: X's grid chosen from its shape, the mask on the same grid. */

@@ -92,12 +92,20 @@ void tenport_gcp_print_result(const tp_gcp_result *r, int adam, double total_sec
   tenport_summary_number("eval_seconds", r->eval_seconds);
 }
 
+/* The fit of a Gaussian loss's exact final value, 1 - ||W (X - M)|| / ||W X|| (the loss
+ * is ||W (X - M)||^2, the result has ||W X||^2); NAN for other losses and estimates. */
+static double gaussian_fit(const tp_gcp_options *o, const tp_gcp_result *r) {
+  if (o->loss != TP_GCP_GAUSSIAN || r->loss_is_estimate || !(r->data_norm2 > 0))
+    return NAN;
+  return 1.0 - sqrt(fmax(r->loss, 0.0) / r->data_norm2);
+}
+
 void tenport_gcp_report(const tenport_gcp_job *j, double total_seconds) {
   const tenport_gcp_cli *c = j->c;
   print_input(j);
   tenport_print_phases(j->phases, j->solve_seconds, c->watch.iteration_seconds);
   tenport_gcp_print_result(&j->result, c->solver.solver == TP_GCP_SOLVER_ADAM, total_seconds);
-  const double fit = tenport_gcp_fit(j);
+  const double fit = gaussian_fit(&c->solver, &j->result);
   if (!isnan(fit)) {
     printf("fit %.6f over the %s entries (1 - ||W (X - M)|| / ||W X||)\n", fit,
            j->mask_in ? "observed" : "tensor's");
