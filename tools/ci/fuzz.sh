@@ -104,8 +104,8 @@ for t in "${targets[@]}"; do
     echo "fuzz.sh: $t found a failing input: ${artifact:-see $out/artifacts/}" >&2
     echo "fuzz.sh: replay it with its messages: $build/tests/fuzz/fuzz_$t ${artifact:-ARTIFACT}" >&2
   fi
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || true)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' || true)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | tail -1 || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | tail -1 || true)
   cov=$(grep -o 'cov: [0-9]*' "$out/fuzz.log" | tail -1 | cut -d' ' -f2 || true)
   summary+=("$(printf '%-10s %-6s %4s s %9s runs %7s exec/s  cov %s  corpus %s' "$t" "$status" \
     "$secs" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$(find "$out/corpus" -type f | wc -l)")")
