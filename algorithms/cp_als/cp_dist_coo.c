@@ -18,7 +18,7 @@
 /* ---- the shape every rank must share ------------------------------------------------- */
 
 /* order, dtype and dims the same on every rank: their minima equal their maxima. */
-static tp_status check_same_shape(tp_comm *comm, const tp_coo *share) {
+tp_status tpi_coo_shares_agree(tp_comm *comm, const tp_coo *share) {
   int64_t v[2 + TP_COO_MAX_ORDER], lo[2 + TP_COO_MAX_ORDER];
   memset(v, 0, sizeof v);
   v[0] = share->order, v[1] = share->dtype;
@@ -294,7 +294,7 @@ static tp_status choose_relabelling(tp_dist_coo *X) {
 /* The steps whose failure on one rank every rank learns before the next collective. */
 static tp_status spread(tp_dist_coo *X, const tp_coo *share, const tp_grid *grid) {
   TP_TRY(tp_comm_agree(X->comm, check_share(share)));
-  TP_TRY(check_same_shape(X->comm, share));
+  TP_TRY(tpi_coo_shares_agree(X->comm, share));
   X->dtype = share->dtype, X->order = share->order;
   memcpy(X->dims, share->dims, sizeof X->dims);
   TP_TRY(check_grid(X->comm, share, grid)); /* the same verdict on every rank */

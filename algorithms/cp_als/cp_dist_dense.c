@@ -35,7 +35,7 @@ static tp_status even_bounds(tp_dist_dense *X) {
     if (!X->bounds[m])
       return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %d slab bounds", p);
     for (int c = 0; c <= p; ++c)
-      X->bounds[m][c] = X->dims[m] * c / p;
+      X->bounds[m][c] = tpi_even_slab_begin(X->dims[m], p, c);
   }
   return TP_SUCCESS;
 }

@@ -12,6 +12,13 @@ TP_EXTERN_C_BEGIN
 
 /* The communicator a distributed dense tensor was made on (cp_dist_dense.c). */
 tp_comm *tpi_dist_dense_comm(const tp_dist_dense *X);
+/* The first index of slab c of a mode of n indices cut into parts even slabs, as a
+ * distributed dense tensor cuts them (c = parts: n). */
+static inline int64_t tpi_even_slab_begin(int64_t n, int parts, int c) { return n * c / parts; }
+
+/* The ranks' shares of one sparse tensor agree on its order, dtype and dims; else every
+ * rank fails with the same message (cp_dist_coo.c). Collective. */
+tp_status tpi_coo_shares_agree(tp_comm *comm, const tp_coo *share);
 
 /* ---- the grid (cp_grid.c) ---------------------------------------------------------- */
 

@@ -98,11 +98,23 @@ static uint64_t gcp_key(uint64_t seed, uint64_t stream, uint64_t n) {
   return tpi_gcp_stream_mix(seed) ^ tpi_gcp_stream_mix(stream) ^ tpi_gcp_stream_mix(n + 1);
 }
 
-/* The sum of w f over a drawn sample at the current factors. */
+/* Over ranks: a failure on any rank is every rank's, so that none waits in a collective
+ * for one that left (every rank reaches each call). One process: st. */
+static tp_status gcp_agree(const gcp_adam_run *r, tp_status st) {
+  return r->src->comm ? tp_comm_agree(r->src->comm, st) : st;
+}
+
+/* The sum of w f over a drawn sample at the current factors (over ranks: every rank's
+ * part of the sample). */
 static tp_status gcp_sample_objective(gcp_adam_run *r, gcp_sample_buffers *b, double *f) {
   tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 0};
-  TP_TRY(tpi_gcp_sample_fg(r->space, &q, r->partial));
-  return tpi_gcp_sum_partials(r->space, r->partial, tpi_gcp_chunks(b->count), f);
+  *f = 0;
+  tp_status st = b->count > 0 ? tpi_gcp_sample_fg(r->space, &q, r->partial) : TP_SUCCESS;
+  if (st == TP_SUCCESS && b->count > 0)
+    st = tpi_gcp_sum_partials(r->space, r->partial, tpi_gcp_chunks(b->count), f);
+  TP_TRY(gcp_agree(r, st));
+  return r->src->comm ? tp_comm_allreduce_host(r->src->comm, f, 1, TP_DTYPE_F64, TP_COMM_SUM)
+                      : TP_SUCCESS;
 }
 
 /* Bits that hold every row index of mode n. */
@@ -113,26 +125,47 @@ static int gcp_row_bits(int64_t rows) {
   return bits;
 }
 
+/* The sampled gradient: the MTTKRP of the sample's y per mode, every one at the same
+ * factors. */
+static tp_status gcp_sampled_gradient(gcp_adam_run *r, const tpi_gcp_sample_eval *q) {
+  const gcp_sample_buffers *b = &r->gsample;
+  for (int n = 0; n < r->M->order; ++n) {
+    TP_TRY(tpi_gcp_sample_sort_keys(r->space, b->v.idx[n], b->count, r->keys, r->order));
+    TP_TRY(tp_sort_pairs_u32_u32(r->space, r->keys, r->order, b->count, 0,
+                                 gcp_row_bits(r->M->dims[n])));
+    TP_TRY(tpi_gcp_sample_mttkrp(r->space, q, n, r->keys, r->order, r->G.factors[n]));
+  }
+  return TP_SUCCESS;
+}
+
+/* Over ranks: the gradient is the sum of every rank's part of the sample's. */
+static tp_status gcp_gradient_sum(gcp_adam_run *r, tp_status st) {
+  TP_TRY(gcp_agree(r, st));
+  for (int n = 0; r->src->comm && n < r->M->order; ++n)
+    TP_TRY(tp_comm_allreduce(r->src->comm, r->G.factors[n], r->M->dims[n] * r->M->rank, r->M->dtype,
+                             TP_COMM_SUM));
+  return TP_SUCCESS;
+}
+
 /* One step: a gradient sample, its MTTKRP per mode, Adam's update of every factor. */
 static tp_status gcp_adam_step(gcp_adam_run *r, double step) {
   r->t++;
   gcp_sample_buffers *b = &r->gsample;
-  TP_TRY(r->src->draw(r->src->ctx, r->space, 1, gcp_key(r->seed, GCP_STREAM_STEPS, (uint64_t)r->t),
-                      b->v, &b->count));
   /* y at the samples; the step needs no objective, so no sum comes back to the host */
-  tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 1};
-  TP_TRY(tpi_gcp_sample_fg(r->space, &q, r->partial));
-  for (int n = 0; n < r->M->order; ++n) { /* every gradient at the same factors */
-    TP_TRY(tpi_gcp_sample_sort_keys(r->space, b->v.idx[n], b->count, r->keys, r->order));
-    TP_TRY(tp_sort_pairs_u32_u32(r->space, r->keys, r->order, b->count, 0,
-                                 gcp_row_bits(r->M->dims[n])));
-    TP_TRY(tpi_gcp_sample_mttkrp(r->space, &q, n, r->keys, r->order, r->G.factors[n]));
-  }
+  tpi_gcp_sample_eval q = {b->v, 0, r->M, r->o->loss, r->o->loss_param, 1};
+  tp_status st = r->src->draw(r->src->ctx, r->space, 1,
+                              gcp_key(r->seed, GCP_STREAM_STEPS, (uint64_t)r->t), b->v, &b->count);
+  q.count = b->count;
+  if (st == TP_SUCCESS && b->count > 0)
+    st = tpi_gcp_sample_fg(r->space, &q, r->partial);
+  if (st == TP_SUCCESS)
+    st = gcp_sampled_gradient(r, &q);
+  TP_TRY(gcp_gradient_sum(r, st));
   tpi_gcp_adam_step a = {step, r->o->beta1, r->o->beta2, r->o->eps, r->o->lower, r->t};
-  for (int n = 0; n < r->M->order; ++n)
-    TP_TRY(tpi_gcp_adam(r->space, r->M->dtype, &a, r->M->factors[n], r->m.factors[n],
-                        r->v.factors[n], r->G.factors[n], r->M->dims[n] * r->M->rank));
-  return TP_SUCCESS;
+  for (int n = 0; st == TP_SUCCESS && n < r->M->order; ++n)
+    st = tpi_gcp_adam(r->space, r->M->dtype, &a, r->M->factors[n], r->m.factors[n], r->v.factors[n],
+                      r->G.factors[n], r->M->dims[n] * r->M->rank);
+  return gcp_agree(r, st);
 }
 
 static tp_status gcp_adam_keep(gcp_adam_run *r) {
@@ -168,10 +201,10 @@ static tp_status gcp_adam_epochs(gcp_adam_run *r, double t0, double *f_best, tp_
     res->iterations = epoch;
     if (failed) {
       ++fails, ++res->failed_epochs;
-      TP_TRY(gcp_adam_undo(r));
+      TP_TRY(gcp_agree(r, gcp_adam_undo(r)));
     } else {
       *f_best = f;
-      TP_TRY(gcp_adam_keep(r));
+      TP_TRY(gcp_agree(r, gcp_adam_keep(r)));
     }
     if (o->progress) {
       tp_gcp_progress p = {
@@ -230,11 +263,12 @@ tp_status tpi_gcp_adam_solve(tp_space *space, const tpi_gcp_source *src, const t
   if (st == TP_SUCCESS) /* the fixed sample of the estimates */
     st = src->draw(src->ctx, space, 0, gcp_key(r.seed, GCP_STREAM_FUNCTION, 0), r.fsample.v,
                    &r.fsample.count);
+  st = gcp_agree(&r, st);
   if (st == TP_SUCCESS)
     st = gcp_sample_objective(&r, &r.fsample, &f);
   if (st == TP_SUCCESS) {
     res->initial_loss = f;
-    st = gcp_adam_keep(&r);
+    st = gcp_agree(&r, gcp_adam_keep(&r));
   }
   if (st == TP_SUCCESS)
     st = gcp_adam_epochs(&r, t0, &f, res);

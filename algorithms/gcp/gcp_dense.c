@@ -41,7 +41,7 @@ static tp_status gcp_dense_plan(void *ctx, const tp_gcp_options *o, int64_t capa
 static tp_status gcp_dense_draw(void *ctx, tp_space *space, int which, uint64_t key,
                                 tpi_gcp_sample_view smp, int64_t *count) {
   gcp_dense_ctx *c = (gcp_dense_ctx *)ctx;
-  return tpi_gcp_dense_draw(space, c->X, c->W, c->capacity, which, key, smp, count);
+  return tpi_gcp_dense_draw(space, c->X, c->W, c->offset, c->capacity, which, key, smp, count);
 }
 
 static tp_status gcp_dense_fg(void *ctx, tp_space *space, const tp_kruskal *M, double *f,

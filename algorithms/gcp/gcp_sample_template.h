@@ -29,7 +29,8 @@ typedef struct FN(gcp_draw_args) {
   const int64_t *coords[TP_DENSE_MAX_ORDER]; /* sparse: the nonzeros' indices */
   const TP_REAL *values;                     /* sparse: their values */
   int64_t dims[TP_DENSE_MAX_ORDER];
-  int64_t N, count; /* dense: N elements; sparse: count nonzeros */
+  int64_t N, count;                    /* dense: N elements; sparse: count nonzeros */
+  uint32_t offset[TP_DENSE_MAX_ORDER]; /* the block's first index in the whole tensor */
   uint64_t key;
   double weight;
   int d, right;
@@ -43,7 +44,7 @@ TP_RANGE_KERNEL(FN(gcp_draw_dense), FN(gcp_draw_args), s, a) {
   int64_t rest = e;
   for (int t = 0; t < a.d; ++t) {
     const int k = a.right ? a.d - 1 - t : t;
-    a.out.idx[k][s] = (uint32_t)(rest % a.dims[k]);
+    a.out.idx[k][s] = (uint32_t)(rest % a.dims[k]) + a.offset[k];
     rest /= a.dims[k];
   }
   const int seen = !a.W || a.W[e] != 0;
@@ -57,7 +58,7 @@ TP_RANGE_KERNEL(FN(gcp_draw_nonzeros), FN(gcp_draw_args), s, a) {
   int64_t j = (int64_t)(u * (double)a.count);
   j = j < a.count ? j : a.count - 1;
   for (int k = 0; k < a.d; ++k)
-    a.out.idx[k][s] = (uint32_t)a.coords[k][j];
+    a.out.idx[k][s] = (uint32_t)a.coords[k][j] + a.offset[k];
   a.out.x[s] = (double)a.values[j];
   a.out.w[s] = a.weight;
 }
@@ -199,7 +200,7 @@ tp_status FN(tpi_gcp_draw_dense)(tp_space *space, const tpi_gcp_draw *q) {
   a.X = (const TP_REAL *)q->X->data, a.W = q->W ? (const TP_REAL *)q->W->data : NULL;
   a.d = q->X->order, a.right = q->X->layout == TP_LAYOUT_RIGHT, a.N = tp_dense_count(q->X);
   for (int k = 0; k < a.d; ++k)
-    a.dims[k] = q->X->dims[k];
+    a.dims[k] = q->X->dims[k], a.offset[k] = (uint32_t)q->offset[k];
   return TP_LAUNCHER(FN(gcp_draw_dense))(space, q->count, a);
 }
 
@@ -209,7 +210,7 @@ tp_status FN(tpi_gcp_draw_nonzeros)(tp_space *space, const tpi_gcp_draw *q) {
   a.out = q->out, a.key = q->key, a.weight = q->weight;
   a.d = q->coo->order, a.count = q->coo->nnz, a.values = (const TP_REAL *)q->coo->values;
   for (int k = 0; k < a.d; ++k)
-    a.coords[k] = q->coo->indices[k];
+    a.coords[k] = q->coo->indices[k], a.offset[k] = (uint32_t)q->offset[k];
   return TP_LAUNCHER(FN(gcp_draw_nonzeros))(space, q->count, a);
 }
 
@@ -260,6 +261,7 @@ typedef struct gcp_zeros_args {
   tpi_gcp_sample_view out;
   tp_hashmap_view nonzeros; /* linear indices of the nonzeros */
   int64_t dims[TP_DENSE_MAX_ORDER];
+  uint32_t offset[TP_DENSE_MAX_ORDER]; /* the block's first index in the whole tensor */
   uint64_t key;
   double weight;
   int d;
@@ -273,7 +275,7 @@ TP_RANGE_KERNEL(gcp_draw_zeros, gcp_zeros_args, s, a) {
     const double u = tpi_rng_uniform(tpi_rng_draw(a.key, (uint64_t)(s * a.d + k)), TP_DTYPE_F64);
     int64_t i = (int64_t)(u * (double)a.dims[k]);
     i = i < a.dims[k] ? i : a.dims[k] - 1;
-    a.out.idx[k][s] = (uint32_t)i;
+    a.out.idx[k][s] = (uint32_t)i + a.offset[k];
     linear += (uint64_t)i * stride, stride *= (uint64_t)a.dims[k];
   }
   a.out.x[s] = 0.0;
@@ -310,7 +312,7 @@ tp_status tpi_gcp_draw_zeros(tp_space *space, const tpi_gcp_draw *q, const tp_ha
   a.out = q->out, a.nonzeros = tp_hashmap_get_view(nonzeros), a.key = q->key;
   a.weight = q->weight, a.d = q->coo->order;
   for (int k = 0; k < a.d; ++k)
-    a.dims[k] = q->coo->dims[k];
+    a.dims[k] = q->coo->dims[k], a.offset[k] = (uint32_t)q->offset[k];
   return TP_LAUNCHER(gcp_draw_zeros)(space, q->count, a);
 }
 

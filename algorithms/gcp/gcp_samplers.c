@@ -52,10 +52,12 @@ tp_status tpi_gcp_dense_plan(const tp_dense *X, const tp_gcp_options *o, int64_t
 }
 
 tp_status tpi_gcp_dense_draw(tp_space *space, const tp_dense *X, const tp_dense *W,
-                             const int64_t capacity[2], int which, uint64_t key,
-                             tpi_gcp_sample_view smp, int64_t *count) {
+                             const int64_t *offset, const int64_t capacity[2], int which,
+                             uint64_t key, tpi_gcp_sample_view smp, int64_t *count) {
   tpi_gcp_draw q;
   memset(&q, 0, sizeof q);
+  for (int k = 0; offset && k < X->order; ++k)
+    q.offset[k] = offset[k];
   q.out = smp, q.count = capacity[which], q.key = key, q.X = X, q.W = W;
   q.weight = (double)tp_dense_count(X) / (double)q.count;
   *count = q.count;
@@ -64,33 +66,23 @@ tp_status tpi_gcp_dense_draw(tp_space *space, const tp_dense *X, const tp_dense 
 
 /* ---- sparse: nonzeros and zeros apart --------------------------------------------------------- */
 
-typedef struct gcp_sparse_ctx {
-  tp_coo X; /* in the space */
-  tp_hashmap *nonzeros;
-  double N;
-  int64_t nz[2], zeros[2]; /* per kind: nonzero and zero draws */
-  tp_space *space;
-} gcp_sparse_ctx;
-
-static tp_status gcp_sparse_plan(void *ctx, const tp_gcp_options *o, int64_t capacity[2]) {
-  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
+tp_status tpi_gcp_sparse_counts(int64_t nnz, double N, const tp_gcp_options *o, int64_t nz[2],
+                                int64_t zeros[2]) {
   TP_TRY(gcp_check_samples(o));
-  const int64_t nnz = c->X.nnz, epochs = o->epochs > 0 ? o->epochs : 1;
-  const double zeros_exist = c->N - (double)nnz;
+  const int64_t epochs = o->epochs > 0 ? o->epochs : 1;
+  const double zeros_exist = N - (double)nnz;
   const int64_t zero_cap = zeros_exist < 9e18 ? (int64_t)zeros_exist : INT64_MAX;
-  c->nz[0] =
+  nz[0] =
       o->function_samples ? o->function_samples : gcp_clamp(gcp_ceil_div(nnz, 100), 100000, nnz);
-  c->nz[1] = o->gradient_samples ? o->gradient_samples
-                                 : gcp_clamp(gcp_ceil_div(3 * nnz, epochs), 1000, nnz);
-  c->nz[0] = c->nz[0] < nnz || o->function_samples ? c->nz[0] : nnz;
-  c->nz[1] = c->nz[1] < nnz || o->gradient_samples ? c->nz[1] : nnz;
-  const int64_t fz = o->function_zeros ? o->function_zeros : c->nz[0];
-  const int64_t gz = o->gradient_zeros ? o->gradient_zeros : c->nz[1];
-  c->zeros[0] = o->function_zeros ? fz : (fz < zero_cap ? fz : zero_cap);
-  c->zeros[1] = o->gradient_zeros ? gz : (gz < zero_cap ? gz : zero_cap);
-  for (int w = 0; w < 2; ++w)
-    capacity[w] = c->nz[w] + c->zeros[w];
-  TP_CHECK_ARG(capacity[0] > 0 && capacity[1] > 0, "no samples to draw");
+  nz[1] = o->gradient_samples ? o->gradient_samples
+                              : gcp_clamp(gcp_ceil_div(3 * nnz, epochs), 1000, nnz);
+  nz[0] = nz[0] < nnz || o->function_samples ? nz[0] : nnz;
+  nz[1] = nz[1] < nnz || o->gradient_samples ? nz[1] : nnz;
+  const int64_t fz = o->function_zeros ? o->function_zeros : nz[0];
+  const int64_t gz = o->gradient_zeros ? o->gradient_zeros : nz[1];
+  zeros[0] = o->function_zeros ? fz : (fz < zero_cap ? fz : zero_cap);
+  zeros[1] = o->gradient_zeros ? gz : (gz < zero_cap ? gz : zero_cap);
+  TP_CHECK_ARG(nz[0] + zeros[0] > 0 && nz[1] + zeros[1] > 0, "no samples to draw");
   return TP_SUCCESS;
 }
 
@@ -101,34 +93,25 @@ static tpi_gcp_sample_view gcp_view_from(tpi_gcp_sample_view v, int order, int64
   return v;
 }
 
-static tp_status gcp_sparse_draw(void *ctx, tp_space *space, int which, uint64_t key,
-                                 tpi_gcp_sample_view smp, int64_t *count) {
-  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
+tp_status tpi_gcp_sparse_box_draw(tp_space *space, const tpi_gcp_sparse_box *box, int64_t nonzeros,
+                                  int64_t zeros, uint64_t key, tpi_gcp_sample_view smp) {
   tpi_gcp_draw q;
   memset(&q, 0, sizeof q);
-  q.coo = &c->X, q.out = smp, q.count = c->nz[which], q.key = key;
-  q.weight = (double)c->X.nnz / (double)(q.count > 0 ? q.count : 1);
+  memcpy(q.offset, box->offset, sizeof q.offset);
+  q.coo = &box->X, q.out = smp, q.count = nonzeros, q.key = key;
+  q.weight = (double)box->X.nnz / (double)(q.count > 0 ? q.count : 1);
   if (q.count > 0)
     TP_TRY(tpi_gcp_draw_nonzeros(space, &q));
-  q.out = gcp_view_from(smp, c->X.order, c->nz[which]);
-  q.count = c->zeros[which], q.key = key ^ tpi_gcp_stream_mix(GCP_STREAM_ZEROS);
-  q.weight = c->N / (double)(q.count > 0 ? q.count : 1);
-  if (q.count > 0)
-    TP_TRY(tpi_gcp_draw_zeros(space, &q, c->nonzeros));
-  *count = c->nz[which] + c->zeros[which];
-  return TP_SUCCESS;
-}
-
-static void gcp_sparse_release(void *ctx) {
-  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
-  tp_hashmap_destroy(&c->nonzeros);
-  tp_coo_free(c->space, &c->X);
-  free(c);
+  q.out = gcp_view_from(smp, box->X.order, nonzeros);
+  q.count = zeros, q.key = key ^ tpi_gcp_stream_mix(GCP_STREAM_ZEROS);
+  q.weight = box->N / (double)(q.count > 0 ? q.count : 1);
+  return q.count > 0 ? tpi_gcp_draw_zeros(space, &q, box->nonzeros) : TP_SUCCESS;
 }
 
 /* The stored values against the loss (the zeros are taken as data the loss accepts),
- * naming the first refused nonzero; their sum of squares. */
-static tp_status gcp_sparse_stats(const tp_coo *X, tp_gcp_loss loss, double *norm2) {
+ * naming the first refused nonzero by its whole-tensor indices; their sum of squares. */
+static tp_status gcp_sparse_stats(const tp_coo *X, const int64_t *offset, tp_gcp_loss loss,
+                                  double *norm2) {
   const int rule = tp_gcp_data_rule((int)loss);
   *norm2 = 0;
   for (int64_t j = 0; j < X->nnz; ++j) {
@@ -138,7 +121,7 @@ static tp_status gcp_sparse_stats(const tp_coo *X, tp_gcp_loss loss, double *nor
       int n = snprintf(where, sizeof where, "X[");
       for (int k = 0; k < X->order && n > 0 && (size_t)n < sizeof where; ++k)
         n += snprintf(where + n, sizeof where - (size_t)n, k ? ", %lld" : "%lld",
-                      (long long)X->indices[k][j]);
+                      (long long)(X->indices[k][j] + offset[k]));
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
                       "%s] = %.17g (nonzero %lld): the %s loss "
                       "needs %s",
@@ -150,38 +133,82 @@ static tp_status gcp_sparse_stats(const tp_coo *X, tp_gcp_loss loss, double *nor
 }
 
 /* The nonzeros' linear indices into a map (duplicates merged first by the caller). */
-static tp_status gcp_sparse_map(tp_space *space, gcp_sparse_ctx *c) {
-  TP_TRY(tp_hashmap_create(space, 2 * c->X.nnz + 16, &c->nonzeros));
+static tp_status gcp_sparse_map(tp_space *space, tpi_gcp_sparse_box *box) {
+  TP_TRY(tp_hashmap_create(space, 2 * box->X.nnz + 16, &box->nonzeros));
   uint64_t *keys = NULL;
-  TP_TRY(tp_alloc(space, 2 * sizeof(uint64_t) * (size_t)(c->X.nnz + 1), (void **)&keys));
-  tp_status st = tpi_gcp_nonzero_keys(space, &c->X, keys, keys + c->X.nnz);
-  if (st == TP_SUCCESS)
-    st = tp_hashmap_insert(c->nonzeros, keys, keys + c->X.nnz, c->X.nnz, NULL);
+  TP_TRY(tp_alloc(space, 2 * sizeof(uint64_t) * (size_t)(box->X.nnz + 1), (void **)&keys));
+  tp_status st = tpi_gcp_nonzero_keys(space, &box->X, keys, keys + box->X.nnz);
+  if (st == TP_SUCCESS && box->X.nnz > 0)
+    st = tp_hashmap_insert(box->nonzeros, keys, keys + box->X.nnz, box->X.nnz, NULL);
   tp_free(space, keys);
   return st;
 }
 
-static tp_status gcp_sparse_setup(tp_space *space, const tp_coo *X, tp_gcp_loss loss,
-                                  gcp_sparse_ctx *c, tpi_gcp_source *src) {
+static tp_status gcp_sparse_box_fill(tp_space *space, const tp_coo *X, tp_gcp_loss loss,
+                                     tpi_gcp_sparse_box *box, double *norm2) {
   TP_TRY(tp_coo_validate(X));
-  c->N = 1;
+  box->N = 1;
   for (int k = 0; k < X->order; ++k) {
-    TP_CHECK_ARG(X->dims[k] <= UINT32_MAX,
-                 "dim %d is %lld: GCP-Adam's samples take dims "
-                 "below 2^32",
-                 k, (long long)X->dims[k]);
-    c->N *= (double)X->dims[k];
+    TP_CHECK_ARG(X->dims[k] + box->offset[k] <= UINT32_MAX,
+                 "dim %d is %lld: GCP-Adam's samples take dims below 2^32", k,
+                 (long long)(X->dims[k] + box->offset[k]));
+    box->N *= (double)X->dims[k];
   }
-  TP_CHECK_ARG(c->N < 0x1p64, "the tensor has %g entries: GCP-Adam takes fewer than 2^64", c->N);
+  TP_CHECK_ARG(box->N < 0x1p64, "the tensor has %g entries: GCP-Adam takes fewer than 2^64",
+               box->N);
   tp_coo merged; /* duplicates summed: each nonzero once in the map */
   TP_TRY(tpi_coo_merged_copy(X, &merged));
-  tp_status st = gcp_sparse_stats(&merged, loss, &src->data_norm2);
+  tp_status st = gcp_sparse_stats(&merged, box->offset, loss, norm2);
   if (st == TP_SUCCESS)
-    st = tp_coo_copy_to_device(space, &c->X, &merged);
+    st = tp_coo_copy_to_device(space, &box->X, &merged);
   tp_coo_free(NULL, &merged);
   TP_TRY(st);
-  TP_CHECK_ARG(c->X.nnz > 0, "X has no nonzeros: GCP-Adam samples them");
-  return gcp_sparse_map(space, c);
+  return gcp_sparse_map(space, box);
+}
+
+tp_status tpi_gcp_sparse_box_create(tp_space *space, const tp_coo *X, const int64_t *offset,
+                                    tp_gcp_loss loss, tpi_gcp_sparse_box *box, double *norm2) {
+  memset(box, 0, sizeof *box);
+  for (int k = 0; offset && k < X->order && k < TP_DENSE_MAX_ORDER; ++k)
+    box->offset[k] = offset[k];
+  tp_status st = gcp_sparse_box_fill(space, X, loss, box, norm2);
+  if (st != TP_SUCCESS)
+    tpi_gcp_sparse_box_free(space, box);
+  return st;
+}
+
+void tpi_gcp_sparse_box_free(tp_space *space, tpi_gcp_sparse_box *box) {
+  tp_hashmap_destroy(&box->nonzeros);
+  tp_coo_free(space, &box->X);
+}
+
+/* ---- the single process's sparse source --------------------------------------------------- */
+
+typedef struct gcp_sparse_ctx {
+  tpi_gcp_sparse_box box;
+  int64_t nz[2], zeros[2]; /* per kind: nonzero and zero draws */
+  tp_space *space;
+} gcp_sparse_ctx;
+
+static tp_status gcp_sparse_plan(void *ctx, const tp_gcp_options *o, int64_t capacity[2]) {
+  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
+  TP_TRY(tpi_gcp_sparse_counts(c->box.X.nnz, c->box.N, o, c->nz, c->zeros));
+  for (int w = 0; w < 2; ++w)
+    capacity[w] = c->nz[w] + c->zeros[w];
+  return TP_SUCCESS;
+}
+
+static tp_status gcp_sparse_draw(void *ctx, tp_space *space, int which, uint64_t key,
+                                 tpi_gcp_sample_view smp, int64_t *count) {
+  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
+  *count = c->nz[which] + c->zeros[which];
+  return tpi_gcp_sparse_box_draw(space, &c->box, c->nz[which], c->zeros[which], key, smp);
+}
+
+static void gcp_sparse_release(void *ctx) {
+  gcp_sparse_ctx *c = (gcp_sparse_ctx *)ctx;
+  tpi_gcp_sparse_box_free(c->space, &c->box);
+  free(c);
 }
 
 tp_status tpi_gcp_sparse_source(tp_space *space, const tp_coo *X, tp_gcp_loss loss,
@@ -191,13 +218,19 @@ tp_status tpi_gcp_sparse_source(tp_space *space, const tp_coo *X, tp_gcp_loss lo
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for the GCP source");
   c->space = space;
   memset(src, 0, sizeof *src);
-  tp_status st = gcp_sparse_setup(space, X, loss, c, src);
+  tp_status st = tpi_gcp_sparse_box_create(space, X, NULL, loss, &c->box, &src->data_norm2);
   if (st != TP_SUCCESS) {
-    gcp_sparse_release(c);
+    free(c);
     memset(src, 0, sizeof *src);
     return st;
   }
-  src->dtype = X->dtype, src->order = X->order, src->dims = c->X.dims, src->observed = c->N;
+  if (c->box.X.nnz == 0) {
+    gcp_sparse_release(c);
+    memset(src, 0, sizeof *src);
+    return TP_ERROR(TP_ERROR_INVALID_ARGUMENT, "X has no nonzeros: GCP-Adam samples them");
+  }
+  src->dtype = X->dtype, src->order = X->order, src->dims = c->box.X.dims;
+  src->observed = c->box.N;
   src->plan = gcp_sparse_plan, src->draw = gcp_sparse_draw;
   src->release = gcp_sparse_release, src->ctx = c;
   return TP_SUCCESS;

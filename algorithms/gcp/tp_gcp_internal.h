@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "tenport/comm.h"
 #include "tenport/gcp.h"
 #include "portable/tp_extern_c.h"
 #include "algorithms/gcp/tp_gcp_sample.h"
@@ -80,6 +81,9 @@ typedef struct tpi_gcp_source {
                     int64_t *count);
   void (*release)(void *ctx);
   void *ctx;
+  tp_comm *comm; /* NULL in one process; else the source is the ranks' together: each
+                    draws its own part of every sample, and Adam sums the sampled
+                    gradients and estimates over comm (fg and f sum their own) */
 } tpi_gcp_source;
 
 /* A dense tensor X and mask W (NULL: every entry observed) in the space: checked, the
@@ -93,15 +97,42 @@ tp_status tpi_gcp_dense_source(tp_space *space, const tp_dense *X, const tp_dens
 tp_status tpi_gcp_dense_block_source(tp_space *space, const tp_dense *X, const tp_dense *W,
                                      const int64_t *offset, tp_gcp_loss loss, double param,
                                      int with_gradient, tpi_gcp_source *src);
-/* The dense source's samples (gcp_samplers.c): uniform entries. */
+/* The dense source's samples (gcp_samplers.c): uniform entries; offset as
+ * tpi_gcp_draw's (NULL: none). */
 tp_status tpi_gcp_dense_plan(const tp_dense *X, const tp_gcp_options *o, int64_t capacity[2]);
 tp_status tpi_gcp_dense_draw(tp_space *space, const tp_dense *X, const tp_dense *W,
-                             const int64_t capacity[2], int which, uint64_t key,
-                             tpi_gcp_sample_view smp, int64_t *count);
+                             const int64_t *offset, const int64_t capacity[2], int which,
+                             uint64_t key, tpi_gcp_sample_view smp, int64_t *count);
 /* A sparse tensor in host memory for Adam (gcp_samplers.c): checked against the loss,
  * copied to the space with a map of its nonzeros; stratified samples. */
 tp_status tpi_gcp_sparse_source(tp_space *space, const tp_coo *X, tp_gcp_loss loss,
                                 tpi_gcp_source *src);
+/* The sparse samples' sizes for a tensor of nnz nonzeros and N entries (pyttb's defaults
+ * unless the options say): per kind (0: the estimate's, 1: a step's), nonzero draws and
+ * zero draws. */
+tp_status tpi_gcp_sparse_counts(int64_t nnz, double N, const tp_gcp_options *o, int64_t nz[2],
+                                int64_t zeros[2]);
+/* What stratified draws read: a sparse tensor (X's dims: the box; its indices from the
+ * box's first) in the space with a map of its nonzeros' linear indices, the box's entry
+ * count N, and the box's first index in the whole tensor (a rank's box in a distributed
+ * run; zero for a whole tensor). */
+typedef struct tpi_gcp_sparse_box {
+  tp_coo X;
+  tp_hashmap *nonzeros;
+  double N;
+  int64_t offset[TP_DENSE_MAX_ORDER];
+} tpi_gcp_sparse_box;
+/* From host X (duplicates summed, the values checked against the loss: a refused one is
+ * named by its whole-tensor indices); *norm2 = the values' sum of squares. X may have no
+ * nonzeros. offset NULL: zero. */
+tp_status tpi_gcp_sparse_box_create(tp_space *space, const tp_coo *X, const int64_t *offset,
+                                    tp_gcp_loss loss, tpi_gcp_sparse_box *box, double *norm2);
+void tpi_gcp_sparse_box_free(tp_space *space, tpi_gcp_sparse_box *box);
+/* nonzeros draws of the box's nonzeros (weight nnz / nonzeros) into smp, then zeros
+ * uniform draws over the box that count only where no nonzero is (weight N / zeros);
+ * the indices are the whole tensor's. */
+tp_status tpi_gcp_sparse_box_draw(tp_space *space, const tpi_gcp_sparse_box *box, int64_t nonzeros,
+                                  int64_t zeros, uint64_t key, tpi_gcp_sample_view smp);
 
 /* ---- the run (gcp.c, gcp_lbfgsb.c) ------------------------------------------------- */
 
@@ -120,6 +151,19 @@ tp_status tpi_gcp_lbfgsb(tp_space *space, const tpi_gcp_source *src, const tp_gc
  * factors from the space into the host vector g. */
 tp_status tpi_gcp_vector_to_space(tp_space *space, const double *x, tp_kruskal *M);
 tp_status tpi_gcp_space_to_vector(tp_space *space, const tp_kruskal *G, double *g);
+
+/* ---- over ranks (gcp_dist.c) -------------------------------------------------------- */
+
+/* Rank `rank`'s part of a sample of total draws split over the ranks in proportion to
+ * weights[r * stride] (entries or nonzeros of each rank's block): the parts add up to
+ * total, except that a rank with a positive weight draws at least one (so that no block
+ * is left out of the estimate); a rank with none draws none. */
+int64_t tpi_gcp_share(int64_t total, const double *weights, int stride, int ranks, int rank);
+/* every rank's per_rank doubles from mine, in rank order, into all. Collective. */
+tp_status tpi_gcp_gather(tp_comm *comm, const double *mine, int per_rank, double *all);
+/* The counter key of rank's draws: rank 0 keeps the key (one rank draws what one process
+ * does), the others draw from streams of their own. */
+uint64_t tpi_gcp_rank_key(uint64_t key, int rank);
 
 /* GCP of any source (gcp.c): checks, the start, the solver, the final model. */
 tp_status tpi_gcp_run(tp_space *space, const tpi_gcp_source *src, const tp_gcp_options *opts,

@@ -27,7 +27,9 @@ static inline uint64_t tpi_gcp_stream_mix(uint64_t stream) {
 
 /* A draw of `count` samples into out from the counter key: uniform entries of a dense X
  * (W: NULL or its mask), or of a sparse coo in the space (nonzeros, or zeros with
- * nonzeros' lookups), each of the given weight. */
+ * nonzeros' lookups), each of the given weight. offset is added to the drawn indices: X
+ * or coo is then a block of a larger tensor (a rank's, in a distributed run) whose first
+ * index it is, and the samples name the whole tensor's rows (all zero: X is the whole). */
 typedef struct tpi_gcp_draw {
   tpi_gcp_sample_view out;
   int64_t count;
@@ -35,6 +37,7 @@ typedef struct tpi_gcp_draw {
   double weight;
   const tp_dense *X, *W;
   const tp_coo *coo;
+  int64_t offset[TP_DENSE_MAX_ORDER];
 } tpi_gcp_draw;
 
 tp_status tpi_gcp_draw_dense(tp_space *space, const tpi_gcp_draw *q);

@@ -144,14 +144,42 @@ TP_API tp_status tp_cp_als_dense_dist(tp_space *space, tp_dist_dense *X,
                                       tp_cp_als_result *result);
 
 /* Generalized CP (tp_gcp) of a distributed dense tensor, with a mask spread over the
- * same grid (NULL: every entry observed; X's dtype, nonzero where observed), by L-BFGS-B:
- * each rank evaluates its block, the objective and gradient are summed over the ranks,
- * and every rank takes the same steps, so the model (the whole of it, in model, on every
- * rank) is the single process's up to rounding. GCP-Adam, max_seconds and cancel are
- * refused: the ranks must stop together. Collective. */
+ * same grid (NULL: every entry observed; X's dtype, nonzero where observed). Every rank
+ * holds the whole model (model: in the space, the whole dims) and gets the same one.
+ *   L-BFGS-B: each rank evaluates its block, the objective and gradient are summed over
+ *   the ranks, and every rank takes the same steps: the model is the single process's
+ *   up to rounding.
+ *   GCP-Adam: each rank draws its part of every sample from its block (the whole
+ *   tensor's sample sizes, the options' or their defaults for the whole tensor, split
+ *   over the blocks by their entries, each block's draws weighted by its own size), and
+ *   the sampled gradients and estimates are summed over the ranks: one rank draws what
+ *   one process does; more ranks draw other samples of the same sizes.
+ * max_seconds and cancel are refused: the ranks must stop together. Collective. */
 TP_API tp_status tp_gcp_dense_dist(tp_space *space, tp_dist_dense *X, tp_dist_dense *mask,
                                    const tp_gcp_options *opts, tp_kruskal *model,
                                    tp_gcp_result *result);
+
+/* Generalized CP of a sparse tensor given as the ranks' shares of its nonzeros (global
+ * indices, the whole dims on every rank, duplicates anywhere: tp_coo_read_share), with
+ * missing: NULL, or each rank's share of the coordinates not observed (L-BFGS-B only, as
+ * tp_gcp_sparse). The tensor is cut into the blocks of a distributed dense tensor over
+ * grid (NULL: tp_grid_choose's for the dims; each mode in even slabs) and every nonzero
+ * is sent to its block's rank in one exchange.
+ *   L-BFGS-B: each block is made dense in the space (the whole tensor then fits in the
+ *   ranks' memory together, as tp_gcp_sparse needs it in one process) and
+ *   tp_gcp_dense_dist runs: the model is tp_gcp_sparse's up to rounding.
+ *   GCP-Adam: each block stays sparse; each rank draws its part of every stratified
+ *   sample from its block: the whole tensor's nonzero draws split over the blocks by
+ *   their nonzeros and its zero draws by their entries, each weighted by its block's
+ *   counts, so that the sum over the ranks estimates the whole objective and gradient.
+ *   One rank draws what one process does. The blocks are even index ranges, so a
+ *   block holding a power law's heavy rows holds more nonzeros and draws more samples.
+ * model and result as tp_gcp_dense_dist's; max_seconds and cancel are refused.
+ * Collective; a failure on any rank is every rank's. */
+TP_API tp_status tp_gcp_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *share,
+                                    const tp_coo *missing, const tp_grid *grid,
+                                    const tp_gcp_options *opts, tp_kruskal *model,
+                                    tp_gcp_result *result);
 
 /* ---- rows spread over ranks ----------------------------------------------------------
  * Arrays of independent rows (voxels, tensors: every dimension but the trailing ones

@@ -89,8 +89,10 @@ void tenport_gcp_usage(FILE *out) {
           "  zt-poisson         m - x log(m + eps) + log(1 - exp(-m) + eps)  (counts)\n"
           "The factors' default lower bound is 0 for poisson, bernoulli-odds, gamma,\n"
           "rayleigh, negative-binomial, beta and zt-poisson (--lower may raise it), and\n"
-          "none for the others. Under mpirun: a dense .npy tensor (and .npy mask) spread\n"
-          "over the ranks, L-BFGS-B, the single process's model (docs/distributed.md).\n",
+          "none for the others. Under mpirun: a dense .npy (each rank its block) or a\n"
+          "sparse .tns/.tpb (each rank its share, sent to the rank of its block);\n"
+          "L-BFGS-B takes the single process's steps, Adam has each rank sample its\n"
+          "block (docs/distributed.md).\n",
           TP_DENSE_MAX_ORDER);
   tenport_conventions_help(out);
 }
