@@ -188,6 +188,7 @@ static tp_status cp_validate_extras(const tpi_cp_tensor *X, const tp_cp_als_opti
   TP_CHECK_ARG(o->restarts >= 0, "restarts = %d must be >= 0", o->restarts);
   TP_CHECK_ARG(o->line_search == 0 || o->line_search == 1, "line_search = %d is not 0 or 1",
                o->line_search);
+  TP_CHECK_ARG(o->nonneg == 0 || o->nonneg == 1, "nonneg = %d is not 0 or 1", o->nonneg);
   TP_CHECK_ARG(o->init_method == TP_CP_INIT_RANDOM || o->init_method == TP_CP_INIT_NVECS,
                "init_method %d is not TP_CP_INIT_RANDOM or TP_CP_INIT_NVECS", (int)o->init_method);
   TP_CHECK_ARG(o->init || o->init_method != TP_CP_INIT_NVECS || X->nvecs,
@@ -421,12 +422,19 @@ static tp_status cp_make_nvecs(cp_run *run) {
   return X->nvecs(X->ctx, run->space, run->opts->seed, &run->nvecs);
 }
 
-/* The factors of start `start` into the model; lambda = 1. */
+/* The factors of start `start` into the model; lambda = 1. A nonnegative run takes its
+ * free factors in absolute value (the nvecs start's eigenvectors have both signs). */
 tp_status tpi_cp_run_initial_guess(cp_run *run, int start) {
   for (int64_t r = 0; r < run->R; ++r)
     run->lambda[r] = 1.0;
-  for (int k = 0; k < run->d; ++k)
+  for (int k = 0; k < run->d; ++k) {
     TP_TRY(cp_start_factor(run, k, start));
+    int64_t first, rows;
+    cp_slab(run, k, &first, &rows);
+    (void)first;
+    if (run->opts->nonneg && !tpi_cp_run_fixed(run, k))
+      TP_TRY(tpi_cp_columns_abs(run->space, run->dtype, run->M->factors[k], rows, run->R));
+  }
   return TP_SUCCESS;
 }
 
@@ -603,11 +611,31 @@ static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, i
                                fallback);
 }
 
+/* Nonnegative: one HALS pass from the factor as the model holds it (its columns times
+ * lambda, the weights the last normalisation moved out of the factors). */
+static tp_status cp_update_nonneg(cp_run *run, int n, const void *G, void *U) {
+  const int64_t R = run->R, rows = cp_own_rows(run, n);
+  const double *V_space = NULL;
+  if (run->grams_in_space) {
+    TP_TRY(tpi_cp_hadamard_in_space(run->space, run->gram_space, run->d, R, n, run->opts->reg,
+                                    run->V_space));
+    V_space = run->V_space;
+  } else {
+    cp_hadamard(run, n, run->opts->reg, run->V);
+  }
+  if (rows == 0)
+    return TP_SUCCESS;
+  TP_TRY(tpi_cp_columns_scale(run->space, run->dtype, U, rows, R, run->lambda));
+  return tpi_cp_columns_hals(run->space, run->dtype, G, U, rows, R, run->V, V_space);
+}
+
 static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {
   int fallback = 0;
   void *G, *U = cp_factor_row(run, n, cp_own_offset(run, n));
   TP_TRY(cp_mttkrp(run, n, &G));
-  if (run->grams_in_space) {
+  if (run->opts->nonneg) {
+    TP_TRY(cp_update_nonneg(run, n, G, U));
+  } else if (run->grams_in_space) {
     TP_TRY(cp_solve_in_space(run, n, G, U, &fallback));
   } else {
     cp_hadamard(run, n, run->opts->reg, run->V);

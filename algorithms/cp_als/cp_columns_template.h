@@ -220,17 +220,19 @@ typedef struct FN(cp_extrapolate_args) {
   int64_t R;
   double step;
   const double *scales; /* 2R: cur's, then prev's */
+  int nonneg;           /* negative results become 0 */
 } FN(cp_extrapolate_args);
 
 TP_RANGE2_KERNEL(FN(cp_col_extrapolate), FN(cp_extrapolate_args), i, r, a) {
   double c = (double)a.cur[i * a.R + r] * a.scales[r];
   double p = (double)a.prev[i * a.R + r] * a.scales[a.R + r];
-  a.dst[i * a.R + r] = (TP_REAL)(c + a.step * (c - p));
+  const double e = c + a.step * (c - p);
+  a.dst[i * a.R + r] = (TP_REAL)(a.nonneg && e < 0 ? 0.0 : e);
 }
 
 tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur, const TP_REAL *prev,
                                          TP_REAL *dst, int64_t I, int64_t R, double step,
-                                         const double *host_scales) {
+                                         const double *host_scales, int nonneg) {
   TP_TRY(FN(cp_check_matrix)(space, cur, I, R));
   TP_CHECK_ARG(I == 0 || R == 0 || (prev && dst), "prev and dst must not be NULL");
   TP_CHECK_ARG(R == 0 || host_scales, "host_scales must not be NULL");
@@ -240,9 +242,69 @@ tp_status FN(tpi_cp_columns_extrapolate)(tp_space *space, const TP_REAL *cur, co
   TP_TRY(FN(cp_upload_temp)(space, host_scales, 2 * (size_t)R * sizeof(double), &scales));
   FN(cp_extrapolate_args) a;
   a.cur = cur, a.prev = prev, a.dst = dst, a.R = R, a.step = step;
-  a.scales = (const double *)scales;
+  a.scales = (const double *)scales, a.nonneg = nonneg;
   tp_status st = TP_LAUNCHER(FN(cp_col_extrapolate))(space, I, R, a);
   tp_temp_release(space, scales);
+  return st;
+}
+
+/* ---- nonnegative factors (HALS) ----------------------------------------------------- */
+
+typedef struct FN(cp_hals_args) {
+  const TP_REAL *G;
+  TP_REAL *U;
+  const double *V; /* R x R */
+  int64_t R;
+} FN(cp_hals_args);
+
+/* Row i of U, column after column, each update seeing the ones before it: u_ir becomes
+ * the minimiser over u_ir >= 0 of the least-squares objective whose normal equations
+ * are U V = G, the row's other entries fixed: max(0, u_ir + (g_ir - (u_i V)_r) / V_rr).
+ * A column with V_rr = 0 (a zero column elsewhere) is left as it is. */
+TP_RANGE_KERNEL(FN(cp_hals_rows), FN(cp_hals_args), i, a) {
+  TP_REAL *u = a.U + i * a.R;
+  const TP_REAL *g = a.G + i * a.R;
+  for (int64_t r = 0; r < a.R; ++r) {
+    const double vrr = a.V[r * a.R + r];
+    if (!(vrr > 0))
+      continue;
+    double residual = (double)g[r];
+    for (int64_t q = 0; q < a.R; ++q)
+      residual -= (double)u[q] * a.V[q * a.R + r];
+    const double next = (double)u[r] + residual / vrr;
+    u[r] = (TP_REAL)(next > 0 ? next : 0.0);
+  }
+}
+
+TP_RANGE2_KERNEL(FN(cp_col_abs), FN(cp_hals_args), i, r, a) {
+  const TP_REAL v = a.U[i * a.R + r];
+  a.U[i * a.R + r] = v < 0 ? -v : v;
+}
+
+tp_status FN(tpi_cp_columns_abs)(tp_space *space, TP_REAL *A, int64_t I, int64_t R) {
+  TP_TRY(FN(cp_check_matrix)(space, A, I, R));
+  if (I == 0 || R == 0)
+    return TP_SUCCESS;
+  FN(cp_hals_args) a;
+  memset(&a, 0, sizeof a);
+  a.U = A, a.R = R;
+  return TP_LAUNCHER(FN(cp_col_abs))(space, I, R, a);
+}
+
+tp_status FN(tpi_cp_columns_hals)(tp_space *space, const TP_REAL *G, TP_REAL *U, int64_t I,
+                                  int64_t R, const double *host_V, const double *space_V) {
+  TP_TRY(FN(cp_check_matrix)(space, U, I, R));
+  TP_CHECK_ARG(I == 0 || R == 0 || (G && (host_V || space_V)), "G and V must not be NULL");
+  if (I == 0 || R == 0)
+    return TP_SUCCESS;
+  void *uploaded = NULL;
+  if (!space_V)
+    TP_TRY(FN(cp_upload_temp)(space, host_V, (size_t)(R * R) * sizeof(double), &uploaded));
+  FN(cp_hals_args) a;
+  a.G = G, a.U = U, a.R = R, a.V = space_V ? space_V : (const double *)uploaded;
+  tp_status st = TP_LAUNCHER(FN(cp_hals_rows))(space, I, a);
+  if (uploaded)
+    tp_temp_release(space, uploaded);
   return st;
 }
 
@@ -340,13 +402,28 @@ tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src
 
 tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
                                      const void *prev, void *dst, int64_t I, int64_t R, double step,
-                                     const double *host_scales) {
+                                     const double *host_scales, int nonneg) {
   TP_TRY(cp_check_dtype(dtype));
   if (dtype == TP_DTYPE_F32)
     return tpi_cp_columns_extrapolate_f32(space, (const float *)cur, (const float *)prev,
-                                          (float *)dst, I, R, step, host_scales);
+                                          (float *)dst, I, R, step, host_scales, nonneg);
   return tpi_cp_columns_extrapolate_f64(space, (const double *)cur, (const double *)prev,
-                                        (double *)dst, I, R, step, host_scales);
+                                        (double *)dst, I, R, step, host_scales, nonneg);
+}
+
+tp_status tpi_cp_columns_abs(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tpi_cp_columns_abs_f32(space, (float *)A, I, R);
+  return tpi_cp_columns_abs_f64(space, (double *)A, I, R);
+}
+
+tp_status tpi_cp_columns_hals(tp_space *space, tp_dtype dtype, const void *G, void *U, int64_t I,
+                              int64_t R, const double *host_V, const double *space_V) {
+  TP_TRY(cp_check_dtype(dtype));
+  if (dtype == TP_DTYPE_F32)
+    return tpi_cp_columns_hals_f32(space, (const float *)G, (float *)U, I, R, host_V, space_V);
+  return tpi_cp_columns_hals_f64(space, (const double *)G, (double *)U, I, R, host_V, space_V);
 }
 
 tp_status tpi_cp_array_stats_scaled_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,

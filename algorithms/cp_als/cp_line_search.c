@@ -9,7 +9,7 @@
  * The trial's fit needs one MTTKRP (of the mode the tensor reaches at least cost) and
  * the Grams of the free modes; a rejected trial costs those Grams again.
  * Distributed, every rank applies the same steps to all the rows of its slabs, which
- * stay equal on the ranks that share them. */
+ * stay equal on the ranks that share them. A nonnegative run's trial is cut at 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +107,7 @@ static tp_status extrapolate(tp_cp_run *run, tpi_cp_line_search *ls, double step
     }
     TP_TRY(tpi_cp_columns_extrapolate(run->space, run->dtype, run->model->factors[k], ls->prev[k],
                                       ls->trial[k], tpi_cp_run_slab_rows(run, k), R, step,
-                                      ls->scales));
+                                      ls->scales, run->opts->nonneg));
   }
   return TP_SUCCESS;
 }

@@ -175,13 +175,27 @@ tp_status tpi_cp_columns_gather_f64(tp_space *space, const double *src, double *
                                     int64_t R, const int64_t *host_perm, const double *host_scale);
 
 /* dst[i, r] = c + step (c - p) with c = cur[i, r] scales[r] and p = prev[i, r]
- * scales[R + r] (scales: 2R doubles on the host); dst may be cur or prev. */
+ * scales[R + r] (scales: 2R doubles on the host), or 0 where that is negative and nonneg
+ * is set; dst may be cur or prev. */
 tp_status tpi_cp_columns_extrapolate_f32(tp_space *space, const float *cur, const float *prev,
                                          float *dst, int64_t I, int64_t R, double step,
-                                         const double *host_scales);
+                                         const double *host_scales, int nonneg);
 tp_status tpi_cp_columns_extrapolate_f64(tp_space *space, const double *cur, const double *prev,
                                          double *dst, int64_t I, int64_t R, double step,
-                                         const double *host_scales);
+                                         const double *host_scales, int nonneg);
+
+/* Nonnegative CP-ALS's update of an I x R factor U from its MTTKRP G and V (the R x R
+ * Hadamard product of the other modes' Grams, on the host or already in the space):
+ * one HALS pass, each row's columns in order, each entry the nonnegative minimiser with
+ * the others fixed (Cichocki and Phan's hierarchical ALS). Rows are independent, so the
+ * result does not depend on scheduling. */
+/* A[i, r] = |A[i, r]|. */
+tp_status tpi_cp_columns_abs_f32(tp_space *space, float *A, int64_t I, int64_t R);
+tp_status tpi_cp_columns_abs_f64(tp_space *space, double *A, int64_t I, int64_t R);
+tp_status tpi_cp_columns_hals_f32(tp_space *space, const float *G, float *U, int64_t I, int64_t R,
+                                  const double *host_V, const double *space_V);
+tp_status tpi_cp_columns_hals_f64(tp_space *space, const double *G, double *U, int64_t I, int64_t R,
+                                  const double *host_V, const double *space_V);
 
 tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n, double scale,
                                  tpi_cp_array_stats *host_stats);
@@ -198,7 +212,10 @@ tp_status tpi_cp_columns_gather(tp_space *space, tp_dtype dtype, const void *src
                                 const double *host_scale);
 tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void *cur,
                                      const void *prev, void *dst, int64_t I, int64_t R, double step,
-                                     const double *host_scales);
+                                     const double *host_scales, int nonneg);
+tp_status tpi_cp_columns_hals(tp_space *space, tp_dtype dtype, const void *G, void *U, int64_t I,
+                              int64_t R, const double *host_V, const double *space_V);
+tp_status tpi_cp_columns_abs(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R);
 tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
                                 tpi_cp_array_stats *host_stats);
 /* The same with the squares of x times scale summed (a power of two keeps them exact). */

@@ -250,7 +250,7 @@ def _fixed_mask(fixed_modes, order):
     return mask
 
 
-def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesearch):
+def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesearch, nonneg):
     """The options beyond plain ALS, checked, as the extension takes them."""
     if not isinstance(l2_reg, numbers.Real) or not np.isfinite(l2_reg) or l2_reg < 0:
         raise ValueError("tenport: l2_reg must be a finite number >= 0")
@@ -259,12 +259,13 @@ def _cp_extras(init, l2_reg, fixed_modes, order, max_seconds, restarts, linesear
         raise ValueError("tenport: restarts must be an integer >= 0")
     nvecs = isinstance(init, str) and init in ("nvecs", "svd")
     return (float(l2_reg), _fixed_mask(fixed_modes, order), nvecs, max_seconds, int(restarts),
-            bool(linesearch))
+            bool(linesearch), bool(nonneg))
 
 
 def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=None,
            mttkrp="auto", normalize=True, verbose=False, return_info=False, l2_reg=0.0,
-           fixed_modes=None, linesearch=True, restarts=0, max_seconds=None, mask=None):
+           fixed_modes=None, linesearch=True, restarts=0, max_seconds=None, mask=None,
+           nonneg=False):
     """Rank-`rank` CP decomposition of X by alternating least squares.
 
     X: a dense array (numpy; CuPy or PyTorch CUDA on a GPU build), a SparseTensor or an
@@ -280,7 +281,10 @@ def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=No
     tile, gemm, blocked). l2_reg: ridge regularisation of the solves. fixed_modes: modes
     whose factors keep their init values. linesearch: extrapolation between iterations,
     kept only when it raises the fit. restarts: more starts from random factors, the best
-    fit kept. n_iter_max: None for 50.
+    fit kept. n_iter_max: None for 50. nonneg: nonnegative factors, each mode updated by a
+    pass of HALS (column by column, each entry the nonnegative least-squares minimiser
+    with the others fixed) instead of the unconstrained solve; with a mask, gcp's
+    lower=0.
     mask: fit only the observed entries, weighted least squares by CP-WOPT: L-BFGS-B on
     their squared error, which is gcp(X, rank, "gaussian", mask=mask) (the mask as gcp
     takes it; n_iter_max then counts L-BFGS-B iterations, None for gcp's 1000; tol,
@@ -289,7 +293,7 @@ def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=No
     1 - ||W (X - M)|| / ||W X||, for a dense X."""
     if mask is not None:
         return _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose,
-                        return_info, max_seconds,
+                        return_info, max_seconds, nonneg,
                         {"tol": (tol, 1e-4), "mttkrp": (mttkrp, "auto"), "l2_reg": (l2_reg, 0.0),
                          "fixed_modes": (fixed_modes, None), "linesearch": (linesearch, True),
                          "restarts": (restarts, 0)})
@@ -304,7 +308,7 @@ def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=No
     w = describe(weights, name="weights")
     fs = [describe(f, name="factor") for f in factors]
     extras = _cp_extras(init, l2_reg, fixed_modes, len(shape), max_seconds, restarts,
-                        linesearch)
+                        linesearch, nonneg)
     common = (rank, float(tol), n_iter_max, seed, str(mttkrp), bool(normalize),
               bool(verbose), w.descriptor, [f.descriptor for f in fs], init_descriptors, extras)
     if sparse is not None:
@@ -318,7 +322,7 @@ def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=No
 
 
 def _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose, return_info,
-             max_seconds, als_options):
+             max_seconds, nonneg, als_options):
     """cp_als with a mask: gcp's Gaussian loss under it (CP-WOPT), the fit added."""
     for name, (value, default) in als_options.items():
         if value is not default and value != default:
@@ -326,6 +330,7 @@ def _cp_wopt(X, rank, mask, n_iter_max, init, random_state, normalize, verbose, 
                              f"CP-WOPT (gcp's Gaussian loss); {name} belongs to ALS and must "
                              f"keep its default")
     weights, factors, info = gcp(X, rank, "gaussian", mask=mask, init=init,
+                                 lower=0.0 if nonneg else None,
                                  random_state=random_state,
                                  n_iter_max=1000 if n_iter_max is None else n_iter_max,
                                  max_seconds=max_seconds, normalize=normalize, verbose=verbose,

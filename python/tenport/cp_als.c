@@ -26,18 +26,18 @@ typedef struct cp_call {
 
 /* Parses (rank, tol, max_iters, seed, mttkrp variant, normalize, verbose, weights,
  * factors, init factors or None, (l2_reg, fixed modes mask, nvecs, max_seconds,
- * restarts, linesearch)). */
+ * restarts, linesearch, nonneg)). */
 static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   long long rank;
   unsigned long long seed;
   double tol, reg, max_seconds;
-  int max_iters, normalize, verbose, nvecs, restarts, linesearch;
+  int max_iters, normalize, verbose, nvecs, restarts, linesearch, nonneg;
   unsigned int fixed;
   const char *variant;
   PyObject *weights, *factors, *init;
-  if (!PyArg_ParseTuple(args, "LdiKsppOOO(dIpdip)", &rank, &tol, &max_iters, &seed, &variant,
+  if (!PyArg_ParseTuple(args, "LdiKsppOOO(dIpdipp)", &rank, &tol, &max_iters, &seed, &variant,
                         &normalize, &verbose, &weights, &factors, &init, &reg, &fixed, &nvecs,
-                        &max_seconds, &restarts, &linesearch))
+                        &max_seconds, &restarts, &linesearch, &nonneg))
     return 0;
   memset(c, 0, sizeof *c);
   c->order = order;
@@ -46,7 +46,7 @@ static int parse_cp_call(PyObject *args, int order, cp_call *c) {
   c->opts.seed = (uint64_t)seed, c->opts.normalize = normalize;
   c->opts.reg = reg, c->opts.fixed_modes = fixed, c->opts.max_seconds = max_seconds;
   c->opts.init_method = nvecs ? TP_CP_INIT_NVECS : TP_CP_INIT_RANDOM;
-  c->opts.restarts = restarts, c->opts.line_search = linesearch;
+  c->opts.restarts = restarts, c->opts.line_search = linesearch, c->opts.nonneg = nonneg;
   if (tp_mttkrp_variant_parse(variant, &c->opts.mttkrp.variant) != TP_SUCCESS) {
     PyErr_Format(PyExc_ValueError,
                  "tenport: mttkrp=%s is not one of auto, elem, slice, tile, "

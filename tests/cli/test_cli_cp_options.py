@@ -5,7 +5,8 @@ import json
 
 import numpy as np
 
-from conftest import err, ok, out, planted_dense, run, write_tns
+from conftest import (MPIRUN, built_with_mpi, err, mpirun, ok, out, planted_dense, run,
+                      write_tns)
 
 
 def fit_of(r):
@@ -96,3 +97,27 @@ def test_dense_only_options_are_refused_on_a_sparse_input(work):
         r = run("cp-als", "-i", "S.tns", "-r", "2", *extra)
         assert r.returncode == 2
         assert "S.tns is a sparse tensor, whose MTTKRP is FLYCOO's" in err(r)
+
+
+def test_nonneg_keeps_the_factors_nonnegative_in_every_run(work):
+    """--nonneg (HALS): data of both signs gives factors >= 0 from a dense and a sparse
+    input, the history says so, and ranks reach the single process's fit."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(9, 8, 7))
+    np.save(work / "X.npy", x)
+    with open(work / "X.tns", "w") as f:  # its entries above 0.3, with a header
+        f.write("3\n9 8 7\n")
+        f.writelines(" ".join(str(i + 1) for i in idx) + f" {float(x[tuple(idx)])!r}\n"
+                     for idx in np.argwhere(x > 0.3))
+    fits = {}
+    for name in ("X.npy", "X.tns"):
+        r = ok(run("cp-als", "-i", name, "-r", "3", "--nonneg", "--tol", "0", "--max-iters", "30",
+                   "-o", "m", "--history", "h.json", "--force"))
+        assert json.loads((work / "h.json").read_text())["nonneg"] is True
+        assert all(np.load(work / f"m_factor{k}.npy").min() >= 0 for k in range(3))
+        fits[name] = fit_of(r)
+    if MPIRUN and built_with_mpi():
+        r = ok(mpirun(2, "cp-als", "-i", "X.npy", "-r", "3", "--nonneg", "--tol", "0",
+                      "--max-iters", "30", "-o", "d", "--force", timeout=120))
+        assert abs(fit_of(r) - fits["X.npy"]) <= 1e-9
+        assert all(np.load(work / f"d_factor{k}.npy").min() >= 0 for k in range(3))

@@ -37,6 +37,10 @@ void tenport_cp_als_usage(FILE *out) {
           "  --no-line-search    no extrapolation between iterations (default: from the\n"
           "                      third iteration on, the factors are moved on along their\n"
           "                      last change, kept only when that raises the fit)\n"
+          "  --nonneg            nonnegative factors: each mode's update is a pass of HALS\n"
+          "                      (column by column, each entry the nonnegative\n"
+          "                      least-squares minimiser with the others fixed); with\n"
+          "                      --mask, gcp's --lower 0\n"
           "  --history FILE.json the fit, its change and the time of every iteration\n"
           "  --mask M            fit only the observed entries (M: a 0/1 .npy of X's shape,\n"
           "                      0 = missing; for a sparse X, a .tns or .tpb listing the\n"
@@ -181,6 +185,8 @@ static int parse_flag(tenport_cp_cli *c, const char *a) {
     c->solver.line_search = 0;
     return 1;
   }
+  if (!strcmp(a, "--nonneg"))
+    return c->solver.nonneg = 1;
   if (!strcmp(a, "--distributed"))
     return c->distributed = 1;
   return tenport_text_option(&c->text, a, NULL) == 1;

@@ -41,19 +41,24 @@ int tenport_cp_als_masked(int argc, char **argv) {
                 *o);
         return 2;
       }
-  char **args = (char **)malloc(sizeof(char *) * (size_t)(argc + 3));
+  char **args = (char **)malloc(sizeof(char *) * (size_t)(2 * argc + 4));
   if (!args) {
     fprintf(stderr, "tenport cp-als: out of host memory\n");
     return 1;
   }
   args[0] = (char *)"gcp", args[1] = (char *)"--loss", args[2] = (char *)"gaussian";
-  for (int i = 1; i < argc; ++i)
-    args[i + 2] = argv[i];
-  args[argc + 2] = NULL;
+  int n = 3;
+  for (int i = 1; i < argc; ++i) { /* --nonneg: gcp's bound on the factors */
+    const int nonneg = !strcmp(argv[i], "--nonneg");
+    args[n++] = nonneg ? (char *)"--lower" : argv[i];
+    if (nonneg)
+      args[n++] = (char *)"0";
+  }
+  args[n] = NULL;
   printf("cp-als --mask: weighted least squares over the observed entries by CP-WOPT, run as "
          "tenport gcp --loss gaussian\n");
   fflush(stdout);
-  const int code = tenport_cmd_gcp(argc + 2, args);
+  const int code = tenport_cmd_gcp(n, args);
   free(args);
   return code;
 }

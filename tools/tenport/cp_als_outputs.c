@@ -15,6 +15,7 @@ tp_status tenport_cp_write_history(const tenport_cp_watch *w, const tp_cp_als_op
   tenport_json_integer(&j, "max_iters", solver->max_iters);
   tenport_json_number(&j, "reg", solver->reg);
   tenport_json_bool(&j, "line_search", solver->line_search);
+  tenport_json_bool(&j, "nonneg", solver->nonneg);
   tenport_json_integer(&j, "restarts", solver->restarts);
   tenport_json_array(&j, "iterations");
   for (int i = 0; i < w->history.count; ++i) {
