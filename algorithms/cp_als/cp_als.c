@@ -429,11 +429,9 @@ tp_status tpi_cp_run_initial_guess(cp_run *run, int start) {
     run->lambda[r] = 1.0;
   for (int k = 0; k < run->d; ++k) {
     TP_TRY(cp_start_factor(run, k, start));
-    int64_t first, rows;
-    cp_slab(run, k, &first, &rows);
-    (void)first;
     if (run->opts->nonneg && !tpi_cp_run_fixed(run, k))
-      TP_TRY(tpi_cp_columns_abs(run->space, run->dtype, run->M->factors[k], rows, run->R));
+      TP_TRY(tpi_cp_columns_abs(run->space, run->dtype, run->M->factors[k],
+                                tpi_cp_run_slab_rows(run, k), run->R));
   }
   return TP_SUCCESS;
 }

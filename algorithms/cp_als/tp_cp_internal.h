@@ -184,14 +184,14 @@ tp_status tpi_cp_columns_extrapolate_f64(tp_space *space, const double *cur, con
                                          double *dst, int64_t I, int64_t R, double step,
                                          const double *host_scales, int nonneg);
 
+/* A[i, r] = |A[i, r]|. */
+tp_status tpi_cp_columns_abs_f32(tp_space *space, float *A, int64_t I, int64_t R);
+tp_status tpi_cp_columns_abs_f64(tp_space *space, double *A, int64_t I, int64_t R);
 /* Nonnegative CP-ALS's update of an I x R factor U from its MTTKRP G and V (the R x R
  * Hadamard product of the other modes' Grams, on the host or already in the space):
  * one HALS pass, each row's columns in order, each entry the nonnegative minimiser with
  * the others fixed (Cichocki and Phan's hierarchical ALS). Rows are independent, so the
  * result does not depend on scheduling. */
-/* A[i, r] = |A[i, r]|. */
-tp_status tpi_cp_columns_abs_f32(tp_space *space, float *A, int64_t I, int64_t R);
-tp_status tpi_cp_columns_abs_f64(tp_space *space, double *A, int64_t I, int64_t R);
 tp_status tpi_cp_columns_hals_f32(tp_space *space, const float *G, float *U, int64_t I, int64_t R,
                                   const double *host_V, const double *space_V);
 tp_status tpi_cp_columns_hals_f64(tp_space *space, const double *G, double *U, int64_t I, int64_t R,

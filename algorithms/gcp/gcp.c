@@ -330,6 +330,12 @@ static int64_t gcp_vector_length(const tpi_gcp_source *src, int64_t R) {
   return n;
 }
 
+/* A source over ranks: a failure on any rank is every rank's, before the collectives of
+ * the solver could wait for a rank that left. One process: st. */
+static tp_status gcp_agree(const tpi_gcp_source *src, tp_status st) {
+  return src->comm ? tp_comm_agree(src->comm, st) : st;
+}
+
 /* The solver from x, then the model; M and G are the solver's factors in the space. */
 static tp_status gcp_solve(tp_space *space, const tpi_gcp_source *src, const tp_gcp_options *o,
                            double *x, tp_kruskal *model, tp_gcp_result *res) {
@@ -338,6 +344,7 @@ static tp_status gcp_solve(tp_space *space, const tpi_gcp_source *src, const tp_
   tp_status st = tp_kruskal_alloc(space, src->dtype, src->order, src->dims, o->rank, &M);
   if (st == TP_SUCCESS)
     st = tp_kruskal_alloc(space, src->dtype, src->order, src->dims, o->rank, &G);
+  st = gcp_agree(src, st);
   if (st == TP_SUCCESS)
     st = o->solver == TP_GCP_SOLVER_ADAM ? tpi_gcp_adam_solve(space, src, o, x, &M, res)
                                          : tpi_gcp_lbfgsb(space, src, o, x, &M, &G, res);
@@ -363,20 +370,22 @@ tp_status tpi_gcp_run(tp_space *space, const tpi_gcp_source *src, const tp_gcp_o
                       tp_kruskal *model, tp_gcp_result *result) {
   const double t0 = tp_wall_seconds();
   tp_gcp_options o = *opts;
-  TP_TRY(gcp_check_options(&o, src));
-  TP_TRY(gcp_check_model(src, o.rank, model, "model"));
-  if (o.init)
-    TP_TRY(gcp_check_model(src, o.rank, o.init, "opts->init"));
+  tp_status st = gcp_check_options(&o, src);
+  if (st == TP_SUCCESS)
+    st = gcp_check_model(src, o.rank, model, "model");
+  if (st == TP_SUCCESS && o.init)
+    st = gcp_check_model(src, o.rank, o.init, "opts->init");
   if (isnan(o.lower))
     o.lower = tp_gcp_loss_lower_bound(o.loss);
   tp_gcp_result res;
   memset(&res, 0, sizeof res);
-  const int64_t n = gcp_vector_length(src, o.rank);
-  double *x = (double *)malloc(sizeof(double) * (size_t)n);
-  if (!x)
-    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld factor entries", (long long)n);
-  tp_status st =
-      o.init ? gcp_given_start(o.init, o.lower, x) : gcp_random_start(src, o.rank, o.seed, x);
+  const int64_t n = st == TP_SUCCESS ? gcp_vector_length(src, o.rank) : 0;
+  double *x = st == TP_SUCCESS ? (double *)malloc(sizeof(double) * (size_t)(n ? n : 1)) : NULL;
+  if (st == TP_SUCCESS && !x)
+    st = TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory for %lld factor entries", (long long)n);
+  if (st == TP_SUCCESS)
+    st = o.init ? gcp_given_start(o.init, o.lower, x) : gcp_random_start(src, o.rank, o.seed, x);
+  st = gcp_agree(src, st);
   if (st == TP_SUCCESS)
     st = gcp_solve(space, src, &o, x, model, &res);
   free(x);

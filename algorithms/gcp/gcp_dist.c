@@ -32,7 +32,7 @@ int64_t tpi_gcp_share(int64_t total, const double *weights, int stride, int rank
     before += r < rank ? weights[(size_t)r * (size_t)stride] : 0;
   }
   const double mine = weights[(size_t)rank * (size_t)stride];
-  if (!(all > 0) || !(mine > 0))
+  if (total <= 0 || !(all > 0) || !(mine > 0))
     return 0;
   const double t = (double)total;
   const int64_t part =

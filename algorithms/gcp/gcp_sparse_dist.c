@@ -298,6 +298,17 @@ static tp_status gcp_sparse_dist_check(const tp_coo *share, const tp_coo *missin
   return TP_SUCCESS;
 }
 
+/* Every rank gives missing coordinates or none, and names the same solver: else they
+ * would take different collectives. */
+static tp_status gcp_same_call(tp_comm *comm, int has_missing, int solver) {
+  int64_t hi[2] = {has_missing, solver}, lo[2] = {has_missing, solver};
+  TP_TRY(tp_comm_allreduce_host(comm, hi, 2, TP_DTYPE_I64, TP_COMM_MAX));
+  TP_TRY(tp_comm_allreduce_host(comm, lo, 2, TP_DTYPE_I64, TP_COMM_MIN));
+  TP_CHECK_ARG(hi[0] == lo[0], "some ranks give missing coordinates and others do not");
+  TP_CHECK_ARG(hi[1] == lo[1], "the ranks name different solvers");
+  return TP_SUCCESS;
+}
+
 static tp_status gcp_boxes_make(tp_comm *comm, const tp_coo *share, const tp_grid *grid,
                                 gcp_boxes *b) {
   memset(b, 0, sizeof *b);
@@ -328,6 +339,7 @@ tp_status tp_gcp_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *share
                "comm, space, share, opts and model must not be NULL");
   TP_TRY(tp_comm_agree(comm, gcp_sparse_dist_check(share, missing, opts)));
   TP_TRY(tpi_coo_shares_agree(comm, share));
+  TP_TRY(gcp_same_call(comm, missing != NULL, (int)opts->solver));
   gcp_boxes b;
   TP_TRY(tp_comm_agree(comm, gcp_boxes_make(comm, share, grid, &b)));
   gcp_records x = {NULL, 0}, w = {NULL, 0};

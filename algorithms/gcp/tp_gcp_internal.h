@@ -156,8 +156,9 @@ tp_status tpi_gcp_space_to_vector(tp_space *space, const tp_kruskal *G, double *
 
 /* Rank `rank`'s part of a sample of total draws split over the ranks in proportion to
  * weights[r * stride] (entries or nonzeros of each rank's block): the parts add up to
- * total, except that a rank with a positive weight draws at least one (so that no block
- * is left out of the estimate); a rank with none draws none. */
+ * total, except that with total > 0 a rank with a positive weight draws at least one (so
+ * that no block is left out of the estimate); a rank with none, or a total of 0, draws
+ * none. */
 int64_t tpi_gcp_share(int64_t total, const double *weights, int stride, int ranks, int rank);
 /* every rank's per_rank doubles from mine, in rank order, into all. Collective. */
 tp_status tpi_gcp_gather(tp_comm *comm, const double *mine, int per_rank, double *all);

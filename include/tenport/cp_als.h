@@ -88,7 +88,8 @@ typedef struct tp_cp_als_options {
                  with the others fixed) from the factor the model holds, instead of the
                  unconstrained solve; the line search's trial is cut at 0 and the free
                  factors of the start are taken in absolute value. The MTTKRP, Grams, fit,
-                 restarts and time limit are CP-ALS's. Fixed modes keep their values.
+                 restarts and time limit are CP-ALS's. Fixed modes keep their values. A
+                 column an update sets to 0 (lambda 0) is left alone by the other modes.
                  default 0 */
 } tp_cp_als_options;
 

@@ -241,6 +241,35 @@ static void adam_case(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Adam over a grid whose ranks past a 3-row mode's rows hold empty blocks: they draw
+ * nothing, yet take every step with the others, and every rank ends with rank 0's
+ * model. */
+static void adam_with_empty_blocks(const tp_grid *grid) {
+  const int64_t dims[4] = {7, 3, 8, 5};
+  tp_dense whole;
+  CHECK_OK(tp_dense_alloc(NULL, TP_DTYPE_F64, 4, dims, TP_LAYOUT_RIGHT, &whole));
+  make_tensor(&whole, 0);
+  char path[512];
+  write_npy("empty.npy", &whole, path, sizeof path);
+  tp_dist_dense *X = NULL;
+  CHECK_OK(tp_dist_dense_create_npy(comm, space, path, TP_DTYPE_F64, grid, &X));
+  tp_kruskal model, got;
+  CHECK_OK(tp_kruskal_alloc(space, TP_DTYPE_F64, 4, dims, 2, &model));
+  tp_gcp_options o = options(2, TP_GCP_GAUSSIAN, NULL);
+  o.progress = NULL, o.solver = TP_GCP_SOLVER_ADAM, o.epochs = 3, o.epoch_iters = 10;
+  o.rate = 1e-2, o.gradient_samples = 100;
+  tp_gcp_result res;
+  CHECK_OK(tp_gcp_dense_dist(space, X, NULL, &o, &model, &res));
+  CHECK(res.loss < res.initial_loss, "Adam with empty blocks: %.6g from %.6g", res.loss,
+        res.initial_loss);
+  CHECK_OK(tp_kruskal_alloc(NULL, TP_DTYPE_F64, 4, dims, 2, &got));
+  CHECK_OK(tp_kruskal_copy_to_host(space, &got, &model));
+  same_on_every_rank("Adam with empty blocks", &got);
+  tp_kruskal_free(NULL, &got), tp_kruskal_free(space, &model);
+  tp_dist_dense_destroy(&X), tp_dense_free(NULL, &whole);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   mpi_check_folder_make(folder, (int)sizeof folder, "tenport-gcp");
@@ -251,5 +280,6 @@ int main(int argc, char **argv) {
   run_case("4 modes, ranks on a 3-row mode", 4, d4, 2, TP_GCP_GAUSSIAN, 0, &g);
   refusals();
   adam_case();
+  adam_with_empty_blocks(&g);
   return mpi_check_end("test_gcp_dense_dist", folder, &space, &comm);
 }

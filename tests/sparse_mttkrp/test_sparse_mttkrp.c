@@ -660,9 +660,8 @@ static void check_build(const tp_coo *t, const tp_flycoo_options *o, int in_spac
   TPT_OK(tp_flycoo_destroy(&fly));
 }
 
-/* Both inputs, both layouts, cut rows or not, kappa from 1 to more than the rows. */
-/* Every partition count with one of the four variants (rows split or not, copies or
- * not). */
+/* Every partition count (1 to more than the rows) with one of the four variants (rows
+ * split or not, copies or not), on both inputs and layouts. */
 static void check_builds(const tp_coo *t, int variant) {
   const int kappas[] = {1, 3, 64};
   for (int k = 0; k < 3; ++k) {

@@ -31,6 +31,13 @@ int tenport_cp_als_has_mask(int argc, char **argv) {
 }
 
 int tenport_cp_als_masked(int argc, char **argv) {
+  int nonneg = 0, lower = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); ++i)
+    nonneg |= !strcmp(argv[i], "--nonneg"), lower |= option_is(argv[i], "--lower");
+  if (nonneg && lower) {
+    fprintf(stderr, "tenport cp-als: --nonneg with --mask is gcp's --lower 0; give one of them\n");
+    return 2;
+  }
   for (int i = 1; i < argc && strcmp(argv[i], "--"); ++i)
     for (const char *const *o = als_only; *o; ++o)
       if (option_is(argv[i], *o)) {
@@ -47,9 +54,10 @@ int tenport_cp_als_masked(int argc, char **argv) {
     return 1;
   }
   args[0] = (char *)"gcp", args[1] = (char *)"--loss", args[2] = (char *)"gaussian";
-  int n = 3;
+  int n = 3, options = 1;
   for (int i = 1; i < argc; ++i) { /* --nonneg: gcp's bound on the factors */
-    const int nonneg = !strcmp(argv[i], "--nonneg");
+    options = options && strcmp(argv[i], "--");
+    const int nonneg = options && !strcmp(argv[i], "--nonneg");
     args[n++] = nonneg ? (char *)"--lower" : argv[i];
     if (nonneg)
       args[n++] = (char *)"0";
