@@ -68,6 +68,9 @@ TP_RANGE2_KERNEL(FN(cp_col_partials), FN(cp_col_args), b, r, a) {
       double v = (double)col[i * a.R];
       acc = FN(cp_max_nan)(acc, v < 0 ? -v : v);
     }
+  } else if (a.op == TP_CP_COLUMN_SUM) {
+    for (int64_t i = first; i < last; ++i)
+      acc += (double)col[i * a.R];
   } else if (a.op == TP_CP_COLUMN_MAX || a.op == TP_CP_COLUMN_MIN) {
     acc = FN(cp_col_identity)(a.op);
     for (int64_t i = first; i < last; ++i)
@@ -115,7 +118,7 @@ static tp_status FN(cp_col_launch)(tp_space *space, FN(cp_col_args) a, double *h
 tp_status FN(tpi_cp_columns_reduce)(tp_space *space, tpi_cp_column_op op, const TP_REAL *A,
                                     const TP_REAL *B, int64_t I, int64_t R, double *host_out) {
   TP_TRY(FN(cp_check_matrix)(space, A, I, R));
-  TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_MIN, "unknown column operation %d",
+  TP_CHECK_ARG(op >= TP_CP_COLUMN_NORM2 && op <= TP_CP_COLUMN_SUM, "unknown column operation %d",
                (int)op);
   TP_CHECK_ARG(op != TP_CP_COLUMN_DOT || I == 0 || R == 0 || B,
                "the second matrix of a column inner product must not be NULL");

@@ -145,7 +145,8 @@ typedef enum tpi_cp_column_op {
   TP_CP_COLUMN_MAXABS,    /* max_i |A[i,r]| (NaN wins) */
   TP_CP_COLUMN_DOT,       /* sum_i A[i,r] B[i,r] */
   TP_CP_COLUMN_MAX,       /* max_i A[i,r] (NaN wins; -inf without rows) */
-  TP_CP_COLUMN_MIN        /* min_i A[i,r] (NaN wins; +inf without rows) */
+  TP_CP_COLUMN_MIN,       /* min_i A[i,r] (NaN wins; +inf without rows) */
+  TP_CP_COLUMN_SUM        /* sum_i A[i,r] */
 } tpi_cp_column_op;
 
 /* Sum of squares (of the values times a scale), largest |value| and number of

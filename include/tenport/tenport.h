@@ -17,6 +17,7 @@
 #include "tenport/dense.h"
 #include "tenport/mttkrp.h"
 #include "tenport/cp_als.h"
+#include "tenport/cp_apr.h"
 #include "tenport/gcp.h"
 #include "tenport/sparse.h"
 #include "tenport/sparse_mttkrp.h"

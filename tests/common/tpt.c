@@ -136,3 +136,38 @@ void tpt_solve_rows(const double *V, int64_t R, const double *G, int64_t I, doub
   }
   free(A);
 }
+
+/* Column ra of a's factor k against column rb of b's: |a.b| / (|a| |b|). */
+static double tpt_congruence(const tp_kruskal *a, int64_t ra, const tp_kruskal *b, int64_t rb,
+                             int k) {
+  double ab = 0, aa = 0, bb = 0;
+  const double *A = (const double *)a->factors[k], *B = (const double *)b->factors[k];
+  for (int64_t i = 0; i < a->dims[k]; ++i) {
+    ab += A[i * a->rank + ra] * B[i * b->rank + rb];
+    aa += A[i * a->rank + ra] * A[i * a->rank + ra];
+    bb += B[i * b->rank + rb] * B[i * b->rank + rb];
+  }
+  return fabs(ab) / sqrt(aa * bb);
+}
+
+double tpt_factor_match_score(const tp_kruskal *a, const tp_kruskal *b) {
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  cr_assert(a->rank <= 3 && a->rank == b->rank, "the match score takes equal ranks up to 3");
+  double best = 0;
+  for (int q = 0; q < 6; ++q) {
+    int ok = 1;
+    for (int64_t r = 0; r < a->rank; ++r)
+      ok &= perms[q][r] < a->rank;
+    if (!ok)
+      continue;
+    double s = 0;
+    for (int64_t r = 0; r < a->rank; ++r) {
+      double c = 1;
+      for (int k = 0; k < a->order; ++k)
+        c *= tpt_congruence(a, r, b, perms[q][r], k);
+      s += c;
+    }
+    best = fmax(best, s / (double)a->rank);
+  }
+  return best;
+}

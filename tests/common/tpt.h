@@ -73,4 +73,9 @@ void tpt_solve_rows(const double *V, int64_t R, const double *G, int64_t I, doub
 /* Relative difference |a - b| / max(|b|, tiny). */
 double tpt_rel_diff(double a, double b);
 
+/* The factor match score of two host f64 Kruskal tensors of the same shape and rank (at
+ * most 3), weights left out: the best matching of their components of the mean over
+ * components of the product over modes of the columns' congruence |a.b| / (|a| |b|). */
+double tpt_factor_match_score(const tp_kruskal *a, const tp_kruskal *b);
+
 #endif

@@ -297,41 +297,6 @@ static fitted run_dense(const tp_dense *host_x, const tp_dense *host_w, tp_gcp_o
   return f;
 }
 
-/* Column r of factor k over its 2-norm. */
-static double congruence(const tp_kruskal *a, int64_t ra, const tp_kruskal *b, int64_t rb, int k) {
-  double ab = 0, aa = 0, bb = 0;
-  const double *A = (const double *)a->factors[k], *B = (const double *)b->factors[k];
-  for (int64_t i = 0; i < a->dims[k]; ++i) {
-    ab += A[i * a->rank + ra] * B[i * b->rank + rb];
-    aa += A[i * a->rank + ra] * A[i * a->rank + ra];
-    bb += B[i * b->rank + rb] * B[i * b->rank + rb];
-  }
-  return fabs(ab) / sqrt(aa * bb);
-}
-
-/* The factor match score without weights: the best matching of components (rank <= 3)
- * of the mean over components of the product over modes of the columns' congruence. */
-static double factor_match_score(const tp_kruskal *a, const tp_kruskal *b) {
-  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  double best = 0;
-  for (int q = 0; q < 6; ++q) {
-    int ok = 1;
-    for (int64_t r = 0; r < a->rank; ++r)
-      ok &= perms[q][r] < a->rank;
-    if (!ok)
-      continue;
-    double s = 0;
-    for (int64_t r = 0; r < a->rank; ++r) {
-      double c = 1;
-      for (int k = 0; k < a->order; ++k)
-        c *= congruence(a, r, b, perms[q][r], k);
-      s += c;
-    }
-    best = fmax(best, s / (double)a->rank);
-  }
-  return best;
-}
-
 static double poisson_draw(tpt_rng *rng, double mu) {
   const double limit = exp(-mu);
   double p = tpt_uniform(rng, 0, 1);
@@ -397,7 +362,7 @@ static void check_recovery(tp_gcp_loss loss, int masked) {
   tp_gcp_options o = tp_gcp_options_default();
   o.rank = 3, o.loss = loss, o.seed = tpt_next_u64(&rng) % 1000 + 1;
   fitted f = run_dense(&x, masked ? &w : NULL, &o);
-  const double fms = factor_match_score(&f.host, &truth);
+  const double fms = tpt_factor_match_score(&f.host, &truth);
   cr_assert(fms >= 0.95, "%s%s: factor match score %.4f (loss %.6g after %d iterations, %s)",
             tp_gcp_loss_name(loss), masked ? " with 30%% missing" : "", fms, f.res.loss,
             f.res.iterations, f.res.stop_reason);

@@ -198,29 +198,6 @@ static fitted run_sparse(tp_space *space, const tp_coo *coo, const tp_gcp_option
   return f;
 }
 
-/* Column congruence product, best of the two matchings of rank 2. */
-static double match_score(const tp_kruskal *a, const tp_kruskal *b) {
-  double best = 0;
-  for (int swap = 0; swap < 2; ++swap) {
-    double s = 0;
-    for (int r = 0; r < 2; ++r) {
-      const int q = swap ? 1 - r : r;
-      double c = 1;
-      for (int k = 0; k < a->order; ++k) {
-        const double *A = (const double *)a->factors[k], *B = (const double *)b->factors[k];
-        double ab = 0, aa = 0, bb = 0;
-        for (int64_t i = 0; i < a->dims[k]; ++i)
-          ab += A[i * 2 + r] * B[i * 2 + q], aa += A[i * 2 + r] * A[i * 2 + r],
-              bb += B[i * 2 + q] * B[i * 2 + q];
-        c *= fabs(ab) / sqrt(aa * bb);
-      }
-      s += c / 2;
-    }
-    best = fmax(best, s);
-  }
-  return best;
-}
-
 /* Poisson counts of a planted rank-2 model with distinct sparse columns. */
 Test(gcp_adam, recovers_a_planted_sparse_count_model) {
   tpt_rng rng = tpt_rng_fresh();
@@ -255,7 +232,7 @@ Test(gcp_adam, recovers_a_planted_sparse_count_model) {
   tp_gcp_options o = adam_options(TP_GCP_POISSON, 2);
   o.seed = tpt_next_u64(&rng) % 100 + 1;
   fitted f = run_sparse(tpt_space, &coo, &o);
-  const double score = match_score(&f.host, &truth);
+  const double score = tpt_factor_match_score(&f.host, &truth);
   cr_assert(score >= 0.95, "match score %.4f (estimate %.6g from %.6g after %d epochs, %s)", score,
             f.res.loss, f.res.initial_loss, f.res.iterations, f.res.stop_reason);
   cr_assert(f.res.loss_is_estimate);
