@@ -17,7 +17,7 @@ tp_cp_apr_options tp_cp_apr_options_default(void) {
   tp_cp_apr_options o;
   memset(&o, 0, sizeof o);
   o.max_iters = 1000, o.max_inner = 10, o.tol = 1e-4;
-  o.kappa = 1e-2, o.kappa_tol = 1e-10, o.eps = 1e-10, o.seed = 1;
+  o.kappa = 1e-2, o.kappa_tol = 1e-10, o.eps = 1e-10, o.seed = 1, o.inadmissible_phi = 1.0;
   return o;
 }
 
@@ -44,6 +44,8 @@ static tp_status apr_check_options(const tp_cp_apr_options *o) {
   TP_CHECK_ARG(isfinite(o->kappa) && o->kappa >= 0 && isfinite(o->kappa_tol) && o->kappa_tol >= 0,
                "kappa = %g and kappa_tol = %g must be finite and >= 0", o->kappa, o->kappa_tol);
   TP_CHECK_ARG(isfinite(o->eps) && o->eps > 0, "eps = %g must be finite and > 0", o->eps);
+  TP_CHECK_ARG(isfinite(o->inadmissible_phi), "inadmissible_phi = %g must be finite",
+               o->inadmissible_phi);
   return TP_SUCCESS;
 }
 
@@ -175,7 +177,7 @@ static tp_status apr_inner(apr_run *r, int n, double *kkt, int *inner, int *upda
 static tp_status apr_mode(apr_run *r, int n, int iteration, double *kkt, int *inner, int *updated) {
   if (iteration > 1) /* inadmissible zeros: entries near 0 that Phi would raise */
     TP_TRY(tpi_apr_scooch(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], r->M->dims[n] * r->R,
-                          r->o->kappa, r->o->kappa_tol));
+                          r->o));
   TP_TRY(apr_redistribute(r, n));
   TP_TRY(apr_inner(r, n, kkt, inner, updated));
   return apr_normalise(r, n);

@@ -94,7 +94,7 @@ typedef struct FN(apr_entry_args) {
   TP_REAL *A;
   const TP_REAL *Phi;
   double *kkt;
-  double kappa, kappa_tol;
+  double kappa, kappa_tol, inadmissible_phi;
 } FN(apr_entry_args);
 
 TP_RANGE_KERNEL(FN(apr_kkt), FN(apr_entry_args), e, a) {
@@ -108,7 +108,7 @@ TP_RANGE_KERNEL(FN(apr_multiply), FN(apr_entry_args), e, a) {
 }
 
 TP_RANGE_KERNEL(FN(apr_scooch), FN(apr_entry_args), e, a) {
-  if ((double)a.Phi[e] > 1.0 && (double)a.A[e] < a.kappa_tol)
+  if ((double)a.Phi[e] > a.inadmissible_phi && (double)a.A[e] < a.kappa_tol)
     a.A[e] = (TP_REAL)((double)a.A[e] + a.kappa);
 }
 
@@ -127,11 +127,12 @@ tp_status FN(tpi_apr_multiply)(tp_space *space, void *B, const void *Phi, int64_
   return TP_LAUNCHER(FN(apr_multiply))(space, count, a);
 }
 
-tp_status FN(tpi_apr_scooch)(tp_space *space, void *A, const void *Phi, int64_t count, double kappa,
-                             double kappa_tol) {
+tp_status FN(tpi_apr_scooch)(tp_space *space, void *A, const void *Phi, int64_t count,
+                             const tp_cp_apr_options *o) {
   FN(apr_entry_args) a;
   memset(&a, 0, sizeof a);
-  a.A = (TP_REAL *)A, a.Phi = (const TP_REAL *)Phi, a.kappa = kappa, a.kappa_tol = kappa_tol;
+  a.A = (TP_REAL *)A, a.Phi = (const TP_REAL *)Phi, a.kappa = o->kappa, a.kappa_tol = o->kappa_tol;
+  a.inadmissible_phi = o->inadmissible_phi;
   return TP_LAUNCHER(FN(apr_scooch))(space, count, a);
 }
 

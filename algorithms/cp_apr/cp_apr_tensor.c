@@ -77,8 +77,8 @@ tp_status tpi_apr_multiply(tp_space *space, tp_dtype dtype, void *B, const void 
 }
 
 tp_status tpi_apr_scooch(tp_space *space, tp_dtype dtype, void *A, const void *Phi, int64_t count,
-                         double kappa, double kappa_tol) {
-  return TPI_APR_BY_DTYPE(dtype, tpi_apr_scooch, space, A, Phi, count, kappa, kappa_tol);
+                         const tp_cp_apr_options *o) {
+  return TPI_APR_BY_DTYPE(dtype, tpi_apr_scooch, space, A, Phi, count, o);
 }
 
 tp_status tpi_apr_log_terms(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,

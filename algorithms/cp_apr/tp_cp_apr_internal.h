@@ -40,13 +40,13 @@ tp_status tpi_apr_phi_f64(tp_space *space, const tpi_apr_phi *q);
 tp_status tpi_apr_phi_run(tp_space *space, const tpi_apr_phi *q);
 
 /* Over I x R entries of dtype: kkt[e] = |min(B, 1 - Phi)| (doubles); B *= Phi; A += kappa
- * where Phi > 1 and A < kappa_tol. */
+ * where Phi > inadmissible_phi and A < kappa_tol (the options'). */
 tp_status tpi_apr_kkt(tp_space *space, tp_dtype dtype, const void *B, const void *Phi,
                       int64_t count, double *kkt);
 tp_status tpi_apr_multiply(tp_space *space, tp_dtype dtype, void *B, const void *Phi,
                            int64_t count);
 tp_status tpi_apr_scooch(tp_space *space, tp_dtype dtype, void *A, const void *Phi, int64_t count,
-                         double kappa, double kappa_tol);
+                         const tp_cp_apr_options *o);
 /* terms[j] = x_j log(m_j) for the model (lambda on the host, R values) at nonzero j (0
  * where x_j = 0). */
 tp_status tpi_apr_log_terms(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,
@@ -61,10 +61,10 @@ tp_status tpi_apr_kkt_f64(tp_space *space, const void *B, const void *Phi, int64
                           double *kkt);
 tp_status tpi_apr_multiply_f32(tp_space *space, void *B, const void *Phi, int64_t count);
 tp_status tpi_apr_multiply_f64(tp_space *space, void *B, const void *Phi, int64_t count);
-tp_status tpi_apr_scooch_f32(tp_space *space, void *A, const void *Phi, int64_t count, double kappa,
-                             double kappa_tol);
-tp_status tpi_apr_scooch_f64(tp_space *space, void *A, const void *Phi, int64_t count, double kappa,
-                             double kappa_tol);
+tp_status tpi_apr_scooch_f32(tp_space *space, void *A, const void *Phi, int64_t count,
+                             const tp_cp_apr_options *o);
+tp_status tpi_apr_scooch_f64(tp_space *space, void *A, const void *Phi, int64_t count,
+                             const tp_cp_apr_options *o);
 tp_status tpi_apr_log_terms_f32(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,
                                 const double *lambda, double *terms);
 tp_status tpi_apr_log_terms_f64(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,

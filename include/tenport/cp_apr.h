@@ -5,7 +5,8 @@
  * The model M = [[lambda; A_1, ..., A_d]] maximises the log-likelihood
  *     sum_i (x_i log m_i - m_i)
  * over nonnegative factors. Each outer iteration visits every mode n: entries of A_n
- * below kappa_tol whose last Phi exceeded 1 (inadmissible zeros) are raised by kappa
+ * below kappa_tol whose last Phi exceeded 1 (inadmissible zeros; inadmissible_phi) are
+ * raised by kappa
  * (from the second iteration on); lambda moves into the factor, B = A_n diag(lambda);
  * then up to max_inner multiplicative updates B <- B .* Phi with
  *     Phi = (X ./ max(B Pi^T, eps)) Pi,   Pi = the Khatri-Rao product of the other factors,
@@ -48,6 +49,10 @@ typedef struct tp_cp_apr_options {
   double kappa;                   /* the inadmissible zeros' offset; default 1e-2 */
   double kappa_tol;               /* below it an entry counts as zero; default 1e-10 */
   double eps;                     /* the model's floor in X ./ M; default 1e-10 */
+  double inadmissible_phi;        /* an entry below kappa_tol is an inadmissible zero when its
+                              last Phi exceeds this: 1 (default; Chi and Kolda, and the
+                              Tensor Toolbox: the zeros whose gradient 1 - Phi is
+                              negative), or 0 as pyttb's cp_apr has it */
   uint64_t seed;                  /* random start (factors uniform in [0, 1)); default 1 */
   const tp_kruskal *init;         /* start in host memory (its factors, nonnegative; lambda
                              ignored), or NULL */

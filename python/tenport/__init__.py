@@ -17,8 +17,8 @@ from ._arrays import (adopt, describe, describe_host, empty_like_kind, give_back
                       is_device_array, to_host)
 from ._tenport import Error
 
-__all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "fiber_peaks", "gcp",
-           "load", "mttkrp", "sshopm", "sttid", "TensorTrain", "__version__"]
+__all__ = ["Error", "SparseTensor", "SSHOPMResult", "backend", "cp_als", "cp_apr", "fiber_peaks",
+           "gcp", "load", "mttkrp", "sshopm", "sttid", "TensorTrain", "__version__"]
 
 __version__ = _tenport.version()
 
@@ -470,6 +470,50 @@ def gcp(X, rank, loss="gaussian", *, loss_param=None, mask=None, lower=None, ini
     else:
         info = _tenport.gcp_dense(x_or_coords.descriptor, masked, *common)
     del kept_init, kept_mask
+    weights = give_back(weights, original)
+    factors = [give_back(f, original) for f in factors]
+    return (weights, factors, info) if return_info else (weights, factors)
+
+
+def cp_apr(X, rank, *, n_iter_max=1000, n_inner=10, tol=1e-4, kappa=1e-2, kappa_tol=1e-10,
+           inadmissible_phi=1.0, init="random", random_state=None, verbose=False,
+           return_info=False):
+    """Rank-`rank` CP-APR of a count tensor X (Chi & Kolda): the Poisson maximum-likelihood
+    CP model with nonnegative factors, by multiplicative updates with the Tensor Toolbox's
+    defaults. X: a SparseTensor (or an object with .coords, .data and .shape) or a dense
+    host array, of which the nonzeros are taken (zeros add nothing to the updates); its
+    values must be finite and >= 0. Returns (weights, factors) as cp_als does, each
+    factor's columns summing to 1 and the weights in lambda; with return_info=True, also a
+    dict with the final `loglik` (sum x log m - m), the last `kkt` violation, the `kkts`
+    of every iteration, `iterations`, `inner` (inner iterations in all), `converged` and
+    `seconds`. Each outer iteration (at most n_iter_max) gives every mode at most n_inner
+    multiplicative updates, stopping a mode when its KKT violation max |min(B, 1 - Phi)|
+    is below tol, and converges when no mode needed one; entries below kappa_tol whose
+    Phi exceeds inadmissible_phi (1; pyttb's cp_apr uses 0) are raised by kappa. init:
+    "random" (factors uniform in [0, 1) from random_state) or a (weights, factors) pair
+    whose factors are the start (weights ignored)."""
+    rank = _check_rank(rank)
+    for value, name in ((tol, "tol"), (kappa, "kappa"), (kappa_tol, "kappa_tol")):
+        _tolerance(value, name)
+    options = (_check_count(n_iter_max, "n_iter_max"), _check_count(n_inner, "n_inner"),
+               float(tol), float(kappa), float(kappa_tol),
+               _number_or_nan(inadmissible_phi, "inadmissible_phi"), _seed(random_state),
+               bool(verbose))
+    original, X = X, adopt(X)
+    if _as_sparse(X) is None:  # a dense array: its nonzeros
+        dense = np.asarray(to_host(X))
+        dense = dense if dense.dtype in (np.float32, np.float64) else dense.astype(np.float64)
+        X = SparseTensor(np.argwhere(dense != 0), dense[dense != 0], dense.shape)
+    (sparse, coords, values), shape, code, like = _tensor_view(X)
+    kept_init, init_factors, _ = _init_factors(init, shape, rank, code, ("random",),
+                                               fold_weights=False)
+    weights = empty_like_kind(like, (rank,), code)
+    factors = [empty_like_kind(like, (n, rank), code) for n in shape]
+    w = describe(weights, name="weights")
+    fs = [describe(f, name="factor") for f in factors]
+    info = _tenport.cp_apr_sparse(coords.descriptor, values.descriptor, shape, rank, options,
+                                  w.descriptor, [f.descriptor for f in fs], init_factors)
+    del kept_init
     weights = give_back(weights, original)
     factors = [give_back(f, original) for f in factors]
     return (weights, factors, info) if return_info else (weights, factors)

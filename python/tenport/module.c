@@ -164,8 +164,9 @@ static PyMethodDef module_methods[] = {
 static PyMethodDef all_methods[64];
 
 static void merge_methods(void) {
-  PyMethodDef *tables[] = {module_methods, py_cp_als_methods, py_gcp_methods,  py_mttkrp_methods,
-                           py_io_methods,  py_peaks_methods,  py_sttid_methods};
+  PyMethodDef *tables[] = {module_methods,    py_cp_als_methods, py_gcp_methods,
+                           py_cp_apr_methods, py_mttkrp_methods, py_io_methods,
+                           py_peaks_methods,  py_sttid_methods};
   size_t n = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
     for (PyMethodDef *m = tables[t]; m->ml_name; ++m)

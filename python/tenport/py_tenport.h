@@ -87,6 +87,7 @@ extern PyTypeObject py_block_type;
 /* Method tables of the other files, merged into the module's. */
 extern PyMethodDef py_cp_als_methods[];
 extern PyMethodDef py_gcp_methods[];
+extern PyMethodDef py_cp_apr_methods[];
 extern PyMethodDef py_mttkrp_methods[];
 extern PyMethodDef py_io_methods[];
 extern PyMethodDef py_peaks_methods[];

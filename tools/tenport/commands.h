@@ -22,6 +22,7 @@ int tenport_cmd_peaks(int argc, char **argv);
 int tenport_cmd_gen(int argc, char **argv);
 int tenport_cmd_cp_als(int argc, char **argv);
 int tenport_cmd_gcp(int argc, char **argv);
+int tenport_cmd_cp_apr(int argc, char **argv);
 /* cp-als --mask (cp_als_mask.c): whether the command line asks for it, and the run, which
  * is gcp's Gaussian loss under the mask (CP-WOPT). */
 int tenport_cp_als_has_mask(int argc, char **argv);

@@ -37,6 +37,10 @@ static const command commands[] = {
      "Generalized CP of a dense or sparse tensor: a loss for its data (counts, 0/1, "
      "positive values, ...), missing entries masked, by L-BFGS-B",
      0},
+    {"cp-apr", tenport_cmd_cp_apr,
+     "CP-APR: Poisson CP of a count tensor (.tns, .tpb, or a dense file's nonzeros) with "
+     "nonnegative factors, by multiplicative updates",
+     0},
     {"sttid", tenport_cmd_sttid,
      "sparse tensor-train interpolative decomposition of a sparse tensor (.tns, .tpb)", 0},
     {"gen", tenport_cmd_gen,
