@@ -125,17 +125,10 @@ static PyObject *py_cp_als_dense(PyObject *self, PyObject *args) {
 /* cp_als_sparse(coords, values, shape, rank, ... as cp_als_dense) -> info dict. */
 static PyObject *py_cp_als_sparse(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 14) {
-    PyErr_SetString(PyExc_TypeError, "cp_als_sparse takes 14 arguments");
-    return NULL;
-  }
   tp_coo coo;
   cp_call c;
-  PyObject *rest = PyTuple_GetSlice(args, 3, 14);
-  int ok = rest &&
-           py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
-                        PyTuple_GET_ITEM(args, 2), &coo) &&
-           parse_cp_call(rest, coo.order, &c);
+  PyObject *rest = py_sparse_call(args, 14, "cp_als_sparse", &coo);
+  const int ok = rest && parse_cp_call(rest, coo.order, &c);
   Py_XDECREF(rest);
   tp_space *space = ok ? py_space() : NULL;
   if (!space)

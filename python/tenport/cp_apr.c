@@ -84,17 +84,10 @@ static tp_status decompose(tp_space *space, void *context) {
 /* cp_apr_sparse(coords, values, shape, rank, options, weights, factors, init) -> info. */
 static PyObject *py_cp_apr_sparse(PyObject *self, PyObject *args) {
   (void)self;
-  if (PyTuple_GET_SIZE(args) != 8) {
-    PyErr_SetString(PyExc_TypeError, "cp_apr_sparse takes 8 arguments");
-    return NULL;
-  }
   apr_call c;
   tp_coo coo;
-  PyObject *rest = PyTuple_GetSlice(args, 3, 8);
-  int ok = rest &&
-           py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
-                        PyTuple_GET_ITEM(args, 2), &coo) &&
-           parse_apr_call(rest, coo.order, &c);
+  PyObject *rest = py_sparse_call(args, 8, "cp_apr_sparse", &coo);
+  const int ok = rest && parse_apr_call(rest, coo.order, &c);
   Py_XDECREF(rest);
   tp_space *space = ok ? py_space() : NULL;
   if (!space)

@@ -131,6 +131,17 @@ int py_coo_parse(PyObject *coords_obj, PyObject *values_obj, PyObject *dims_obj,
   return !PyErr_Occurred();
 }
 
+PyObject *py_sparse_call(PyObject *args, Py_ssize_t count, const char *name, tp_coo *coo) {
+  if (PyTuple_GET_SIZE(args) != count) {
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", name, count);
+    return NULL;
+  }
+  if (!py_coo_parse(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), PyTuple_GET_ITEM(args, 2),
+                    coo))
+    return NULL;
+  return PyTuple_GetSlice(args, 3, count);
+}
+
 static PyObject *py_backend(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   return PyUnicode_FromString(tp_backend_name());

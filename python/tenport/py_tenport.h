@@ -32,6 +32,9 @@ int py_factor_list_parse(PyObject *list, py_array *out, int order, const char *w
 /* A host COO tensor over coords (order x nnz int64, C order), values (nnz) and a shape
  * tuple. */
 int py_coo_parse(PyObject *coords, PyObject *values, PyObject *dims, tp_coo *coo);
+/* A call of `count` arguments (name's) that starts with coords, values and shape: the
+ * tensor into *coo, and a new tuple of the other arguments (NULL with an exception set). */
+PyObject *py_sparse_call(PyObject *args, Py_ssize_t count, const char *name, tp_coo *coo);
 
 /* The space every call runs in (created at first use); NULL with a Python exception set
  * when it cannot be created. Calls hold py_space_lock() around their library work, with

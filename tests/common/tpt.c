@@ -171,3 +171,12 @@ double tpt_factor_match_score(const tp_kruskal *a, const tp_kruskal *b) {
   }
   return best;
 }
+
+double tpt_poisson(tpt_rng *rng, double mu) {
+  const double limit = exp(-mu);
+  double p = tpt_uniform(rng, 0, 1);
+  int k = 0;
+  while (p > limit && k < 1000)
+    p *= tpt_uniform(rng, 0, 1), ++k;
+  return (double)k;
+}

@@ -43,6 +43,8 @@ tpt_rng tpt_rng_fresh(void);
 uint64_t tpt_next_u64(tpt_rng *rng);
 double tpt_uniform(tpt_rng *rng, double lo, double hi);
 int64_t tpt_int(tpt_rng *rng, int64_t lo, int64_t hi); /* inclusive bounds */
+/* A Poisson draw of mean mu (Knuth's product of uniforms; mu up to a few hundred). */
+double tpt_poisson(tpt_rng *rng, double mu);
 
 /* Sizes every primitive is tried on: empty, one, primes, odd sizes far from powers of
  * two, and more elements than a GPU has threads. */

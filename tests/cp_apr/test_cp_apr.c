@@ -11,15 +11,6 @@
 
 TestSuite(cp_apr, .init = tpt_setup, .fini = tpt_teardown);
 
-static double poisson_draw(tpt_rng *rng, double mu) {
-  const double limit = exp(-mu);
-  double p = tpt_uniform(rng, 0, 1);
-  int k = 0;
-  while (p > limit && k < 1000)
-    p *= tpt_uniform(rng, 0, 1), ++k;
-  return (double)k;
-}
-
 /* A random sparse tensor of nnz entries (values in (0, 5)), index 1 of mode 0 left out. */
 static void random_coo(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *dims, int64_t nnz,
                        tp_coo *x) {
@@ -119,7 +110,7 @@ static void planted_counts(tpt_rng *rng, tp_coo *x, tp_kruskal *truth) {
         for (int r = 0; r < 2; ++r)
           m += 3 * ((double *)truth->factors[0])[i * 2 + r] *
                ((double *)truth->factors[1])[j * 2 + r] * ((double *)truth->factors[2])[k * 2 + r];
-        const double c = poisson_draw(rng, m);
+        const double c = tpt_poisson(rng, m);
         if (c > 0) {
           x->indices[0][nnz] = i, x->indices[1][nnz] = j, x->indices[2][nnz] = k;
           ((double *)x->values)[nnz++] = c;

@@ -297,15 +297,6 @@ static fitted run_dense(const tp_dense *host_x, const tp_dense *host_w, tp_gcp_o
   return f;
 }
 
-static double poisson_draw(tpt_rng *rng, double mu) {
-  const double limit = exp(-mu);
-  double p = tpt_uniform(rng, 0, 1);
-  int k = 0;
-  while (p > limit && k < 1000)
-    p *= tpt_uniform(rng, 0, 1), ++k;
-  return (double)k;
-}
-
 #define PLANTED_N(loss, k) ((loss) == TP_GCP_BERNOULLI_ODDS ? 40 : (int64_t[3]){24, 20, 18}[k])
 
 /* A planted tensor of the truth's entries (each drawn as the loss's data: Gaussian
@@ -338,7 +329,7 @@ static void planted(tp_gcp_loss loss, tp_kruskal *truth, tp_dense *x, tpt_rng *r
     const double m = scale * problem_model(&p, idx);
     double *v = (double *)x->data + e;
     if (loss == TP_GCP_POISSON)
-      *v = poisson_draw(rng, m);
+      *v = tpt_poisson(rng, m);
     else if (loss == TP_GCP_BERNOULLI_ODDS)
       *v = tpt_uniform(rng, 0, 1) < m / (1 + m) ? 1.0 : 0.0;
     else

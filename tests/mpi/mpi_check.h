@@ -131,6 +131,19 @@ static inline int mpi_check_end(const char *name, const char *folder, tp_space *
   return code;
 }
 
+/* Every rank holds rank 0's model (host, f64), bit for bit. */
+static inline void mpi_check_same_model(const char *what, const tp_kruskal *d) {
+  for (int k = 0; k < d->order; ++k) {
+    const int64_t n = d->dims[k] * d->rank;
+    double *root = (double *)malloc(sizeof(double) * (size_t)n);
+    memcpy(root, d->factors[k], sizeof(double) * (size_t)n);
+    MPI_Bcast(root, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    CHECK(!memcmp(root, d->factors[k], sizeof(double) * (size_t)n),
+          "%s: factor %d differs from rank 0's", what, k);
+    free(root);
+  }
+}
+
 /* The same pseudo-random stream on every rank for a seed: every rank can compute what
  * any other rank holds. */
 static inline double mpi_check_value(uint64_t seed, uint64_t i) {

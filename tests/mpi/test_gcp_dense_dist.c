@@ -69,8 +69,6 @@ static void write_npy(const char *name, const tp_dense *x, char *path, size_t si
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void same_on_every_rank(const char *what, const tp_kruskal *d);
-
 static void compare(const char *what, const losses *ld, const losses *lr, const tp_kruskal *d,
                     const tp_kruskal *r) {
   CHECK(ld->count == lr->count, "%s: %d iterations, expected %d", what, ld->count, lr->count);
@@ -84,20 +82,7 @@ static void compare(const char *what, const losses *ld, const losses *lr, const 
         CHECK(0, "%s: factor %d element %lld differs", what, k, (long long)i);
         break;
       }
-  same_on_every_rank(what, d);
-}
-
-/* Every rank holds the same model: rank 0's, bit for bit. */
-static void same_on_every_rank(const char *what, const tp_kruskal *d) {
-  for (int k = 0; k < d->order; ++k) {
-    const int64_t n = d->dims[k] * d->rank;
-    double *root = (double *)malloc(sizeof(double) * (size_t)n);
-    memcpy(root, d->factors[k], sizeof(double) * (size_t)n);
-    MPI_Bcast(root, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    CHECK(!memcmp(root, d->factors[k], sizeof(double) * (size_t)n),
-          "%s: factor %d differs from rank 0's", what, k);
-    free(root);
-  }
+  mpi_check_same_model(what, d);
 }
 
 /* One case: X (and a mask: every 4th entry missing, NaN in X) from .npy files, the run on
@@ -218,7 +203,7 @@ static void adam_case(void) {
   CHECK(res.loss < 0.9 * res.initial_loss, "Adam's estimate went from %.6g to %.6g",
         res.initial_loss, res.loss);
   CHECK_OK(tp_kruskal_copy_to_host(space, &got, &model));
-  same_on_every_rank("Adam", &got);
+  mpi_check_same_model("Adam", &got);
   CHECK_OK(tp_dense_alloc(space, TP_DTYPE_F64, 3, dims, TP_LAYOUT_RIGHT, &dev));
   CHECK_OK(tp_dense_copy_to_device(space, &dev, &whole));
   CHECK_OK(tp_gcp(space, &dev, NULL, &o, &model, &one)); /* one process */
@@ -264,7 +249,7 @@ static void adam_with_empty_blocks(const tp_grid *grid) {
         res.initial_loss);
   CHECK_OK(tp_kruskal_alloc(NULL, TP_DTYPE_F64, 4, dims, 2, &got));
   CHECK_OK(tp_kruskal_copy_to_host(space, &got, &model));
-  same_on_every_rank("Adam with empty blocks", &got);
+  mpi_check_same_model("Adam with empty blocks", &got);
   tp_kruskal_free(NULL, &got), tp_kruskal_free(space, &model);
   tp_dist_dense_destroy(&X), tp_dense_free(NULL, &whole);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -76,18 +76,6 @@ static void take_share(const tp_coo *whole, tp_coo *share) {
   share->nnz = n;
 }
 
-static void same_on_every_rank(const char *what, const tp_kruskal *d) {
-  for (int k = 0; k < d->order; ++k) {
-    const int64_t n = d->dims[k] * d->rank;
-    double *root = (double *)malloc(sizeof(double) * (size_t)n);
-    memcpy(root, d->factors[k], sizeof(double) * (size_t)n);
-    MPI_Bcast(root, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    CHECK(!memcmp(root, d->factors[k], sizeof(double) * (size_t)n),
-          "%s: factor %d differs from rank 0's", what, k);
-    free(root);
-  }
-}
-
 /* The model of a run over the ranks, on the host. */
 static void run_dist(const tp_coo *share, const tp_coo *missing, const tp_gcp_options *o,
                      tp_kruskal *host, tp_gcp_result *res) {
@@ -143,7 +131,7 @@ static void lbfgsb_case(const char *what, tp_gcp_loss loss, int with_missing) {
         CHECK(0, "%s: factor %d element %lld differs", what, k, (long long)i);
         break;
       }
-  same_on_every_rank(what, &got);
+  mpi_check_same_model(what, &got);
   tp_kruskal_free(NULL, &got), tp_kruskal_free(NULL, &ref);
   if (with_missing)
     tp_coo_free(NULL, &missing_share), tp_coo_free(NULL, &missing);
@@ -178,7 +166,7 @@ static void adam_case(void) {
   CHECK(fabs(rd.initial_loss - exact.initial_loss) <= 0.03 * exact.initial_loss,
         "Adam's first estimate %.6g, the objective at the start %.6g", rd.initial_loss,
         exact.initial_loss);
-  same_on_every_rank("Adam", &got);
+  mpi_check_same_model("Adam", &got);
   const double f_ranks = exact_objective(&share, &got), f_one = exact_objective(&share, &ref);
   CHECK(f_ranks < 0.9 * exact.initial_loss && f_ranks <= 1.1 * f_one,
         "Adam over the ranks went from %.6g to %.6g, in one process to %.6g", exact.initial_loss,
