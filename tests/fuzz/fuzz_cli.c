@@ -4,7 +4,7 @@
  *
  * An input is a command line and a file:
  *     WORD \0 ARG \0 ARG \0 ... \0 \0 PAYLOAD
- * WORD is one of convert, cp-als, sttid, sshopm, peaks, --help and version (anything else
+ * WORD is one of convert, cp-als, cp-apr, sttid, sshopm, peaks, --help and version (anything else
  * is skipped); the arguments end at the first empty one (or at the end of the input).
  * PAYLOAD is written to the file "in" of a private folder, made once by
  * LLVMFuzzerInitialize, the current directory while the command runs and emptied after
@@ -13,15 +13,18 @@
  *
  * So that every run is short and stays in the folder, the harness
  *   - skips arguments with a '/' or longer than 64 bytes, and more than 24 of them;
- *   - skips values above small caps: --rank 6, --maxiters 50, --maxits 100, --starts 16,
- *     --rmax 8, --max-peaks 8, and --dims or --shape of more than 2^16 entries;
+ *   - skips values above small caps: --rank 6, --maxiters 50, --max-iters and --maxits
+ *     100, --max-inner 10, --starts 16, --rmax 8, --max-peaks 8, and --dims or --shape of
+ *     more than 2^16 entries; and any of those options, --output or --init written as
+ *     "--name=value" (the caps and the renaming below read separate values);
  *   - skips a payload that reads as a sparse tensor with more than 2^16 rows in all
  *     modes: its dims cost nothing in the file, but each row costs every iteration (a
  *     mode of 2^24 rows takes the instrumented cp-als past the timeout);
  *   - skips distributed cp-als (--distributed, or --gen-dims with --gen-nnz): MPI is
  *     started at most once in a process;
  *   - puts "--starts 8 --maxits 100" first for sshopm and peaks (their defaults are 128 or
- *     64 starts of up to 1000 or 500 iterations; a later --starts or --maxits wins);
+ *     64 starts of up to 1000 or 500 iterations; a later --starts or --maxits wins), and
+ *     "--max-iters 20 --max-inner 5" for cp-apr (1000 iterations of 10 by default);
  *   - replaces the value of --output by "out" (keeping a .tns, .tpb, .npy, .tci or .txt
  *     ending, and .gz after one or alone)
  *     and that of --init by "init", "@" staying "in".
@@ -120,16 +123,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-static const char *const words[] = {"convert", "cp-als", "sttid",  "sshopm",
-                                    "peaks",   "--help", "version"};
+static const char *const words[] = {"convert", "cp-als", "cp-apr", "sttid",
+                                    "sshopm",  "peaks",  "--help", "version"};
 
 typedef struct cap {
   const char *option;
   double most;
 } cap;
 
-static const cap caps[] = {{"--rank", 6},    {"--maxiters", 50}, {"--maxits", 100},
-                           {"--starts", 16}, {"--rmax", 8},      {"--max-peaks", 8}};
+static const cap caps[] = {{"--rank", 6},     {"--maxiters", 50},  {"--max-iters", 100},
+                           {"--maxits", 100}, {"--max-inner", 10}, {"--starts", 16},
+                           {"--rmax", 8},     {"--max-peaks", 8}};
 
 /* An argument the command reads as an option's value (not "--name"). */
 static int is_value(const char *v) { return !(v[0] == '-' && v[1] == '-' && v[2] != '\0'); }
@@ -160,7 +164,26 @@ static const char *ending(const char *v) {
 }
 
 /* 1 when the arguments ask for little work; rewrites output names. */
+/* "--name=value" of an option the harness caps or renames. */
+static int joined_watched(const char *a) {
+  const char *eq = strchr(a, '=');
+  if (a[0] != '-' || a[1] != '-' || !eq)
+    return 0;
+  static const char *const renamed[4] = {"--dims", "--shape", "--output", "--init"};
+  const size_t n = (size_t)(eq - a);
+  for (size_t k = 0; k < sizeof caps / sizeof caps[0]; ++k)
+    if (strlen(caps[k].option) == n && !strncmp(a, caps[k].option, n))
+      return 1;
+  for (size_t k = 0; k < 4; ++k)
+    if (strlen(renamed[k]) == n && !strncmp(a, renamed[k], n))
+      return 1;
+  return 0;
+}
+
 static int tame(int argc, char **argv, char (*store)[MAX_ARG_LEN + 8]) {
+  for (int i = 2; i < argc; ++i)
+    if (joined_watched(argv[i]))
+      return 0;
   for (int i = 2; i + 1 < argc; ++i) {
     const char *a = argv[i], *v = argv[i + 1];
     if (!is_value(v))
@@ -289,6 +312,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           return -1;
         if (!strcmp(a, "sshopm") || !strcmp(a, "peaks")) {
           static const char *const limits[4] = {"--starts", "8", "--maxits", "100"};
+          for (int k = 0; k < 4; ++k)
+            push(argv, &argc, args, limits[k], strlen(limits[k]));
+        }
+        if (!strcmp(a, "cp-apr")) {
+          static const char *const limits[4] = {"--max-iters", "20", "--max-inner", "5"};
           for (int k = 0; k < 4; ++k)
             push(argv, &argc, args, limits[k], strlen(limits[k]));
         }
@@ -502,6 +530,11 @@ int main(int argc, char **argv) {
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--tol", "-1") &&
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--check-fit", "2") &&
       SEED(npy3, n_npy3, "cp-als", "--input", "@", "--rank", "2", "--mttkrp", "fast") &&
+      /* cp-apr: counts, sparse and dense, and its refusals */
+      SEED(tns, n_tns, "cp-apr", "--input", "@", "--rank", "2", "--output", "model") &&
+      SEED(npy3, n_npy3, "cp-apr", "--input", "@", "--rank", "2", "--inadmissible-phi", "0") &&
+      SEED(tpb32, n_tpb32, "cp-apr", "--input", "@", "--rank", "1", "--max-iters", "3") &&
+      SEED(tns, n_tns, "cp-apr", "--input", "@", "--rank", "2", "--max-inner", "0") &&
       SEED(sym, n_sym, "cp-als", "--input", "@", "--rank", "2") &&
       SEED(gzip, sizeof gzip, "cp-als", "--input", "@", "--rank", "2") &&
       /* sttid */
