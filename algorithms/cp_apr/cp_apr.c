@@ -1,5 +1,9 @@
 /* CP-APR by multiplicative updates (include/tenport/cp_apr.h): the loop on the host, Phi
- * and the entrywise steps in the space (cp_apr_template.h). */
+ * and the entrywise steps in the space (cp_apr_template.h). Over ranks
+ * (tp_cp_apr_sparse_dist), every rank holds the whole model and its share of the
+ * nonzeros: each Phi is summed over the ranks, so every rank takes the same steps, and a
+ * failure on any rank is agreed on before the next sum, so that none waits for a rank
+ * that left. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +11,9 @@
 
 #include "tenport/memory.h"
 #include "tenport/primitives.h"
+#include "tenport/distributed.h"
 #include "algorithms/cp_als/tp_cp_internal.h"
+#include "algorithms/cp_als/tp_dist_internal.h"
 #include "algorithms/cp_apr/tp_cp_apr_internal.h"
 #include "algorithms/sparse/tp_sparse_internal.h"
 #include "portable/tp_clock.h"
@@ -23,6 +29,7 @@ tp_cp_apr_options tp_cp_apr_options_default(void) {
 
 typedef struct apr_run {
   tp_space *space;
+  tp_comm *comm; /* NULL: one process */
   const tp_cp_apr_options *o;
   tpi_apr_tensor t;
   tp_kruskal *M; /* the model in the space: its factors are the iteration's */
@@ -156,31 +163,53 @@ static tp_status apr_normalise(apr_run *r, int n) {
                               r->scale);
 }
 
-/* The inner iterations of mode n; *kkt the last violation, *updated whether B changed. */
-static tp_status apr_inner(apr_run *r, int n, double *kkt, int *inner, int *updated) {
-  const int64_t count = r->M->dims[n] * r->R;
+/* Over ranks: st on every rank the worst of the ranks'. One process: st. */
+static tp_status apr_agree(const apr_run *r, tp_status st) {
+  return r->comm ? tp_comm_agree(r->comm, st) : st;
+}
+
+/* Mode n's Phi from this rank's nonzeros, summed over the ranks. */
+static tp_status apr_phi(apr_run *r, int n, tp_status st) {
   tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Phi[n], r->v, n, r->o->eps};
+  if (st == TP_SUCCESS)
+    st = tpi_apr_phi_run(r->space, &q);
+  TP_TRY(apr_agree(r, st));
+  return r->comm
+             ? tp_comm_allreduce(r->comm, r->Phi[n], r->M->dims[n] * r->R, r->M->dtype, TP_COMM_SUM)
+             : TP_SUCCESS;
+}
+
+/* The inner iterations of mode n, st the mode's status so far; *kkt the last violation,
+ * *updated whether B changed. */
+static tp_status apr_inner(apr_run *r, int n, tp_status st, double *kkt, int *inner, int *updated) {
+  const int64_t count = r->M->dims[n] * r->R;
   *updated = 0;
   for (int i = 0; i < r->o->max_inner; ++i) {
     ++*inner;
-    TP_TRY(tpi_apr_phi_run(r->space, &q));
-    TP_TRY(tpi_apr_kkt(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], count, r->kkt));
-    TP_TRY(tp_reduce_max_f64(r->space, r->kkt, count, kkt));
+    TP_TRY(apr_phi(r, n, st));
+    st = tpi_apr_kkt(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], count, r->kkt);
+    if (st == TP_SUCCESS)
+      st = tp_reduce_max_f64(r->space, r->kkt, count, kkt);
+    TP_TRY(apr_agree(r, st));
     if (*kkt < r->o->tol)
       break;
     *updated = 1;
-    TP_TRY(tpi_apr_multiply(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], count));
+    st = tpi_apr_multiply(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], count);
   }
-  return TP_SUCCESS;
+  return st;
 }
 
 static tp_status apr_mode(apr_run *r, int n, int iteration, double *kkt, int *inner, int *updated) {
+  tp_status st = TP_SUCCESS;
   if (iteration > 1) /* inadmissible zeros: entries near 0 that Phi would raise */
-    TP_TRY(tpi_apr_scooch(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], r->M->dims[n] * r->R,
-                          r->o));
-  TP_TRY(apr_redistribute(r, n));
-  TP_TRY(apr_inner(r, n, kkt, inner, updated));
-  return apr_normalise(r, n);
+    st = tpi_apr_scooch(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], r->M->dims[n] * r->R,
+                        r->o);
+  if (st == TP_SUCCESS)
+    st = apr_redistribute(r, n);
+  st = apr_inner(r, n, st, kkt, inner, updated);
+  if (st == TP_SUCCESS)
+    st = apr_normalise(r, n);
+  return apr_agree(r, st);
 }
 
 /* ---- the run ----------------------------------------------------------------------------------- */
@@ -210,11 +239,16 @@ static tp_status apr_iterate(apr_run *r, double t0, tp_cp_apr_result *res) {
 
 /* sum x log m - sum m: the factors' columns sum to 1, so sum m = sum lambda. */
 static tp_status apr_loglik(apr_run *r, double *loglik) {
-  TP_TRY(tp_copy_to_device(r->space, r->lambda_space, r->lambda, sizeof(double) * (size_t)r->R));
-  TP_TRY(tpi_apr_log_terms(r->space, &r->t, r->M, r->lambda_space, r->v));
+  tp_status st =
+      tp_copy_to_device(r->space, r->lambda_space, r->lambda, sizeof(double) * (size_t)r->R);
+  if (st == TP_SUCCESS)
+    st = tpi_apr_log_terms(r->space, &r->t, r->M, r->lambda_space, r->v);
   double sum = 0;
-  if (r->t.X.nnz > 0)
-    TP_TRY(tp_reduce_sum_f64(r->space, r->v, r->t.X.nnz, &sum));
+  if (st == TP_SUCCESS && r->t.X.nnz > 0)
+    st = tp_reduce_sum_f64(r->space, r->v, r->t.X.nnz, &sum);
+  TP_TRY(apr_agree(r, st));
+  if (r->comm)
+    TP_TRY(tp_comm_allreduce_host(r->comm, &sum, 1, TP_DTYPE_F64, TP_COMM_SUM));
   for (int64_t c = 0; c < r->R; ++c)
     sum -= r->lambda[c];
   *loglik = sum;
@@ -270,14 +304,15 @@ static tp_status apr_check(const tp_coo *X, const tp_cp_apr_options *o, const tp
   return o->init ? apr_check_model(X, o->init, o->rank, "opts->init") : TP_SUCCESS;
 }
 
-tp_status tp_cp_apr_sparse(tp_space *space, const tp_coo *X, const tp_cp_apr_options *opts,
-                           tp_kruskal *model, tp_cp_apr_result *result) {
-  TP_CHECK_ARG(space && X && opts && model, "space, X, opts and model must not be NULL");
-  TP_TRY(apr_check(X, opts, model));
+/* The run on X (one process's tensor, or this rank's share) with comm (NULL: one
+ * process); the checks are done. */
+static tp_status apr_run_all(tp_comm *comm, tp_space *space, const tp_coo *X,
+                             const tp_cp_apr_options *opts, tp_kruskal *model,
+                             tp_cp_apr_result *result) {
   const double t0 = tp_wall_seconds();
   apr_run r;
   memset(&r, 0, sizeof r);
-  r.space = space, r.o = opts, r.M = model, r.d = X->order, r.R = opts->rank;
+  r.space = space, r.comm = comm, r.o = opts, r.M = model, r.d = X->order, r.R = opts->rank;
   for (int k = 0; k < r.d; ++k)
     r.max_dim = X->dims[k] > r.max_dim ? X->dims[k] : r.max_dim;
   tp_cp_apr_result res;
@@ -287,6 +322,7 @@ tp_status tp_cp_apr_sparse(tp_space *space, const tp_coo *X, const tp_cp_apr_opt
     st = apr_alloc(&r);
   if (st == TP_SUCCESS)
     st = apr_start(&r);
+  st = apr_agree(&r, st);
   if (st == TP_SUCCESS)
     st = apr_iterate(&r, t0, &res);
   if (st == TP_SUCCESS)
@@ -298,4 +334,21 @@ tp_status tp_cp_apr_sparse(tp_space *space, const tp_coo *X, const tp_cp_apr_opt
   if (st == TP_SUCCESS && result)
     *result = res;
   return st;
+}
+
+tp_status tp_cp_apr_sparse(tp_space *space, const tp_coo *X, const tp_cp_apr_options *opts,
+                           tp_kruskal *model, tp_cp_apr_result *result) {
+  TP_CHECK_ARG(space && X && opts && model, "space, X, opts and model must not be NULL");
+  TP_TRY(apr_check(X, opts, model));
+  return apr_run_all(NULL, space, X, opts, model, result);
+}
+
+tp_status tp_cp_apr_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *share,
+                                const tp_cp_apr_options *opts, tp_kruskal *model,
+                                tp_cp_apr_result *result) {
+  TP_CHECK_ARG(comm && space && share && opts && model,
+               "comm, space, share, opts and model must not be NULL");
+  TP_TRY(tp_comm_agree(comm, apr_check(share, opts, model)));
+  TP_TRY(tpi_coo_shares_agree(comm, share));
+  return apr_run_all(comm, space, share, opts, model, result);
 }

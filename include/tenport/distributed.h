@@ -13,6 +13,7 @@
 
 #include "tenport/comm.h"
 #include "tenport/cp_als.h"
+#include "tenport/cp_apr.h"
 #include "tenport/gcp.h"
 #include "tenport/export.h"
 #include "tenport/sparse.h"
@@ -180,6 +181,17 @@ TP_API tp_status tp_gcp_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo
                                     const tp_coo *missing, const tp_grid *grid,
                                     const tp_gcp_options *opts, tp_kruskal *model,
                                     tp_gcp_result *result);
+
+/* CP-APR (tp_cp_apr_sparse) of a count tensor given as the ranks' shares of its nonzeros
+ * (global indices, the whole dims on every rank, duplicates anywhere: tp_coo_read_share).
+ * Every rank holds the whole model (model: in the space, the whole dims) and computes
+ * each Phi from its own nonzeros; the Phis are summed over the ranks, so every rank takes
+ * the same steps and the model is the single process's up to the rounding of those
+ * sums. The shares need no exchange (each nonzero counts where it is). A failure on any
+ * rank is every rank's. Collective. */
+TP_API tp_status tp_cp_apr_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *share,
+                                       const tp_cp_apr_options *opts, tp_kruskal *model,
+                                       tp_cp_apr_result *result);
 
 /* ---- rows spread over ranks ----------------------------------------------------------
  * Arrays of independent rows (voxels, tensors: every dimension but the trailing ones

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import err, ok, out, run
+from conftest import MPIRUN, built_with_mpi, err, mpirun, ok, out, run
 
 
 def counts(shape=(12, 9, 7), rank=2, seed=5):
@@ -50,3 +50,24 @@ def test_refusals(work):
     assert r.returncode == 2 and "--rank are required" in err(r)
     r = run("cp-apr", "-i", "bad.tns", "-r", "2", "--max-inner", "0")
     assert r.returncode == 2 and "--max-inner" in err(r)
+
+
+@pytest.mark.skipif(not MPIRUN or not built_with_mpi(), reason="no MPI")
+def test_ranks_take_the_single_process_steps(work):
+    x = counts(seed=6)
+    write_tns(work / "X.tns", x)
+    np.save(work / "X.npy", x)
+    args = ("-r", "2", "--max-iters", "30", "-q")
+    ok(run("cp-apr", "-i", "X.tns", *args, "-o", "one", "--json", "one.json"))
+    r = ok(mpirun(3, "cp-apr", "-i", "X.tns", *args, "-o", "many", "--json", "many.json",
+                  timeout=120))
+    assert "distributed: 3 ranks" in out(r)
+    one, many = (json.loads((work / n).read_text())["results"] for n in ("one.json", "many.json"))
+    assert many["iterations"] == one["iterations"] and many["inner"] == one["inner"]
+    assert many["loglik"] == pytest.approx(one["loglik"], rel=1e-10)
+    for name in ["lambda", "factor0", "factor1", "factor2"]:
+        a, b = np.load(work / f"one_{name}.npy"), np.load(work / f"many_{name}.npy")
+        assert np.abs(a - b).max() <= 1e-9 * np.abs(a).max()
+    r = mpirun(2, "cp-apr", "-i", "X.npy", *args, "-o", "d", timeout=60)
+    assert r.returncode == 2 and err(r).count("reads a sparse .tns or .tpb") == 1
+    assert not list(work.glob("d_*"))

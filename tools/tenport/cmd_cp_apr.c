@@ -5,6 +5,7 @@
  * report. */
 #include <string.h>
 
+#include "tools/tenport/cli_ranks.h"
 #include "tools/tenport/cp_apr_cli.h"
 
 typedef struct apr_job {
@@ -152,6 +153,8 @@ int tenport_cmd_cp_apr(int argc, char **argv) {
   int code = tenport_parsed(tenport_cp_apr_args(argc, argv, &c), tenport_cp_apr_usage);
   if (code >= 0)
     return code;
+  if (tenport_launch_size() != 1) /* under a launcher (mpirun) of several ranks */
+    return tenport_cp_apr_distributed(&c);
   apr_job j;
   memset(&j, 0, sizeof j);
   j.c = &c;
