@@ -34,7 +34,8 @@ typedef struct apr_run {
   tpi_apr_tensor t;
   tp_kruskal *M; /* the model in the space: its factors are the iteration's */
   void *Phi[TP_COO_MAX_ORDER];
-  double *kkt, *v, *lambda_space; /* space: max_dim x R, nnz, R */
+  double *kkt, *v, *lambda_space; /* space: max_dim x R, nnz, R + 1 (a reduction's result
+                                     after lambda) */
   double *lambda, *scale;         /* host: R each */
   int d;
   int64_t R, max_dim;
@@ -168,6 +169,12 @@ static tp_status apr_agree(const apr_run *r, tp_status st) {
   return r->comm ? tp_comm_agree(r->comm, st) : st;
 }
 
+/* A reduction's result (written in the space, after lambda) to the host. */
+static tp_status apr_reduced(apr_run *r, tp_status st, double *out) {
+  return st == TP_SUCCESS ? tp_copy_to_host(r->space, out, r->lambda_space + r->R, sizeof(double))
+                          : st;
+}
+
 /* Mode n's Phi from this rank's nonzeros, summed over the ranks. */
 static tp_status apr_phi(apr_run *r, int n, tp_status st) {
   tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Phi[n], r->v, n, r->o->eps};
@@ -189,7 +196,7 @@ static tp_status apr_inner(apr_run *r, int n, tp_status st, double *kkt, int *in
     TP_TRY(apr_phi(r, n, st));
     st = tpi_apr_kkt(r->space, r->M->dtype, r->M->factors[n], r->Phi[n], count, r->kkt);
     if (st == TP_SUCCESS)
-      st = tp_reduce_max_f64(r->space, r->kkt, count, kkt);
+      st = apr_reduced(r, tp_reduce_max_f64(r->space, r->kkt, count, r->lambda_space + r->R), kkt);
     TP_TRY(apr_agree(r, st));
     if (*kkt < r->o->tol)
       break;
@@ -245,7 +252,8 @@ static tp_status apr_loglik(apr_run *r, double *loglik) {
     st = tpi_apr_log_terms(r->space, &r->t, r->M, r->lambda_space, r->v);
   double sum = 0;
   if (st == TP_SUCCESS && r->t.X.nnz > 0)
-    st = tp_reduce_sum_f64(r->space, r->v, r->t.X.nnz, &sum);
+    st =
+        apr_reduced(r, tp_reduce_sum_f64(r->space, r->v, r->t.X.nnz, r->lambda_space + r->R), &sum);
   TP_TRY(apr_agree(r, st));
   if (r->comm)
     TP_TRY(tp_comm_allreduce_host(r->comm, &sum, 1, TP_DTYPE_F64, TP_COMM_SUM));
@@ -263,7 +271,7 @@ static tp_status apr_alloc(apr_run *r) {
   }
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->max_dim * r->R), (void **)&r->kkt));
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->t.X.nnz + 1), (void **)&r->v));
-  TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)r->R, (void **)&r->lambda_space));
+  TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->R + 1), (void **)&r->lambda_space));
   r->lambda = (double *)malloc(sizeof(double) * (size_t)r->R);
   r->scale = (double *)malloc(sizeof(double) * (size_t)r->R);
   return r->lambda && r->scale
