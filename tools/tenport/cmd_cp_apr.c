@@ -129,23 +129,27 @@ static void report(const apr_job *j, double total) {
   printf("tensor: %s, %s %s, %lld nonzeros%s; rank %d\n", j->c->input, shape,
          tp_dtype_name(j->coo.dtype), (long long)j->coo.nnz,
          j->from_dense ? " (of a dense file)" : "", j->c->rank);
+  tenport_cp_apr_print_result(r, j->c, j->coo.order, j->coo.dims);
+  printf("total %.3f s (reading, copies and writing included)\n", total);
+  tenport_summary_integer("nnz", j->coo.nnz);
+}
+
+void tenport_cp_apr_print_result(const tp_cp_apr_result *r, const tenport_cp_apr_cli *c, int order,
+                                 const int64_t *dims) {
   printf("log-likelihood %.10e, KKT violation %.3e after %d iteration%s (%lld inner), %s, "
          "%.3f s\n",
          r->loglik, r->kkt, r->iterations, r->iterations == 1 ? "" : "s", (long long)r->inner,
          r->converged ? "converged" : "iteration limit", r->seconds);
-  printf("total %.3f s (reading, copies and writing included)\n", total);
-  tenport_summary_dims("dims", j->coo.order, j->coo.dims);
-  tenport_summary_integer("nnz", j->coo.nnz);
-  tenport_summary_integer("rank", j->c->rank);
+  tenport_summary_dims("dims", order, dims);
+  tenport_summary_integer("rank", c->rank);
   tenport_summary_number("loglik", r->loglik);
   tenport_summary_number("kkt", r->kkt);
   tenport_summary_integer("iterations", r->iterations);
   tenport_summary_integer("inner", r->inner);
   tenport_summary_bool("converged", r->converged);
   tenport_summary_number("seconds", r->seconds);
-  if (j->c->output)
-    printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", j->c->output, j->c->output,
-           j->coo.order - 1);
+  if (c->output)
+    printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output, order - 1);
 }
 
 int tenport_cmd_cp_apr(int argc, char **argv) {

@@ -20,6 +20,9 @@ typedef struct tenport_cp_apr_cli {
 void tenport_cp_apr_usage(FILE *out);
 /* 0: run; 1: help was asked for; 2: usage error (reported). */
 int tenport_cp_apr_args(int argc, char **argv, tenport_cp_apr_cli *c);
+/* The result's lines and --json fields (and the model's files with --output). */
+void tenport_cp_apr_print_result(const tp_cp_apr_result *r, const tenport_cp_apr_cli *c, int order,
+                                 const int64_t *dims);
 /* mpirun ... tenport cp-apr: every rank runs this (cp_apr_dist.c); the exit code. */
 int tenport_cp_apr_distributed(tenport_cp_apr_cli *c);
 

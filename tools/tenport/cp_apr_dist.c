@@ -95,21 +95,8 @@ static void apr_dist_report(const apr_dist_job *d) {
          d->c->rank);
   printf("distributed: %d ranks (%s), each its share of the nonzeros\n", tp_comm_size(d->world),
          tp_comm_uses_nccl(d->world) ? "NCCL between GPUs" : "MPI");
-  printf("log-likelihood %.10e, KKT violation %.3e after %d iteration%s (%lld inner), %s, "
-         "%.3f s\n",
-         r->loglik, r->kkt, r->iterations, r->iterations == 1 ? "" : "s", (long long)r->inner,
-         r->converged ? "converged" : "iteration limit", r->seconds);
-  tenport_summary_dims("dims", d->share.order, d->share.dims);
-  tenport_summary_integer("rank", d->c->rank);
+  tenport_cp_apr_print_result(r, d->c, d->share.order, d->share.dims);
   tenport_summary_integer("ranks", tp_comm_size(d->world));
-  tenport_summary_number("loglik", r->loglik);
-  tenport_summary_number("kkt", r->kkt);
-  tenport_summary_integer("iterations", r->iterations);
-  tenport_summary_integer("inner", r->inner);
-  tenport_summary_bool("converged", r->converged);
-  if (d->c->output)
-    printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", d->c->output, d->c->output,
-           d->share.order - 1);
 }
 
 int tenport_cp_apr_distributed(tenport_cp_apr_cli *c) {
