@@ -63,13 +63,10 @@ static tp_status apr_check_values(const tp_coo *X) {
     const double v = tpi_coo_value(X, j);
     if (isfinite(v) && v >= 0)
       continue;
-    char where[192];
-    int n = snprintf(where, sizeof where, "X[");
-    for (int k = 0; k < X->order && n > 0 && (size_t)n < sizeof where; ++k)
-      n += snprintf(where + n, sizeof where - (size_t)n, k ? ", %lld" : "%lld",
-                    (long long)X->indices[k][j]);
+    char where[TP_COO_COORD_TEXT];
+    tpi_coo_format_entry(X, j, NULL, where, sizeof where);
     return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
-                    "%s] = %g (nonzero %lld): CP-APR fits counts, which are finite and >= 0", where,
+                    "%s = %g (nonzero %lld): CP-APR fits counts, which are finite and >= 0", where,
                     v, (long long)j);
   }
   return TP_SUCCESS;
@@ -90,19 +87,13 @@ static tp_status apr_check_model(const tp_coo *X, const tp_kruskal *M, int64_t R
 
 /* ---- the start: factors (given or uniform from the seed), columns summing to 1 ------------- */
 
-static double apr_uniform(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 1;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
-/* Factor k of the start into host rows (I_k x R doubles), and its column sums into lambda. */
+/* Factor k of the start in host rows (I_k x R doubles: the random factor, replaced by
+ * opts->init's when given), its columns scaled to sum 1 and the sums into lambda. */
 static tp_status apr_start_factor(apr_run *r, int k, double *rows) {
   const tp_kruskal *init = r->o->init;
   const int64_t I = r->M->dims[k], R = r->R;
   for (int64_t e = 0; e < I * R; ++e) {
-    double v = apr_uniform(r->o->seed + (uint64_t)k * 0x51ed27u, (uint64_t)e);
+    double v = rows[e];
     if (init)
       v = init->dtype == TP_DTYPE_F32 ? (double)((const float *)init->factors[k])[e]
                                       : ((const double *)init->factors[k])[e];
@@ -128,7 +119,7 @@ static tp_status apr_start(apr_run *r) {
     r->lambda[c] = 1.0;
   tp_kruskal host;
   TP_TRY(tp_kruskal_alloc(NULL, TP_DTYPE_F64, r->d, r->M->dims, r->R, &host));
-  tp_status st = TP_SUCCESS;
+  tp_status st = tp_kruskal_random(&host, r->o->seed);
   for (int k = 0; k < r->d && st == TP_SUCCESS; ++k)
     st = apr_start_factor(r, k, (double *)host.factors[k]);
   for (int k = 0; k < r->d && st == TP_SUCCESS; ++k) {

@@ -117,13 +117,10 @@ static tp_status gcp_sparse_stats(const tp_coo *X, const int64_t *offset, tp_gcp
   for (int64_t j = 0; j < X->nnz; ++j) {
     const double v = tpi_coo_value(X, j);
     if (tp_gcp_data_bad(rule, v)) {
-      char where[192];
-      int n = snprintf(where, sizeof where, "X[");
-      for (int k = 0; k < X->order && n > 0 && (size_t)n < sizeof where; ++k)
-        n += snprintf(where + n, sizeof where - (size_t)n, k ? ", %lld" : "%lld",
-                      (long long)(X->indices[k][j] + offset[k]));
+      char where[TP_COO_COORD_TEXT];
+      tpi_coo_format_entry(X, j, offset, where, sizeof where);
       return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
-                      "%s] = %.17g (nonzero %lld): the %s loss "
+                      "%s = %.17g (nonzero %lld): the %s loss "
                       "needs %s",
                       where, v, (long long)j, tp_gcp_loss_name(loss), tpi_gcp_data_rule_text(loss));
     }

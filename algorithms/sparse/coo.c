@@ -62,12 +62,24 @@ tp_status tpi_coo_check_arrays(const tp_coo *t) {
   return coo_not_freed(t);
 }
 
-void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "(");
+/* open, nonzero k's indices (plus offset, when given) separated by ", ", close. */
+static void coo_format_indices(const tp_coo *t, int64_t k, const int64_t *offset, const char *open,
+                               const char *close, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "%s", open);
   for (int m = 0; m < t->order && n < cap; ++m)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? ", " : "", (long long)t->indices[m][k]);
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", m ? ", " : "",
+                          (long long)(t->indices[m][k] + (offset ? offset[m] : 0)));
   if (n < cap)
-    snprintf(buf + n, cap - n, ")");
+    snprintf(buf + n, cap - n, "%s", close);
+}
+
+void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap) {
+  coo_format_indices(t, k, NULL, "(", ")", buf, cap);
+}
+
+void tpi_coo_format_entry(const tp_coo *t, int64_t k, const int64_t *offset, char *buf,
+                          size_t cap) {
+  coo_format_indices(t, k, offset, "X[", "]", buf, cap);
 }
 
 /* Position of the first nonzero before `before` with an index outside dims, or `before`;

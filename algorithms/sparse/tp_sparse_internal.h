@@ -49,6 +49,9 @@ tp_status tpi_coo_check_indices(const tp_coo *host);
 
 /* "(i0, i1, ...)" of nonzero k, zero-based. */
 void tpi_coo_format_coordinate(const tp_coo *t, int64_t k, char *buf, size_t cap);
+/* "X[i0, i1, ...]" of nonzero k, each index plus offset[m] (offset NULL: none): the
+ * entry named as a message about a tensor's value shows it. */
+void tpi_coo_format_entry(const tp_coo *t, int64_t k, const int64_t *offset, char *buf, size_t cap);
 enum { TP_COO_COORD_TEXT = TP_COO_MAX_ORDER * 22 + 4 };
 
 /* ---- sorting (radix_sort.c, coo_sort.c) --------------------------------------------- */
