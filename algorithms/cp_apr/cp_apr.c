@@ -34,6 +34,7 @@ typedef struct apr_run {
   tpi_apr_tensor t;
   tp_kruskal *M; /* the model in the space: its factors are the iteration's */
   void *Phi[TP_COO_MAX_ORDER];
+  void *Pi; /* nnz x R: the mode's product of the other factors (tpi_apr_pi) */
   double *kkt, *v, *lambda_space; /* space: max_dim x R, nnz, R + 1 (a reduction's result
                                      after lambda) */
   double *lambda, *scale;         /* host: R each */
@@ -168,7 +169,7 @@ static tp_status apr_reduced(apr_run *r, tp_status st, double *out) {
 
 /* Mode n's Phi from this rank's nonzeros, summed over the ranks. */
 static tp_status apr_phi(apr_run *r, int n, tp_status st) {
-  tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Phi[n], r->v, n, r->o->eps};
+  tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Pi, r->Phi[n], r->v, n, r->o->eps};
   if (st == TP_SUCCESS)
     st = tpi_apr_phi_run(r->space, &q);
   TP_TRY(apr_agree(r, st));
@@ -204,6 +205,8 @@ static tp_status apr_mode(apr_run *r, int n, int iteration, double *kkt, int *in
                         r->o);
   if (st == TP_SUCCESS)
     st = apr_redistribute(r, n);
+  if (st == TP_SUCCESS) /* the other factors hold still through the inner iterations */
+    st = tpi_apr_pi(r->space, &r->t, r->M, n, r->Pi);
   st = apr_inner(r, n, st, kkt, inner, updated);
   if (st == TP_SUCCESS)
     st = apr_normalise(r, n);
@@ -242,9 +245,9 @@ static tp_status apr_loglik(apr_run *r, double *loglik) {
   if (st == TP_SUCCESS)
     st = tpi_apr_log_terms(r->space, &r->t, r->M, r->lambda_space, r->v);
   double sum = 0;
-  if (st == TP_SUCCESS && r->t.X.nnz > 0)
-    st =
-        apr_reduced(r, tp_reduce_sum_f64(r->space, r->v, r->t.X.nnz, r->lambda_space + r->R), &sum);
+  if (st == TP_SUCCESS && r->t.X[0].nnz > 0)
+    st = apr_reduced(r, tp_reduce_sum_f64(r->space, r->v, r->t.X[0].nnz, r->lambda_space + r->R),
+                     &sum);
   TP_TRY(apr_agree(r, st));
   if (r->comm)
     TP_TRY(tp_comm_allreduce_host(r->comm, &sum, 1, TP_DTYPE_F64, TP_COMM_SUM));
@@ -261,7 +264,14 @@ static tp_status apr_alloc(apr_run *r) {
     TP_TRY(tp_memset(r->space, r->Phi[n], 0, eb * (size_t)(r->M->dims[n] * r->R)));
   }
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->max_dim * r->R), (void **)&r->kkt));
-  TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->t.X.nnz + 1), (void **)&r->v));
+  TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->t.X[0].nnz + 1), (void **)&r->v));
+  const int64_t pi_count = (r->t.X[0].nnz > 0 ? r->t.X[0].nnz : 1) * r->R;
+  if (tp_alloc(r->space, eb * (size_t)pi_count, &r->Pi) != TP_SUCCESS)
+    return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
+                    "no memory for CP-APR's products of the factors' rows at the nonzeros "
+                    "(%lld nonzeros x rank %lld, %.3g GB)",
+                    (long long)r->t.X[0].nnz, (long long)r->R,
+                    1e-9 * (double)eb * (double)pi_count);
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->R + 1), (void **)&r->lambda_space));
   r->lambda = (double *)malloc(sizeof(double) * (size_t)r->R);
   r->scale = (double *)malloc(sizeof(double) * (size_t)r->R);
@@ -274,6 +284,7 @@ static void apr_free(apr_run *r) {
   for (int n = 0; n < TP_COO_MAX_ORDER; ++n)
     tp_free(r->space, r->Phi[n]);
   tp_free(r->space, r->kkt), tp_free(r->space, r->v), tp_free(r->space, r->lambda_space);
+  tp_free(r->space, r->Pi);
   free(r->lambda), free(r->scale);
   tpi_apr_tensor_free(r->space, &r->t);
 }

@@ -1,8 +1,9 @@
-/* CP-APR's kernels for one precision (TP_REAL, TP_SFX): Phi in two passes (each nonzero's
- * x / max(m, eps), then each (row, column) of Phi summed over the row's nonzeros in their
- * mode order: no atomics, a fixed order), the KKT check, the multiplicative update, the
- * inadmissible zeros' offset and the log-likelihood's terms. Included by
- * cp_apr_f32_kernels.c and cp_apr_f64_kernels.c. */
+/* CP-APR's kernels for one precision (TP_REAL, TP_SFX): Pi (the other factors' rows'
+ * product at each nonzero, in mode n's order, formed once per mode), Phi in two passes
+ * over it (each nonzero's x / max(m, eps), then each (row, column) of Phi summed over the
+ * row's nonzeros in their mode order: no atomics, a fixed order), the KKT check, the
+ * multiplicative update, the inadmissible zeros' offset and the log-likelihood's terms.
+ * Included by cp_apr_f32_kernels.c and cp_apr_f64_kernels.c. */
 #include <math.h>
 #include <string.h>
 
@@ -12,25 +13,22 @@
 
 #define FN(name) TP_PASTE3(name, _, TP_SFX)
 
+/* The log-likelihood's terms: every factor at every nonzero. */
 typedef struct FN(apr_args) {
   const int64_t *idx[TP_COO_MAX_ORDER];
-  const int64_t *rowptr, *perm;
   const TP_REAL *values;
-  const TP_REAL *A[TP_COO_MAX_ORDER]; /* the factors; B in place of mode n's */
-  const double *lambda;               /* log terms: R weights; else NULL */
-  TP_REAL *Phi;
+  const TP_REAL *A[TP_COO_MAX_ORDER];
+  const double *lambda; /* R weights */
   double *v;
   int64_t R;
-  double eps;
-  int d, n;
+  int d;
 } FN(apr_args);
 
-/* The model's entry at nonzero j (mode n's row from A[n], which is B), times lambda when
- * given. */
+/* The model's entry at nonzero j, times lambda. */
 TP_INLINE double FN(apr_model_at)(const FN(apr_args) * a, int64_t j) {
   double m = 0.0;
   for (int64_t r = 0; r < a->R; ++r) {
-    double p = a->lambda ? a->lambda[r] : 1.0;
+    double p = a->lambda[r];
     for (int k = 0; k < a->d; ++k)
       p *= (double)a->A[k][a->idx[k][j] * a->R + r];
     m += p;
@@ -38,22 +36,48 @@ TP_INLINE double FN(apr_model_at)(const FN(apr_args) * a, int64_t j) {
   return m;
 }
 
-TP_RANGE_KERNEL(FN(apr_ratio), FN(apr_args), j, a) {
-  const double m = FN(apr_model_at)(&a, j);
-  a.v[j] = (double)a.values[j] / (m > a.eps ? m : a.eps);
+/* The per-nonzero kernels take arguments without arrays: one indexed at run time keeps
+ * the whole argument block in memory, and the host's launch then copies it for every
+ * work item. */
+
+/* Pi[p, r] = A[idx[p], r] (first) or Pi[p, r] * A[idx[p], r]: one factor k != n of Pi. */
+typedef struct FN(apr_pi_args) {
+  const int64_t *idx;
+  const TP_REAL *A;
+  TP_REAL *Pi;
+  int64_t R;
+  int first;
+} FN(apr_pi_args);
+
+TP_RANGE2_KERNEL(FN(apr_pi_rows), FN(apr_pi_args), p, r, a) {
+  const TP_REAL f = a.A[a.idx[p] * a.R + r];
+  a.Pi[p * a.R + r] = a.first ? f : a.Pi[p * a.R + r] * f;
 }
 
-/* Phi[i, r] = sum over row i's nonzeros j of v_j prod_{k != n} A_k[i_k, r]. */
-TP_RANGE2_KERNEL(FN(apr_phi_rows), FN(apr_args), i, r, a) {
+/* Phi's two passes over mode n's nonzeros (rows[p] their mode-n index). */
+typedef struct FN(apr_phi_args) {
+  const int64_t *rows, *rowptr;
+  const TP_REAL *B, *Pi, *x;
+  TP_REAL *Phi;
+  double *v;
+  int64_t R;
+  double eps;
+} FN(apr_phi_args);
+
+/* v[p] = x / max(m, eps) at nonzero p, m = B's row times Pi's. */
+TP_RANGE_KERNEL(FN(apr_ratio), FN(apr_phi_args), p, a) {
+  const TP_REAL *b = a.B + a.rows[p] * a.R, *pi = a.Pi + p * a.R;
+  double m = 0.0;
+  for (int64_t r = 0; r < a.R; ++r)
+    m += (double)b[r] * (double)pi[r];
+  a.v[p] = (double)a.x[p] / (m > a.eps ? m : a.eps);
+}
+
+/* Phi[i, r] = sum over row i's nonzeros p of v[p] Pi[p, r]. */
+TP_RANGE2_KERNEL(FN(apr_phi_rows), FN(apr_phi_args), i, r, a) {
   double s = 0.0;
-  for (int64_t p = a.rowptr[i]; p < a.rowptr[i + 1]; ++p) {
-    const int64_t j = a.perm[p];
-    double w = a.v[j];
-    for (int k = 0; k < a.d; ++k)
-      if (k != a.n)
-        w *= (double)a.A[k][a.idx[k][j] * a.R + r];
-    s += w;
-  }
+  for (int64_t p = a.rowptr[i]; p < a.rowptr[i + 1]; ++p)
+    s += a.v[p] * (double)a.Pi[p * a.R + r];
   a.Phi[i * a.R + r] = (TP_REAL)s;
 }
 
@@ -62,30 +86,43 @@ TP_RANGE_KERNEL(FN(apr_log_term), FN(apr_args), j, a) {
   a.v[j] = x > 0 ? x * log(FN(apr_model_at)(&a, j)) : 0.0;
 }
 
-static void FN(apr_fill)(FN(apr_args) * a, const tpi_apr_tensor *t, const tp_kruskal *M) {
-  memset(a, 0, sizeof *a);
-  a->d = t->X.order, a->R = M->rank, a->values = (const TP_REAL *)t->X.values;
-  for (int k = 0; k < a->d; ++k)
-    a->idx[k] = t->X.indices[k], a->A[k] = (const TP_REAL *)M->factors[k];
+/* Pi is a product in the factors' precision, one factor at a time in mode order. */
+tp_status FN(tpi_apr_pi)(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
+                         void *Pi) {
+  const tp_coo *X = &t->X[n];
+  FN(apr_pi_args) a = {NULL, NULL, (TP_REAL *)Pi, M->rank, 1};
+  for (int k = 0; k < X->order && X->nnz > 0; ++k) {
+    if (k == n)
+      continue;
+    a.idx = X->indices[k], a.A = (const TP_REAL *)M->factors[k];
+    TP_TRY(TP_LAUNCHER(FN(apr_pi_rows))(space, X->nnz, a.R, a));
+    a.first = 0;
+  }
+  return TP_SUCCESS;
 }
 
 tp_status FN(tpi_apr_phi)(tp_space *space, const tpi_apr_phi *q) {
-  FN(apr_args) a;
-  FN(apr_fill)(&a, q->t, q->M);
-  a.n = q->n, a.eps = q->eps, a.v = q->v, a.Phi = (TP_REAL *)q->Phi;
-  a.A[q->n] = (const TP_REAL *)q->B;
-  a.rowptr = q->t->rowptr[q->n], a.perm = q->t->perm[q->n];
-  if (q->t->X.nnz > 0)
-    TP_TRY(TP_LAUNCHER(FN(apr_ratio))(space, q->t->X.nnz, a));
-  return TP_LAUNCHER(FN(apr_phi_rows))(space, q->t->X.dims[q->n], a.R, a);
+  const tp_coo *X = &q->t->X[q->n];
+  FN(apr_phi_args) a;
+  memset(&a, 0, sizeof a);
+  a.rows = X->indices[q->n], a.rowptr = q->t->rowptr[q->n];
+  a.B = (const TP_REAL *)q->B, a.Pi = (const TP_REAL *)q->Pi, a.x = (const TP_REAL *)X->values;
+  a.Phi = (TP_REAL *)q->Phi, a.v = q->v, a.R = q->M->rank, a.eps = q->eps;
+  if (X->nnz > 0)
+    TP_TRY(TP_LAUNCHER(FN(apr_ratio))(space, X->nnz, a));
+  return TP_LAUNCHER(FN(apr_phi_rows))(space, X->dims[q->n], a.R, a);
 }
 
 tp_status FN(tpi_apr_log_terms)(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,
                                 const double *lambda, double *terms) {
+  const tp_coo *X = &t->X[0];
   FN(apr_args) a;
-  FN(apr_fill)(&a, t, M);
+  memset(&a, 0, sizeof a);
+  a.d = X->order, a.R = M->rank, a.values = (const TP_REAL *)X->values;
+  for (int k = 0; k < a.d; ++k)
+    a.idx[k] = X->indices[k], a.A[k] = (const TP_REAL *)M->factors[k];
   a.lambda = lambda, a.v = terms;
-  return t->X.nnz > 0 ? TP_LAUNCHER(FN(apr_log_term))(space, t->X.nnz, a) : TP_SUCCESS;
+  return t->X[0].nnz > 0 ? TP_LAUNCHER(FN(apr_log_term))(space, t->X[0].nnz, a) : TP_SUCCESS;
 }
 
 /* ---- entrywise, over I x R ---------------------------------------------------------------- */

@@ -1,6 +1,6 @@
-/* CP-APR internals: a sparse tensor laid out for Phi (its nonzeros in the space and, per
- * mode, their order by that mode's index), and the kernels over it (cp_apr_template.h,
- * one instance per precision). */
+/* CP-APR internals: a sparse tensor laid out for Phi (per mode, its nonzeros in the space
+ * in their order by that mode's index), and the kernels over it (cp_apr_template.h, one
+ * instance per precision). */
 #ifndef TP_CP_APR_INTERNAL_H
 #define TP_CP_APR_INTERNAL_H
 
@@ -11,24 +11,36 @@
 
 TP_EXTERN_C_BEGIN
 
-/* X in the space, and for each mode n: rowptr[n] (dims[n] + 1 offsets) and perm[n] (the
- * nonzeros in order of their mode-n index, stably): row i's nonzeros are
- * perm[n][rowptr[n][i] .. rowptr[n][i + 1]). */
+/* For each mode n, in the space: X[n], the tensor with its nonzeros in order of their
+ * mode-n index (stably), and rowptr[n] (dims[n] + 1 offsets): row i's nonzeros are X[n]'s
+ * rowptr[n][i] .. rowptr[n][i + 1]. Reading a mode's nonzeros in sequence, not through a
+ * permutation, is what keeps Pi and Phi at the memory's bandwidth; the price is one copy
+ * of the nonzeros per mode. */
 typedef struct tpi_apr_tensor {
-  tp_coo X;
-  int64_t *rowptr[TP_COO_MAX_ORDER], *perm[TP_COO_MAX_ORDER];
+  tp_coo X[TP_COO_MAX_ORDER];
+  int64_t *rowptr[TP_COO_MAX_ORDER];
 } tpi_apr_tensor;
 
 /* From host X (validated): the copy and the orders. */
 tp_status tpi_apr_tensor_create(tp_space *space, const tp_coo *host, tpi_apr_tensor *t);
 void tpi_apr_tensor_free(tp_space *space, tpi_apr_tensor *t);
 
-/* One Phi: mode n's B (dims[n] x R) with the other factors of M (mode n's not read); v
- * holds nnz doubles of scratch (x / max(m, eps) per nonzero). */
+/* Pi of mode n (nnz x R of M's dtype, row p for X[n]'s nonzero p): the product of the
+ * other factors' rows at each nonzero. It holds while mode n's inner iterations change
+ * only factor n. */
+tp_status tpi_apr_pi_f32(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
+                         void *Pi);
+tp_status tpi_apr_pi_f64(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
+                         void *Pi);
+tp_status tpi_apr_pi(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
+                     void *Pi);
+
+/* One Phi: mode n's B (dims[n] x R) with mode n's Pi; v holds nnz doubles of scratch
+ * (x / max(m, eps) per nonzero of X[n]). */
 typedef struct tpi_apr_phi {
   const tpi_apr_tensor *t;
   const tp_kruskal *M;
-  const void *B;
+  const void *B, *Pi;
   void *Phi;
   double *v;
   int n;
@@ -47,7 +59,7 @@ tp_status tpi_apr_multiply(tp_space *space, tp_dtype dtype, void *B, const void 
                            int64_t count);
 tp_status tpi_apr_scooch(tp_space *space, tp_dtype dtype, void *A, const void *Phi, int64_t count,
                          const tp_cp_apr_options *o);
-/* terms[j] = x_j log(m_j) for the model (lambda on the host, R values) at nonzero j (0
+/* terms[j] = x_j log(m_j) for the model (lambda on the host, R values) at X[0]'s nonzero j (0
  * where x_j = 0). */
 tp_status tpi_apr_log_terms(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M,
                             const double *lambda, double *terms);
