@@ -328,6 +328,7 @@ tp_status tp_dist_coo_create(tp_comm *comm, tp_space *space, const tp_coo *share
                              const tp_grid *grid, const tp_flycoo_options *opts, tp_dist_coo **X) {
   TP_CHECK_ARG(comm && space && X, "comm, space and X must not be NULL");
   *X = NULL;
+  TP_TRY(tp_comm_agree(comm, tp_comm_check_space(comm, space)));
   tp_dist_coo *d = (tp_dist_coo *)calloc(1, sizeof *d);
   tp_status st = d ? TP_SUCCESS : TP_ERROR(TP_ERROR_OUT_OF_MEMORY, "no memory");
   tp_grid chosen;

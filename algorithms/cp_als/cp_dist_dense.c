@@ -76,6 +76,7 @@ tp_status tp_dist_dense_create(tp_comm *comm, tp_space *space, tp_dtype dtype, i
                                tp_dist_dense **X) {
   TP_CHECK_ARG(comm && space && dims && X, "comm, space, dims and X must not be NULL");
   *X = NULL;
+  TP_TRY(tp_comm_agree(comm, tp_comm_check_space(comm, space)));
   tp_grid chosen;
   if (!grid)
     TP_TRY(tp_grid_choose(order, dims, tp_comm_size(comm), &chosen));

@@ -358,6 +358,7 @@ tp_status tp_cp_apr_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *sh
                                 tp_cp_apr_result *result) {
   TP_CHECK_ARG(comm && space && share && opts && model,
                "comm, space, share, opts and model must not be NULL");
+  TP_TRY(tp_comm_agree(comm, tp_comm_check_space(comm, space)));
   TP_TRY(tp_comm_agree(comm, apr_check(share, opts, model)));
   TP_TRY(tpi_coo_shares_agree(comm, share));
   return apr_run_all(comm, space, share, opts, model, result);

@@ -107,7 +107,7 @@ static tp_status gcp_agree(const gcp_adam_run *r, tp_status st) {
 /* The sum of w f over a drawn sample at the current factors (over ranks: every rank's
  * part of the sample). */
 static tp_status gcp_sample_objective(gcp_adam_run *r, gcp_sample_buffers *b, double *f) {
-  tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 0};
+  tpi_gcp_sample_eval q = {b->v, b->count, r->M, r->o->loss, r->o->loss_param, 0, 0};
   *f = 0;
   tp_status st = b->count > 0 ? tpi_gcp_sample_fg(r->space, &q, r->partial) : TP_SUCCESS;
   if (st == TP_SUCCESS && b->count > 0)
@@ -152,12 +152,12 @@ static tp_status gcp_adam_step(gcp_adam_run *r, double step) {
   r->t++;
   gcp_sample_buffers *b = &r->gsample;
   /* y at the samples; the step needs no objective, so no sum comes back to the host */
-  tpi_gcp_sample_eval q = {b->v, 0, r->M, r->o->loss, r->o->loss_param, 1};
+  tpi_gcp_sample_eval q = {b->v, 0, r->M, r->o->loss, r->o->loss_param, 1, 0};
   tp_status st = r->src->draw(r->src->ctx, r->space, 1,
                               gcp_key(r->seed, GCP_STREAM_STEPS, (uint64_t)r->t), b->v, &b->count);
   q.count = b->count;
   if (st == TP_SUCCESS && b->count > 0)
-    st = tpi_gcp_sample_fg(r->space, &q, r->partial);
+    st = tpi_gcp_sample_fg(r->space, &q, NULL);
   if (st == TP_SUCCESS)
     st = gcp_sampled_gradient(r, &q);
   TP_TRY(gcp_gradient_sum(r, st));

@@ -69,33 +69,58 @@ typedef struct FN(gcp_sample_fg_args) {
   tpi_gcp_sample_view smp;
   const TP_REAL *A[TP_DENSE_MAX_ORDER];
   int64_t R, S, chunk;
-  int d, loss, want_y;
+  int d, loss, want_y, interleave;
   double param;
   double *partial;
 } FN(gcp_sample_fg_args);
 
-/* Per chunk of samples: sum w f into partial; y_s = w_s df/dm (want_y). */
+/* The model at sample s. */
+TP_INLINE double FN(gcp_sample_model)(const FN(gcp_sample_fg_args) * a, int64_t s) {
+  double m = 0.0;
+  for (int64_t r = 0; r < a->R; ++r) {
+    double p = (double)a->A[0][(int64_t)a->smp.idx[0][s] * a->R + r];
+    for (int k = 1; k < a->d; ++k)
+      p *= (double)a->A[k][(int64_t)a->smp.idx[k][s] * a->R + r];
+    m += p;
+  }
+  return m;
+}
+
+/* Sample s: *acc += w f; y_s = w df/dm (want_y). */
+TP_INLINE void FN(gcp_sample_loss)(const FN(gcp_sample_fg_args) * a, int64_t s, double *acc) {
+  double y = 0.0;
+  if (a->smp.w[s] != 0) {
+    double f, g;
+    tp_gcp_loss_fg(a->loss, a->param, a->smp.x[s], FN(gcp_sample_model)(a, s), &f, &g);
+    *acc += a->smp.w[s] * f, y = a->smp.w[s] * g;
+  }
+  if (a->want_y)
+    a->smp.y[s] = y;
+}
+
+/* Per chunk of samples (consecutive ones, or on GPUs every chunks-th from c, so that
+ * neighbouring threads read neighbouring samples): sum w f into partial; y too. */
 TP_RANGE_KERNEL(FN(gcp_sample_fg), FN(gcp_sample_fg_args), c, a) {
-  const int64_t first = c * a.chunk, last = first + a.chunk < a.S ? first + a.chunk : a.S;
   double acc = 0.0;
-  for (int64_t s = first; s < last; ++s) {
-    double y = 0.0;
-    if (a.smp.w[s] != 0) {
-      double m = 0.0;
-      for (int64_t r = 0; r < a.R; ++r) {
-        double p = (double)a.A[0][(int64_t)a.smp.idx[0][s] * a.R + r];
-        for (int k = 1; k < a.d; ++k)
-          p *= (double)a.A[k][(int64_t)a.smp.idx[k][s] * a.R + r];
-        m += p;
-      }
-      double f, g;
-      tp_gcp_loss_fg(a.loss, a.param, a.smp.x[s], m, &f, &g);
-      acc += a.smp.w[s] * f, y = a.smp.w[s] * g;
-    }
-    if (a.want_y)
-      a.smp.y[s] = y;
+  if (a.interleave) {
+    const int64_t chunks = (a.S + a.chunk - 1) / a.chunk;
+    for (int64_t s = c; s < a.S; s += chunks)
+      FN(gcp_sample_loss)(&a, s, &acc);
+  } else {
+    const int64_t first = c * a.chunk, last = first + a.chunk < a.S ? first + a.chunk : a.S;
+    for (int64_t s = first; s < last; ++s)
+      FN(gcp_sample_loss)(&a, s, &acc);
   }
   a.partial[c] = acc;
+}
+
+/* y alone (a step needs no objective), per chunk of consecutive samples: on GPUs chunks
+ * of one; on CPUs longer, since the host copies the argument block for every work item. */
+TP_RANGE_KERNEL(FN(gcp_sample_y), FN(gcp_sample_fg_args), c, a) {
+  const int64_t first = c * a.chunk, last = first + a.chunk < a.S ? first + a.chunk : a.S;
+  double unused = 0.0;
+  for (int64_t s = first; s < last; ++s)
+    FN(gcp_sample_loss)(&a, s, &unused);
 }
 
 /* ---- the sampled MTTKRP ------------------------------------------------------------------ */
@@ -217,11 +242,17 @@ tp_status FN(tpi_gcp_draw_nonzeros)(tp_space *space, const tpi_gcp_draw *q) {
 tp_status FN(tpi_gcp_sample_fg)(tp_space *space, const tpi_gcp_sample_eval *q, double *partial) {
   FN(gcp_sample_fg_args) a;
   memset(&a, 0, sizeof a);
+  tp_space_info info;
+  TP_TRY(tp_space_get_info(space, &info));
   a.smp = q->smp, a.R = q->M->rank, a.S = q->count, a.chunk = tpi_gcp_chunk(q->count);
   a.d = q->M->order, a.loss = (int)q->loss, a.want_y = q->want_y, a.param = q->param;
-  a.partial = partial;
+  a.partial = partial, a.interleave = info.is_gpu || q->interleave;
   for (int k = 0; k < a.d; ++k)
     a.A[k] = (const TP_REAL *)q->M->factors[k];
+  if (!partial) {
+    a.chunk = info.is_gpu ? 1 : a.chunk;
+    return TP_LAUNCHER(FN(gcp_sample_y))(space, (a.S + a.chunk - 1) / a.chunk, a);
+  }
   return TP_LAUNCHER(FN(gcp_sample_fg))(space, tpi_gcp_chunks(q->count), a);
 }
 

@@ -337,6 +337,7 @@ tp_status tp_gcp_sparse_dist(tp_comm *comm, tp_space *space, const tp_coo *share
                              tp_kruskal *model, tp_gcp_result *result) {
   TP_CHECK_ARG(comm && space && share && opts && model,
                "comm, space, share, opts and model must not be NULL");
+  TP_TRY(tp_comm_agree(comm, tp_comm_check_space(comm, space)));
   TP_TRY(tp_comm_agree(comm, gcp_sparse_dist_check(share, missing, opts)));
   TP_TRY(tpi_coo_shares_agree(comm, share));
   TP_TRY(gcp_same_call(comm, missing != NULL, (int)opts->solver));

@@ -54,9 +54,11 @@ typedef struct tpi_gcp_sample_eval {
   tp_gcp_loss loss;
   double param;
   int want_y;
+  int interleave; /* 1: chunks of strided samples, as GPUs take them (tests force it) */
 } tpi_gcp_sample_eval;
 
-/* partial (tpi_gcp_chunks(count) doubles) receives each chunk's sum of w f; y too. */
+/* partial (tpi_gcp_chunks(count) doubles) receives each chunk's sum of w f; y too.
+ * partial NULL: y alone (want_y). */
 tp_status tpi_gcp_sample_fg(tp_space *space, const tpi_gcp_sample_eval *q, double *partial);
 /* keys = the samples' mode rows, order = 0, 1, ... (to be sorted as pairs). */
 tp_status tpi_gcp_sample_sort_keys(tp_space *space, const uint32_t *rows, int64_t count,

@@ -136,6 +136,25 @@ tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out) {
   return make(out, dup, space);
 }
 
+tp_status tp_comm_check_space(const tp_comm *comm, tp_space *space) {
+  TP_CHECK_ARG(comm, "comm must not be NULL");
+  if (comm->space == space)
+    return TP_SUCCESS;
+  int gpu = 0;
+  if (space) {
+    tp_space_info info;
+    TP_TRY(tp_space_get_info(space, &info));
+    gpu = info.is_gpu;
+  }
+  if (!gpu && !comm->gpu)
+    return TP_SUCCESS; /* host memory on both sides */
+  return TP_ERROR(TP_ERROR_INVALID_ARGUMENT,
+                  "the communicator moves data in %s, but the run's data is in %s: make "
+                  "the communicator for this space (tp_comm_with_space)",
+                  comm->gpu ? "another GPU space's memory" : "host memory",
+                  gpu ? "a GPU space's memory" : "host memory");
+}
+
 tp_status tp_comm_destroy(tp_comm **comm) {
   if (!comm || !*comm)
     return TP_SUCCESS;

@@ -37,6 +37,11 @@ tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out) {
   return tp_comm_create(out, NULL, space);
 }
 
+tp_status tp_comm_check_space(const tp_comm *comm, tp_space *space) {
+  (void)comm, (void)space;
+  return TP_ERROR(TP_ERROR_NOT_SUPPORTED, NO_MPI);
+}
+
 int tp_comm_rank(const tp_comm *c) { return (void)c, 0; }
 int tp_comm_size(const tp_comm *c) { return (void)c, 1; }
 int tp_comm_node_rank(const tp_comm *c) { return (void)c, 0; }

@@ -54,6 +54,11 @@ TP_API tp_status tp_comm_finalize_world(tp_comm **comm);
 /* A communicator over the same ranks whose data lives in another space (NCCL set up on
  * its device): made once each rank has chosen its GPU (tp_comm_node_rank). Collective. */
 TP_API tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out);
+/* TP_SUCCESS when comm's collectives take data in space's memory (comm made for space,
+ * or both in host memory); otherwise an error naming both, since a GPU space's data
+ * handed to a communicator of host memory would reach MPI as device pointers. Every
+ * distributed method that takes a comm and a space checks this (on every rank). */
+TP_API tp_status tp_comm_check_space(const tp_comm *comm, tp_space *space);
 
 TP_API int tp_comm_rank(const tp_comm *comm);
 TP_API int tp_comm_size(const tp_comm *comm);

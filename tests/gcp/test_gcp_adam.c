@@ -1,5 +1,7 @@
 /* GCP-Adam: the sampled objective's mean over many draws against the exact objective
- * (dense uniform and sparse stratified samples); the sampled MTTKRP against a direct sum
+ * (dense uniform and sparse stratified samples); the loss at hand-made samples (its sum
+ * by chunks, consecutive or strided, and y alone) against a direct evaluation; the
+ * sampled MTTKRP against a direct sum
  * (rows without samples, repeated rows, outputs poisoned); planted models recovered from
  * sparse counts and dense data; a run is the same bits for any thread count and run to
  * run; the options it refuses. */
@@ -81,7 +83,7 @@ static void sampled_mean(const tpi_gcp_source *src, const tp_kruskal *M, int dra
   for (int t = 0; t < draws; ++t) {
     int64_t count;
     TPT_OK(src->draw(src->ctx, tpt_space, 0, 1000 + (uint64_t)t * 7919, v, &count));
-    tpi_gcp_sample_eval q = {v, count, M, TP_GCP_POISSON, 0, 0};
+    tpi_gcp_sample_eval q = {v, count, M, TP_GCP_POISSON, 0, 0, 0};
     double f;
     TPT_OK(tpi_gcp_sample_fg(tpt_space, &q, partial));
     TPT_OK(tpi_gcp_sum_partials(tpt_space, partial, tpi_gcp_chunks(count), &f));
@@ -121,6 +123,65 @@ Test(gcp_adam, stratified_and_uniform_estimates_average_to_the_objective) {
     free(A[k]);
 }
 
+/* The Poisson loss at hand-made samples (some of weight 0) against a direct evaluation:
+ * the sum of w f over the chunks' partials, consecutive and strided, and y = w df/dm with
+ * the sum and alone (y poisoned before each). */
+Test(gcp_adam, sample_loss_matches_a_direct_evaluation) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t S = tpt_int(&rng, 700, 3000); /* several chunks of 64 */
+  double *A[3];
+  random_factors(&rng, A);
+  tp_kruskal M = space_model(A);
+  uint32_t *idx[3];
+  double *x = (double *)tpt_host_alloc(sizeof(double) * (size_t)S);
+  double *w = (double *)tpt_host_alloc(sizeof(double) * (size_t)S);
+  double *y = (double *)tpt_host_alloc(sizeof(double) * (size_t)S);
+  double f_sum = 0;
+  for (int k = 0; k < 3; ++k) {
+    idx[k] = (uint32_t *)tpt_host_alloc(sizeof(uint32_t) * (size_t)S);
+    for (int64_t s = 0; s < S; ++s)
+      idx[k][s] = (uint32_t)tpt_int(&rng, 0, dims[k] - 1);
+  }
+  for (int64_t s = 0; s < S; ++s) {
+    x[s] = (double)tpt_int(&rng, 0, 4), w[s] = tpt_int(&rng, 0, 9) ? tpt_uniform(&rng, 0.5, 3) : 0;
+    double m = 0;
+    for (int r = 0; r < RANK; ++r)
+      m += A[0][idx[0][s] * RANK + r] * A[1][idx[1][s] * RANK + r] * A[2][idx[2][s] * RANK + r];
+    f_sum += w[s] * (m - x[s] * log(m + 1e-10));
+    y[s] = w[s] * (1 - x[s] / (m + 1e-10));
+  }
+  tpi_gcp_sample_view v;
+  memset(&v, 0, sizeof v);
+  for (int k = 0; k < 3; ++k)
+    v.idx[k] = (uint32_t *)tpt_to_space(idx[k], sizeof(uint32_t) * (size_t)S);
+  v.x = (double *)tpt_to_space(x, sizeof(double) * (size_t)S);
+  v.w = (double *)tpt_to_space(w, sizeof(double) * (size_t)S);
+  double *got = (double *)tpt_host_alloc(sizeof(double) * (size_t)S);
+  double *partial = (double *)tpt_alloc_poisoned(sizeof(double) * (size_t)tpi_gcp_chunks(S));
+  for (int pass = 0; pass < 3; ++pass) { /* consecutive chunks, strided chunks, y alone */
+    v.y = (double *)tpt_alloc_poisoned(sizeof(double) * (size_t)S);
+    tpi_gcp_sample_eval q = {v, S, &M, TP_GCP_POISSON, 0, 1, pass == 1};
+    TPT_OK(tpi_gcp_sample_fg(tpt_space, &q, pass < 2 ? partial : NULL));
+    if (pass < 2) {
+      double f;
+      TPT_OK(tpi_gcp_sum_partials(tpt_space, partial, tpi_gcp_chunks(S), &f));
+      cr_assert(fabs(f - f_sum) <= 1e-12 * fabs(f_sum), "pass %d: sum %.15g, direct %.15g", pass, f,
+                f_sum);
+    }
+    tpt_to_host(got, v.y, sizeof(double) * (size_t)S);
+    for (int64_t s = 0; s < S; ++s)
+      cr_assert(fabs(got[s] - y[s]) <= 1e-12 * (1 + fabs(y[s])),
+                "pass %d sample %lld of %lld: y %.15g, direct %.15g", pass, (long long)s,
+                (long long)S, got[s], y[s]);
+    tpt_free(v.y);
+  }
+  tpt_free(partial), tpt_free(v.x), tpt_free(v.w);
+  for (int k = 0; k < 3; ++k)
+    tpt_free(v.idx[k]), free(idx[k]), free(A[k]);
+  free(x), free(w), free(y), free(got);
+  tp_kruskal_free(tpt_space, &M);
+}
+
 /* The sampled MTTKRP of hand-made samples against a direct sum; rows of mode 1 without
  * samples come out 0 (the output starts poisoned). */
 Test(gcp_adam, sampled_mttkrp_matches_a_direct_sum) {
@@ -145,7 +206,7 @@ Test(gcp_adam, sampled_mttkrp_matches_a_direct_sum) {
     v.idx[k] = (uint32_t *)tpt_to_space(idx[k], sizeof(uint32_t) * (size_t)S);
   v.y = (double *)tpt_to_space(y, sizeof(double) * (size_t)S);
   uint32_t *keys = (uint32_t *)tpt_alloc_poisoned(2 * sizeof(uint32_t) * (size_t)S);
-  tpi_gcp_sample_eval q = {v, S, &M, TP_GCP_GAUSSIAN, 0, 1};
+  tpi_gcp_sample_eval q = {v, S, &M, TP_GCP_GAUSSIAN, 0, 1, 0};
   for (int n = 0; n < 3; ++n) {
     void *G = tpt_alloc_poisoned(sizeof(double) * (size_t)(dims[n] * RANK));
     TPT_OK(tpi_gcp_sample_sort_keys(tpt_space, v.idx[n], S, keys, keys + S));

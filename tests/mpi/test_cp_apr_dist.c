@@ -2,7 +2,9 @@
  * the same count tensor, start and seed, in f64: each rank holds every size-th nonzero
  * (one count split in two halves on two ranks); after 30 iterations lambda and the
  * factors agree to 1e-9 and the log-likelihood to 1e-10 (relative), every rank holds rank
- * 0's model, and a negative count on one rank is every rank's error. Run as mpirun -np P. */
+ * 0's model, a negative count on one rank is every rank's error, and a communicator of
+ * host memory is refused with a GPU space's data (taken on a host space). Run as
+ * mpirun -np P. */
 #include <math.h>
 #include <string.h>
 
@@ -104,9 +106,35 @@ static void refusal(void) {
   tp_kruskal_free(space, &m), tp_coo_free(NULL, &share), tp_coo_free(NULL, &whole);
 }
 
+/* A communicator made for host memory: refused with a GPU space (its sums would hand
+ * device pointers to MPI), taken with a host space. */
+static void host_comm_with_space(void) {
+  tp_comm *host = NULL;
+  CHECK_OK(tp_comm_with_space(comm, NULL, &host));
+  tp_space_info info;
+  CHECK_OK(tp_space_get_info(space, &info));
+  tp_coo whole, share;
+  make_whole(&whole);
+  take_share(&whole, &share);
+  tp_cp_apr_options o = tp_cp_apr_options_default();
+  o.rank = 2, o.max_iters = 2;
+  tp_kruskal m;
+  CHECK_OK(tp_kruskal_alloc(space, TP_DTYPE_F64, 3, dims, 2, &m));
+  tp_status st = tp_cp_apr_sparse_dist(host, space, &share, &o, &m, NULL);
+  if (info.is_gpu)
+    CHECK(st == TP_ERROR_INVALID_ARGUMENT && strstr(tp_last_error(), "tp_comm_with_space"),
+          "a host communicator with a GPU space: %s: %s", tp_status_name(st), tp_last_error());
+  else
+    CHECK(st == TP_SUCCESS, "a host communicator with a host space: %s: %s", tp_status_name(st),
+          tp_last_error());
+  tp_kruskal_free(space, &m), tp_coo_free(NULL, &share), tp_coo_free(NULL, &whole);
+  tp_comm_destroy(&host);
+}
+
 int main(int argc, char **argv) {
   mpi_check_start(&argc, &argv, &space, &comm, &rank, &size);
   compare_runs();
   refusal();
+  host_comm_with_space();
   return mpi_check_end("test_cp_apr_dist", NULL, &space, &comm);
 }

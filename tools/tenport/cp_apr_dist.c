@@ -10,7 +10,8 @@
 
 typedef struct apr_dist_job {
   tenport_cp_apr_cli *c;
-  tp_comm *world;
+  tp_comm *world; /* host memory: agreements, reading the shares */
+  tp_comm *comm;  /* the space's memory: the method's sums */
   tp_space *space;
   tp_output_set *set;
   tp_coo share;
@@ -70,7 +71,7 @@ static int apr_dist_solve(apr_dist_job *d) {
   c->solver.init = c->init ? &d->init : NULL;
   c->solver.progress = NULL;
   tp_status st =
-      tp_cp_apr_sparse_dist(d->world, d->space, &d->share, &c->solver, &d->model, &d->result);
+      tp_cp_apr_sparse_dist(d->comm, d->space, &d->share, &c->solver, &d->model, &d->result);
   if (tenport_ranks_collective("cp-apr", d->world, st))
     return 1;
   const tp_coo *x = &d->share;
@@ -94,7 +95,7 @@ static void apr_dist_report(const apr_dist_job *d) {
   printf("tensor: %s, %s %s; rank %d\n", d->c->input, shape, tp_dtype_name(d->share.dtype),
          d->c->rank);
   printf("distributed: %d ranks (%s), each its share of the nonzeros\n", tp_comm_size(d->world),
-         tp_comm_uses_nccl(d->world) ? "NCCL between GPUs" : "MPI");
+         tp_comm_uses_nccl(d->comm) ? "NCCL between GPUs" : "MPI");
   tenport_cp_apr_print_result(r, d->c, d->share.order, d->share.dims);
   tenport_summary_integer("ranks", tp_comm_size(d->world));
 }
@@ -108,8 +109,10 @@ int tenport_cp_apr_distributed(tenport_cp_apr_cli *c) {
   int code = tenport_ranks_start("cp-apr", &d.world, &d.space);
   if (code == 0) {
     d.rank = tp_comm_rank(d.world);
-    code = apr_dist_format(&d);
+    code = agree(&d, tp_comm_with_space(d.world, d.space, &d.comm));
   }
+  if (code == 0)
+    code = apr_dist_format(&d);
   if (code == 0)
     code = apr_dist_load(&d);
   if (code == 0)
@@ -119,6 +122,7 @@ int tenport_cp_apr_distributed(tenport_cp_apr_cli *c) {
   tp_kruskal_free(NULL, &d.host_model), tp_kruskal_free(d.space, &d.model);
   tp_kruskal_free(NULL, &d.init), tp_coo_free(NULL, &d.share);
   tp_output_set_destroy(&d.set);
+  tp_comm_destroy(&d.comm);
   tenport_ranks_end(&d.world, &d.space);
   return code;
 }
