@@ -22,9 +22,9 @@ export TENPORT_NO_PROGRESS=1 OMP_WAIT_POLICY=passive OMP_PROC_BIND=false PYTHONU
   for precision in f64 f32; do
     echo "== CP-APR: 20 M draws, power law, R = 16, 5 iterations, $precision (tenport alone)"
     python3 perf/cp_apr/apr_vs_pyttb.py "${tenports[@]}" --pyttb .deps/peers/pyttb \
-        --dims 1000000x500000x200000 --nnz 20000000 --rank 16 --iters 5 --repeats 3 \
+        --dims 1000000x500000x200000 --nnz 20000000 --rank 16 --iters 5 --repeats 2 \
         --precision "$precision" --skip-pyttb
   done
-  echo "== --nonneg against the unconstrained CP-ALS iteration, 400x300x200, R = 32"
-  perf/cp_als/nonneg_cost.sh "$build/tools/tenport" 400x300x200 32 20 5
+  echo "== --nonneg against the unconstrained CP-ALS iteration, 200x150x100, R = 32"
+  perf/cp_als/nonneg_cost.sh "$build/tools/tenport" 200x150x100 32 20 5
 } 2>&1 | tee "$out/cp-apr-h200.log"
