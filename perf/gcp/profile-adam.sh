@@ -25,7 +25,7 @@ run() {
   for steps in "$iters" "$ncu_iters"; do
     run "$steps" > /dev/null
     python3 -c "import json; r = json.load(open('/tmp/prof.json'))['results']
-print('unprofiled: $steps steps, solver', round(r['solver_seconds'], 4), 's')"
+print('unprofiled: $steps steps, solver', round(r['seconds'], 4), 's')"
   done
   if command -v nsys > /dev/null; then
     nsys profile -o /tmp/adam --force-overwrite true --stats=false run "$iters"
