@@ -37,6 +37,7 @@ typedef struct apr_run {
   void *Pi; /* nnz x R: the mode's product of the other factors (tpi_apr_pi) */
   double *kkt, *v, *lambda_space; /* space: max_dim x R, nnz, R + 1 (a reduction's result
                                      after lambda) */
+  double *pieces;                 /* space: Phi's segment sums (tpi_apr_pieces_count) */
   double *lambda, *scale;         /* host: R each */
   int d;
   int64_t R, max_dim;
@@ -169,7 +170,7 @@ static tp_status apr_reduced(apr_run *r, tp_status st, double *out) {
 
 /* Mode n's Phi from this rank's nonzeros, summed over the ranks. */
 static tp_status apr_phi(apr_run *r, int n, tp_status st) {
-  tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Pi, r->Phi[n], r->v, n, r->o->eps};
+  tpi_apr_phi q = {&r->t, r->M, r->M->factors[n], r->Pi, r->Phi[n], r->v, r->pieces, n, r->o->eps};
   if (st == TP_SUCCESS)
     st = tpi_apr_phi_run(r->space, &q);
   TP_TRY(apr_agree(r, st));
@@ -273,6 +274,8 @@ static tp_status apr_alloc(apr_run *r) {
                     (long long)r->t.X[0].nnz, (long long)r->R,
                     1e-9 * (double)eb * (double)pi_count);
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->R + 1), (void **)&r->lambda_space));
+  TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)tpi_apr_pieces_count(r->t.X[0].nnz, r->R),
+                  (void **)&r->pieces));
   r->lambda = (double *)malloc(sizeof(double) * (size_t)r->R);
   r->scale = (double *)malloc(sizeof(double) * (size_t)r->R);
   return r->lambda && r->scale
@@ -284,7 +287,7 @@ static void apr_free(apr_run *r) {
   for (int n = 0; n < TP_COO_MAX_ORDER; ++n)
     tp_free(r->space, r->Phi[n]);
   tp_free(r->space, r->kkt), tp_free(r->space, r->v), tp_free(r->space, r->lambda_space);
-  tp_free(r->space, r->Pi);
+  tp_free(r->space, r->Pi), tp_free(r->space, r->pieces);
   free(r->lambda), free(r->scale);
   tpi_apr_tensor_free(r->space, &r->t);
 }

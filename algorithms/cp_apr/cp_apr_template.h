@@ -1,7 +1,8 @@
 /* CP-APR's kernels for one precision (TP_REAL, TP_SFX): Pi (the other factors' rows'
- * product at each nonzero, in mode n's order, formed once per mode), Phi in two passes
- * over it (each nonzero's x / max(m, eps), then each (row, column) of Phi summed over the
- * row's nonzeros in their mode order: no atomics, a fixed order), the KKT check, the
+ * product at each nonzero, in mode n's order, formed once per mode), Phi in passes over
+ * it (each nonzero's x / max(m, eps), then each (row, column) of Phi summed over the
+ * row's nonzeros in their mode order, by segments: no atomics, a fixed order), the KKT
+ * check, the
  * multiplicative update, the inadmissible zeros' offset and the log-likelihood's terms.
  * Included by cp_apr_f32_kernels.c and cp_apr_f64_kernels.c. */
 #include <math.h>
@@ -54,13 +55,13 @@ TP_RANGE2_KERNEL(FN(apr_pi_rows), FN(apr_pi_args), p, r, a) {
   a.Pi[p * a.R + r] = a.first ? f : a.Pi[p * a.R + r] * f;
 }
 
-/* Phi's two passes over mode n's nonzeros (rows[p] their mode-n index). */
+/* Phi's passes over mode n's nonzeros (rows[p] their mode-n index). */
 typedef struct FN(apr_phi_args) {
   const int64_t *rows, *rowptr;
   const TP_REAL *B, *Pi, *x;
   TP_REAL *Phi;
-  double *v;
-  int64_t R;
+  double *v, *pieces;
+  int64_t R, nnz;
   double eps;
 } FN(apr_phi_args);
 
@@ -73,11 +74,46 @@ TP_RANGE_KERNEL(FN(apr_ratio), FN(apr_phi_args), p, a) {
   a.v[p] = (double)a.x[p] / (m > a.eps ? m : a.eps);
 }
 
-/* Phi[i, r] = sum over row i's nonzeros p of v[p] Pi[p, r]. */
+/* Phi[i, r] = sum over row i's nonzeros p of v[p] Pi[p, r], in two phases so that a
+ * row of many nonzeros (a power-law tensor's) is not one thread's: the nonzeros are cut
+ * into pieces of TPI_APR_PIECE, and so each row into segments; phase 1, one work item per
+ * (piece, column), sums each segment of its piece in order, into Phi when the segment is
+ * its whole row, else into the piece's slot (head: the segment at the piece's start;
+ * tail: the one starting inside it and running on into the next piece); phase 2 adds a
+ * longer row's segments in order. The order of every sum is fixed by the layout alone. */
+TP_RANGE2_KERNEL(FN(apr_phi_segments), FN(apr_phi_args), k, r, a) {
+  const int64_t first = k * TPI_APR_PIECE;
+  const int64_t end = first + TPI_APR_PIECE < a.nnz ? first + TPI_APR_PIECE : a.nnz;
+  for (int64_t p = first; p < end;) {
+    const int64_t row = a.rows[p];
+    const int row_start = p == 0 || a.rows[p - 1] != row;
+    double s = 0.0;
+    int64_t q = p;
+    do {
+      s += a.v[q] * (double)a.Pi[q * a.R + r];
+      ++q;
+    } while (q < end && a.rows[q] == row);
+    if (row_start && (q == a.nnz || a.rows[q] != row))
+      a.Phi[row * a.R + r] = (TP_REAL)s;
+    else
+      a.pieces[tpi_apr_piece_slot(p) * a.R + r] = s;
+    p = q;
+  }
+}
+
+/* Phase 2, per (row, column): an empty row is 0; a row of several segments is their sum. */
 TP_RANGE2_KERNEL(FN(apr_phi_rows), FN(apr_phi_args), i, r, a) {
-  double s = 0.0;
-  for (int64_t p = a.rowptr[i]; p < a.rowptr[i + 1]; ++p)
-    s += a.v[p] * (double)a.Pi[p * a.R + r];
+  const int64_t first = a.rowptr[i], end = a.rowptr[i + 1];
+  if (first == end) {
+    a.Phi[i * a.R + r] = (TP_REAL)0;
+    return;
+  }
+  const int64_t next = (first / TPI_APR_PIECE + 1) * TPI_APR_PIECE;
+  if (next >= end)
+    return; /* one segment: phase 1 wrote it */
+  double s = a.pieces[tpi_apr_piece_slot(first) * a.R + r];
+  for (int64_t q = next; q < end; q += TPI_APR_PIECE)
+    s += a.pieces[tpi_apr_piece_slot(q) * a.R + r];
   a.Phi[i * a.R + r] = (TP_REAL)s;
 }
 
@@ -107,9 +143,13 @@ tp_status FN(tpi_apr_phi)(tp_space *space, const tpi_apr_phi *q) {
   memset(&a, 0, sizeof a);
   a.rows = X->indices[q->n], a.rowptr = q->t->rowptr[q->n];
   a.B = (const TP_REAL *)q->B, a.Pi = (const TP_REAL *)q->Pi, a.x = (const TP_REAL *)X->values;
-  a.Phi = (TP_REAL *)q->Phi, a.v = q->v, a.R = q->M->rank, a.eps = q->eps;
-  if (X->nnz > 0)
+  a.Phi = (TP_REAL *)q->Phi, a.v = q->v, a.pieces = q->pieces, a.R = q->M->rank;
+  a.nnz = X->nnz, a.eps = q->eps;
+  if (X->nnz > 0) {
     TP_TRY(TP_LAUNCHER(FN(apr_ratio))(space, X->nnz, a));
+    TP_TRY(TP_LAUNCHER(FN(apr_phi_segments))(space, (X->nnz + TPI_APR_PIECE - 1) / TPI_APR_PIECE,
+                                             a.R, a));
+  }
   return TP_LAUNCHER(FN(apr_phi_rows))(space, X->dims[q->n], a.R, a);
 }
 

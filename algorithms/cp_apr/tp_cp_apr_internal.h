@@ -35,14 +35,26 @@ tp_status tpi_apr_pi_f64(tp_space *space, const tpi_apr_tensor *t, const tp_krus
 tp_status tpi_apr_pi(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
                      void *Pi);
 
+/* Phi sums a row's nonzeros in segments that end at multiples of TPI_APR_PIECE; a
+ * segment that is not its whole row keeps its sum in one of two slots of its piece (head:
+ * starting at the piece's first nonzero; tail: starting inside it). */
+#define TPI_APR_PIECE 64
+static inline int64_t tpi_apr_piece_slot(int64_t first) {
+  return 2 * (first / TPI_APR_PIECE) + (first % TPI_APR_PIECE != 0);
+}
+/* Doubles of the pieces' slots for nnz nonzeros and rank R. */
+static inline int64_t tpi_apr_pieces_count(int64_t nnz, int64_t R) {
+  return 2 * ((nnz + TPI_APR_PIECE - 1) / TPI_APR_PIECE + 1) * R;
+}
+
 /* One Phi: mode n's B (dims[n] x R) with mode n's Pi; v holds nnz doubles of scratch
- * (x / max(m, eps) per nonzero of X[n]). */
+ * (x / max(m, eps) per nonzero of X[n]), pieces tpi_apr_pieces_count(nnz, R). */
 typedef struct tpi_apr_phi {
   const tpi_apr_tensor *t;
   const tp_kruskal *M;
   const void *B, *Pi;
   void *Phi;
-  double *v;
+  double *v, *pieces;
   int n;
   double eps;
 } tpi_apr_phi;

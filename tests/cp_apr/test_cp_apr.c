@@ -46,7 +46,8 @@ static void check_phi(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *di
   double *v = tpt_alloc_poisoned(sizeof(double) * (size_t)(nnz + 1));
   void *Pi = tpt_alloc_poisoned(eb * (size_t)(nnz * R));
   TPT_OK(tpi_apr_pi(tpt_space, &t, &M, n, Pi));
-  tpi_apr_phi q = {&t, &M, M.factors[n], Pi, Phi, v, n, 1e-10};
+  double *pieces = tpt_alloc_poisoned(sizeof(double) * (size_t)tpi_apr_pieces_count(nnz, R));
+  tpi_apr_phi q = {&t, &M, M.factors[n], Pi, Phi, v, pieces, n, 1e-10};
   TPT_OK(tpi_apr_phi_run(tpt_space, &q));
   void *got = tpt_host_alloc(eb * count);
   tpt_to_host(got, Phi, eb * count);
@@ -75,7 +76,7 @@ static void check_phi(tpt_rng *rng, tp_dtype dtype, int order, const int64_t *di
               tp_dtype_name(dtype), order, n, (long long)R, e, g, want[e]);
   }
   free(got), free(want);
-  tpt_free(Phi), tpt_free(v), tpt_free(Pi);
+  tpt_free(Phi), tpt_free(v), tpt_free(Pi), tpt_free(pieces);
   tpi_apr_tensor_free(tpt_space, &t);
   tp_kruskal_free(tpt_space, &M), tp_kruskal_free(NULL, &host), tp_coo_free(NULL, &x);
 }
