@@ -96,7 +96,7 @@ TP_RANGE2_KERNEL(FN(apr_phi_segments), FN(apr_phi_args), k, r, a) {
     if (row_start && (q == a.nnz || a.rows[q] != row))
       a.Phi[row * a.R + r] = (TP_REAL)s;
     else
-      a.pieces[tpi_apr_piece_slot(p) * a.R + r] = s;
+      a.pieces[TPI_APR_PIECE_SLOT(p) * a.R + r] = s;
     p = q;
   }
 }
@@ -111,9 +111,9 @@ TP_RANGE2_KERNEL(FN(apr_phi_rows), FN(apr_phi_args), i, r, a) {
   const int64_t next = (first / TPI_APR_PIECE + 1) * TPI_APR_PIECE;
   if (next >= end)
     return; /* one segment: phase 1 wrote it */
-  double s = a.pieces[tpi_apr_piece_slot(first) * a.R + r];
+  double s = a.pieces[TPI_APR_PIECE_SLOT(first) * a.R + r];
   for (int64_t q = next; q < end; q += TPI_APR_PIECE)
-    s += a.pieces[tpi_apr_piece_slot(q) * a.R + r];
+    s += a.pieces[TPI_APR_PIECE_SLOT(q) * a.R + r];
   a.Phi[i * a.R + r] = (TP_REAL)s;
 }
 

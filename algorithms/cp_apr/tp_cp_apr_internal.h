@@ -39,9 +39,7 @@ tp_status tpi_apr_pi(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal 
  * segment that is not its whole row keeps its sum in one of two slots of its piece (head:
  * starting at the piece's first nonzero; tail: starting inside it). */
 #define TPI_APR_PIECE 64
-static inline int64_t tpi_apr_piece_slot(int64_t first) {
-  return 2 * (first / TPI_APR_PIECE) + (first % TPI_APR_PIECE != 0);
-}
+#define TPI_APR_PIECE_SLOT(first) (2 * ((first) / TPI_APR_PIECE) + ((first) % TPI_APR_PIECE != 0))
 /* Doubles of the pieces' slots for nnz nonzeros and rank R. */
 static inline int64_t tpi_apr_pieces_count(int64_t nnz, int64_t R) {
   return 2 * ((nnz + TPI_APR_PIECE - 1) / TPI_APR_PIECE + 1) * R;
