@@ -336,6 +336,7 @@ static tp_status apr_run_all(tp_comm *comm, tp_space *space, const tp_coo *X,
   if (st == TP_SUCCESS)
     st = apr_start(&r);
   st = apr_agree(&r, st);
+  res.setup_seconds = tp_wall_seconds() - t0;
   if (st == TP_SUCCESS)
     st = apr_iterate(&r, t0, &res);
   if (st == TP_SUCCESS)

@@ -12,8 +12,9 @@ pyttb by the wall time of cp_apr. The median of --repeats runs after a warm-up r
 reported; pyttb runs once, for --pyttb-iters iterations (default --iters: on large
 tensors fewer, since it takes minutes per iteration), and the ratio is per iteration.
 tenport's inner iterations are also given as the bytes Phi must move per inner iteration
-(Pi read twice, the nonzeros' row index and value, the ratio written and read) over their
-time: a lower bound on Phi's bandwidth, since the mode's other steps are in that time.
+(Pi read twice, the nonzeros' row index and value, the ratio written and read) over the
+iterations' time (setup_seconds, the layout of the nonzeros per mode, left out): a lower
+bound on Phi's bandwidth, since the mode's other steps are in that time.
 
 Usage:
   perf/cp_apr/apr_vs_pyttb.py --tenport build/openmp/tools/tenport --pyttb DIR \\
@@ -135,11 +136,13 @@ def main():
     eb = 8 if args.precision == "f64" else 4
     phi_bytes = nnz * (2 * args.rank * eb + 8 + eb + 2 * 8)
     for tenport, (tp_seconds, r) in zip(args.tenport, timed):
+        iterating = tp_seconds - r["setup_seconds"]
         print(f"tenport {tenport}: {tp_seconds:.4f} s "
               f"({tp_seconds / r['iterations'] * 1e3:.2f} ms / iteration), "
-              f"{r['iterations']} iterations, {r['inner']} inner "
-              f"({r['inner'] / tp_seconds:.1f} / s, Phi's bytes at "
-              f"{phi_bytes * r['inner'] / tp_seconds / 1e9:.1f} GB/s at least), "
+              f"{r['iterations']} iterations ({iterating / r['iterations'] * 1e3:.2f} ms each "
+              f"without the {r['setup_seconds']:.3f} s of setup), {r['inner']} inner "
+              f"({r['inner'] / iterating:.1f} / s, Phi's bytes at "
+              f"{phi_bytes * r['inner'] / iterating / 1e9:.1f} GB/s at least), "
               f"loglik {r['loglik']:.10e}", flush=True)
     if args.skip_pyttb:
         return

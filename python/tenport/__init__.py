@@ -485,8 +485,9 @@ def cp_apr(X, rank, *, n_iter_max=1000, n_inner=10, tol=1e-4, kappa=1e-2, kappa_
     values must be finite and >= 0. Returns (weights, factors) as cp_als does, each
     factor's columns summing to 1 and the weights in lambda; with return_info=True, also a
     dict with the final `loglik` (sum x log m - m), the last `kkt` violation, the `kkts`
-    of every iteration, `iterations`, `inner` (inner iterations in all), `converged` and
-    `seconds`. Each outer iteration (at most n_iter_max) gives every mode at most n_inner
+    of every iteration, `iterations`, `inner` (inner iterations in all), `converged`,
+    `seconds` and `setup_seconds` (of seconds: the nonzeros laid out per mode, the
+    start). Each outer iteration (at most n_iter_max) gives every mode at most n_inner
     multiplicative updates, stopping a mode when its KKT violation max |min(B, 1 - Phi)|
     is below tol, and converges when no mode needed one; entries below kappa_tol whose
     Phi exceeds inadmissible_phi (1; pyttb's cp_apr uses 0) are raised by kappa. init:

@@ -62,9 +62,10 @@ static PyObject *result_dict(void *call) {
   PyObject *kkts = py_history_list(&c->history);
   if (!kkts)
     return NULL;
-  return Py_BuildValue("{s:d,s:d,s:N,s:i,s:L,s:O,s:d}", "loglik", r->loglik, "kkt", r->kkt, "kkts",
-                       kkts, "iterations", r->iterations, "inner", (long long)r->inner, "converged",
-                       r->converged ? Py_True : Py_False, "seconds", r->seconds);
+  return Py_BuildValue("{s:d,s:d,s:N,s:i,s:L,s:O,s:d,s:d}", "loglik", r->loglik, "kkt", r->kkt,
+                       "kkts", kkts, "iterations", r->iterations, "inner", (long long)r->inner,
+                       "converged", r->converged ? Py_True : Py_False, "seconds", r->seconds,
+                       "setup_seconds", r->setup_seconds);
 }
 
 static tp_status decompose(tp_space *space, void *context) {

@@ -73,6 +73,7 @@ def test_dense_and_sparse_inputs_agree_and_the_columns_sum_to_one():
     w2, fs2 = tenport.cp_apr(s, 2, random_state=4)
     assert np.array_equal(w, w2) and all(np.array_equal(a, b) for a, b in zip(fs, fs2))
     assert info["converged"] and info["kkt"] < 1e-4 and len(info["kkts"]) == info["iterations"]
+    assert 0 < info["setup_seconds"] < info["seconds"]
     assert all(np.allclose(f.sum(0), 1) and (f >= 0).all() for f in fs)
 
 

@@ -37,6 +37,7 @@ def test_sparse_and_dense_inputs_give_the_same_model(work):
     m = np.einsum("r,ir,jr,kr->ijk", lam, *fs)
     assert s["loglik"] == pytest.approx(np.sum(x[x > 0] * np.log(m[x > 0])) - m.sum(), rel=1e-9)
     assert s["converged"] is True and s["kkt"] < 1e-4 and s["nnz"] == int((x > 0).sum())
+    assert 0 < s["setup_seconds"] < s["seconds"]
 
 
 def test_refusals(work):

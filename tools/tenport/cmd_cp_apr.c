@@ -148,6 +148,7 @@ void tenport_cp_apr_print_result(const tp_cp_apr_result *r, const tenport_cp_apr
   tenport_summary_integer("inner", r->inner);
   tenport_summary_bool("converged", r->converged);
   tenport_summary_number("seconds", r->seconds);
+  tenport_summary_number("setup_seconds", r->setup_seconds);
   if (c->output)
     printf("wrote %s_lambda.npy, %s_factor{0..%d}.npy\n", c->output, c->output, order - 1);
 }
