@@ -267,7 +267,10 @@ static tp_status apr_alloc(apr_run *r) {
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->max_dim * r->R), (void **)&r->kkt));
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->t.X[0].nnz + 1), (void **)&r->v));
   const int64_t pi_count = (r->t.X[0].nnz > 0 ? r->t.X[0].nnz : 1) * r->R;
-  if (tp_alloc(r->space, eb * (size_t)pi_count, &r->Pi) != TP_SUCCESS)
+  const tp_status pi_status = tp_alloc(r->space, eb * (size_t)pi_count, &r->Pi);
+  if (pi_status != TP_SUCCESS && pi_status != TP_ERROR_OUT_OF_MEMORY)
+    return pi_status;
+  if (pi_status == TP_ERROR_OUT_OF_MEMORY)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
                     "no memory for CP-APR's products of the factors' rows at the nonzeros "
                     "(%lld nonzeros x rank %lld, %.3g GB)",

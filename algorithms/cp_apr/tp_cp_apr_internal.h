@@ -21,7 +21,7 @@ typedef struct tpi_apr_tensor {
   int64_t *rowptr[TP_COO_MAX_ORDER];
 } tpi_apr_tensor;
 
-/* From host X (validated): the copy and the orders. */
+/* From host X (validated): each mode's sorted copy in the space, and its row offsets. */
 tp_status tpi_apr_tensor_create(tp_space *space, const tp_coo *host, tpi_apr_tensor *t);
 void tpi_apr_tensor_free(tp_space *space, tpi_apr_tensor *t);
 
@@ -35,9 +35,9 @@ tp_status tpi_apr_pi_f64(tp_space *space, const tpi_apr_tensor *t, const tp_krus
 tp_status tpi_apr_pi(tp_space *space, const tpi_apr_tensor *t, const tp_kruskal *M, int n,
                      void *Pi);
 
-/* Phi sums a row's nonzeros in segments that end at multiples of TPI_APR_PIECE; a
- * segment that is not its whole row keeps its sum in one of two slots of its piece (head:
- * starting at the piece's first nonzero; tail: starting inside it). */
+/* Phi sums a row's nonzeros in segments, which end where the row ends or at a multiple of
+ * TPI_APR_PIECE; a segment that is not its whole row keeps its sum in one of two slots of
+ * its piece (head: starting at the piece's first nonzero; tail: starting inside it). */
 #define TPI_APR_PIECE 64
 #define TPI_APR_PIECE_SLOT(first) (2 * ((first) / TPI_APR_PIECE) + ((first) % TPI_APR_PIECE != 0))
 /* Doubles of the pieces' slots for nnz nonzeros and rank R. */

@@ -246,10 +246,11 @@ tp_status FN(tpi_gcp_sample_fg)(tp_space *space, const tpi_gcp_sample_eval *q, d
   TP_TRY(tp_space_get_info(space, &info));
   a.smp = q->smp, a.R = q->M->rank, a.S = q->count, a.chunk = tpi_gcp_chunk(q->count);
   a.d = q->M->order, a.loss = (int)q->loss, a.want_y = q->want_y, a.param = q->param;
-  a.partial = partial, a.interleave = info.is_gpu || q->interleave;
+  a.partial = partial, a.interleave = q->interleave ? q->interleave == 1 : info.is_gpu;
   for (int k = 0; k < a.d; ++k)
     a.A[k] = (const TP_REAL *)q->M->factors[k];
   if (!partial) {
+    TP_CHECK_ARG(q->want_y, "a sample pass without partial sums must want y");
     a.chunk = info.is_gpu ? 1 : a.chunk;
     return TP_LAUNCHER(FN(gcp_sample_y))(space, (a.S + a.chunk - 1) / a.chunk, a);
   }

@@ -54,7 +54,8 @@ typedef struct tpi_gcp_sample_eval {
   tp_gcp_loss loss;
   double param;
   int want_y;
-  int interleave; /* 1: chunks of strided samples, as GPUs take them (tests force it) */
+  int interleave; /* chunks of samples: 0 as the backend takes them (strided on GPUs,
+                     consecutive on CPUs), 1 strided, 2 consecutive (tests force both) */
 } tpi_gcp_sample_eval;
 
 /* partial (tpi_gcp_chunks(count) doubles) receives each chunk's sum of w f; y too.

@@ -56,8 +56,9 @@ TP_API tp_status tp_comm_finalize_world(tp_comm **comm);
 TP_API tp_status tp_comm_with_space(tp_comm *comm, tp_space *space, tp_comm **out);
 /* TP_SUCCESS when comm's collectives take data in space's memory (comm made for space,
  * or both in host memory); otherwise an error naming both, since a GPU space's data
- * handed to a communicator of host memory would reach MPI as device pointers. Every
- * distributed method that takes a comm and a space checks this (on every rank). */
+ * handed to a communicator of host memory would reach MPI as device pointers. The
+ * distributed entry points that take a comm and a space check this on every rank
+ * (tp_dist_coo_create, tp_dist_dense_create, tp_gcp_sparse_dist, tp_cp_apr_sparse_dist). */
 TP_API tp_status tp_comm_check_space(const tp_comm *comm, tp_space *space);
 
 TP_API int tp_comm_rank(const tp_comm *comm);

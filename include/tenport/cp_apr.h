@@ -68,8 +68,9 @@ typedef struct tp_cp_apr_result {
   double kkt;     /* the last iteration's largest KKT violation */
   double loglik;  /* sum (x log m - m) of the final model */
   int converged;
-  double seconds;       /* the whole call */
-  double setup_seconds; /* of seconds: the nonzeros laid out per mode, the start */
+  double seconds;       /* the call after its argument checks */
+  double setup_seconds; /* of seconds: the nonzeros laid out per mode, the allocations,
+                           the start (and, over ranks, their agreement) */
 } tp_cp_apr_result;
 
 /* CP-APR of a sparse count tensor X (host memory; nonnegative values, the counts; at

@@ -28,7 +28,10 @@ run() {
 print('unprofiled: $steps steps, solver', round(r['seconds'], 4), 's')"
   done
   if command -v nsys > /dev/null; then
-    nsys profile -o /tmp/adam --force-overwrite true --stats=false run "$iters"
+    nsys profile -o /tmp/adam --force-overwrite true --stats=false \
+        "$tp" gcp -i /tmp/prof.tpb -r 32 --loss poisson --solver adam --epochs 1 \
+        --epoch-iters "$iters" --samples 100000 --zero-samples 100000 \
+        --function-samples 1000000 --function-zero-samples 1000000 --seed 1 -q > /dev/null
     nsys stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum --format table \
         /tmp/adam.nsys-rep 2>&1 | head -80
   elif command -v ncu > /dev/null; then

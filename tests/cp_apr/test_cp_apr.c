@@ -93,6 +93,19 @@ Test(cp_apr, phi_matches_the_product_over_the_nonzeros) {
   }
 }
 
+/* Phi at the pieces' edges (TPI_APR_PIECE nonzeros): mode 1 of d3 is one row, so its
+ * only row ends exactly on a piece boundary for nnz a multiple of the piece; fewer
+ * nonzeros than a piece; none. */
+Test(cp_apr, phi_at_the_edges_of_pieces) {
+  tpt_rng rng = tpt_rng_fresh();
+  const int64_t d3[3] = {13, 1, 7};
+  const int64_t counts[5] = {TPI_APR_PIECE, 2 * TPI_APR_PIECE, 3 * TPI_APR_PIECE + 1,
+                             TPI_APR_PIECE - 1, 0};
+  for (int c = 0; c < 5; ++c)
+    for (int n = 0; n < 3; ++n)
+      check_phi(&rng, TP_DTYPE_F64, 3, d3, counts[c], 2, n);
+}
+
 /* ---- whole runs ------------------------------------------------------------------------ */
 
 /* Poisson counts of a planted rank-2 model with distinct columns; truth on the host. */

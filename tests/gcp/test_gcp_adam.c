@@ -160,7 +160,7 @@ Test(gcp_adam, sample_loss_matches_a_direct_evaluation) {
   double *partial = (double *)tpt_alloc_poisoned(sizeof(double) * (size_t)tpi_gcp_chunks(S));
   for (int pass = 0; pass < 3; ++pass) { /* consecutive chunks, strided chunks, y alone */
     v.y = (double *)tpt_alloc_poisoned(sizeof(double) * (size_t)S);
-    tpi_gcp_sample_eval q = {v, S, &M, TP_GCP_POISSON, 0, 1, pass == 1};
+    tpi_gcp_sample_eval q = {v, S, &M, TP_GCP_POISSON, 0, 1, pass == 0 ? 2 : 1};
     TPT_OK(tpi_gcp_sample_fg(tpt_space, &q, pass < 2 ? partial : NULL));
     if (pass < 2) {
       double f;

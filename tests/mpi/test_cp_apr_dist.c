@@ -113,6 +113,13 @@ static void host_comm_with_space(void) {
   CHECK_OK(tp_comm_with_space(comm, NULL, &host));
   tp_space_info info;
   CHECK_OK(tp_space_get_info(space, &info));
+  /* the check itself: a communicator with its own space, host memory with host memory */
+  CHECK(tp_comm_check_space(comm, space) == TP_SUCCESS, "comm with its space: %s", tp_last_error());
+  CHECK(tp_comm_check_space(host, NULL) == TP_SUCCESS, "host with host: %s", tp_last_error());
+  CHECK((tp_comm_check_space(host, space) == TP_SUCCESS) == !info.is_gpu,
+        "host comm with this space: %s", tp_last_error());
+  CHECK((tp_comm_check_space(comm, NULL) == TP_SUCCESS) == !info.is_gpu,
+        "this space's comm with host memory: %s", tp_last_error());
   tp_coo whole, share;
   make_whole(&whole);
   take_share(&whole, &share);
