@@ -262,7 +262,8 @@ tp_status tp_memset(tp_space *space, void *dst, int byte_value, size_t bytes) {
   TP_CHECK_ARG(space, "space must not be NULL");
   TP_CHECK_ARG(bytes == 0 || dst, "NULL pointer in a memset of %zu bytes", bytes);
   TP_TRY(tp_space_check_span(space, dst, bytes, "memset destination"));
-  memset(dst, byte_value, bytes);
+  if (bytes > 0) /* memset's pointer must not be NULL even for 0 bytes */
+    memset(dst, byte_value, bytes);
   return TP_SUCCESS;
 }
 
