@@ -8,6 +8,7 @@
 #include "tenport/memory.h"
 #include "tenport/primitives.h"
 #include "portable/tp_portable.h"
+#include "portable/tp_sort_internal.h"
 #include "algorithms/cp_apr/tp_cp_apr_internal.h"
 #include "portable/tp_error.h"
 
@@ -42,14 +43,6 @@ TP_RANGE_KERNEL(apr_row_offsets, apr_layout_args, p, a) {
     ((int64_t *)a.dst)[i] = p;
 }
 
-/* Bits that hold every index below dim. */
-static int apr_index_bits(int64_t dim) {
-  int bits = 1;
-  while (bits < 63 && ((int64_t)1 << bits) < dim)
-    ++bits;
-  return bits;
-}
-
 /* Mode n's sorted copy (t->X[n], allocated here) of X (in the space) and its offsets. */
 static tp_status apr_layout_mode(tp_space *space, const tp_coo *X, int n, uint64_t *keys,
                                  uint32_t *perm, tpi_apr_tensor *t) {
@@ -60,7 +53,7 @@ static tp_status apr_layout_mode(tp_space *space, const tp_coo *X, int n, uint64
   TP_TRY(tp_alloc(space, sizeof(int64_t) * (size_t)(X->dims[n] + 1), (void **)&t->rowptr[n]));
   if (X->nnz > 0) {
     TP_TRY(TP_LAUNCHER(apr_sort_keys)(space, X->nnz, a));
-    TP_TRY(tp_sort_pairs_u64_u32(space, keys, perm, X->nnz, 0, apr_index_bits(X->dims[n])));
+    TP_TRY(tp_sort_pairs_u64_u32(space, keys, perm, X->nnz, 0, tp_sort_index_bits(X->dims[n])));
     for (int k = 0; k < X->order; ++k) {
       a.src = X->indices[k], a.dst = t->X[n].indices[k];
       TP_TRY(TP_LAUNCHER(apr_gather_u64)(space, X->nnz, a));

@@ -12,6 +12,7 @@
 #include "portable/tp_clock.h"
 #include "portable/tp_error.h"
 #include "portable/tp_space_common.h"
+#include "portable/tp_sort_internal.h"
 #include "algorithms/gcp/tp_gcp_internal.h"
 
 #define GCP_STREAM_FUNCTION 0x46455354u /* the fixed sample's key */
@@ -117,14 +118,6 @@ static tp_status gcp_sample_objective(gcp_adam_run *r, gcp_sample_buffers *b, do
                       : TP_SUCCESS;
 }
 
-/* Bits that hold every row index of mode n. */
-static int gcp_row_bits(int64_t rows) {
-  int bits = 1;
-  while (bits < 32 && ((int64_t)1 << bits) < rows)
-    ++bits;
-  return bits;
-}
-
 /* The sampled gradient: the MTTKRP of the sample's y per mode, every one at the same
  * factors. */
 static tp_status gcp_sampled_gradient(gcp_adam_run *r, const tpi_gcp_sample_eval *q) {
@@ -132,7 +125,7 @@ static tp_status gcp_sampled_gradient(gcp_adam_run *r, const tpi_gcp_sample_eval
   for (int n = 0; n < r->M->order; ++n) {
     TP_TRY(tpi_gcp_sample_sort_keys(r->space, b->v.idx[n], b->count, r->keys, r->order));
     TP_TRY(tp_sort_pairs_u32_u32(r->space, r->keys, r->order, b->count, 0,
-                                 gcp_row_bits(r->M->dims[n])));
+                                 tp_sort_index_bits(r->M->dims[n])));
     TP_TRY(tpi_gcp_sample_mttkrp(r->space, q, n, r->keys, r->order, r->G.factors[n]));
   }
   return TP_SUCCESS;
