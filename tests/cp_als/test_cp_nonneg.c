@@ -149,14 +149,18 @@ static void run_dense(tp_dtype dtype, int mixed, tp_cp_init_method start, double
   for (int64_t i = 0; i < tp_dense_count(&host); ++i)
     x[i] = tpt_uniform(&rng, -1, 1);
   if (!mixed) { /* the sum of two products of positive factors: rank 2 */
+    /* Each component is large on alternate rows of every mode and small on the others: two
+     * components of positive entries only are nearly parallel, and HALS, like every
+     * alternating method, crawls through such swamps, so a fixed number of iterations
+     * would recover them only for most draws. */
     double a[2][11], b[2][9], c[2][7];
     for (int r = 0; r < 2; ++r) {
       for (int64_t i = 0; i < 11; ++i)
-        a[r][i] = tpt_uniform(&rng, 0.1, 1);
+        a[r][i] = i % 2 == r ? tpt_uniform(&rng, 0.5, 1) : tpt_uniform(&rng, 0, 0.2);
       for (int64_t j = 0; j < 9; ++j)
-        b[r][j] = tpt_uniform(&rng, 0.1, 1);
+        b[r][j] = j % 2 == r ? tpt_uniform(&rng, 0.5, 1) : tpt_uniform(&rng, 0, 0.2);
       for (int64_t k = 0; k < 7; ++k)
-        c[r][k] = tpt_uniform(&rng, 0.1, 1);
+        c[r][k] = k % 2 == r ? tpt_uniform(&rng, 0.5, 1) : tpt_uniform(&rng, 0, 0.2);
     }
     for (int64_t i = 0; i < 11; ++i)
       for (int64_t j = 0; j < 9; ++j)
