@@ -5,6 +5,10 @@
 
 const char *tp_gemm_provider(void) { return "portable"; }
 
+/* No hold on the system BLAS's threads (portable/tp_gemm_provider.h). */
+void tpi_blas_single_thread(tpi_blas_threads *saved) { saved->changed = 0; }
+void tpi_blas_threads_restore(const tpi_blas_threads *saved) { (void)saved; }
+
 #define GEMM_T double
 #define GEMM_SFX f64
 #include "backends/gemm_fallback_template.h"

@@ -8,6 +8,7 @@
 
 #include "portable/tp_clock.h"
 #include "portable/tp_error.h"
+#include "portable/tp_gemm_provider.h"
 #include "algorithms/gcp/tp_gcp_internal.h"
 
 /* The Fortran routine (character arguments' lengths last, as gfortran passes them). */
@@ -127,8 +128,11 @@ static tp_status lbfgsb_loop(tp_space *space, const tpi_gcp_source *src, const t
   const int iprint = -1;
   int cancelled = 0, first = 1;
   for (;;) {
+    tpi_blas_threads blas; /* the solver's LAPACK calls are on 2m x 2m matrices */
+    tpi_blas_single_thread(&blas);
     setulb_(&s->n, &s->m, x, s->l, s->u, s->nbd, &s->f, s->g, &o->factr, &o->pgtol, s->wa, s->iwa,
             s->task, &iprint, s->csave, s->lsave, s->isave, s->dsave, LBFGSB_TEXT, LBFGSB_TEXT);
+    tpi_blas_threads_restore(&blas);
     if (lbfgsb_task_is(s, "FG")) {
       if (res->evaluations >= o->max_evals) {
         lbfgsb_stop(res, "max_evals");

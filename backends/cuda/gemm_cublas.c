@@ -9,6 +9,10 @@
 
 const char *tp_gemm_provider(void) { return "cuBLAS"; }
 
+/* No hold on the system BLAS's threads (portable/tp_gemm_provider.h). */
+void tpi_blas_single_thread(tpi_blas_threads *saved) { saved->changed = 0; }
+void tpi_blas_threads_restore(const tpi_blas_threads *saved) { (void)saved; }
+
 static void tp_cublas_release(void *handle) { cublasDestroy((cublasHandle_t)handle); }
 
 static tp_status tp_cublas_handle(tp_space *space, cublasHandle_t *handle) {

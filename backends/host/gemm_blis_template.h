@@ -22,8 +22,8 @@ tp_status GEMM_NAME(tp_gemm_)(tp_space *space, tp_transpose ta, tp_transpose tb,
                                      ldc, 0, 1);
 }
 
-/* A batch runs its products side by side, one thread each (BLIS would otherwise spread
- * every small product over all threads); a single product uses BLIS's own threading. */
+/* A single product takes BLIS's threads (tp_blis_threads); a batch runs its products side
+ * by side on the space's threads, one BLIS thread each. */
 tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_transpose tb, int64_t m,
                                       int64_t n, int64_t k, GEMM_T alpha, const GEMM_T *A,
                                       int64_t lda, int64_t sa, const GEMM_T *B, int64_t ldb,
@@ -34,10 +34,15 @@ tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_trans
   if (m == 0 || n == 0 || batch == 0)
     return TP_SUCCESS;
   if (batch == 1) {
-    GEMM_NAME(tp_blis_)(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    rntm_t threads;
+    bli_rntm_init(&threads);
+    bli_rntm_set_num_threads(tp_blis_threads(space, m, n, k), &threads);
+    GEMM_NAME(tp_blis_)(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &threads);
     return TP_SUCCESS;
   }
-  TP_HOST_OMP(omp parallel for schedule(dynamic, 1))
+  const int side_by_side = tp_blis_host_threads(space);
+  (void)side_by_side; /* unused where the host compiler has no OpenMP */
+  TP_HOST_OMP(omp parallel for schedule(dynamic, 1) num_threads(side_by_side))
   for (int64_t b = 0; b < batch; ++b) {
     rntm_t one;
     bli_rntm_init(&one);

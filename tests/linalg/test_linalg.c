@@ -1,5 +1,6 @@
 /* The example algorithm kernel: squared row norms with a team reduction and an atomic. */
 #include <math.h>
+#include <string.h>
 
 #include "portable/tp_gemm_provider.h"
 #include "tests/common/tpt.h"
@@ -166,4 +167,72 @@ Test(linalg, gemm_rejects_bad_leading_dimensions) {
   TPT_FAILS_WITH(tp_gemm_f64(tpt_space, TP_NO_TRANS, TP_NO_TRANS, 4, 4, -1, 1, d, 4, d, 4, 0, d, 4),
                  TP_ERROR_INVALID_ARGUMENT);
   tpt_free(d);
+}
+
+/* BLIS's own settings, where BLIS is linked (weak: absent elsewhere, and then NULL). */
+extern int64_t bli_thread_get_num_threads(void) __attribute__((weak));
+extern int64_t bli_thread_get_jc_nt(void) __attribute__((weak));
+extern int64_t bli_thread_get_pc_nt(void) __attribute__((weak));
+extern int64_t bli_thread_get_ic_nt(void) __attribute__((weak));
+extern int64_t bli_thread_get_jr_nt(void) __attribute__((weak));
+extern int64_t bli_thread_get_ir_nt(void) __attribute__((weak));
+extern void bli_thread_set_num_threads(int64_t n) __attribute__((weak));
+extern void bli_thread_set_ways(int64_t jc, int64_t pc, int64_t ic, int64_t jr, int64_t ir)
+    __attribute__((weak));
+
+/* BLIS's thread count and ways of parallelism, and the threads they make (ways that are
+ * set win over the count). */
+typedef struct blis_setting {
+  int64_t count, ways[5];
+} blis_setting;
+
+static blis_setting blis_now(void) {
+  blis_setting s = {bli_thread_get_num_threads(),
+                    {bli_thread_get_jc_nt(), bli_thread_get_pc_nt(), bli_thread_get_ic_nt(),
+                     bli_thread_get_jr_nt(), bli_thread_get_ir_nt()}};
+  return s;
+}
+
+static int64_t blis_threads(blis_setting s) {
+  int64_t product = 1, set = 0;
+  for (int w = 0; w < 5; ++w)
+    if (s.ways[w] > 0)
+      product *= s.ways[w], set = 1;
+  return set ? product : (s.count > 0 ? s.count : 1);
+}
+
+/* From the setting in place: one thread between tpi_blas_single_thread and
+ * tpi_blas_threads_restore, and that setting again after. */
+static void check_single_then_back(const char *what) {
+  const blis_setting before = blis_now();
+  tpi_blas_threads saved;
+  tpi_blas_single_thread(&saved);
+  cr_expect_eq(blis_threads(blis_now()), 1, "%s: %lld threads inside", what,
+               (long long)blis_threads(blis_now()));
+  tpi_blas_threads_restore(&saved);
+  const blis_setting after = blis_now();
+  cr_expect(memcmp(&before, &after, sizeof before) == 0,
+            "%s: count %lld ways %lld %lld %lld after, count %lld ways %lld %lld %lld before", what,
+            (long long)after.count, (long long)after.ways[0], (long long)after.ways[2],
+            (long long)after.ways[4], (long long)before.count, (long long)before.ways[0],
+            (long long)before.ways[2], (long long)before.ways[4]);
+}
+
+/* tpi_blas_single_thread gives the system BLIS one thread and tpi_blas_threads_restore puts
+ * back what was set before, a count or ways of parallelism (GCP's L-BFGS-B calls the
+ * system BLAS between them). */
+Test(linalg, blas_threads_are_one_then_put_back) {
+  if (strcmp(tp_gemm_provider(), "BLIS") != 0 || !bli_thread_set_num_threads)
+    cr_skip_test("provider %s: no hold on the system BLAS's threads", tp_gemm_provider());
+  bli_thread_set_ways(-1, -1, -1, -1, -1);
+  bli_thread_set_num_threads(3);
+  check_single_then_back("count 3");
+  bli_thread_set_ways(2, 1, 3, 1, 1);
+  check_single_then_back("ways 2 x 3");
+  bli_thread_set_ways(-1, -1, -1, -1, -1);
+  bli_thread_set_num_threads(1);
+  tpi_blas_threads saved;
+  tpi_blas_single_thread(&saved);
+  cr_expect_eq(saved.changed, 0, "one thread already: nothing to change");
+  tpi_blas_threads_restore(&saved);
 }
