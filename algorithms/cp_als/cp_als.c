@@ -609,7 +609,7 @@ static tp_status cp_solve_in_space(cp_run *run, int n, const void *G, void *U, i
                                fallback);
 }
 
-/* Nonnegative: one HALS pass from the factor as the model holds it (its columns times
+/* Nonnegative: HALS sweeps from the factor as the model holds it (its columns times
  * lambda, the weights the last normalisation moved out of the factors). */
 static tp_status cp_update_nonneg(cp_run *run, int n, const void *G, void *U) {
   const int64_t R = run->R, rows = cp_own_rows(run, n);
@@ -624,7 +624,8 @@ static tp_status cp_update_nonneg(cp_run *run, int n, const void *G, void *U) {
   if (rows == 0)
     return TP_SUCCESS;
   TP_TRY(tpi_cp_columns_scale(run->space, run->dtype, U, rows, R, run->lambda));
-  return tpi_cp_columns_hals(run->space, run->dtype, G, U, rows, R, run->V, V_space);
+  return tpi_cp_columns_hals(run->space, run->dtype, G, U, rows, R, run->V, V_space,
+                             TPI_CP_HALS_SWEEPS);
 }
 
 static tp_status cp_update_mode(cp_run *run, int n, int first_iteration, int *fallbacks) {

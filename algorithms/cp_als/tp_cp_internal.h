@@ -190,13 +190,21 @@ tp_status tpi_cp_columns_abs_f32(tp_space *space, float *A, int64_t I, int64_t R
 tp_status tpi_cp_columns_abs_f64(tp_space *space, double *A, int64_t I, int64_t R);
 /* Nonnegative CP-ALS's update of an I x R factor U from its MTTKRP G and V (the R x R
  * Hadamard product of the other modes' Grams, on the host or already in the space):
- * one HALS pass, each row's columns in order, each entry the nonnegative minimiser with
- * the others fixed (Cichocki and Phan's hierarchical ALS). Rows are independent, so the
- * result does not depend on scheduling. */
+ * HALS sweeps, each row's columns in order, each entry the nonnegative minimiser with the
+ * others fixed (Cichocki and Phan's hierarchical ALS). A row takes up to `sweeps` of them,
+ * stopping once a sweep moves it by at most TPI_CP_HALS_SETTLED times its first sweep's
+ * move (2-norms; Gillis and Glineur's inner stop, per row): G and V cost the MTTKRP and
+ * the Grams, a sweep only R^2 per row, so the update goes as far as they carry it. Rows
+ * are independent, so the result does not depend on scheduling. */
+#define TPI_CP_HALS_SETTLED 0.01
+/* The sweeps nonnegative CP-ALS gives each row at most. On a 200x150x100 rank-16 tensor
+ * (2 CPU cores) 10 reach a fit 3.9x sooner than one sweep (42 iterations instead of 184
+ * to 0.9899), each iteration 1.3x the time; 20 are no sooner. */
+#define TPI_CP_HALS_SWEEPS 10
 tp_status tpi_cp_columns_hals_f32(tp_space *space, const float *G, float *U, int64_t I, int64_t R,
-                                  const double *host_V, const double *space_V);
+                                  const double *host_V, const double *space_V, int64_t sweeps);
 tp_status tpi_cp_columns_hals_f64(tp_space *space, const double *G, double *U, int64_t I, int64_t R,
-                                  const double *host_V, const double *space_V);
+                                  const double *host_V, const double *space_V, int64_t sweeps);
 
 tp_status tpi_cp_array_stats_f32(tp_space *space, const float *x, int64_t n, double scale,
                                  tpi_cp_array_stats *host_stats);
@@ -215,7 +223,8 @@ tp_status tpi_cp_columns_extrapolate(tp_space *space, tp_dtype dtype, const void
                                      const void *prev, void *dst, int64_t I, int64_t R, double step,
                                      const double *host_scales, int nonneg);
 tp_status tpi_cp_columns_hals(tp_space *space, tp_dtype dtype, const void *G, void *U, int64_t I,
-                              int64_t R, const double *host_V, const double *space_V);
+                              int64_t R, const double *host_V, const double *space_V,
+                              int64_t sweeps);
 tp_status tpi_cp_columns_abs(tp_space *space, tp_dtype dtype, void *A, int64_t I, int64_t R);
 tp_status tpi_cp_array_stats_of(tp_space *space, tp_dtype dtype, const void *x, int64_t n,
                                 tpi_cp_array_stats *host_stats);

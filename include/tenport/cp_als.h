@@ -83,9 +83,10 @@ typedef struct tp_cp_als_options {
                           callback, which may set it): nonzero stops the run with
                           TP_ERROR_CANCELLED. Distributed, any rank's flag stops every
                           rank. default NULL */
-  int nonneg; /* 1: nonnegative factors. Each mode's update is one pass of HALS (hierarchical
-                 ALS: column by column, each entry the nonnegative least-squares minimiser
-                 with the others fixed) from the factor the model holds, instead of the
+  int nonneg; /* 1: nonnegative factors. Each mode's update is HALS (hierarchical ALS:
+                 column by column, each entry the nonnegative least-squares minimiser with
+                 the others fixed), up to 10 sweeps a row, fewer once a sweep moves the
+                 row by 1% of the first's, from the factor the model holds, instead of the
                  unconstrained solve; the line search's trial is cut at 0 and the free
                  factors of the start are taken in absolute value. The MTTKRP, Grams, fit,
                  restarts and time limit are CP-ALS's. Fixed modes keep their values. A

@@ -281,10 +281,10 @@ def cp_als(X, rank, *, n_iter_max=None, tol=1e-4, init="random", random_state=No
     tile, gemm, blocked). l2_reg: ridge regularisation of the solves. fixed_modes: modes
     whose factors keep their init values. linesearch: extrapolation between iterations,
     kept only when it raises the fit. restarts: more starts from random factors, the best
-    fit kept. n_iter_max: None for 50. nonneg: nonnegative factors, each mode updated by a
-    pass of HALS (column by column, each entry the nonnegative least-squares minimiser
-    with the others fixed) instead of the unconstrained solve; with a mask, gcp's
-    lower=0.
+    fit kept. n_iter_max: None for 50. nonneg: nonnegative factors, each mode updated by
+    HALS (column by column, each entry the nonnegative least-squares minimiser with the
+    others fixed; up to 10 sweeps a row) instead of the unconstrained solve; with a mask,
+    gcp's lower=0.
     mask: fit only the observed entries, weighted least squares by CP-WOPT: L-BFGS-B on
     their squared error, which is gcp(X, rank, "gaussian", mask=mask) (the mask as gcp
     takes it; n_iter_max then counts L-BFGS-B iterations, None for gcp's 1000; tol,

@@ -13,20 +13,35 @@ TestSuite(cp_nonneg, .init = tpt_setup, .fini = tpt_teardown);
 
 static double stored(double v, int single) { return single ? (double)(float)v : v; }
 
-/* The update as the kernel defines it, in double, rounding each entry as it is stored. */
+/* The update as the kernel defines it, in double, rounding each entry as it is stored:
+ * up to `sweeps` sweeps of a row, until one moves it by at most TPI_CP_HALS_SETTLED times
+ * the first's move. */
 static void hals_reference(const double *G, double *U, int64_t I, int64_t R, const double *V,
-                           int single) {
-  for (int64_t i = 0; i < I; ++i)
-    for (int64_t r = 0; r < R; ++r) {
-      const double vrr = V[r * R + r];
-      if (!(vrr > 0))
-        continue;
-      double residual = G[i * R + r];
-      for (int64_t q = 0; q < R; ++q)
-        residual -= U[i * R + q] * V[q * R + r];
-      const double next = U[i * R + r] + residual / vrr;
-      U[i * R + r] = stored(next > 0 ? next : 0.0, single);
+                           int single, int64_t sweeps) {
+  for (int64_t i = 0; i < I; ++i) {
+    double first = 0;
+    for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
+      double moved = 0;
+      for (int64_t r = 0; r < R; ++r) {
+        const double vrr = V[r * R + r];
+        if (!(vrr > 0))
+          continue;
+        /* (u V)_r in the kernel's order (its stop depends on the last bits) */
+        double p[4] = {0, 0, 0, 0};
+        for (int64_t q = 0; q < R; ++q)
+          p[q < R - R % 4 ? q % 4 : 0] += U[i * R + q] * V[q * R + r];
+        const double residual = G[i * R + r] - ((p[0] + p[1]) + (p[2] + p[3]));
+        const double next = U[i * R + r] + residual / vrr;
+        const double kept = stored(next > 0 ? next : 0.0, single);
+        moved += (kept - U[i * R + r]) * (kept - U[i * R + r]);
+        U[i * R + r] = kept;
+      }
+      if (sweep == 0)
+        first = moved;
+      else if (moved <= TPI_CP_HALS_SETTLED * TPI_CP_HALS_SETTLED * first)
+        break;
     }
+  }
 }
 
 static void *to_space(const double *a, int64_t n, int single) {
@@ -52,7 +67,8 @@ static void from_space(const void *d, int64_t n, int single, double *a) {
   free(f);
 }
 
-static void check_hals(tpt_rng *rng, int64_t I, int64_t R, int single, int v_in_space) {
+static void check_hals(tpt_rng *rng, int64_t I, int64_t R, int single, int v_in_space,
+                       int64_t sweeps) {
   const int64_t n = I * R;
   double *G = tpt_host_alloc(sizeof(double) * (size_t)(n + 1));
   double *U = tpt_host_alloc(sizeof(double) * (size_t)(n + 1));
@@ -74,11 +90,11 @@ static void check_hals(tpt_rng *rng, int64_t I, int64_t R, int single, int v_in_
       V[a * R + b] = R > 2 && (a == R / 2 || b == R / 2) ? 0.0 : s;
     }
   memcpy(want, U, sizeof(double) * (size_t)n);
-  hals_reference(G, want, I, R, V, single);
+  hals_reference(G, want, I, R, V, single, sweeps);
   void *dG = to_space(G, n, single), *dU = to_space(U, n, single);
   void *dV = v_in_space ? tpt_to_space(V, sizeof(double) * (size_t)(R * R)) : NULL;
   TPT_OK(tpi_cp_columns_hals(tpt_space, single ? TP_DTYPE_F32 : TP_DTYPE_F64, dG, dU, I, R,
-                             v_in_space ? NULL : V, (const double *)dV));
+                             v_in_space ? NULL : V, (const double *)dV, sweeps));
   from_space(dU, n, single, got);
   double worst = 0, scale = 1;
   for (int64_t i = 0; i < n; ++i) {
@@ -88,8 +104,9 @@ static void check_hals(tpt_rng *rng, int64_t I, int64_t R, int single, int v_in_
     scale = fmax(scale, fabs(want[i]));
   }
   cr_expect_leq(worst, (single ? 1e-5 : 1e-13) * scale,
-                "%s I %lld R %lld V %s: largest difference %g", single ? "f32" : "f64",
-                (long long)I, (long long)R, v_in_space ? "in the space" : "on the host", worst);
+                "%s I %lld R %lld V %s, %lld sweeps: largest difference %g", single ? "f32" : "f64",
+                (long long)I, (long long)R, v_in_space ? "in the space" : "on the host",
+                (long long)sweeps, worst);
   tpt_free(dG), tpt_free(dU), tpt_free(dV);
   free(G), free(U), free(want), free(got), free(B), free(V);
 }
@@ -100,7 +117,13 @@ Test(cp_nonneg, hals_rows_match_reference) {
   for (int single = 0; single <= 1; ++single)
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
-        check_hals(&rng, rows[a], ranks[b], single, (a + b) % 2);
+        for (int64_t sweeps = 1; sweeps <= TPI_CP_HALS_SWEEPS; sweeps += 4)
+          check_hals(&rng, rows[a], ranks[b], single, (a + b + (int)sweeps) % 2, sweeps);
+  const double one = 1;
+  void *g = to_space(&one, 1, 0), *u = to_space(&one, 1, 0);
+  TPT_FAILS_WITH(tpi_cp_columns_hals(tpt_space, TP_DTYPE_F64, g, u, 1, 1, &one, NULL, 0),
+                 TP_ERROR_INVALID_ARGUMENT);
+  tpt_free(g), tpt_free(u);
 }
 
 /* ---- whole runs ------------------------------------------------------------------------ */
