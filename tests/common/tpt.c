@@ -21,6 +21,8 @@ int tpt_on_fibers(void) {
 
 int64_t tpt_size(int64_t full, int64_t on_fibers) { return tpt_on_fibers() ? on_fibers : full; }
 
+int tpt_fibers_skip(int64_t parity) { return tpt_on_fibers() && parity % 2 != 0; }
+
 void tpt_setup(void) {
   tp_space_options opts = tp_space_options_default();
   tp_status st = tp_space_create(&tpt_space, &opts);

@@ -57,6 +57,10 @@ extern const int tpt_sizes_count;
  * on_fibers) is on_fibers there and full everywhere else. */
 int tpt_on_fibers(void);
 int64_t tpt_size(int64_t full, int64_t on_fibers);
+/* Half of a grid of cases there: 1 (skip the case) when on fibers and the case's parity
+ * is odd, 0 everywhere else. A grid passes the sum of some of its indices, chosen so that
+ * the cases kept still take every value of every axis. */
+int tpt_fibers_skip(int64_t parity);
 
 /* ---- space memory --------------------------------------------------------- */
 /* Allocates bytes in the space and fills them with 0xFF (NaN for floats, -1 for

@@ -545,6 +545,8 @@ Test(cp_als, recovers_planted_tensors_f64, .timeout = 300) {
                                         TP_MTTKRP_ELEM};
   for (int layout = 0; layout <= 1; ++layout)
     for (int v = 0; v < 4; ++v) {
+      if (tpt_fibers_skip(layout + v)) /* each variant in one layout */
+        continue;
       check_recovery(TP_DTYPE_F64, 3, d3, 3, (tp_layout)layout, variants[v], 0.9999);
       check_recovery(TP_DTYPE_F64, 4, d4, 2, (tp_layout)layout, variants[v], 0.9999);
     }
@@ -557,6 +559,8 @@ Test(cp_als, recovers_planted_tensors_f32, .timeout = 300) {
                                         TP_MTTKRP_ELEM};
   for (int layout = 0; layout <= 1; ++layout)
     for (int v = 0; v < 4; ++v) {
+      if (tpt_fibers_skip(layout + v)) /* each variant in one layout */
+        continue;
       check_recovery(TP_DTYPE_F32, 3, d3, 3, (tp_layout)layout, variants[v], 0.999);
       check_recovery(TP_DTYPE_F32, 4, d4, 2, (tp_layout)layout, variants[v], 0.999);
     }

@@ -179,7 +179,8 @@ static void check_orders(tp_dtype dtype, shape_kind kind, int64_t nnz) {
   for (int s = 0; s < 5; ++s) {
     tp_coo t = make_coo(&rng, dtype, 2 + s, shapes[s], nnz, kind);
     for (int r = 0; r < 6; ++r)
-      check_tensor(&t, ranks[r], NULL);
+      if (!tpt_fibers_skip(s + r))
+        check_tensor(&t, ranks[r], NULL);
     tp_coo_free(NULL, &t);
   }
 }
@@ -203,7 +204,8 @@ Test(sparse_mttkrp, any_kappa_and_paper_partitioning) {
       o.split_rows = split;
       for (int copies = 2; copies <= 4; copies += 2) { /* remapping; a copy per mode */
         o.copies = copies;
-        check_tensor(&t, 33, &o);
+        if (!tpt_fibers_skip(k + split + copies / 2))
+          check_tensor(&t, 33, &o);
       }
     }
   tp_coo_free(NULL, &t);
@@ -681,6 +683,8 @@ Test(sparse_mttkrp, build_matches_host_reference) {
   for (int s = 0; s < 5; ++s)
     for (int k = 0; k < 4; ++k)
       for (int n = 0; n < 3; ++n) {
+        if (tpt_fibers_skip(s + n)) /* both dtypes still: they alternate with k */
+          continue;
         tp_dtype dtype = (s + k + n) % 2 ? TP_DTYPE_F64 : TP_DTYPE_F32;
         tp_coo t = make_coo(&rng, dtype, 2 + s, shapes[s], sizes[n], kinds[k]);
         check_builds(&t, (3 * k + n + s) % 4);
