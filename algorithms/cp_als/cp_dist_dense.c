@@ -11,6 +11,7 @@
 #include "algorithms/cp_als/tp_cp_internal.h"
 #include "algorithms/dense/tp_dense_internal.h"
 #include "algorithms/cp_als/tp_dist_internal.h"
+#include "algorithms/dense/tp_random_internal.h"
 #include "portable/tp_error.h"
 
 struct tp_dist_dense {
@@ -186,7 +187,7 @@ static tp_status plant_my_block(tp_dist_dense *X, int64_t rank, double noise, ui
   tp_dense host;
   memset(&host, 0, sizeof host);
   TP_TRY(tp_kruskal_alloc(NULL, X->dtype, X->order, X->dims, rank, &truth));
-  tp_status st = tp_kruskal_random(&truth, seed);
+  tp_status st = tp_kruskal_random(&truth, tpi_rng_planted_seed(seed));
   if (st == TP_SUCCESS && has_rows(X))
     st = tp_dense_alloc(NULL, X->dtype, X->order, X->block.dims, X->block.layout, &host);
   if (st == TP_SUCCESS && has_rows(X))

@@ -196,7 +196,7 @@ tp_status tp_dense_random_planted(tp_dense *host, int64_t rank, double noise, ui
   TP_CHECK_ARG(isfinite(noise) && noise >= 0.0, "noise %g, must be finite and >= 0", noise);
   tp_kruskal u;
   TP_TRY(tp_kruskal_alloc(NULL, host->dtype, host->order, host->dims, rank, &u));
-  tp_status st = tp_kruskal_random(&u, seed);
+  tp_status st = tp_kruskal_random(&u, tpi_rng_planted_seed(seed));
   const int64_t zeros[TP_DENSE_MAX_ORDER] = {0};
   if (st == TP_SUCCESS)
     st = fill_planted(host, zeros, &u, noise, seed);

@@ -115,7 +115,7 @@ tp_status tpi_kruskal_random_rows_stepped_in_space(tp_space *space, tp_dtype dty
                                                    void *out);
 
 /* The block of tp_dense_random_planted's tensor (whose Kruskal tensor is truth: the
- * whole dims, tp_kruskal_random(seed)) that starts at `first` in every mode: the same
+ * whole dims, tp_kruskal_random(tpi_rng_planted_seed(seed))) that starts at `first` in every mode: the same
  * values, noise included, element for element; any layout. */
 tp_status tpi_dense_random_planted_block(tp_dense *block, const int64_t *first,
                                          const tp_kruskal *truth, double noise, uint64_t seed);

@@ -39,6 +39,16 @@ TP_RNG_FN uint64_t tpi_rng_stream_key(uint64_t seed, uint64_t stream) {
   return tpi_rng_mix64(tpi_rng_mix64(seed) ^ tpi_rng_mix64(stream * TP_RNG_GOLDEN));
 }
 
+/* The seed whose tp_kruskal_random is tp_dense_random_planted's Kruskal tensor: a stream
+ * of `seed` of its own, so that a tensor planted with seed S and a random start from seed
+ * S (tp_kruskal_random(S): CP-ALS's, GCP's, CP-APR's) differ. With one stream,
+ * `tenport gen dense --rank R` and `tenport cp-als` with the default seeds of both began
+ * at the truth and reported the planted fit after one iteration. */
+#define TP_RNG_STREAM_PLANTED 8
+TP_RNG_FN uint64_t tpi_rng_planted_seed(uint64_t seed) {
+  return tpi_rng_stream_key(seed, TP_RNG_STREAM_PLANTED);
+}
+
 /* Value n of the stream with this key: 64 random bits. */
 TP_RNG_FN uint64_t tpi_rng_draw(uint64_t key, uint64_t n) {
   return tpi_rng_mix64(key + (n + 1) * TP_RNG_GOLDEN);

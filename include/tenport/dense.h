@@ -167,7 +167,8 @@ TP_API tp_status tp_kruskal_read_npy(const char *prefix, tp_dtype dtype, int ord
 /* Random tensors on the host, reproducible from seed (same values on every platform).
  * uniform: every element uniform in [0, 1).
  * planted: the full tensor of a random Kruskal tensor of the given rank (factor entries
- *   uniform in [0, 1), lambda = 1) plus noise * ||M||_F / sqrt(N) * standard normal,
+ *   uniform in [0, 1), lambda = 1; not tp_kruskal_random(seed), which the methods' random
+ *   starts of the same seed are) plus noise * ||M||_F / sqrt(N) * standard normal,
  *   so noise is the relative size of the perturbation. The Kruskal tensor is returned in
  *   *truth when truth is not NULL (host memory). */
 TP_API tp_status tp_dense_random_uniform(tp_dense *host, uint64_t seed);

@@ -14,6 +14,7 @@
 
 #include "tenport/tenport.h"
 #include "algorithms/dense/tp_dense_internal.h"
+#include "algorithms/dense/tp_random_internal.h"
 #include "tests/common/tpt.h"
 
 static char dense_dir[64];
@@ -875,8 +876,8 @@ Test(dense, generators_are_reproducible_and_seeds_differ) {
 Test(dense, generated_values_are_pinned) {
   static const double uniform[4] = {0.16006461874122768, 0.45634721907837461, 0.12770892347842311,
                                     0.43507405226714879};
-  static const double planted[4] = {0.40137750406148298, 0.20770838522509619, 0.22585175982258682,
-                                    0.54844872227252028};
+  static const double planted[4] = {0.81255454906929803, 0.25840502068123411, 0.04264263423450243,
+                                    0.05104373419469671};
   const int64_t dims[2] = {2, 2};
   tp_dense t = host_tensor(TP_DTYPE_F64, 2, dims, TP_LAYOUT_LEFT);
   tp_dense s = host_tensor(TP_DTYPE_F32, 2, dims, TP_LAYOUT_LEFT);
@@ -945,8 +946,14 @@ Test(dense, planted_without_noise_is_exactly_the_kruskal_tensor) {
           cr_assert(v >= 0.0 && v < 1.0);
         }
       TPT_OK(tp_kruskal_alloc(NULL, x.dtype, 4, dims, 3, &again));
-      TPT_OK(tp_kruskal_random(&again, 5));
+      TPT_OK(tp_kruskal_random(&again, tpi_rng_planted_seed(5)));
       assert_same_kruskal(&truth, &again);
+      /* not the random start of the same seed (a method started there would begin at the
+       * truth) */
+      TPT_OK(tp_kruskal_random(&again, 5));
+      cr_assert(memcmp(truth.factors[0], again.factors[0],
+                       (size_t)(dims[0] * 3) * tp_dtype_size(x.dtype)) != 0,
+                "the planted factors are tp_kruskal_random of the same seed");
       double res, norm;
       TPT_OK(tp_cp_residual_reference(&x, &truth, &res));
       TPT_OK(tp_cp_residual_reference(&zero, &truth, &norm));
