@@ -261,6 +261,20 @@ typedef struct FN(cp_hals_args) {
   int64_t sweeps; /* HALS sweeps of each row at most */
 } FN(cp_hals_args);
 
+/* sum_q u[q] v[q] in four running sums added at the end: a fixed order, four times the
+ * throughput of one chain of additions. */
+TP_INLINE double FN(cp_dot4)(const TP_REAL *u, const double *v, int64_t R) {
+  double p0 = 0.0, p1 = 0.0, p2 = 0.0, p3 = 0.0;
+  int64_t q = 0;
+  for (; q + 4 <= R; q += 4) {
+    p0 += (double)u[q] * v[q], p1 += (double)u[q + 1] * v[q + 1];
+    p2 += (double)u[q + 2] * v[q + 2], p3 += (double)u[q + 3] * v[q + 3];
+  }
+  for (; q < R; ++q)
+    p0 += (double)u[q] * v[q];
+  return (p0 + p1) + (p2 + p3);
+}
+
 /* Row i of U, column after column, each update seeing the ones before it: u_ir becomes
  * the minimiser over u_ir >= 0 of the least-squares objective whose normal equations
  * are U V = G, the row's other entries fixed: max(0, u_ir + (g_ir - (u_i V)_r) / V_rr).
@@ -275,18 +289,8 @@ TP_RANGE_KERNEL(FN(cp_hals_rows), FN(cp_hals_args), i, a) {
       const double vrr = a.V[r * a.R + r];
       if (!(vrr > 0))
         continue;
-      /* (u V)_r from V's row r (V is symmetric: read in order), in four running sums
-       * added at the end: a fixed order, four times the chain's throughput */
-      const double *v = a.V + r * a.R;
-      double p0 = 0.0, p1 = 0.0, p2 = 0.0, p3 = 0.0;
-      int64_t q = 0;
-      for (; q + 4 <= a.R; q += 4) {
-        p0 += (double)u[q] * v[q], p1 += (double)u[q + 1] * v[q + 1];
-        p2 += (double)u[q + 2] * v[q + 2], p3 += (double)u[q + 3] * v[q + 3];
-      }
-      for (; q < a.R; ++q)
-        p0 += (double)u[q] * v[q];
-      const double residual = (double)g[r] - ((p0 + p1) + (p2 + p3));
+      /* (u V)_r from V's row r (V is symmetric: read in order) */
+      const double residual = (double)g[r] - FN(cp_dot4)(u, a.V + r * a.R, a.R);
       const double next = (double)u[r] + residual / vrr;
       const TP_REAL stored = (TP_REAL)(next > 0 ? next : 0.0);
       const double step = (double)stored - (double)u[r];

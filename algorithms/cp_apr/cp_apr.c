@@ -268,14 +268,13 @@ static tp_status apr_alloc(apr_run *r) {
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->t.X[0].nnz + 1), (void **)&r->v));
   const int64_t pi_count = (r->t.X[0].nnz > 0 ? r->t.X[0].nnz : 1) * r->R;
   const tp_status pi_status = tp_alloc(r->space, eb * (size_t)pi_count, &r->Pi);
-  if (pi_status != TP_SUCCESS && pi_status != TP_ERROR_OUT_OF_MEMORY)
-    return pi_status;
   if (pi_status == TP_ERROR_OUT_OF_MEMORY)
     return TP_ERROR(TP_ERROR_OUT_OF_MEMORY,
                     "no memory for CP-APR's products of the factors' rows at the nonzeros "
                     "(%lld nonzeros x rank %lld, %.3g GB)",
                     (long long)r->t.X[0].nnz, (long long)r->R,
                     1e-9 * (double)eb * (double)pi_count);
+  TP_TRY(pi_status);
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)(r->R + 1), (void **)&r->lambda_space));
   TP_TRY(tp_alloc(r->space, sizeof(double) * (size_t)tpi_apr_pieces_count(r->t.X[0].nnz, r->R),
                   (void **)&r->pieces));

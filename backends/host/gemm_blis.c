@@ -47,6 +47,14 @@ static int tp_blis_threads(const tp_space *space, int64_t m, int64_t n, int64_t 
   return threads > 1 ? threads : 1;
 }
 
+/* A BLIS runtime of `threads` threads, for its expert interface. */
+static rntm_t tp_blis_runtime(int threads) {
+  rntm_t rntm;
+  bli_rntm_init(&rntm);
+  bli_rntm_set_num_threads(threads, &rntm);
+  return rntm;
+}
+
 /* BLIS keeps a thread count and five ways of parallelism side by side (-1: unset), and
  * ways that are set win over the count: both are saved, set to one and put back as they
  * were. */

@@ -34,9 +34,7 @@ tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_trans
   if (m == 0 || n == 0 || batch == 0)
     return TP_SUCCESS;
   if (batch == 1) {
-    rntm_t threads;
-    bli_rntm_init(&threads);
-    bli_rntm_set_num_threads(tp_blis_threads(space, m, n, k), &threads);
+    rntm_t threads = tp_blis_runtime(tp_blis_threads(space, m, n, k));
     GEMM_NAME(tp_blis_)(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &threads);
     return TP_SUCCESS;
   }
@@ -44,9 +42,7 @@ tp_status GEMM_NAME(tp_gemm_batched_)(tp_space *space, tp_transpose ta, tp_trans
   (void)side_by_side; /* unused where the host compiler has no OpenMP */
   TP_HOST_OMP(omp parallel for schedule(dynamic, 1) num_threads(side_by_side))
   for (int64_t b = 0; b < batch; ++b) {
-    rntm_t one;
-    bli_rntm_init(&one);
-    bli_rntm_set_num_threads(1, &one);
+    rntm_t one = tp_blis_runtime(1);
     GEMM_NAME(tp_blis_)
     (ta, tb, m, n, k, alpha, A + b * sa, lda, B + b * sb, ldb, beta, C + b * sc, ldc, &one);
   }
